@@ -1,0 +1,48 @@
+"""Entry point: `python -m bot` runs the bot; subcommands simulate and play."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from bot.cli_play import add_play_parser
+    from bot.cli_simulate import add_simulate_parser
+
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="Briscola bot. Without a subcommand, runs the Telegram bot.",
+    )
+    sub = parser.add_subparsers(dest="command")
+    add_simulate_parser(sub)
+    add_play_parser(sub)
+    return parser
+
+
+def run_bot() -> int:
+    from bot.config import NO_TOKEN_HELP, Settings
+
+    settings = Settings()
+    if settings.bot_token is None or not settings.bot_token.get_secret_value().strip():
+        print(NO_TOKEN_HELP, file=sys.stderr)
+        return 2
+    print(
+        "The Telegram front end is not part of this build yet; "
+        "`python -m bot simulate` and `python -m bot play` work now.",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        return run_bot()
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""Configuration from the environment and `.env` (pydantic-settings)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    bot_token: SecretStr | None = None
+    telegram_base_url: str = "https://api.telegram.org/bot"
+    database_url: str = "sqlite:///briscola.db"
+    default_language: Literal["it", "en"] = "it"
+    log_level: str = "INFO"
+
+
+NO_TOKEN_HELP = """\
+BOT_TOKEN is not set, so the bot cannot log in to Telegram.
+
+1. In Telegram, open @BotFather, send /newbot and follow the steps; it replies with a token.
+2. Put it in a file named .env next to where you run the bot (see .env.example):
+       BOT_TOKEN=123456:ABC...
+   or export BOT_TOKEN in the environment.
+3. Run `python -m bot` again.
+"""
