@@ -162,6 +162,9 @@ def _explain(exc: ValidationError) -> str:
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            known = ", ".join(k for k in Options.model_fields if k != "variant")
+            msg = f"unknown option; the options are: {known}"
         parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts)
 

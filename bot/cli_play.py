@@ -1,0 +1,273 @@
+"""`python -m bot play`: play a whole match in the terminal against computer players.
+
+The human holds one seat (0 by default); every other seat is a computer player
+(`bot.players.make_player`). Everything printed comes from the human seat's `Observation`
+(through `bot.render_text`) or from the finished hands' results, so no hidden card is shown.
+
+    run_play("due", seed=7, options={}, lang="it")
+
+At the human's turn the table and a numbered list of the legal choices are printed; the answer
+is a number 1..k (or a card in notation, ``1D``); ``q`` or end of input quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Callable, Mapping
+
+from bot import render_text as R
+from bot.engine.match import Match
+from bot.engine.observation import Observation
+from bot.engine.options import VARIANTS, Options, OptionsError
+from bot.engine.state import HandState
+from bot.players import PLAYERS, Player, make_player
+
+InputFn = Callable[[str], str]
+OutputFn = Callable[[str], None]
+
+_QUIT_WORDS = frozenset({"q", "quit", "exit", "esci"})
+
+_MSG: dict[str, dict[str, str]] = {
+    "it": {
+        "intro": "{variant} · seme {seed} · avversari: {players}{opts}",
+        "intro_seat": "Giochi al posto {n}. Scrivi il numero della scelta; q per uscire.",
+        "empty": "Non hai scritto niente: scrivi un numero da 1 a {k}.",
+        "nan": "{text!r} non è un numero: scrivi un numero da 1 a {k}.",
+        "range": "{n} non è tra le scelte: scrivi un numero da 1 a {k}.",
+        "quit": "Partita interrotta. Alla prossima!",
+        "continue": "Invio per la mano successiva, q per uscire: ",
+        "bad_seat": "Errore: il posto {seat} non esiste (0..{last}).",
+        "error": "Errore: {msg}",
+        "you": "Tu",
+        "bot": "Bot {n}",
+    },
+    "en": {
+        "intro": "{variant} · seed {seed} · opponents: {players}{opts}",
+        "intro_seat": "You play in seat {n}. Type the number of your choice; q to quit.",
+        "empty": "Nothing typed: enter a number from 1 to {k}.",
+        "nan": "{text!r} is not a number: enter a number from 1 to {k}.",
+        "range": "{n} is not one of the choices: enter a number from 1 to {k}.",
+        "quit": "Match abandoned. See you next time!",
+        "continue": "Enter for the next hand, q to quit: ",
+        "bad_seat": "Error: there is no seat {seat} (0..{last}).",
+        "error": "Error: {msg}",
+        "you": "You",
+        "bot": "Bot {n}",
+    },
+}
+
+
+class _Quit(Exception):
+    """The human asked to stop (q, end of input or Ctrl-C)."""
+
+
+def _msg(lang: str, key: str, **kw: object) -> str:
+    return _MSG[lang][key].format(**kw)
+
+
+def seat_names(n_players: int, human: int, lang: str = "it") -> list[str]:
+    """``Tu`` for the human seat, ``Bot 1``, ``Bot 2``... for the others in seat order."""
+    names: list[str] = []
+    k = 0
+    for s in range(n_players):
+        if s == human:
+            names.append(_msg(lang, "you"))
+        else:
+            k += 1
+            names.append(_msg(lang, "bot", n=k))
+    return names
+
+
+def _read(input_fn: InputFn, prompt: str) -> str:
+    try:
+        return input_fn(prompt)
+    except (EOFError, KeyboardInterrupt):
+        raise _Quit from None
+
+
+def ask_choice(obs: Observation, lang: str, input_fn: InputFn, output_fn: OutputFn) -> int:
+    """Ask the human for one of `obs.legal` until the answer is valid. Raises `_Quit`."""
+    choices = R.legal_choices(obs, lang)
+    k = len(choices)
+    while True:
+        raw = _read(input_fn, R.prompt_text(k, lang))
+        text = raw.strip()
+        if text.lower() in _QUIT_WORDS:
+            raise _Quit
+        if not text:
+            output_fn(_msg(lang, "empty", k=k))
+            continue
+        try:
+            n = int(text)
+        except ValueError:
+            card = _parse_card(text, obs)
+            if card is not None:
+                return card
+            output_fn(_msg(lang, "nan", text=text, k=k))
+            continue
+        if not 1 <= n <= k:
+            output_fn(_msg(lang, "range", n=n, k=k))
+            continue
+        return choices[n - 1][0]
+
+
+def _parse_card(text: str, obs: Observation) -> int | None:
+    """A card typed in notation (``1D``, ``TD``) when it is a legal play now."""
+    try:
+        card = obs.rules.deck.card(text)
+    except ValueError:
+        return None
+    return card if card in obs.legal else None
+
+
+def _play_hand(
+    state: HandState,
+    human: int,
+    players: Mapping[int, Player],
+    names: list[str],
+    lang: str,
+    input_fn: InputFn,
+    output_fn: OutputFn,
+) -> Observation:
+    """Play one hand to its end; returns the human's final observation. Raises `_Quit`."""
+    prev = state.observation(human)
+    output_fn("")
+    output_fn(R.render_hand_header(prev, names, lang))
+    if prev.current != human:
+        output_fn(R.render_table(prev, names, lang))
+    fresh = prev.current == human  # the table comes right under the header
+    while not state.is_terminal():
+        seat = state.current
+        if seat == human:
+            obs = state.observation(human)
+            if not fresh:
+                output_fn("")
+            fresh = False
+            output_fn(R.render_table(obs, names, lang))
+            output_fn(R.render_choices(obs, lang))
+            action = ask_choice(obs, lang, input_fn, output_fn)
+        else:
+            action = players[seat].act(state.observation(seat))
+        state.apply(action, seat)
+        now = state.observation(human)
+        for line in R.describe_events(prev, now, names, lang):
+            output_fn(line)
+        prev = now
+    return prev
+
+
+def run_play(
+    variant: str,
+    seed: int,
+    options: dict[str, str],
+    seat: int = 0,
+    opponents: str = "simple",
+    lang: str = "it",
+    input_fn: InputFn = input,
+    output_fn: OutputFn = print,
+) -> int:
+    """Play a full match in the terminal. Returns 0 when it ends or the human quits, 2 when the
+    variant, options, seat, opponent type or language are not valid (the reason is printed)."""
+    if lang not in _MSG:
+        output_fn(f"Error: unknown language {lang!r}; use it or en")
+        return 2
+    try:
+        opts = Options.parse(variant, options)
+        n = opts.rules().n_players
+        if not 0 <= seat < n:
+            output_fn(_msg(lang, "bad_seat", seat=seat, last=n - 1))
+            return 2
+        players: dict[int, Player] = {
+            s: make_player(opponents, seed=f"{seed}:{s}") for s in range(n) if s != seat
+        }
+    except (OptionsError, ValueError) as exc:
+        output_fn(_msg(lang, "error", msg=exc))
+        return 2
+    names = seat_names(n, seat, lang)
+    extra = ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
+    output_fn(
+        _msg(
+            lang,
+            "intro",
+            variant=R.VARIANT_NAMES[lang][opts.variant],
+            seed=seed,
+            players=opponents,
+            opts=f" · {extra}" if extra else "",
+        )
+    )
+    output_fn(_msg(lang, "intro_seat", name=names[seat], n=seat + 1))
+    match = Match(opts, seed)
+    open_league = match.rules.chiamata and match.rules.target == 0
+    try:
+        while not match.over:
+            state = match.deal()
+            final = _play_hand(state, seat, players, names, lang, input_fn, output_fn)
+            record = match.record(state)
+            output_fn(R.render_hand_result(final, record, names, lang))
+            if not match.over:
+                output_fn(R.render_match_status(match, names, lang))
+            if open_league and _read(input_fn, _msg(lang, "continue")).strip().lower() in (
+                _QUIT_WORDS
+            ):
+                raise _Quit
+    except _Quit:
+        output_fn("")
+        output_fn(_msg(lang, "quit"))
+        return 0
+    output_fn("")
+    output_fn(R.render_match_result(match, names, seat, lang))
+    return 0
+
+
+# ---------------------------------------------------------------------- argparse
+
+
+def _parse_option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``play``: a match in the terminal against computer players."""
+    p = subparsers.add_parser(
+        "play",
+        help="play a match in the terminal against computer players",
+        description="Play a match of Briscola in the terminal against computer players.",
+    )
+    p.add_argument("--variant", default="due", choices=VARIANTS, help="variant (default: due)")
+    p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    p.add_argument(
+        "--option",
+        dest="options",
+        action="append",
+        type=_parse_option,
+        default=[],
+        metavar="KEY=VALUE",
+        help="table option, repeatable (e.g. --option deck=french --option match=single)",
+    )
+    p.add_argument(
+        "--players",
+        default="simple",
+        choices=sorted(PLAYERS),
+        help="computer opponent type (default: simple)",
+    )
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default: 0)")
+    p.add_argument("--lang", default="it", choices=R.LANGS, help="language (default: it)")
+    p.set_defaults(func=main_play)
+
+
+def main_play(args: argparse.Namespace) -> int:
+    seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    options: dict[str, str] = dict(args.options)
+    return run_play(
+        args.variant,
+        seed,
+        options,
+        seat=getattr(args, "seat", 0),
+        opponents=args.players,
+        lang=args.lang,
+        input_fn=lambda prompt: input(prompt),  # looked up at call time
+    )
