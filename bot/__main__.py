@@ -1,4 +1,4 @@
-"""Entry point: `python -m bot` runs the bot; subcommands simulate and play."""
+"""Entry point: `python -m bot` runs the bot; subcommands simulate, play and export."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from bot.cli_export import add_export_parser
     from bot.cli_play import add_play_parser
     from bot.cli_simulate import add_simulate_parser
 
@@ -18,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     add_simulate_parser(sub)
     add_play_parser(sub)
+    add_export_parser(sub)
     return parser
 
 

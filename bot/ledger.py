@@ -1,0 +1,230 @@
+"""The group ledger's pure side (RULES.md §10): who pays whom, and exports. No I/O.
+
+`settle()` answers §10.3's "who buys the beer" with as few payments as possible. With n
+players whose balances are nonzero, the minimum is n - k where k is the largest number of
+disjoint groups, each summing to zero, that the players can be split into (each group of size
+s settles with s - 1 payments, and no payment can serve two groups). Finding k is NP-hard in
+general, so:
+
+1. Opposite balances (+x and -x) are paired off first; some optimal split always has such a
+   pair as a group of its own, so this loses nothing and shrinks the search.
+2. Up to `MAX_EXACT` remaining players: k exactly, with the O(2^n · n) dynamic programme over
+   subsets (dp[S] = max over i in S of dp[S - i], plus one if S sums to zero; the zero-sum
+   sets met along the best chain are nested and their differences are the groups).
+3. Beyond that (a group with more than 16 players still unsettled after step 1), the rest is
+   settled greedily as one group, largest debtor paying the largest creditor: at most n - 1
+   payments, correct to the cent, but not always the fewest.
+
+Inside every group the payments are made greedily (largest debtor to largest creditor), which
+takes at most size - 1 payments because each payment clears at least one of the two.
+
+`export_json()` / `export_csv()` turn storage's balances and ledger hands into files; they
+accept any objects with the right attributes (storage.Balance, storage.LedgerHand).
+"""
+
+from __future__ import annotations
+
+import csv
+import heapq
+import io
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Final, Protocol
+
+MAX_EXACT: Final = 16
+"""Largest number of players (after pairing opposites) settled with the exact DP."""
+
+Payment = tuple[int, int, int]
+"""(debtor user_id, creditor user_id, amount > 0)."""
+
+
+def hand_key(table_id: int, hand_index: int) -> str:
+    """The ledger key of one chiamata hand (§10.1): written hand by hand."""
+    return f"t{table_id}:h{hand_index}"
+
+
+def match_key(table_id: int) -> str:
+    """The ledger key of a finished match of another variant (§10.2)."""
+    return f"t{table_id}:match"
+
+
+# ---------------------------------------------------------------------- settling (§10.3)
+
+
+def settle(balances: Mapping[int, int]) -> list[Payment]:
+    """The fewest payments (debtor, creditor, amount) that bring every balance to zero.
+    Zero balances are ignored. Raises ValueError if the balances do not sum to zero.
+    Deterministic: sorted by amount descending, then debtor, then creditor."""
+    total = sum(balances.values())
+    if total != 0:
+        raise ValueError(f"balances sum to {total}, not 0: the ledger is not zero-sum")
+    groups, rest = _pair_opposites({u: b for u, b in balances.items() if b != 0})
+    if len(rest) <= MAX_EXACT:
+        groups.extend(_zero_sum_groups(rest))
+    else:
+        groups.append(rest)
+    payments = [p for group in groups for p in _greedy(group)]
+    payments.sort(key=lambda p: (-p[2], p[0], p[1]))
+    return payments
+
+
+def min_payments(balances: Mapping[int, int]) -> int:
+    """How many payments `settle()` makes."""
+    return len(settle(balances))
+
+
+def _pair_opposites(
+    balances: Mapping[int, int],
+) -> tuple[list[list[tuple[int, int]]], list[tuple[int, int]]]:
+    """Split off pairs (+x, -x) as their own groups; returns (groups, the others)."""
+    creditors: dict[int, list[int]] = defaultdict(list)
+    debtors: dict[int, list[int]] = defaultdict(list)
+    for uid in sorted(balances):
+        b = balances[uid]
+        (creditors[b] if b > 0 else debtors[-b]).append(uid)
+    groups: list[list[tuple[int, int]]] = []
+    rest: list[tuple[int, int]] = []
+    for amount in sorted(set(creditors) | set(debtors)):
+        cs, ds = creditors.get(amount, []), debtors.get(amount, [])
+        pairs = min(len(cs), len(ds))
+        groups.extend([(c, amount), (d, -amount)] for c, d in zip(cs, ds, strict=False))
+        rest.extend((c, amount) for c in cs[pairs:])
+        rest.extend((d, -amount) for d in ds[pairs:])
+    rest.sort()
+    return groups, rest
+
+
+def _zero_sum_groups(members: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """Split zero-sum `members` into the largest number of zero-sum groups (exact DP)."""
+    n = len(members)
+    if n == 0:
+        return []
+    values = [b for _, b in members]
+    size = 1 << n
+    sums = [0] * size
+    for mask in range(1, size):
+        low = mask & -mask
+        sums[mask] = sums[mask ^ low] + values[low.bit_length() - 1]
+    dp = [0] * size
+    for mask in range(1, size):
+        best = 0
+        m = mask
+        while m:
+            low = m & -m
+            v = dp[mask ^ low]
+            if v > best:
+                best = v
+            m ^= low
+        dp[mask] = best + (sums[mask] == 0)
+    # Walk the best chain down from the full set; the zero-sum sets on it bound the groups.
+    groups: list[list[tuple[int, int]]] = []
+    mask = boundary = size - 1
+    while mask:
+        bonus = sums[mask] == 0
+        m = mask
+        while m:
+            low = m & -m
+            if dp[mask ^ low] + bonus == dp[mask]:
+                mask ^= low
+                break
+            m ^= low
+        if sums[mask] == 0:
+            part = boundary ^ mask
+            groups.append([members[i] for i in range(n) if part >> i & 1])
+            boundary = mask
+    return groups
+
+
+def _greedy(members: Iterable[tuple[int, int]]) -> list[Payment]:
+    """Largest debtor pays largest creditor until all are even (ties: smaller user_id)."""
+    debtors = [(b, uid) for uid, b in members if b < 0]  # most negative first
+    creditors = [(-b, uid) for uid, b in members if b > 0]
+    heapq.heapify(debtors)
+    heapq.heapify(creditors)
+    payments: list[Payment] = []
+    while debtors and creditors:
+        debt, debtor = heapq.heappop(debtors)
+        credit, creditor = heapq.heappop(creditors)
+        amount = min(-debt, -credit)
+        payments.append((debtor, creditor, amount))
+        if -debt > amount:
+            heapq.heappush(debtors, (debt + amount, debtor))
+        if -credit > amount:
+            heapq.heappush(creditors, (credit + amount, creditor))
+    if debtors or creditors:
+        raise ValueError("group does not sum to zero")
+    return payments
+
+
+# ---------------------------------------------------------------------- exports
+
+
+class BalanceLike(Protocol):
+    @property
+    def user_id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def balance(self) -> int: ...
+
+
+class HandLike(Protocol):
+    @property
+    def hand_key(self) -> str: ...
+    @property
+    def table_id(self) -> int | None: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def finished_at(self) -> datetime: ...
+    @property
+    def deltas(self) -> Mapping[int, int]: ...
+    @property
+    def names(self) -> Mapping[int, str]: ...
+
+
+def iso_utc(when: datetime) -> str:
+    """ISO-8601 in UTC (a naive datetime is taken to be UTC already)."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat()
+
+
+def export_json(
+    chat_id: int, balances: Iterable[BalanceLike], hands: Iterable[HandLike]
+) -> dict[str, Any]:
+    """`{"chat_id", "balances": [{"user_id", "name", "balance"}], "hands": [{"finished_at",
+    "variant", "deltas": {"<user_id>": delta}, "hand_key", "table_id"}]}`, in the given order."""
+    return {
+        "chat_id": chat_id,
+        "balances": [
+            {"user_id": b.user_id, "name": b.name, "balance": b.balance} for b in balances
+        ],
+        "hands": [
+            {
+                "finished_at": iso_utc(h.finished_at),
+                "variant": h.variant,
+                "deltas": {str(uid): delta for uid, delta in h.deltas.items()},
+                "hand_key": h.hand_key,
+                "table_id": h.table_id,
+            }
+            for h in hands
+        ],
+    }
+
+
+CSV_HEADER: Final = ("finished_at", "hand_key", "variant", "user_id", "name", "delta")
+
+
+def export_csv(hands: Iterable[HandLike]) -> str:
+    """One row per ledger entry (after a header row): finished_at, hand_key, variant,
+    user_id, name (as recorded with that hand), delta. Lines end with "\\n"."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_HEADER)
+    for h in hands:
+        when = iso_utc(h.finished_at)
+        for uid, delta in h.deltas.items():
+            writer.writerow((when, h.hand_key, h.variant, uid, h.names.get(uid, ""), delta))
+    return out.getvalue()

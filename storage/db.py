@@ -1,0 +1,626 @@
+"""The bot's database: SQLite through aiosqlite.
+
+One connection per `Database`, in autocommit mode; every transaction is explicit.
+Writes: one writer. An asyncio.Lock is held around every write transaction, which starts with
+`BEGIN IMMEDIATE` (so another process, such as `python -m bot export`, waits on
+`busy_timeout` instead of failing half-way). Reads take the same lock and run in a deferred
+transaction: with a single connection a read must not see another coroutine's uncommitted
+write, and a multi-statement read sees one snapshot. Everything here is short, so the bot
+never waits long on the lock.
+
+Journal mode WAL (file databases; `:memory:` cannot use it), busy_timeout 5000 ms, foreign
+keys on. Timestamps are stored as ISO-8601 UTC text and returned as aware datetimes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, cast
+
+import aiosqlite
+
+from storage.errors import (
+    LedgerNotZeroSum,
+    StaleMove,
+    TableClosed,
+    TableExists,
+    TableNotFound,
+)
+from storage.migrations import migrate
+from storage.models import (
+    ACTIVE_STATUSES,
+    TABLE_STATUSES,
+    UNSET,
+    Balance,
+    ChatRow,
+    LedgerHand,
+    LedgerRecord,
+    Move,
+    MoveRow,
+    PrivateMessage,
+    TableRow,
+    TableStatus,
+    Unset,
+    UserRow,
+)
+
+BUSY_TIMEOUT_MS: Final = 5000
+MEMORY: Final = ":memory:"
+_SCHEMES: Final = ("sqlite:///", "sqlite+aiosqlite:///")
+
+
+def sqlite_path(url: str) -> str:
+    """The file path of a `sqlite:///...` URL: `sqlite:///briscola.db` is relative to the
+    working directory, `sqlite:////abs/path.db` is absolute, `sqlite:///:memory:` is
+    `":memory:"`. Raises ValueError for anything else."""
+    for scheme in _SCHEMES:
+        if url.startswith(scheme):
+            path = url[len(scheme) :]
+            if "?" in path or "#" in path:
+                raise ValueError(f"query strings are not supported in the database URL {url!r}")
+            if not path:
+                raise ValueError(f"the database URL {url!r} names no file")
+            return path
+    raise ValueError(f"not a SQLite URL: {url!r} (want sqlite:///relative.db or sqlite:////abs.db)")
+
+
+def utc_iso(when: datetime) -> str:
+    """ISO-8601 in UTC; naive datetimes are refused rather than guessed."""
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise ValueError("timestamps must be timezone-aware (use datetime.now(UTC))")
+    return when.astimezone(UTC).isoformat()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _dt(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _table(row: sqlite3.Row) -> TableRow:
+    return TableRow(
+        table_id=row["table_id"],
+        chat_id=row["chat_id"],
+        creator_id=row["creator_id"],
+        status=row["status"],
+        variant=row["variant"],
+        options_json=row["options_json"],
+        seats_json=row["seats_json"],
+        match_json=row["match_json"],
+        hand_json=row["hand_json"],
+        move_no=row["move_no"],
+        table_message_id=row["table_message_id"],
+        lang=row["lang"],
+        created_at=_dt(row["created_at"]),
+        updated_at=_dt(row["updated_at"]),
+    )
+
+
+def _check_status(status: str) -> None:
+    if status not in TABLE_STATUSES:
+        raise ValueError(f"unknown table status {status!r}; one of {', '.join(TABLE_STATUSES)}")
+
+
+def _check_ledger(record: LedgerRecord) -> None:
+    if not record.deltas:
+        raise ValueError("a ledger write needs at least one player")
+    total = sum(record.deltas.values())
+    if total != 0:
+        raise LedgerNotZeroSum(total)
+    missing = [uid for uid in record.deltas if uid not in record.names]
+    if missing:
+        raise ValueError(f"no name given for user(s) {missing}")
+    utc_iso(record.finished_at)
+
+
+_ACTIVE_SQL: Final = "status IN ('lobby', 'playing')"  # ACTIVE_STATUSES
+
+
+class Database:
+    """Open with `await Database.open(url)`; close with `await db.close()` (or `async with`)."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+        self._conn = conn
+        self._lock = asyncio.Lock()
+        self.path = path
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    async def open(cls, url: str, *, create: bool = True) -> Database:
+        """Connect, set the pragmas and apply pending migrations. With `create=False` a
+        missing database file raises FileNotFoundError instead of being created."""
+        path = sqlite_path(url)
+        memory = path == MEMORY
+        if not memory and not create and not Path(path).is_file():
+            raise FileNotFoundError(f"no database file at {path}")
+        conn = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            conn.row_factory = sqlite3.Row
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            if not memory:
+                async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+                    row = await cur.fetchone()
+                if row is None or str(row[0]).lower() != "wal":
+                    raise sqlite3.OperationalError(f"could not switch {path} to WAL mode")
+            await migrate(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, path)
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._conn.close()
+
+    async def __aenter__(self) -> Database:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def pragmas(self) -> dict[str, Any]:
+        """journal_mode, busy_timeout, foreign_keys and user_version, for checks and logs."""
+        out: dict[str, Any] = {}
+        async with self._lock:
+            for name in ("journal_mode", "busy_timeout", "foreign_keys", "user_version"):
+                async with self._conn.execute(f"PRAGMA {name}") as cur:
+                    row = await cur.fetchone()
+                out[name] = None if row is None else row[0]
+        return out
+
+    # ------------------------------------------------------------------ transactions
+
+    async def _complete(self, sql: str) -> None:
+        """Run a transaction-control statement to completion even if we are cancelled.
+        aiosqlite runs it on its own thread regardless, so a cancelled BEGIN would otherwise
+        leave the connection inside a transaction that nobody owns."""
+
+        async def run() -> None:
+            await self._conn.execute(sql)
+
+        task = asyncio.ensure_future(run())
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await task
+            raise
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            try:
+                await self._complete("BEGIN IMMEDIATE")
+                yield self._conn
+                await self._complete("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    await self._complete("ROLLBACK")
+                raise
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            try:
+                await self._complete("BEGIN")
+                yield self._conn
+            finally:
+                if self._conn.in_transaction:
+                    await self._complete("COMMIT")
+
+    @staticmethod
+    async def _one(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> sqlite3.Row | None:
+        async with conn.execute(sql, params) as cur:
+            return await cur.fetchone()
+
+    @staticmethod
+    async def _all(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        async with conn.execute(sql, params) as cur:
+            return cast("list[sqlite3.Row]", list(await cur.fetchall()))
+
+    @staticmethod
+    async def _ensure_chat(conn: aiosqlite.Connection, chat_id: int) -> None:
+        await conn.execute(
+            "INSERT INTO chats (chat_id, updated_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (chat_id, _now()),
+        )
+
+    # ------------------------------------------------------------------ tables
+
+    async def create_table(
+        self,
+        chat_id: int,
+        creator_id: int,
+        variant: str,
+        options_json: str,
+        seats_json: str,
+        lang: str | None,
+    ) -> TableRow:
+        """A new table in the lobby (move_no 0). Raises TableExists if the chat already has
+        a table in the lobby or playing."""
+        now = _now()
+        async with self._write() as conn:
+            await self._ensure_chat(conn, chat_id)
+            existing = await self._one(
+                conn, f"SELECT table_id FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}", (chat_id,)
+            )
+            if existing is not None:
+                raise TableExists(chat_id, existing["table_id"])
+            try:
+                cur = await conn.execute(
+                    "INSERT INTO tables (chat_id, creator_id, status, variant, options_json,"
+                    " seats_json, lang, created_at, updated_at)"
+                    " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?)",
+                    (chat_id, creator_id, variant, options_json, seats_json, lang, now, now),
+                )
+            except sqlite3.IntegrityError as exc:  # the partial unique index, as a backstop
+                raise TableExists(chat_id, None) from exc
+            row = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (cur.lastrowid,))
+        assert row is not None
+        return _table(row)
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        async with self._read() as conn:
+            row = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (table_id,))
+        return None if row is None else _table(row)
+
+    async def active_table(self, chat_id: int) -> TableRow | None:
+        """The chat's table in the lobby or playing, if any."""
+        async with self._read() as conn:
+            row = await self._one(
+                conn, f"SELECT * FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}", (chat_id,)
+            )
+        return None if row is None else _table(row)
+
+    async def unfinished_tables(self) -> list[TableRow]:
+        """Every table in the lobby or playing, oldest first: what to restore after a restart."""
+        async with self._read() as conn:
+            rows = await self._all(
+                conn, f"SELECT * FROM tables WHERE {_ACTIVE_SQL} ORDER BY table_id"
+            )
+        return [_table(r) for r in rows]
+
+    async def update_lobby(
+        self,
+        table_id: int,
+        *,
+        seats_json: str | Unset = UNSET,
+        options_json: str | Unset = UNSET,
+        variant: str | Unset = UNSET,
+        status: TableStatus | Unset = UNSET,
+        table_message_id: int | Unset | None = UNSET,
+        lang: str | Unset | None = UNSET,
+        expected_move_no: int | None = None,
+    ) -> TableRow:
+        """Set only the columns given. Changing seats, options, variant or status bumps
+        move_no (the table's version) so a concurrent `save_move` or `update_lobby` that read
+        the old version fails with StaleMove; table_message_id and lang alone do not.
+        With `expected_move_no`, raises StaleMove (writing nothing) unless it matches.
+        Raises TableExists if the new status would give the chat a second active table."""
+        changes: dict[str, Any] = {}
+        if not isinstance(seats_json, Unset):
+            changes["seats_json"] = seats_json
+        if not isinstance(options_json, Unset):
+            changes["options_json"] = options_json
+        if not isinstance(variant, Unset):
+            changes["variant"] = variant
+        if not isinstance(status, Unset):
+            _check_status(status)
+            changes["status"] = status
+        bump = bool(changes)
+        if not isinstance(table_message_id, Unset):
+            changes["table_message_id"] = table_message_id
+        if not isinstance(lang, Unset):
+            changes["lang"] = lang
+        async with self._write() as conn:
+            row = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (table_id,))
+            if row is None:
+                raise TableNotFound(table_id)
+            if expected_move_no is not None and row["move_no"] != expected_move_no:
+                raise StaleMove(table_id, expected_move_no, row["move_no"])
+            if not changes:
+                return _table(row)
+            changes["updated_at"] = _now()
+            if bump:
+                changes["move_no"] = row["move_no"] + 1
+            assignments = ", ".join(f"{col} = ?" for col in changes)
+            try:
+                await conn.execute(
+                    f"UPDATE tables SET {assignments} WHERE table_id = ?",
+                    (*changes.values(), table_id),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise TableExists(row["chat_id"], None) from exc
+            new = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (table_id,))
+        assert new is not None
+        return _table(new)
+
+    async def save_move(
+        self,
+        table_id: int,
+        expected_move_no: int,
+        *,
+        match_json: str | None,
+        hand_json: str | None,
+        status: TableStatus,
+        move: Move | None,
+        ledger: LedgerRecord | None = None,
+    ) -> int:
+        """In one transaction: check the stored move_no is `expected_move_no` (else
+        StaleMove, nothing written), write the snapshot and status, append `move` to the log
+        under the new move_no, and, if given, write `ledger` (ignored if that hand_key is
+        already recorded; LedgerNotZeroSum is raised before anything is written).
+        Returns the new move_no (expected_move_no + 1). A finished or cancelled table
+        refuses further saves with TableClosed."""
+        _check_status(status)
+        if ledger is not None:
+            _check_ledger(ledger)
+        new_no = expected_move_no + 1
+        now = _now()
+        async with self._write() as conn:
+            row = await self._one(
+                conn, "SELECT move_no, status, chat_id FROM tables WHERE table_id = ?", (table_id,)
+            )
+            if row is None:
+                raise TableNotFound(table_id)
+            if row["move_no"] != expected_move_no:
+                raise StaleMove(table_id, expected_move_no, row["move_no"])
+            if row["status"] not in ACTIVE_STATUSES:
+                raise TableClosed(table_id, row["status"])
+            try:
+                await conn.execute(
+                    "UPDATE tables SET match_json = ?, hand_json = ?, status = ?, move_no = ?,"
+                    " updated_at = ? WHERE table_id = ? AND move_no = ?",
+                    (match_json, hand_json, status, new_no, now, table_id, expected_move_no),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise TableExists(row["chat_id"], None) from exc
+            if move is not None:
+                await conn.execute(
+                    "INSERT INTO moves (table_id, move_no, hand_index, seat, user_id, action,"
+                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (table_id, new_no, move.hand_index, move.seat, move.user_id, move.action, now),
+                )
+            if ledger is not None:
+                await self._insert_ledger(conn, ledger)
+        return new_no
+
+    async def moves(self, table_id: int) -> list[MoveRow]:
+        """The table's move log in order."""
+        async with self._read() as conn:
+            rows = await self._all(
+                conn, "SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", (table_id,)
+            )
+        return [
+            MoveRow(
+                table_id=r["table_id"],
+                move_no=r["move_no"],
+                hand_index=r["hand_index"],
+                seat=r["seat"],
+                user_id=r["user_id"],
+                action=r["action"],
+                created_at=_dt(r["created_at"]),
+            )
+            for r in rows
+        ]
+
+    # ------------------------------------------------------------------ private messages
+
+    async def set_private_message(
+        self, table_id: int, user_id: int, chat_id: int, message_id: int
+    ) -> None:
+        """Remember (replace) the private message that shows `user_id` their hand."""
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO private_messages (table_id, user_id, chat_id, message_id)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
+                " chat_id = excluded.chat_id, message_id = excluded.message_id",
+                (table_id, user_id, chat_id, message_id),
+            )
+
+    async def private_messages(self, table_id: int) -> list[PrivateMessage]:
+        async with self._read() as conn:
+            rows = await self._all(
+                conn,
+                "SELECT * FROM private_messages WHERE table_id = ? ORDER BY user_id",
+                (table_id,),
+            )
+        return [
+            PrivateMessage(r["table_id"], r["user_id"], r["chat_id"], r["message_id"]) for r in rows
+        ]
+
+    # ------------------------------------------------------------------ users and chats
+
+    async def upsert_user(
+        self, user_id: int, name: str, lang: str | None = None, can_dm: bool | None = None
+    ) -> None:
+        """Insert or update; `lang` and `can_dm` left as None keep the stored values
+        (a new user starts with can_dm False)."""
+        dm = None if can_dm is None else int(can_dm)
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO users (user_id, name, lang, can_dm, updated_at)"
+                " VALUES (?, ?, ?, COALESCE(?, 0), ?) ON CONFLICT (user_id) DO UPDATE SET"
+                " name = excluded.name, lang = COALESCE(?, users.lang),"
+                " can_dm = COALESCE(?, users.can_dm), updated_at = excluded.updated_at",
+                (user_id, name, lang, dm, _now(), lang, dm),
+            )
+
+    async def get_user(self, user_id: int) -> UserRow | None:
+        async with self._read() as conn:
+            r = await self._one(conn, "SELECT * FROM users WHERE user_id = ?", (user_id,))
+        if r is None:
+            return None
+        return UserRow(r["user_id"], r["name"], r["lang"], bool(r["can_dm"]), _dt(r["updated_at"]))
+
+    async def set_chat_lang(self, chat_id: int, lang: str | None) -> None:
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO chats (chat_id, lang, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (chat_id) DO UPDATE SET lang = excluded.lang,"
+                " updated_at = excluded.updated_at",
+                (chat_id, lang, _now()),
+            )
+
+    async def chat_lang(self, chat_id: int) -> str | None:
+        chat = await self.get_chat(chat_id)
+        return None if chat is None else chat.lang
+
+    async def get_chat(self, chat_id: int) -> ChatRow | None:
+        async with self._read() as conn:
+            r = await self._one(conn, "SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
+        if r is None:
+            return None
+        return ChatRow(r["chat_id"], r["lang"], r["league_epoch"], _dt(r["updated_at"]))
+
+    async def league_epoch(self, chat_id: int) -> int:
+        """The chat's current league epoch (0 for a chat never seen)."""
+        chat = await self.get_chat(chat_id)
+        return 0 if chat is None else chat.league_epoch
+
+    # ------------------------------------------------------------------ ledger (RULES §10)
+
+    async def record_ledger(
+        self,
+        chat_id: int,
+        hand_key: str,
+        table_id: int | None,
+        variant: str,
+        deltas: Mapping[int, int],
+        names: Mapping[int, str],
+        finished_at: datetime,
+    ) -> bool:
+        """Write one zero-sum ledger entry set (§10.1-10.2) under the chat's current epoch,
+        in one transaction. Raises LedgerNotZeroSum (nothing written) if the deltas do not
+        sum to zero, ValueError if a name is missing or `finished_at` is naive. Returns
+        False, writing nothing, if (chat_id, hand_key) was already recorded in any epoch."""
+        record = LedgerRecord(chat_id, hand_key, table_id, variant, deltas, names, finished_at)
+        _check_ledger(record)
+        async with self._write() as conn:
+            return await self._insert_ledger(conn, record)
+
+    async def _insert_ledger(self, conn: aiosqlite.Connection, record: LedgerRecord) -> bool:
+        await self._ensure_chat(conn, record.chat_id)
+        chat = await self._one(
+            conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,)
+        )
+        assert chat is not None
+        epoch: int = chat["league_epoch"]
+        deltas_json = json.dumps({str(uid): d for uid, d in record.deltas.items()})
+        cur = await conn.execute(
+            "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant, finished_at,"
+            " deltas_json) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id, hand_key) DO NOTHING",
+            (
+                record.chat_id,
+                epoch,
+                record.hand_key,
+                record.table_id,
+                record.variant,
+                utc_iso(record.finished_at),
+                deltas_json,
+            ),
+        )
+        if cur.rowcount != 1:
+            return False
+        await conn.executemany(
+            "INSERT INTO ledger_entries (chat_id, epoch, hand_key, user_id, name, delta)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (record.chat_id, epoch, record.hand_key, uid, record.names[uid], delta)
+                for uid, delta in record.deltas.items()
+            ],
+        )
+        return True
+
+    async def new_league(self, chat_id: int) -> int:
+        """RULES.md §10.4: start a new league (reset/archive) by bumping the chat's epoch;
+        returns the new epoch. Old ledger rows stay, readable with `epoch=`."""
+        async with self._write() as conn:
+            await self._ensure_chat(conn, chat_id)
+            await conn.execute(
+                "UPDATE chats SET league_epoch = league_epoch + 1, updated_at = ?"
+                " WHERE chat_id = ?",
+                (_now(), chat_id),
+            )
+            row = await self._one(
+                conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (chat_id,)
+            )
+        assert row is not None
+        return int(row["league_epoch"])
+
+    async def _epoch(self, conn: aiosqlite.Connection, chat_id: int, epoch: int | None) -> int:
+        if epoch is not None:
+            return epoch
+        row = await self._one(conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (chat_id,))
+        return 0 if row is None else int(row["league_epoch"])
+
+    async def balances(self, chat_id: int, epoch: int | None = None) -> list[Balance]:
+        """§10.3: each player's sum of deltas in the epoch (default: the current one), sorted
+        by balance descending, then name, then user_id. The name is the user's current name
+        from `users` if known, else the one in their latest ledger entry in this chat."""
+        async with self._read() as conn:
+            ep = await self._epoch(conn, chat_id, epoch)
+            rows = await self._all(
+                conn,
+                """
+                SELECT e.user_id AS user_id, SUM(e.delta) AS balance, COALESCE(u.name, (
+                    SELECT e2.name FROM ledger_entries e2
+                    JOIN ledger_hands h2 ON h2.chat_id = e2.chat_id AND h2.hand_key = e2.hand_key
+                    WHERE e2.chat_id = e.chat_id AND e2.user_id = e.user_id
+                    ORDER BY h2.finished_at DESC, h2.hand_id DESC LIMIT 1
+                )) AS name
+                FROM ledger_entries e LEFT JOIN users u ON u.user_id = e.user_id
+                WHERE e.chat_id = ? AND e.epoch = ?
+                GROUP BY e.user_id
+                """,
+                (chat_id, ep),
+            )
+        out = [Balance(r["user_id"], r["name"], int(r["balance"])) for r in rows]
+        out.sort(key=lambda b: (-b.balance, b.name.casefold(), b.name, b.user_id))
+        return out
+
+    async def ledger_hands(self, chat_id: int, epoch: int | None = None) -> list[LedgerHand]:
+        """The epoch's ledger writes (default: the current epoch), oldest first."""
+        async with self._read() as conn:
+            ep = await self._epoch(conn, chat_id, epoch)
+            rows = await self._all(
+                conn,
+                """
+                SELECT h.hand_id, h.hand_key, h.table_id, h.variant, h.finished_at,
+                       e.user_id, e.name, e.delta
+                FROM ledger_hands h
+                JOIN ledger_entries e ON e.chat_id = h.chat_id AND e.hand_key = h.hand_key
+                WHERE h.chat_id = ? AND h.epoch = ?
+                ORDER BY h.finished_at, h.hand_id, e.rowid
+                """,
+                (chat_id, ep),
+            )
+        hands: dict[int, LedgerHand] = {}
+        for r in rows:
+            hand = hands.get(r["hand_id"])
+            if hand is None:
+                hand = LedgerHand(
+                    chat_id=chat_id,
+                    epoch=ep,
+                    hand_key=r["hand_key"],
+                    table_id=r["table_id"],
+                    variant=r["variant"],
+                    finished_at=_dt(r["finished_at"]),
+                    deltas={},
+                    names={},
+                )
+                hands[r["hand_id"]] = hand
+            hand.deltas[r["user_id"]] = r["delta"]
+            hand.names[r["user_id"]] = r["name"]
+        return list(hands.values())

@@ -1,0 +1,153 @@
+"""Rows the storage layer returns (frozen dataclasses) and the values it takes."""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final, Literal
+
+TableStatus = Literal["lobby", "playing", "finished", "cancelled"]
+TABLE_STATUSES: Final[tuple[TableStatus, ...]] = ("lobby", "playing", "finished", "cancelled")
+ACTIVE_STATUSES: Final[tuple[TableStatus, ...]] = ("lobby", "playing")
+
+
+class _Unset(enum.Enum):
+    UNSET = enum.auto()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = _Unset.UNSET
+"""Default of the keyword arguments of `Database.update_lobby`: leave that column alone."""
+
+Unset = _Unset
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    table_id: int
+    chat_id: int
+    creator_id: int
+    status: TableStatus
+    variant: str
+    options_json: str
+    seats_json: str
+    match_json: str | None
+    hand_json: str | None
+    move_no: int
+    """The table's version: bumped by every `save_move` and every game-relevant
+    `update_lobby`; pass it back as `expected_move_no`."""
+    table_message_id: int | None
+    lang: str | None
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    @property
+    def options(self) -> Any:
+        return json.loads(self.options_json)
+
+    @property
+    def seats(self) -> Any:
+        return json.loads(self.seats_json)
+
+    @property
+    def match(self) -> Any:
+        """The `Match.to_dict()` snapshot, or None before the first deal."""
+        return None if self.match_json is None else json.loads(self.match_json)
+
+    @property
+    def hand(self) -> Any:
+        """The `HandState.to_dict()` snapshot, or None."""
+        return None if self.hand_json is None else json.loads(self.hand_json)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move to append with `Database.save_move` (its move_no is the table's new one)."""
+
+    hand_index: int
+    seat: int
+    action: int
+    user_id: int | None = None  # None: a computer player or a timeout
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    """A stored move. `move_no` is the table version the move produced, so the log is
+    ordered by it; it can have gaps where a snapshot was saved without a move."""
+
+    table_id: int
+    move_no: int
+    hand_index: int
+    seat: int
+    user_id: int | None
+    action: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateMessage:
+    table_id: int
+    user_id: int
+    chat_id: int
+    message_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    user_id: int
+    name: str
+    lang: str | None
+    can_dm: bool
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRow:
+    chat_id: int
+    lang: str | None
+    league_epoch: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    user_id: int
+    name: str
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRecord:
+    """One write to a group's ledger (RULES.md §10.1-10.2): a finished chiamata hand, or a
+    finished match of another variant. `hand_key` identifies it within the chat forever."""
+
+    chat_id: int
+    hand_key: str
+    table_id: int | None
+    variant: str
+    deltas: Mapping[int, int]
+    names: Mapping[int, str]
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerHand:
+    """A stored ledger write; `deltas` and `names` keep the order they were recorded in."""
+
+    chat_id: int
+    epoch: int
+    hand_key: str
+    table_id: int | None
+    variant: str
+    finished_at: datetime
+    deltas: dict[int, int]
+    names: dict[int, str]

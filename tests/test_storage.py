@@ -1,0 +1,684 @@
+"""The storage layer (storage/): migrations, tables, moves, users, chats and the ledger."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.cli_export import add_export_parser, main_export
+from bot.engine import HandState, Match, Options
+from bot.ledger import settle
+from storage import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    Balance,
+    Database,
+    LedgerNotZeroSum,
+    LedgerRecord,
+    Move,
+    PrivateMessage,
+    SchemaTooNew,
+    StaleMove,
+    TableClosed,
+    TableExists,
+    TableNotFound,
+    migrate,
+    schema_version,
+    sqlite_path,
+)
+
+CHAT = -1001
+T0 = datetime(2024, 5, 1, 20, 0, tzinfo=UTC)
+SEATS = json.dumps([{"user_id": 1, "name": "Anna"}, {"user_id": 2, "name": "Bruno"}])
+OPTS = json.dumps({"variant": "due"})
+
+
+@pytest.fixture
+async def db() -> AsyncIterator[Database]:
+    database = await Database.open("sqlite:///:memory:")
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'briscola.db'}"  # tmp_path is absolute: sqlite:////...
+
+
+async def new_table(db: Database, chat_id: int = CHAT) -> int:
+    row = await db.create_table(chat_id, 1, "due", OPTS, SEATS, "it")
+    return row.table_id
+
+
+# ---------------------------------------------------------------------- URL and pragmas
+
+
+def test_sqlite_urls() -> None:
+    assert sqlite_path("sqlite:///briscola.db") == "briscola.db"
+    assert sqlite_path("sqlite:////var/lib/bot/b.db") == "/var/lib/bot/b.db"
+    assert sqlite_path("sqlite:///:memory:") == ":memory:"
+    for bad in ("postgres://x/y", "sqlite:///", "briscola.db", "sqlite:///a.db?mode=ro"):
+        with pytest.raises(ValueError):
+            sqlite_path(bad)
+
+
+async def test_relative_url_is_relative_to_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    db = await Database.open("sqlite:///rel.db")
+    await db.close()
+    assert (tmp_path / "rel.db").is_file()
+
+
+async def test_file_database_pragmas(db_url: str) -> None:
+    async with await Database.open(db_url) as db:
+        p = await db.pragmas()
+    assert p == {
+        "journal_mode": "wal",
+        "busy_timeout": 5000,
+        "foreign_keys": 1,
+        "user_version": SCHEMA_VERSION,
+    }
+
+
+async def test_open_without_create_refuses_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        await Database.open(f"sqlite:///{tmp_path / 'missing.db'}", create=False)
+    assert not (tmp_path / "missing.db").exists()
+
+
+# ---------------------------------------------------------------------- migrations
+
+
+async def test_migrates_from_version_zero(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    sqlite3.connect(path).close()  # an empty database: user_version 0
+    async with await Database.open(f"sqlite:///{path}") as db:
+        assert (await db.pragmas())["user_version"] == SCHEMA_VERSION == len(MIGRATIONS)
+    with sqlite3.connect(path) as conn:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert {
+        "chats",
+        "users",
+        "tables",
+        "moves",
+        "private_messages",
+        "ledger_hands",
+        "ledger_entries",
+        "tables_one_active_per_chat",
+    } <= names
+
+
+async def test_migrations_are_idempotent_and_incremental(db_url: str) -> None:
+    import aiosqlite
+
+    await (await Database.open(db_url)).close()
+    async with aiosqlite.connect(sqlite_path(db_url), isolation_level=None) as conn:
+        assert await migrate(conn) == []  # up to date: nothing applied
+        extra = (*MIGRATIONS, ("CREATE TABLE extra (x INTEGER)", "INSERT INTO extra VALUES (1)"))
+        assert await migrate(conn, extra) == [SCHEMA_VERSION + 1]
+        assert await migrate(conn, extra) == []
+        assert await schema_version(conn) == SCHEMA_VERSION + 1
+        async with conn.execute("SELECT COUNT(*) FROM extra") as cur:
+            assert await cur.fetchone() == (1,)  # the step ran exactly once
+
+
+async def test_failed_migration_step_rolls_back(db_url: str) -> None:
+    import aiosqlite
+
+    await (await Database.open(db_url)).close()
+    broken = (*MIGRATIONS, ("CREATE TABLE half (x INTEGER)", "THIS IS NOT SQL"))
+    async with aiosqlite.connect(sqlite_path(db_url), isolation_level=None) as conn:
+        with pytest.raises(sqlite3.OperationalError):
+            await migrate(conn, broken)
+        assert await schema_version(conn) == SCHEMA_VERSION
+        async with conn.execute("SELECT name FROM sqlite_master WHERE name = 'half'") as cur:
+            assert await cur.fetchone() is None
+
+
+async def test_newer_schema_is_refused(db_url: str) -> None:
+    path = sqlite_path(db_url)
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    with pytest.raises(SchemaTooNew):
+        await Database.open(db_url)
+
+
+# ---------------------------------------------------------------------- tables
+
+
+async def test_one_active_table_per_chat(db: Database) -> None:
+    first = await db.create_table(CHAT, 1, "due", OPTS, SEATS, "it")
+    assert (first.status, first.move_no, first.lang) == ("lobby", 0, "it")
+    with pytest.raises(TableExists) as info:
+        await db.create_table(CHAT, 2, "tre", OPTS, SEATS, None)
+    assert info.value.table_id == first.table_id
+    other = await db.create_table(CHAT + 1, 2, "tre", OPTS, SEATS, None)  # another chat: fine
+    assert (await db.active_table(CHAT)) == first
+    await db.update_lobby(first.table_id, status="playing")
+    with pytest.raises(TableExists):
+        await db.create_table(CHAT, 2, "tre", OPTS, SEATS, None)
+    await db.update_lobby(first.table_id, status="finished")
+    assert await db.active_table(CHAT) is None
+    second = await db.create_table(CHAT, 2, "tre", OPTS, SEATS, None)
+    # Reviving the finished table would make two active tables: refused by the index.
+    with pytest.raises(TableExists):
+        await db.update_lobby(first.table_id, status="lobby")
+    assert [t.table_id for t in await db.unfinished_tables()] == [other.table_id, second.table_id]
+
+
+async def test_one_active_table_is_a_schema_constraint(db_url: str) -> None:
+    await (await Database.open(db_url)).close()
+    sql = (
+        "INSERT INTO tables (chat_id, creator_id, status, variant, options_json, seats_json,"
+        " created_at, updated_at) VALUES (1, 1, ?, 'due', '{}', '[]', 'x', 'x')"
+    )
+    with sqlite3.connect(sqlite_path(db_url)) as conn:
+        conn.execute("INSERT INTO chats (chat_id, updated_at) VALUES (1, 'x')")
+        conn.execute(sql, ("lobby",))
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(sql, ("playing",))
+        conn.execute(sql, ("finished",))
+        conn.execute(sql, ("cancelled",))
+
+
+async def test_concurrent_creates_make_one_table(db: Database) -> None:
+    results = await asyncio.gather(
+        *(db.create_table(CHAT, u, "due", OPTS, SEATS, None) for u in range(8)),
+        return_exceptions=True,
+    )
+    assert sum(not isinstance(r, BaseException) for r in results) == 1
+    assert all(isinstance(r, TableExists) for r in results if isinstance(r, BaseException))
+
+
+async def test_update_lobby_sets_only_given_fields(db: Database) -> None:
+    t = await db.create_table(CHAT, 1, "due", OPTS, SEATS, "it")
+    seats = json.dumps([{"user_id": 1}, {"user_id": 2}, {"user_id": 3}])
+    u = await db.update_lobby(t.table_id, seats_json=seats, variant="tre")
+    assert (u.seats_json, u.variant, u.options_json, u.status) == (seats, "tre", OPTS, "lobby")
+    assert u.move_no == 1  # a game-relevant change is a new version
+    m = await db.update_lobby(t.table_id, table_message_id=555)
+    assert (m.table_message_id, m.move_no, m.seats_json) == (555, 1, seats)  # no bump
+    cleared = await db.update_lobby(t.table_id, table_message_id=None, lang=None)
+    assert (cleared.table_message_id, cleared.lang) == (None, None)
+    with pytest.raises(StaleMove):
+        await db.update_lobby(t.table_id, seats_json=SEATS, expected_move_no=0)
+    assert (await db.get_table(t.table_id)) == cleared
+    ok = await db.update_lobby(t.table_id, seats_json=SEATS, expected_move_no=1)
+    assert ok.move_no == 2
+    with pytest.raises(TableNotFound):
+        await db.update_lobby(999, status="cancelled")
+    with pytest.raises(ValueError):
+        await db.update_lobby(t.table_id, status="bogus")  # type: ignore[arg-type]
+
+
+async def test_save_move_and_append_only_ordered_log(db: Database) -> None:
+    tid = await new_table(db)
+    no = await db.save_move(
+        tid, 0, match_json='{"m": 0}', hand_json='{"h": 0}', status="playing", move=None
+    )
+    for i in range(5):
+        no = await db.save_move(
+            tid,
+            no,
+            match_json='{"m": 0}',
+            hand_json=json.dumps({"h": i + 1}),
+            status="playing",
+            move=Move(hand_index=0, seat=i % 2, action=10 + i, user_id=1 + i % 2),
+        )
+    assert no == 6
+    log = await db.moves(tid)
+    assert [m.move_no for m in log] == [2, 3, 4, 5, 6]  # ordered; no row for the snapshot-only 1
+    assert [(m.seat, m.action, m.user_id) for m in log] == [
+        (i % 2, 10 + i, 1 + i % 2) for i in range(5)
+    ]
+    row = await db.get_table(tid)
+    assert row is not None and row.move_no == 6 and row.hand == {"h": 5}
+
+
+async def test_move_log_cannot_be_rewritten(db_url: str) -> None:
+    async with await Database.open(db_url) as db:
+        tid = await new_table(db)
+        await db.save_move(
+            tid, 0, match_json="{}", hand_json="{}", status="playing", move=Move(0, 0, 7)
+        )
+    with sqlite3.connect(sqlite_path(db_url)) as conn:
+        for sql in ("UPDATE moves SET action = 8", "DELETE FROM moves"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                conn.execute(sql)
+    async with await Database.open(db_url) as db:
+        assert [(m.move_no, m.action) for m in await db.moves(tid)] == [(1, 7)]
+
+
+async def test_stale_move_changes_nothing(db: Database) -> None:
+    """Optimistic concurrency: a move decided on an old version is refused whole."""
+    tid = await new_table(db)
+    await db.save_move(tid, 0, match_json="{}", hand_json='{"a": 1}', status="playing", move=None)
+    await db.save_move(
+        tid, 1, match_json="{}", hand_json='{"a": 2}', status="playing", move=Move(0, 0, 5)
+    )
+    before_row, before_log = await db.get_table(tid), await db.moves(tid)
+    with pytest.raises(StaleMove) as info:
+        await db.save_move(
+            tid, 1, match_json="{}", hand_json='{"a": 3}', status="finished", move=Move(0, 1, 6)
+        )
+    assert (info.value.expected, info.value.actual) == (1, 2)
+    assert await db.get_table(tid) == before_row
+    assert await db.moves(tid) == before_log
+
+
+async def test_concurrent_moves_one_wins(db: Database) -> None:
+    tid = await new_table(db)
+    results = await asyncio.gather(
+        *(
+            db.save_move(
+                tid, 0, match_json="{}", hand_json=str(i), status="playing", move=Move(0, i, i)
+            )
+            for i in range(6)
+        ),
+        return_exceptions=True,
+    )
+    assert sorted(r for r in results if isinstance(r, int)) == [1]
+    assert sum(isinstance(r, StaleMove) for r in results) == 5
+    assert len(await db.moves(tid)) == 1
+
+
+async def test_cancelled_write_leaves_the_connection_usable(db_url: str) -> None:
+    """A write cancelled while waiting for another process's lock (busy_timeout) is undone
+    and the next write works."""
+    async with await Database.open(db_url) as db:
+        other = sqlite3.connect(sqlite_path(db_url), isolation_level=None, timeout=0)
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+        task = asyncio.create_task(
+            db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
+        )
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await asyncio.sleep(0.1)
+        other.execute("COMMIT")
+        other.close()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await db.ledger_hands(CHAT) == []
+        assert await db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
+        assert len(await db.ledger_hands(CHAT)) == 1
+
+
+async def test_closed_table_refuses_moves(db: Database) -> None:
+    tid = await new_table(db)
+    await db.save_move(tid, 0, match_json="{}", hand_json=None, status="finished", move=None)
+    assert await db.active_table(CHAT) is None
+    with pytest.raises(TableClosed):
+        await db.save_move(tid, 1, match_json="{}", hand_json=None, status="playing", move=None)
+    with pytest.raises(TableNotFound):
+        await db.save_move(404, 0, match_json="{}", hand_json=None, status="playing", move=None)
+
+
+async def test_engine_snapshots_round_trip(db: Database) -> None:
+    """What the bot stores: Match.to_dict() and HandState.to_dict() as JSON."""
+    match = Match(Options.parse("chiamata", {}), 11)
+    hand = match.deal()
+    tid = await new_table(db)
+    no = 0
+    for _ in range(4):
+        seat = hand.current
+        action = hand.legal_actions()[0]
+        hand.apply(action, seat)
+        no = await db.save_move(
+            tid,
+            no,
+            match_json=json.dumps(match.to_dict()),
+            hand_json=json.dumps(hand.to_dict()),
+            status="playing",
+            move=Move(hand.hand_index, seat, action),
+        )
+    row = await db.get_table(tid)
+    assert row is not None
+    assert Match.from_dict(row.match) == match
+    assert HandState.from_dict(row.hand) == hand
+
+
+async def test_unfinished_tables_for_restore(db_url: str) -> None:
+    async with await Database.open(db_url) as db:
+        lobby = await new_table(db, 1)
+        playing = await new_table(db, 2)
+        await db.save_move(playing, 0, match_json="{}", hand_json="{}", status="playing", move=None)
+        done = await new_table(db, 3)
+        await db.update_lobby(done, status="finished")
+        gone = await new_table(db, 4)
+        await db.update_lobby(gone, status="cancelled")
+    async with await Database.open(db_url) as db:  # after a restart
+        rows = await db.unfinished_tables()
+    assert [(r.table_id, r.status) for r in rows] == [(lobby, "lobby"), (playing, "playing")]
+
+
+async def test_file_database_keeps_data_when_reopened(db_url: str) -> None:
+    async with await Database.open(db_url) as db:
+        tid = await new_table(db)
+        await db.save_move(
+            tid, 0, match_json='{"x": 1}', hand_json="{}", status="playing", move=Move(0, 1, 3, 2)
+        )
+        await db.set_private_message(tid, 2, 2, 77)
+        await db.upsert_user(2, "Bruno", "en", True)
+        await db.set_chat_lang(CHAT, "en")
+        await db.record_ledger(CHAT, "k1", tid, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
+        before = (await db.get_table(tid), await db.moves(tid))
+    async with await Database.open(db_url) as db:
+        assert (await db.get_table(tid), await db.moves(tid)) == before
+        assert await db.private_messages(tid) == [PrivateMessage(tid, 2, 2, 77)]
+        user = await db.get_user(2)
+        assert user is not None and (user.name, user.lang, user.can_dm) == ("Bruno", "en", True)
+        assert await db.chat_lang(CHAT) == "en"
+        assert [b.balance for b in await db.balances(CHAT)] == [1, -1]
+
+
+# ---------------------------------------------------------------------- messages, users, chats
+
+
+async def test_private_messages_upsert(db: Database) -> None:
+    tid = await new_table(db)
+    await db.set_private_message(tid, 2, 2, 10)
+    await db.set_private_message(tid, 1, 1, 11)
+    await db.set_private_message(tid, 2, 2, 12)  # the hand was re-sent
+    assert await db.private_messages(tid) == [
+        PrivateMessage(tid, 1, 1, 11),
+        PrivateMessage(tid, 2, 2, 12),
+    ]
+    with pytest.raises(sqlite3.IntegrityError):  # foreign key: the table must exist
+        await db.set_private_message(999, 1, 1, 1)
+
+
+async def test_users_upsert_keeps_unspecified_fields(db: Database) -> None:
+    assert await db.get_user(5) is None
+    await db.upsert_user(5, "Carla")
+    u = await db.get_user(5)
+    assert u is not None and (u.name, u.lang, u.can_dm) == ("Carla", None, False)
+    await db.upsert_user(5, "Carla", lang="it", can_dm=True)
+    await db.upsert_user(5, "Carla B.")
+    u = await db.get_user(5)
+    assert u is not None and (u.name, u.lang, u.can_dm) == ("Carla B.", "it", True)
+    await db.upsert_user(5, "Carla B.", can_dm=False)
+    u = await db.get_user(5)
+    assert u is not None and (u.lang, u.can_dm) == ("it", False)
+
+
+async def test_chat_language(db: Database) -> None:
+    assert await db.chat_lang(CHAT) is None
+    await db.set_chat_lang(CHAT, "en")
+    await db.set_chat_lang(CHAT, "it")
+    assert await db.chat_lang(CHAT) == "it"
+    assert await db.league_epoch(CHAT) == 0
+
+
+# ---------------------------------------------------------------------- ledger (RULES §10)
+
+
+async def test_ledger_rejects_non_zero_sum(db: Database) -> None:
+    """RULES §10.1-10.2: every ledger write sums to zero; otherwise nothing is written."""
+    with pytest.raises(LedgerNotZeroSum):
+        await db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: 0}, {1: "A", 2: "B"}, T0)
+    assert await db.ledger_hands(CHAT) == []
+    assert await db.balances(CHAT) == []
+    with pytest.raises(ValueError):  # a missing name
+        await db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A"}, T0)
+    with pytest.raises(ValueError):  # a naive timestamp
+        await db.record_ledger(
+            CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0.replace(tzinfo=None)
+        )
+    assert await db.ledger_hands(CHAT) == []
+
+
+async def test_ledger_hand_written_once(db: Database) -> None:
+    """RULES §10.1: a hand's score changes are written once; a retry is a no-op."""
+    names = {1: "A", 2: "B"}
+    assert await db.record_ledger(CHAT, "t1:h0", 1, "due", {1: 1, 2: -1}, names, T0)
+    assert not await db.record_ledger(CHAT, "t1:h0", 1, "due", {1: -1, 2: 1}, names, T0)
+    assert [(b.user_id, b.balance) for b in await db.balances(CHAT)] == [(1, 1), (2, -1)]
+    await db.new_league(CHAT)  # not even in a later league
+    assert not await db.record_ledger(CHAT, "t1:h0", 1, "due", {1: 1, 2: -1}, names, T0)
+    assert await db.balances(CHAT) == []
+
+
+async def test_ledger_concurrent_double_write(db: Database) -> None:
+    """RULES §10.1: concurrent attempts at the same hand write it exactly once."""
+    deltas = {1: 2, 2: -1, 3: -1}
+    names = {1: "A", 2: "B", 3: "C"}
+    results = await asyncio.gather(
+        *(db.record_ledger(CHAT, "t9:h3", 9, "chiamata", deltas, names, T0) for _ in range(10))
+    )
+    assert sorted(results) == [False] * 9 + [True]
+    hands = await db.ledger_hands(CHAT)
+    assert len(hands) == 1 and hands[0].deltas == deltas
+    assert sum(b.balance for b in await db.balances(CHAT)) == 0
+
+
+async def test_ledger_concurrent_double_write_two_connections(db_url: str) -> None:
+    """Two connections (e.g. two bot processes) racing on one hand: written once."""
+    a, b = await Database.open(db_url), await Database.open(db_url)
+    try:
+        results = await asyncio.gather(
+            *(
+                d.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
+                for d in (a, b, a, b)
+            )
+        )
+        assert sorted(results) == [False, False, False, True]
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_epochs_keep_old_leagues(db: Database) -> None:
+    """RULES §10.4: a reset starts a new epoch; old entries stay readable, nothing deleted."""
+    names = {1: "A", 2: "B", 3: "C"}
+    await db.record_ledger(CHAT, "a", 1, "due", {1: 1, 2: -1}, names, T0)
+    await db.record_ledger(CHAT, "b", 1, "due", {1: 1, 3: -1}, names, T0 + timedelta(minutes=5))
+    assert await db.new_league(CHAT) == 1
+    assert await db.league_epoch(CHAT) == 1
+    assert await db.balances(CHAT) == []
+    assert await db.record_ledger(
+        CHAT, "c", 2, "due", {2: 1, 3: -1}, names, T0 + timedelta(hours=1)
+    )
+    assert [(b.user_id, b.balance) for b in await db.balances(CHAT)] == [(2, 1), (3, -1)]
+    assert [(b.user_id, b.balance) for b in await db.balances(CHAT, epoch=0)] == [
+        (1, 2),
+        (2, -1),
+        (3, -1),
+    ]
+    old = await db.ledger_hands(CHAT, epoch=0)
+    assert [(h.hand_key, h.epoch) for h in old] == [("a", 0), ("b", 0)]
+    assert [h.hand_key for h in await db.ledger_hands(CHAT)] == ["c"]
+    assert await db.new_league(CHAT) == 2
+    assert await db.new_league(CHAT + 5) == 1  # a chat never seen starts at 0
+
+
+async def test_balances_sorted_with_latest_names(db: Database) -> None:
+    """RULES §10.3: balances of the current league, highest first."""
+    await db.record_ledger(
+        CHAT,
+        "h1",
+        None,
+        "chiamata",
+        {1: 4, 2: -1, 3: -1, 4: -1, 5: -1},
+        {1: "Eva", 2: "Dario", 3: "Ciro", 4: "Bea", 5: "Aldo"},
+        T0,
+    )
+    await db.record_ledger(
+        CHAT,
+        "h2",
+        None,
+        "due",
+        {4: 1, 5: -1},
+        {4: "Beatrice", 5: "Aldo"},
+        T0 + timedelta(seconds=1),
+    )
+    await db.record_ledger(
+        CHAT, "h0", None, "due", {2: 1, 3: -1}, {2: "Dario", 3: "Ciro Old"}, T0 - timedelta(days=1)
+    )
+    assert await db.balances(CHAT) == [
+        Balance(1, "Eva", 4),
+        Balance(4, "Beatrice", 0),  # the name in the latest entry; ties sorted by name
+        Balance(2, "Dario", 0),
+        Balance(5, "Aldo", -2),
+        Balance(3, "Ciro", -2),  # "Ciro Old" came from an earlier hand
+    ]
+    await db.upsert_user(5, "Aldo R.")  # a known user's current name wins
+    assert (await db.balances(CHAT))[-2] == Balance(5, "Aldo R.", -2)
+    hands = await db.ledger_hands(CHAT)
+    assert [h.hand_key for h in hands] == ["h0", "h1", "h2"]  # by finished_at
+    assert hands[1].deltas == {1: 4, 2: -1, 3: -1, 4: -1, 5: -1}
+    assert hands[1].names[4] == "Bea" and hands[1].variant == "chiamata"
+    assert hands[1].finished_at == T0 and hands[1].finished_at.tzinfo is not None
+    assert await db.balances(CHAT + 1) == []
+
+
+async def test_save_move_writes_the_ledger_atomically(db: Database) -> None:
+    """RULES §10.1: the final move and its ledger entries commit together."""
+    tid = await new_table(db)
+    rec = LedgerRecord(CHAT, f"t{tid}:match", tid, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
+    bad = LedgerRecord(CHAT, f"t{tid}:match", tid, "due", {1: 1, 2: 0}, {1: "A", 2: "B"}, T0)
+    with pytest.raises(LedgerNotZeroSum):
+        await db.save_move(
+            tid,
+            0,
+            match_json="{}",
+            hand_json="{}",
+            status="finished",
+            move=Move(0, 0, 1),
+            ledger=bad,
+        )
+    assert (await db.get_table(tid)).status == "lobby"  # type: ignore[union-attr]
+    assert await db.moves(tid) == []
+    await db.save_move(
+        tid, 0, match_json="{}", hand_json="{}", status="finished", move=Move(0, 0, 1), ledger=rec
+    )
+    assert [h.hand_key for h in await db.ledger_hands(CHAT)] == [f"t{tid}:match"]
+    assert (await db.get_table(tid)).status == "finished"  # type: ignore[union-attr]
+
+
+async def test_ledger_cannot_be_rewritten(db_url: str) -> None:
+    """RULES §10.4: nothing is ever deleted silently (enforced by triggers)."""
+    async with await Database.open(db_url) as db:
+        await db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
+    with sqlite3.connect(sqlite_path(db_url)) as conn:
+        for sql in (
+            "DELETE FROM ledger_entries",
+            "UPDATE ledger_entries SET delta = 0",
+            "DELETE FROM ledger_hands",
+            "UPDATE ledger_hands SET epoch = 9",
+        ):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                conn.execute(sql)
+
+
+zero_sum_hand = st.lists(st.integers(-9, 9), min_size=1, max_size=5).map(lambda xs: [*xs, -sum(xs)])
+
+
+@settings(max_examples=25, deadline=None)
+@given(hands=st.lists(zero_sum_hand, min_size=1, max_size=8))
+def test_random_ledger_balances_sum_to_zero(hands: list[list[int]]) -> None:
+    """RULES §10.1-10.3: a ledger built from zero-sum hands has zero-sum balances, and
+    settle() clears them."""
+
+    async def run() -> None:
+        async with await Database.open("sqlite:///:memory:") as db:
+            for k, deltas in enumerate(hands):
+                by_user: dict[int, int] = {}
+                for seat, d in enumerate(deltas):  # user ids reused across hands
+                    by_user[(seat * 7 + k) % 6] = by_user.get((seat * 7 + k) % 6, 0) + d
+                names = {u: f"u{u}" for u in by_user}
+                await db.record_ledger(CHAT, f"h{k}", None, "x", by_user, names, T0)
+            balances = await db.balances(CHAT)
+            assert sum(b.balance for b in balances) == 0
+            left = {b.user_id: b.balance for b in balances}
+            for debtor, creditor, amount in settle(left):
+                left[debtor] += amount
+                left[creditor] -= amount
+            assert set(left.values()) <= {0}
+
+    asyncio.run(run())
+
+
+# ---------------------------------------------------------------------- export CLI
+
+
+def export_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_export_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["export", *argv])
+
+
+async def fill_ledger(url: str) -> None:
+    async with await Database.open(url) as db:
+        await db.record_ledger(CHAT, "t1:match", 1, "due", {1: 1, 2: -1}, {1: "Anna", 2: "Bo"}, T0)
+
+
+def test_export_json_and_csv(db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    asyncio.run(fill_ledger(db_url))
+    assert main_export(export_args("--chat", str(CHAT), "--database", db_url)) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data == {
+        "chat_id": CHAT,
+        "balances": [
+            {"user_id": 1, "name": "Anna", "balance": 1},
+            {"user_id": 2, "name": "Bo", "balance": -1},
+        ],
+        "hands": [
+            {
+                "finished_at": "2024-05-01T20:00:00+00:00",
+                "variant": "due",
+                "deltas": {"1": 1, "2": -1},
+                "hand_key": "t1:match",
+                "table_id": 1,
+            }
+        ],
+    }
+    assert (
+        main_export(export_args("--chat", str(CHAT), "--format", "csv", "--database", db_url)) == 0
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        "finished_at,hand_key,variant,user_id,name,delta",
+        "2024-05-01T20:00:00+00:00,t1:match,due,1,Anna,1",
+        "2024-05-01T20:00:00+00:00,t1:match,due,2,Bo,-1",
+    ]
+
+
+def test_export_uses_the_database_url_setting(
+    db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asyncio.run(fill_ledger(db_url))
+    monkeypatch.setenv("DATABASE_URL", db_url)
+    assert main_export(export_args("--chat", str(CHAT), "--format", "csv")) == 0
+    assert "t1:match" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("chat", ["abc", "12x", "", "1.5", "--"])
+def test_export_bad_chat_id(db_url: str, chat: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main_export(argparse.Namespace(chat=chat, format="json", database=db_url, epoch=None)) == 2
+    )
+    assert "chat id" in capsys.readouterr().err
+
+
+def test_export_unknown_chat_or_missing_database(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asyncio.run(fill_ledger(db_url))
+    assert main_export(export_args("--chat", "42", "--database", db_url)) == 2
+    assert "chat 42 is not in the database" in capsys.readouterr().err
+    missing = f"sqlite:///{tmp_path / 'nope.db'}"
+    assert main_export(export_args("--chat", "42", "--database", missing)) == 2
+    assert "no database file" in capsys.readouterr().err
+    assert not (tmp_path / "nope.db").exists()
+    assert main_export(export_args("--chat", "42", "--database", "mysql://x")) == 2
+    assert "not a SQLite URL" in capsys.readouterr().err
