@@ -30,12 +30,9 @@ def run_bot() -> int:
     if settings.bot_token is None or not settings.bot_token.get_secret_value().strip():
         print(NO_TOKEN_HELP, file=sys.stderr)
         return 2
-    print(
-        "The Telegram front end is not part of this build yet; "
-        "`python -m bot simulate` and `python -m bot play` work now.",
-        file=sys.stderr,
-    )
-    return 1
+    from bot.app import run
+
+    return run(settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,11 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///briscola.db"
     default_language: Literal["it", "en"] = "it"
     log_level: str = "INFO"
+    # Telegram's limits (PTB's AIORateLimiter); tests against the stand-in server raise them.
+    rate_per_second: float = 30.0
+    group_rate_per_minute: float = 20.0
+    group_edit_interval: float = 3.0  # seconds between two edits of a group's table message
+    bot_move_delay: float = 0.0  # seconds a computer player waits before moving
 
 
 NO_TOKEN_HELP = """\

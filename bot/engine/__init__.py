@@ -2,7 +2,7 @@
 
 from bot.engine.cards import DECK32, DECK40, DECK40_SOUTHERN, Deck
 from bot.engine.match import HandRecord, Match, first_dealer
-from bot.engine.observation import Observation, observe
+from bot.engine.observation import SPECTATOR, Observation, observe
 from bot.engine.options import (
     MATCH_FORMATS,
     VARIANTS,
@@ -34,6 +34,7 @@ __all__ = [
     "NAME_SUIT",
     "OVER",
     "PLAY",
+    "SPECTATOR",
     "VARIANTS",
     "Deck",
     "HandRecord",

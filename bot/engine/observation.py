@@ -91,13 +91,20 @@ class Observation:
         }
 
 
+SPECTATOR = -1
+"""`observe(state, SPECTATOR)`: what the whole table sees (the group's table message)."""
+
+
 def observe(state: HandState, seat: int) -> Observation:
     rules = state.rules
     n = rules.n_players
-    if not 0 <= seat < n:
+    if not SPECTATOR <= seat < n:
         raise ValueError(f"no seat {seat} at a table of {n}")
     side_of = rules.side_of
-    teammates = tuple(s for s in range(n) if s != seat and side_of[s] == side_of[seat])
+    spectator = seat == SPECTATOR
+    teammates = (
+        () if spectator else tuple(s for s in range(n) if s != seat and side_of[s] == side_of[seat])
+    )
     visible: dict[int, tuple[int, ...]] = {}
     talon_next = -1
     if rules.public_hands:  # §6.1
@@ -113,13 +120,16 @@ def observe(state: HandState, seat: int) -> Observation:
             visible[s] = tuple(state.hands[s])
 
     plays = _current_plays(state)
-    in_hand = len(state.hands[seat]) + sum(1 for p, _ in plays if p == seat)
+    own = () if spectator else state.hands[seat]
+    in_hand = len(own) + sum(1 for p, _ in plays if p == seat)
     last_trick = (
         state.phase == PLAY and state.talon_exhausted() and in_hand <= rules.plays_per_trick
     )
     my_side = side_of[seat]
     my_points: int | None = None
-    if rules.show_points or last_trick or state.phase > PLAY:
+    if spectator:
+        pass
+    elif rules.show_points or last_trick or state.phase > PLAY:
         if rules.chiamata:
             my_points = state.taken[seat]
         else:
@@ -141,7 +151,7 @@ def observe(state: HandState, seat: int) -> Observation:
         phase=PHASE_NAMES[state.phase],
         current=state.current,
         legal=tuple(state.legal_actions()) if state.current == seat else (),
-        hand=() if rules.blind else tuple(state.hands[seat]),
+        hand=() if rules.blind else tuple(own),
         hand_sizes=tuple(len(h) for h in state.hands),
         visible_hands=visible,
         talon_left=state.talon_left(),

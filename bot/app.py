@@ -1,0 +1,138 @@
+"""The composition root: builds the Application, registers handlers, opens the services in
+`post_init` and closes them in `post_shutdown` (the shape of PTB's rules-bot)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+from typing import Any
+
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+
+from bot.config import Settings
+from bot.i18n import COMMANDS
+from bot.service import TableService
+from bot.telegram_out import TelegramOutbox
+from storage import Database
+
+log = logging.getLogger(__name__)
+
+
+class JobTimers:
+    """Turn timers on PTB's JobQueue."""
+
+    def __init__(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        self.app = application
+
+    def start(self, table_id: int, seconds: float, token: str) -> None:
+        jq = self.app.job_queue
+        if jq is None:
+            return
+        self.cancel(table_id)
+        jq.run_once(_on_timer, when=seconds, data=(table_id, token), name=f"timer:{table_id}")
+
+    def cancel(self, table_id: int) -> None:
+        jq = self.app.job_queue
+        if jq is None:
+            return
+        for job in jq.get_jobs_by_name(f"timer:{table_id}"):
+            job.schedule_removal()
+
+
+async def _on_timer(context: ContextTypes.DEFAULT_TYPE) -> None:
+    job = context.job
+    if job is None or not isinstance(job.data, tuple):
+        return
+    table_id, token = job.data
+    service: TableService = context.application.bot_data["service"]
+    await service.timeout(table_id, token)
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=level)
+    # httpx logs every request URL, and the URL contains the bot token: keep it quiet.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+
+
+def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any, Any]:
+    from handlers import register
+
+    assert settings.bot_token is not None
+    application = (
+        ApplicationBuilder()
+        .token(settings.bot_token.get_secret_value())
+        .base_url(settings.telegram_base_url)
+        .rate_limiter(
+            AIORateLimiter(
+                overall_max_rate=settings.rate_per_second,
+                group_max_rate=settings.group_rate_per_minute,
+                max_retries=3,
+            )
+        )
+        .concurrent_updates(True)
+        .post_init(_post_init(settings))
+        .post_shutdown(_post_shutdown)
+        .build()
+    )
+    register(application)
+    return application
+
+
+def _post_init(settings: Settings) -> Any:
+    async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        db = await Database.open(settings.database_url)
+        me = await application.bot.get_me()
+        service_ref: list[TableService] = []
+
+        async def on_blocked(table: Any, user_id: int) -> None:
+            await service_ref[0].dm_blocked(table, user_id)
+
+        outbox = TelegramOutbox(
+            application.bot, db, group_interval=settings.group_edit_interval, on_blocked=on_blocked
+        )
+        service = TableService(
+            db,
+            outbox,
+            JobTimers(application),
+            me.username or "briscola_bot",
+            default_lang=settings.default_language,
+            bot_delay=settings.bot_move_delay,
+        )
+        service_ref.append(service)
+        application.bot_data.update(db=db, outbox=outbox, service=service)
+        await _set_commands(application)
+        restored = await service.restore()
+        log.info("bot @%s ready; %d unfinished tables restored", me.username, restored)
+
+    return post_init
+
+
+async def _set_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    for lang, commands in COMMANDS.items():
+        cmds = [BotCommand(c, d) for c, d in commands]
+        code = None if lang == "it" else lang
+        for scope in (BotCommandScopeDefault(), BotCommandScopeAllGroupChats()):
+            await application.bot.set_my_commands(cmds, scope=scope, language_code=code)
+
+
+async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    outbox = application.bot_data.get("outbox")
+    if outbox is not None:
+        await outbox.close()
+    db = application.bot_data.get("db")
+    if db is not None:
+        await db.close()
+    log.info("bot stopped")
+
+
+def run(settings: Settings) -> int:
+    configure_logging(settings.log_level)
+    application = build_application(settings)
+    application.run_polling(
+        allowed_updates=[Update.MESSAGE, Update.CALLBACK_QUERY],
+        stop_signals=(signal.SIGINT, signal.SIGTERM),
+        close_loop=False,
+    )
+    return 0

@@ -1,0 +1,543 @@
+"""The table service: what every handler calls. Locks, persists, runs computer players, renders.
+
+One lock per table. Every accepted action is written (snapshot + move log, and the ledger in
+the same transaction when a hand or match ends) before anything is shown. After a failed
+write the table is reloaded from the database, so memory never runs ahead of what is stored.
+Telegram is reached only through `Outbox` (rendering is coalesced there) and `Timers`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from bot.engine import VARIANTS, Options
+from bot.i18n import LANGS, t, variant_name
+from bot.ledger import hand_key, match_key, settle
+from bot.render_tg import (
+    SETTING_CHOICES,
+    Button,
+    Keyboard,
+    Rendered,
+    applicable_settings,
+    callback_data,
+    private_message,
+    settings_message,
+    table_message,
+    variant_picker,
+)
+from bot.tables import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
+from storage import Database, LedgerRecord, Move, StaleMove, TableExists, TableRow
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    user_id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a handler sends back: a message (commands) or a callback answer (buttons)."""
+
+    text: str
+    keyboard: Keyboard | None = None
+    alert: bool = False
+
+
+class Outbox(Protocol):
+    def show_table(self, table: Table, content: Rendered) -> None: ...
+
+    def show_private(self, table: Table, user_id: int, content: Rendered) -> None: ...
+
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None: ...
+
+    async def flush(self) -> None: ...
+
+
+class Timers(Protocol):
+    def start(self, table_id: int, seconds: float, token: str) -> None: ...
+
+    def cancel(self, table_id: int) -> None: ...
+
+
+class TableService:
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        timers: Timers,
+        bot_username: str,
+        default_lang: str = "it",
+        bot_delay: float = 0.0,
+    ) -> None:
+        self.db = db
+        self.out = outbox
+        self.timers = timers
+        self.bot_username = bot_username
+        self.default_lang = default_lang
+        self.bot_delay = bot_delay
+        self.tables: dict[int, Table] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._chat_locks: dict[int, asyncio.Lock] = {}
+        self._timer_tokens: dict[int, str] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _lock(self, table_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(table_id, asyncio.Lock())
+
+    async def chat_lang(self, chat_id: int) -> str:
+        return await self.db.chat_lang(chat_id) or self.default_lang
+
+    def _err(self, lang: str, exc: TableError) -> Reply:
+        return Reply(t(lang, exc.key, **exc.kw), alert=exc.key.startswith("err_option"))
+
+    async def _table_for_chat(self, chat_id: int) -> Table | None:
+        for table in self.tables.values():
+            if table.chat_id == chat_id and table.status in (LOBBY, PLAYING):
+                return table
+        return None
+
+    def _from_row(self, row: TableRow) -> Table:
+        return Table.restore(
+            table_id=row.table_id,
+            chat_id=row.chat_id,
+            creator_id=row.creator_id,
+            status=row.status,
+            lang=row.lang or self.default_lang,
+            options_json=row.options_json,
+            seats_json=row.seats_json,
+            match_json=row.match_json,
+            hand_json=row.hand_json,
+            move_no=row.move_no,
+            table_message_id=row.table_message_id,
+        )
+
+    async def _reload(self, table_id: int) -> Table | None:
+        row = await self.db.get_table(table_id)
+        if row is None:
+            self.tables.pop(table_id, None)
+            return None
+        table = self._from_row(row)
+        self.tables[table_id] = table
+        return table
+
+    def deep_link(self, table_id: int) -> str:
+        return f"https://t.me/{self.bot_username}?start=t{table_id}"
+
+    # ------------------------------------------------------------------ start-up
+
+    async def restore(self) -> int:
+        """Load every unfinished table and carry on (computer turns, timers, messages)."""
+        rows = await self.db.unfinished_tables()
+        for row in rows:
+            table = self._from_row(row)
+            self.tables[table.table_id] = table
+        for table in list(self.tables.values()):
+            async with self._lock(table.table_id):
+                if table.status == PLAYING:
+                    await self._advance(table)
+                self._render(table)
+        return len(rows)
+
+    # ------------------------------------------------------------------ lobby
+
+    async def new_table(
+        self, chat_id: int, person: Person, variant: str | None, is_group: bool
+    ) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        if not is_group:
+            return Reply(t(lang, "err_group_only"))
+        if variant is None:
+            picker = variant_picker(lang)
+            return Reply(picker.text, picker.keyboard)
+        variant = variant.strip().lower()
+        if variant not in VARIANTS:
+            return Reply(t(lang, "err_bad_variant", given=variant, variants=", ".join(VARIANTS)))
+        await self.db.upsert_user(person.user_id, person.name)
+        lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
+        async with lock:
+            existing = await self._table_for_chat(chat_id)
+            if existing is not None:
+                self._render(existing, resend=True)
+                return Reply(t(lang, "err_table_exists"))
+            table = Table(0, chat_id, person.user_id, Options.parse(variant), lang=lang)
+            table.join(person.user_id, person.name)
+            try:
+                row = await self.db.create_table(
+                    chat_id, person.user_id, variant, table.options_json(), table.seats_json(), lang
+                )
+            except TableExists:
+                return Reply(t(lang, "err_table_exists"))
+            table.table_id = row.table_id
+            table.move_no = row.move_no
+            self.tables[table.table_id] = table
+        self._render(table)
+        return Reply("")
+
+    async def _lobby_op(
+        self,
+        chat_id: int,
+        op: Callable[[Table], str],
+        *,
+        table_id: int | None = None,
+    ) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
+            return Reply(t(lang, "err_no_table"))
+        async with self._lock(table.table_id):
+            lang = table.lang
+            try:
+                msg = op(table)
+            except TableError as exc:
+                await self._reload(table.table_id)
+                return self._err(lang, exc)
+            row = await self.db.update_lobby(
+                table.table_id,
+                seats_json=table.seats_json(),
+                options_json=table.options_json(),
+                variant=table.options.variant,
+                status=table.status,
+            )
+            table.move_no = row.move_no
+            if table.status == PLAYING:
+                try:
+                    await self._save(table, None)  # the match and the dealt hand
+                except TableError as exc:
+                    return self._err(lang, exc)
+                await self._advance(table)
+            self._render(table)
+            if table.status == CANCELLED:
+                self.tables.pop(table.table_id, None)
+        return Reply(t(lang, msg) if msg else "")
+
+    async def join(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
+        await self.db.upsert_user(person.user_id, person.name)
+        reply = await self._lobby_op(
+            chat_id,
+            lambda tb: (tb.join(person.user_id, person.name), "ok_joined")[1],
+            table_id=table_id,
+        )
+        user = await self.db.get_user(person.user_id)
+        if reply.text and user is not None and not user.can_dm:
+            table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+            if table is not None and table.seat_of(person.user_id) is not None:
+                lang = table.lang
+                link = [[Button(t(lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
+                return Reply(reply.text, link)
+        return reply
+
+    async def leave(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
+        def op(tb: Table) -> str:
+            playing = tb.status == PLAYING
+            tb.leave(person.user_id)
+            return "ok_left_playing" if playing else "ok_left"
+
+        return await self._lobby_op(chat_id, op, table_id=table_id)
+
+    async def add_bot(self, chat_id: int, level: str, table_id: int | None = None) -> Reply:
+        return await self._lobby_op(
+            chat_id, lambda tb: (tb.add_bot(level.strip().lower()), "")[1], table_id=table_id
+        )
+
+    async def set_option(
+        self,
+        chat_id: int,
+        person: Person,
+        key: str,
+        value: str,
+        table_id: int | None = None,
+        *,
+        is_admin: bool = False,
+    ) -> Reply:
+        def op(tb: Table) -> str:
+            if person.user_id != tb.creator_id and not is_admin:
+                raise TableError("err_not_allowed")
+            if tb.status != LOBBY:
+                raise TableError("err_started")
+            if key == "timer":
+                if value not in SETTING_CHOICES["timer"]:
+                    raise TableError("err_option", reason=f"timer: {value}")
+                tb.timer = int(value)
+            elif key not in applicable_settings(tb.options):
+                raise TableError("err_option", reason=f"{key}")
+            else:
+                tb.set_option(key, value)
+            return "ok_option"
+
+        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if table is not None and table.status == LOBBY and reply.text == t(table.lang, "ok_option"):
+            self.out.show_table(table, settings_message(table, table.lang))
+        return reply
+
+    async def show_settings(self, chat_id: int, table_id: int | None = None) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if table is None or table.chat_id != chat_id:
+            return Reply(t(lang, "err_no_table"))
+        if table.status != LOBBY:
+            return Reply(t(table.lang, "err_started"))
+        self.out.show_table(table, settings_message(table, table.lang))
+        return Reply("")
+
+    async def back_to_lobby(self, chat_id: int, table_id: int) -> Reply:
+        table = self.tables.get(table_id)
+        if table is None or table.chat_id != chat_id:
+            return Reply(t(await self.chat_lang(chat_id), "err_no_table"))
+        self._render(table)
+        return Reply("")
+
+    async def start(
+        self,
+        chat_id: int,
+        person: Person,
+        *,
+        is_admin: bool,
+        fill: bool = False,
+        table_id: int | None = None,
+    ) -> Reply:
+        def op(tb: Table) -> str:
+            if person.user_id != tb.creator_id and not is_admin:
+                raise TableError("err_not_allowed")
+            if fill:
+                while len(tb.seats) < tb.n_players:
+                    tb.add_bot("simple")
+            tb.start(secrets.token_hex(8))
+            return ""
+
+        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        return reply
+
+    async def cancel(
+        self, chat_id: int, person: Person, *, is_admin: bool, table_id: int | None = None
+    ) -> Reply:
+        def op(tb: Table) -> str:
+            if person.user_id != tb.creator_id and not is_admin:
+                raise TableError("err_not_allowed")
+            tb.cancel()
+            self.timers.cancel(tb.table_id)
+            return "cancelled"
+
+        return await self._lobby_op(chat_id, op, table_id=table_id)
+
+    # ------------------------------------------------------------------ play
+
+    async def act(
+        self, person: Person, table_id: int, hand_index: int, stamp: int, action: int
+    ) -> Reply:
+        table = self.tables.get(table_id)
+        if table is None:
+            row = await self.db.get_table(table_id)
+            lang = (row.lang if row else None) or self.default_lang
+            return Reply(t(lang, "err_hand_over"))
+        async with self._lock(table_id):
+            table = self.tables.get(table_id)
+            if table is None:
+                return Reply(t(self.default_lang, "err_hand_over"))
+            lang = table.lang
+            try:
+                seat = table.check_action(person.user_id, hand_index, stamp, action)
+                await self._move(table, seat, action, person.user_id)
+            except TableError as exc:
+                return self._err(lang, exc)
+            await self._advance(table)
+            self._render(table)
+        return Reply(t(lang, "ok_played"))
+
+    async def timeout(self, table_id: int, token: str) -> None:
+        """The turn timer ran out: the computer plays this one move for the person."""
+        async with self._lock(table_id):
+            table = self.tables.get(table_id)
+            if table is None or self._timer_tokens.get(table_id) != token:
+                return
+            if table.status != PLAYING or table.hand is None or table.hand.is_terminal():
+                return
+            seat = table.hand.current
+            try:
+                await self._move(table, seat, table.bot_action(seat, "simple"), None)
+            except TableError:
+                return
+            await self._advance(table)
+            self._render(table)
+
+    async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
+        table = self.tables.get(table_id)
+        if table is None:
+            return Reply(t(self.default_lang, "err_hand_over"))
+        async with self._lock(table_id):
+            lang = table.lang
+            if table.seat_of(person.user_id) is None:
+                return Reply(t(lang, "err_not_your_table"))
+            if table.hand is None or table.hand.hand_index != hand_index:
+                return Reply(t(lang, "err_stale"))
+            try:
+                table.next_hand()
+            except TableError as exc:
+                return self._err(lang, exc)
+            await self._save(table, None)
+            await self._advance(table)
+            self._render(table)
+        return Reply(t(lang, "ok_played"))
+
+    async def _move(self, table: Table, seat: int, action: int, user_id: int | None) -> None:
+        assert table.hand is not None
+        table.apply(seat, action)
+        await self._save(table, Move(table.hand.hand_index, seat, action, user_id))
+
+    async def _save(self, table: Table, move: Move | None) -> None:
+        """Persist the table after a change; a finished hand writes the ledger in the same
+        transaction. On any failure the table is reloaded from the database and the error
+        is raised as a TableError (the action is refused, nothing is half-written)."""
+        ledger = None
+        if table.hand is not None and table.hand.is_terminal() and move is not None:
+            deltas = table.finish_hand()
+            if deltas:
+                key = (
+                    hand_key(table.table_id, table.hand.hand_index)
+                    if table.options.rules().chiamata
+                    else match_key(table.table_id)
+                )
+                names = {s.ledger_id(): s.name for s in table.seats}
+                ledger = LedgerRecord(
+                    chat_id=table.chat_id,
+                    hand_key=key,
+                    table_id=table.table_id,
+                    variant=table.options.variant,
+                    deltas=deltas,
+                    names={k: names[k] for k in deltas},
+                    finished_at=datetime.now(UTC),
+                )
+        try:
+            table.move_no = await self.db.save_move(
+                table.table_id,
+                table.move_no,
+                match_json=table.match_json(),
+                hand_json=table.hand_json(),
+                status=table.status,
+                move=move,
+                ledger=ledger,
+            )
+        except StaleMove:
+            log.warning("table %s: stale write, reloading", table.table_id)
+            await self._reload(table.table_id)
+            raise TableError("err_busy") from None
+        except Exception:
+            log.exception("table %s: write failed, reloading", table.table_id)
+            await self._reload(table.table_id)
+            raise TableError("err_busy") from None
+
+    async def _advance(self, table: Table) -> None:
+        """Computer players move until a person must act or the hand ends; then the timer."""
+        while (seat := table.bot_to_act()) is not None:
+            if self.bot_delay:
+                await asyncio.sleep(self.bot_delay)
+            await self._move(table, seat, table.bot_action(seat), None)
+        self.timers.cancel(table.table_id)
+        self._timer_tokens.pop(table.table_id, None)
+        if (
+            table.timer
+            and table.status == PLAYING
+            and table.hand is not None
+            and not table.hand.is_terminal()
+        ):
+            token = secrets.token_hex(4)
+            self._timer_tokens[table.table_id] = token
+            self.timers.start(table.table_id, table.timer, token)
+        if table.status in (FINISHED, CANCELLED):
+            self.tables.pop(table.table_id, None)
+
+    def _render(self, table: Table, resend: bool = False) -> None:
+        lang = table.lang
+        self.out.show_table(table, table_message(table, lang))
+        if table.status in (PLAYING, FINISHED) and table.hand is not None:
+            for seat, s in enumerate(table.seats):
+                if s.user_id is not None and not s.is_bot:
+                    self.out.show_private(table, s.user_id, private_message(table, seat, lang))
+
+    # ------------------------------------------------------------------ private chat
+
+    async def private_start(self, person: Person, payload: str) -> Reply:
+        await self.db.upsert_user(person.user_id, person.name, can_dm=True)
+        user = await self.db.get_user(person.user_id)
+        lang = (user.lang if user else None) or self.default_lang
+        if payload.startswith("t") and payload[1:].isdigit():
+            table = self.tables.get(int(payload[1:]))
+            if table is None:
+                return Reply(t(lang, "err_hand_over"))
+            lang = table.lang
+            if table.seat_of(person.user_id) is None:
+                reply = await self.join(table.chat_id, person, table.table_id)
+                if table.seat_of(person.user_id) is None:
+                    return reply
+            async with self._lock(table.table_id):
+                self._render(table)
+            return Reply(t(lang, "start_seated"))
+        return Reply(t(lang, "start_private"))
+
+    async def dm_blocked(self, table: Table, user_id: int) -> None:
+        """A private message was refused (the person never started the bot)."""
+        seat = table.seat_of(user_id)
+        name = table.seats[seat].name if seat is not None else str(user_id)
+        kb = [[Button(t(table.lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
+        await self.out.say(table.chat_id, t(table.lang, "dm_blocked", who=name), kb)
+        await self.db.upsert_user(user_id, name, can_dm=False)
+
+    # ------------------------------------------------------------------ ledger and language
+
+    async def score(self, chat_id: int) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        balances = await self.db.balances(chat_id)
+        if not balances:
+            return Reply(t(lang, "err_no_ledger"))
+        lines = [t(lang, "score_title")]
+        names = {b.user_id: b.name for b in balances}
+        for b in balances:
+            lines.append(t(lang, "score_row", name=b.name, balance=f"{b.balance:+d}"))
+        payments = settle({b.user_id: b.balance for b in balances})
+        lines.append("")
+        lines.append(t(lang, "settle_title"))
+        if not payments:
+            lines.append(t(lang, "settle_none"))
+        for debtor, creditor, amount in payments:
+            lines.append(
+                t(lang, "settle_row", debtor=names[debtor], creditor=names[creditor], amount=amount)
+            )
+        return Reply("\n".join(lines))
+
+    async def set_lang(self, chat_id: int, user_id: int, lang: str, is_group: bool) -> Reply:
+        lang = lang.strip().lower()
+        if lang not in LANGS:
+            return Reply(t(await self.chat_lang(chat_id), "err_bad_lang"))
+        if is_group:
+            await self.db.set_chat_lang(chat_id, lang)
+            table = await self._table_for_chat(chat_id)
+            if table is not None:
+                async with self._lock(table.table_id):
+                    table.lang = lang
+                    await self.db.update_lobby(table.table_id, lang=lang)
+                    self._render(table)
+        else:
+            await self.db.upsert_user(user_id, str(user_id), lang=lang)
+            await self.db.set_chat_lang(chat_id, lang)
+        return Reply(t(lang, "ok_lang"))
+
+    async def help(self, chat_id: int) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        names = ", ".join(f"{v} ({variant_name(lang, v)})" for v in VARIANTS)
+        return Reply(t(lang, "help", variants=names))
+
+    async def rules(self, chat_id: int) -> Reply:
+        return Reply(t(await self.chat_lang(chat_id), "rules"))
+
+
+__all__ = ["Outbox", "Person", "Reply", "TableService", "Timers", "callback_data"]

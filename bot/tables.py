@@ -1,0 +1,296 @@
+"""A table in a group: lobby, seats, the match in play. Pure: no I/O, no Telegram.
+
+The service (`bot.service`) locks, persists and renders around these operations. Every
+operation either succeeds or raises `TableError` with a message key (see `bot.i18n`) and
+leaves the table unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bot.engine import HandState, IllegalAction, Match, Options, OptionsError
+from bot.engine import actions as A
+from bot.players import PLAYERS, make_player
+
+Status = Literal["lobby", "playing", "finished", "cancelled"]
+LOBBY: Status = "lobby"
+PLAYING: Status = "playing"
+FINISHED: Status = "finished"
+CANCELLED: Status = "cancelled"
+
+DEFAULT_LEVEL = "simple"
+BOT_USER_BASE = -1000  # ledger ids of computer players: one per level, negative
+
+
+class TableError(Exception):
+    """An operation refused. `key` names the message in `bot.i18n`; `kw` fills it in."""
+
+    def __init__(self, key: str, **kw: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.kw = kw
+
+
+@dataclass
+class Seat:
+    user_id: int | None  # the person who owns the seat (ledger), None for a computer player
+    name: str
+    level: str | None = None  # a computer player's level while one plays the seat
+
+    @property
+    def is_bot(self) -> bool:
+        return self.level is not None
+
+    def ledger_id(self) -> int:
+        if self.user_id is not None:
+            return self.user_id
+        return BOT_USER_BASE - sorted(PLAYERS).index(self.level or DEFAULT_LEVEL)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "name": self.name, "level": self.level}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Seat:
+        return cls(d["user_id"], d["name"], d.get("level"))
+
+
+@dataclass
+class Table:
+    table_id: int
+    chat_id: int
+    creator_id: int
+    options: Options
+    seats: list[Seat] = field(default_factory=list)
+    status: Status = LOBBY
+    lang: str = "it"
+    timer: int = 0  # seconds a person has to act before a computer plays for them; 0 = off
+    match: Match | None = None
+    hand: HandState | None = None
+    move_no: int = 0  # the stored version (storage bumps it on every write)
+    table_message_id: int | None = None
+    seed: str = ""
+    last_events: list[str] = field(default_factory=list)  # for rendering, not persisted
+
+    # ------------------------------------------------------------------ lobby
+
+    def turn_start(self) -> int:
+        """Hand actions taken when the seat to act began its turn: bid buttons carry it, so a
+        button from an earlier turn is stale."""
+        if self.hand is None:
+            return 0
+        k = len(self.hand.actions)
+        while k and self.hand.actions[k - 1][0] == self.hand.current:
+            k -= 1
+        return k
+
+    @property
+    def n_players(self) -> int:
+        return self.options.rules().n_players
+
+    def seat_of(self, user_id: int) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s.user_id == user_id:
+                return i
+        return None
+
+    def _require_lobby(self) -> None:
+        if self.status != LOBBY:
+            raise TableError("err_started")
+
+    def join(self, user_id: int, name: str) -> int:
+        self._require_lobby()
+        seat = self.seat_of(user_id)
+        if seat is not None:
+            self.seats[seat].name = name
+            raise TableError("err_already_seated")
+        if len(self.seats) >= self.n_players:
+            raise TableError("err_full", n=self.n_players)
+        self.seats.append(Seat(user_id, name))
+        return len(self.seats) - 1
+
+    def leave(self, user_id: int) -> None:
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise TableError("err_not_seated")
+        if self.status == LOBBY:
+            del self.seats[seat]
+            return
+        if self.status != PLAYING:
+            raise TableError("err_no_table")
+        if self.seats[seat].is_bot:
+            raise TableError("err_already_left")
+        self.seats[seat].level = DEFAULT_LEVEL  # a computer plays on; the owner keeps the ledger
+
+    def add_bot(self, level: str) -> int:
+        self._require_lobby()
+        if level not in PLAYERS:
+            raise TableError("err_bad_level", levels=", ".join(sorted(PLAYERS)))
+        if len(self.seats) >= self.n_players:
+            raise TableError("err_full", n=self.n_players)
+        number = sum(1 for s in self.seats if s.is_bot) + 1
+        self.seats.append(Seat(None, f"🤖 {level} {number}", level))
+        return len(self.seats) - 1
+
+    def set_options(self, options: Options) -> None:
+        self._require_lobby()
+        if options.rules().n_players < len(self.seats):
+            raise TableError("err_too_many_seated", n=options.rules().n_players)
+        self.options = options
+
+    def set_option(self, key: str, value: str) -> None:
+        data = self.options.explicit()
+        variant = data.pop("variant")
+        if value == "default":
+            data.pop(key, None)
+        else:
+            data[key] = value
+        try:
+            options = Options.parse(variant, data)
+        except OptionsError as exc:
+            raise TableError("err_option", reason=str(exc)) from None
+        self.set_options(options)
+
+    def start(self, seed: str) -> None:
+        self._require_lobby()
+        if len(self.seats) < self.n_players:
+            raise TableError("err_not_enough", n=self.n_players, have=len(self.seats))
+        self.status = PLAYING
+        self.seed = seed
+        self.match = Match(self.options, seed)
+        self._deal()
+
+    def _deal(self) -> None:
+        assert self.match is not None
+        self.hand = self.match.deal()
+
+    # ------------------------------------------------------------------ play
+
+    def check_action(self, user_id: int, hand_index: int, stamp: int, action: int) -> int:
+        """The seat that may take `action` now, or TableError saying why not. Buttons carry
+        the hand index (card buttons) and the turn's start (bid buttons)."""
+        if self.status != PLAYING or self.hand is None:
+            raise TableError("err_hand_over")
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise TableError("err_not_your_table")
+        if hand_index != self.hand.hand_index or self.hand.is_terminal():
+            raise TableError("err_hand_over")
+        if self.hand.current != seat:
+            raise TableError("err_not_your_turn")
+        if not A.is_card(action) and stamp != self.turn_start():
+            raise TableError("err_stale")
+        if A.is_card(action) and action not in self.hand.hands[seat]:
+            raise TableError("err_stale")
+        return seat
+
+    def apply(self, seat: int, action: int) -> None:
+        """Apply a move for `seat` (a person's, or a computer's). Raises TableError."""
+        assert self.hand is not None
+        try:
+            self.hand.apply(action, seat)
+        except IllegalAction as exc:
+            raise TableError("err_illegal", reason=str(exc)) from None
+
+    def bot_to_act(self) -> int | None:
+        """The seat to act if a computer plays it now, else None."""
+        if self.status != PLAYING or self.hand is None or self.hand.is_terminal():
+            return None
+        seat = self.hand.current
+        return seat if self.seats[seat].is_bot else None
+
+    def bot_action(self, seat: int, level: str | None = None) -> int:
+        """What the computer player for `seat` plays now (also the turn-timer takeover)."""
+        assert self.hand is not None
+        player = make_player(
+            level or self.seats[seat].level or DEFAULT_LEVEL,
+            f"{self.seed}:{self.hand.hand_index}:{len(self.hand.actions)}",
+        )
+        return player.act(self.hand.observation(seat))
+
+    def finish_hand(self) -> dict[int, int]:
+        """Record the finished hand in the match. Returns the ledger deltas per ledger id to
+        write now (chiamata: every hand, §10.1; other variants: when the match ends, §10.2)."""
+        assert self.match is not None and self.hand is not None and self.hand.is_terminal()
+        self.match.record(self.hand)
+        deltas: tuple[int, ...] = ()
+        if self.options.rules().chiamata:
+            deltas = self.match.records[-1].deltas
+        elif self.match.over:
+            deltas = self.match.ledger_deltas()
+        if self.match.over:
+            self.status = FINISHED
+        return self.ledger_deltas(deltas)
+
+    def ledger_deltas(self, deltas: tuple[int, ...]) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for seat, d in enumerate(deltas):
+            lid = self.seats[seat].ledger_id()
+            out[lid] = out.get(lid, 0) + d
+        return {k: v for k, v in out.items() if v} if any(deltas) else {}
+
+    def next_hand(self) -> None:
+        if self.status != PLAYING or self.hand is None or not self.hand.is_terminal():
+            raise TableError("err_no_next")
+        self._deal()
+
+    def cancel(self) -> None:
+        if self.status not in (LOBBY, PLAYING):
+            raise TableError("err_no_table")
+        self.status = CANCELLED
+
+    # ------------------------------------------------------------------ persistence
+
+    def seats_json(self) -> str:
+        return json.dumps(
+            {"seats": [s.to_json() for s in self.seats], "timer": self.timer, "seed": self.seed}
+        )
+
+    def options_json(self) -> str:
+        return json.dumps(self.options.explicit())
+
+    def match_json(self) -> str | None:
+        return None if self.match is None else json.dumps(self.match.to_dict())
+
+    def hand_json(self) -> str | None:
+        return None if self.hand is None else json.dumps(self.hand.to_dict())
+
+    @classmethod
+    def restore(
+        cls,
+        *,
+        table_id: int,
+        chat_id: int,
+        creator_id: int,
+        status: Status,
+        lang: str,
+        options_json: str,
+        seats_json: str,
+        match_json: str | None,
+        hand_json: str | None,
+        move_no: int,
+        table_message_id: int | None,
+    ) -> Table:
+        opts = json.loads(options_json)
+        variant = opts.pop("variant")
+        extra = json.loads(seats_json)
+        t = cls(
+            table_id=table_id,
+            chat_id=chat_id,
+            creator_id=creator_id,
+            options=Options.parse(variant, opts),
+            seats=[Seat.from_json(s) for s in extra["seats"]],
+            status=status,
+            lang=lang,
+            timer=extra.get("timer", 0),
+            move_no=move_no,
+            table_message_id=table_message_id,
+            seed=extra.get("seed", ""),
+        )
+        if match_json:
+            t.match = Match.from_dict(json.loads(match_json))
+        if hand_json:
+            t.hand = HandState.from_dict(json.loads(hand_json))
+        return t

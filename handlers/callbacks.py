@@ -1,0 +1,97 @@
+"""Button taps. The data names the table and the action; the actor is always the tapping user.
+Every query is answered exactly once, whatever happens."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from bot.i18n import t
+from bot.service import Reply
+from handlers.common import is_admin, is_group, person, service
+
+log = logging.getLogger(__name__)
+
+
+async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    query = update.callback_query
+    if query is None:
+        return
+    reply = Reply(t("it", "err_bad_data"), alert=False)
+    try:
+        reply = await _dispatch(update, context)
+    except Exception:
+        log.exception("callback %r failed", query.data)
+        reply = Reply(t("it", "err_busy"))
+    finally:
+        try:
+            await query.answer(reply.text[:200] or None, show_alert=reply.alert)
+        except Exception as exc:  # an expired query cannot be answered; nothing else to do
+            log.info("answering a callback failed: %s", exc)
+
+
+def _ints(parts: list[str]) -> list[int] | None:
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        return None
+
+
+async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply:
+    query = update.callback_query
+    assert query is not None
+    user = query.from_user
+    svc = service(context)
+    data = query.data or ""
+    parts = data.split(":")
+    kind = parts[0]
+    chat = query.message.chat if query.message is not None else None
+    bad = Reply(t(svc.default_lang, "err_bad_data"))
+    who = person(user)
+    if kind == "a" and len(parts) == 5:
+        nums = _ints(parts[1:])
+        if nums is None:
+            return bad
+        table_id, hand_index, stamp, action = nums
+        return await svc.act(who, table_id, hand_index, stamp, action)
+    if kind == "n" and len(parts) == 3:
+        nums = _ints(parts[1:])
+        if nums is None:
+            return bad
+        return await svc.next_hand(who, nums[0], nums[1])
+    if chat is None:
+        return bad
+    if kind == "v" and len(parts) == 2:
+        return await svc.new_table(chat.id, who, parts[1], is_group(chat))
+    if kind == "l" and len(parts) == 3:
+        ids = _ints(parts[1:2])
+        if ids is None:
+            return bad
+        table_id, op = ids[0], parts[2]
+        if op == "join":
+            return await svc.join(chat.id, who, table_id)
+        if op == "leave":
+            return await svc.leave(chat.id, who, table_id)
+        if op == "bot":
+            return await svc.add_bot(chat.id, "simple", table_id)
+        if op == "settings":
+            return await svc.show_settings(chat.id, table_id)
+        if op == "back":
+            return await svc.back_to_lobby(chat.id, table_id)
+        if op in ("go", "fill", "cancel"):
+            admin = await is_admin(context, chat.id, user.id)
+            if op == "cancel":
+                return await svc.cancel(chat.id, who, is_admin=admin, table_id=table_id)
+            return await svc.start(
+                chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id
+            )
+        return bad
+    if kind == "s" and len(parts) == 4:
+        ids = _ints(parts[1:2])
+        if ids is None:
+            return bad
+        admin = await is_admin(context, chat.id, user.id)
+        return await svc.set_option(chat.id, who, parts[2], parts[3], ids[0], is_admin=admin)
+    return bad

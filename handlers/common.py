@@ -1,0 +1,41 @@
+"""What the handlers share: the service, the person, admin checks, sending a reply."""
+
+from __future__ import annotations
+
+from telegram import Chat, Update, User
+from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from bot.service import Person, Reply, TableService
+from bot.telegram_out import markup
+
+
+def service(context: ContextTypes.DEFAULT_TYPE) -> TableService:
+    svc: TableService = context.application.bot_data["service"]
+    return svc
+
+
+def person(user: User) -> Person:
+    return Person(user.id, user.full_name or user.username or str(user.id))
+
+
+def is_group(chat: Chat) -> bool:
+    return chat.type in (Chat.GROUP, Chat.SUPERGROUP)
+
+
+async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def send(update: Update, reply: Reply) -> None:
+    """Reply to a command in its chat (nothing when the service has nothing to say)."""
+    if not reply.text or update.effective_chat is None:
+        return
+    await update.effective_chat.send_message(
+        reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.keyboard)
+    )
