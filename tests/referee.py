@@ -208,6 +208,8 @@ def _check_auction(
     by_points = opts.get("auction") == "points"
     overbid = opts.get("overbid", True)
     order = [1, 3, 10, 9, 8, 7, 6, 5, 4, 2]  # §7.2 descending rank
+    if opts.get("southern"):
+        order = [1, 3, 10, 8, 9, 7, 6, 5, 4, 2]  # §1.3: the Jack above the Queen
     passed: set[int] = set()
     turn = (dealer + 1) % n
     last_rank: int | None = None

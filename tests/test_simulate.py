@@ -20,6 +20,7 @@ COMBOS = [(v, {}) for v in VARIANTS] + [
     ("sei", {"teams": "threes"}),
     ("sei", {"signals": "true"}),
     ("chiamata", {"overbid": "false"}),
+    ("chiamata", {"deck": "french", "southern": "true"}),
     ("chiamata", {"carichi": "true"}),
     ("chiamata", {"auction": "points"}),
     ("chiamata", {"lead": "caller", "cappotto": "all_tricks"}),

@@ -38,7 +38,15 @@ def is_bid(action: int) -> bool:
 
 
 def describe(action: int, deck: Deck) -> str:
-    """Short text for logs and the terminal: ``1D``, ``call Re``, ``Due a 64``, ``pass``..."""
+    """Short text for logs and the terminal: ``1D``, ``call Re``, ``Due a 64``, ``pass``...
+    Never raises: a number that names nothing is described as such."""
+    try:
+        return _describe(action, deck)
+    except (IndexError, KeyError):
+        return f"action {action}"
+
+
+def _describe(action: int, deck: Deck) -> str:
     if is_card(action):
         return deck.label(action)
     if BLIND <= action < CALL_RANK:

@@ -89,6 +89,16 @@ class Deck:
     def label(self, card: int) -> str:
         return self.symbols[card]
 
+    def auction_ranks(self) -> tuple[int, ...]:
+        """Italian numbers from the strongest to the weakest, as this deck ranks them: the
+        chiamata auction's order (§7.2; `southern` puts the Fante above the Cavallo, §1.3)."""
+        numbers = sorted({self.number[c] for c in range(self.size)})
+        return tuple(sorted(numbers, key=lambda n: -self.rank_power(n)))
+
+    def rank_power(self, number: int) -> int:
+        """Trick strength of an Italian number in this deck (suit-independent)."""
+        return self.strength[self.number.index(number)]
+
     def cards_of_number(self, number: int) -> tuple[int, ...]:
         return tuple(c for c in range(self.size) if self.number[c] == number)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bot.engine import actions as A
-from bot.engine.cards import AUCTION_RANKS, card_id
+from bot.engine.cards import card_id
 from bot.engine.options import Options, Rules
 
 if TYPE_CHECKING:
@@ -30,8 +30,6 @@ PLAY = 3
 OVER = 4
 PHASE_NAMES = ("auction", "name_suit", "call_card", "play", "over")
 
-# Trick strength of each Italian number (for "strictly lower" in the rank auction, §7.2).
-_RANK_POWER = {n: 10 - i for i, n in enumerate(AUCTION_RANKS)}
 _SIGNAL_OF_NUMBER = {n: k for k, n in enumerate(A.SIGNAL_NUMBERS)}
 
 
@@ -340,8 +338,10 @@ class HandState:
         if self.rank_bid == 2:  # after the Two: "Due a 62 .. 120" (§7.3)
             low = max(62, self.points_bid + 1)
             return [A.PASS, *(A.BID_POINTS + p for p in range(low, 121))]
-        top = _RANK_POWER[self.rank_bid] if self.rank_bid else 11
-        legal = [A.PASS, *(A.CALL_RANK + n for n in AUCTION_RANKS if _RANK_POWER[n] < top)]
+        deck = rules.deck
+        top = deck.rank_power(self.rank_bid) if self.rank_bid else 99
+        ranks = deck.auction_ranks()
+        legal = [A.PASS, *(A.CALL_RANK + n for n in ranks if deck.rank_power(n) < top)]
         if rules.carichi:
             legal.append(A.CARICHI)
         return legal

@@ -12,10 +12,8 @@ from __future__ import annotations
 import random
 
 from bot.engine import actions as A
-from bot.engine.cards import AUCTION_RANKS, card_id
+from bot.engine.cards import card_id
 from bot.engine.observation import Observation
-
-_POWER = {n: 10 - i for i, n in enumerate(AUCTION_RANKS)}  # Asso 10 .. Due 1
 
 
 class SimplePlayer:
@@ -98,7 +96,7 @@ class SimplePlayer:
 
     def _missing_ranks(self, obs: Observation, s: int) -> list[int]:
         held = set(obs.hand)
-        return [n for n in AUCTION_RANKS if card_id(n, s) not in held]
+        return [n for n in obs.rules.deck.auction_ranks() if card_id(n, s) not in held]
 
     def _bid(self, obs: Observation) -> int:
         legal = set(obs.legal)
@@ -113,7 +111,7 @@ class SimplePlayer:
             return A.PASS
         floor = max(1, min(10, 11 - (rating - 20) // 5))  # weakest rank power it dares call
         for n in self._missing_ranks(obs, s):
-            if _POWER[n] < floor:
+            if obs.rules.deck.rank_power(n) < floor:
                 break
             if A.CALL_RANK + n in legal:
                 return A.CALL_RANK + n
@@ -134,7 +132,7 @@ class SimplePlayer:
     def _card_to_call(self, obs: Observation) -> int:
         s, _ = self._best_suit(obs)
         missing = self._missing_ranks(obs, s)
-        return card_id(missing[0] if missing else AUCTION_RANKS[0], s)
+        return card_id(missing[0] if missing else 1, s)
 
 
 def _friends(obs: Observation) -> set[int]:
