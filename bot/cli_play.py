@@ -30,7 +30,7 @@ _QUIT_WORDS = frozenset({"q", "quit", "exit", "esci"})
 
 _MSG: dict[str, dict[str, str]] = {
     "it": {
-        "intro": "{variant} · seme {seed} · avversari: {players}{opts}",
+        "intro": "{variant} · codice partita {seed} · avversari: {players}{opts}",
         "intro_seat": "Giochi al posto {n}. Scrivi il numero della scelta; q per uscire.",
         "empty": "Non hai scritto niente: scrivi un numero da 1 a {k}.",
         "nan": "{text!r} non è un numero: scrivi un numero da 1 a {k}.",

@@ -582,7 +582,7 @@ def test_main_play_runs_run_play(
     args = _parser().parse_args(["play", "--seed", "4", "--option", "match=single"])
     assert main_play(args) == 0
     out = capsys.readouterr().out
-    assert "seme 4" in out and ("Partita finita" in out or "Partita interrotta" in out)
+    assert "codice partita 4" in out and ("Partita finita" in out or "Partita interrotta" in out)
     # no seed: a random one is drawn and printed so the deal can be replayed
     monkeypatch.setattr("builtins.input", lambda prompt="": "q")
     random.seed(0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -28,29 +28,9 @@ Variant = Literal[
     "briskula32",
     "doppia",
 ]
-VARIANTS: tuple[str, ...] = (
-    "due",
-    "tre",
-    "quattro",
-    "sei",
-    "chiamata",
-    "chiamata4",
-    "briscolone",
-    "scoperta",
-    "coperta",
-    "briskula32",
-    "doppia",
-)
+VARIANTS: tuple[str, ...] = get_args(Variant)
 MatchFormat = Literal["single", "best3", "best5", "points120", "points121", "points151", "fixed5"]
-MATCH_FORMATS: tuple[str, ...] = (
-    "single",
-    "best3",
-    "best5",
-    "points120",
-    "points121",
-    "points151",
-    "fixed5",
-)
+MATCH_FORMATS: tuple[str, ...] = get_args(MatchFormat)
 
 CHIAMATA_VARIANTS = frozenset({"chiamata", "chiamata4"})
 _TURNED_CARD_VARIANTS = frozenset(
