@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import logging
 import signal
+import sys
+from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
+from telegram.error import InvalidToken
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
 
 from bot.config import Settings
@@ -49,11 +53,42 @@ async def _on_timer(context: ContextTypes.DEFAULT_TYPE) -> None:
     await service.timeout(table_id, token)
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=level)
-    # httpx logs every request URL, and the URL contains the bot token: keep it quiet.
+class RedactingFormatter(logging.Formatter):
+    """Formats as usual, then blanks out the secrets (the bot token, whole or in part, also
+    URL-encoded): PTB logs its API URLs at DEBUG, httpx logs request URLs, and exceptions
+    such as InvalidToken quote the token."""
+
+    def __init__(self, fmt: str, secrets: Sequence[str]) -> None:
+        super().__init__(fmt)
+        variants: set[str] = set()
+        for secret in secrets:
+            if not secret:
+                continue
+            variants.update({secret, quote(secret, safe=""), secret.partition(":")[2]})
+        self._secrets = sorted((v for v in variants if len(v) >= 8), key=len, reverse=True)
+
+    def redact(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "<BOT_TOKEN>")
+        return text
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redact(super().format(record))
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def configure_logging(level: str, secrets: Sequence[str] = ()) -> RedactingFormatter:
+    formatter = RedactingFormatter(LOG_FORMAT, secrets)
+    logging.basicConfig(format=LOG_FORMAT, level=level)
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(formatter)
+    # httpx logs every request URL, and the URL contains the bot token: keep it quiet (the
+    # formatter would blank the token out anyway).
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
+    return formatter
 
 
 def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any, Any]:
@@ -73,6 +108,7 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
         )
         .concurrent_updates(True)
         .post_init(_post_init(settings))
+        .post_stop(_post_stop)
         .post_shutdown(_post_shutdown)
         .build()
     )
@@ -117,10 +153,18 @@ async def _set_commands(application: Application[Any, Any, Any, Any, Any, Any]) 
             await application.bot.set_my_commands(cmds, scope=scope, language_code=code)
 
 
-async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """After the updates in hand are processed and before the bot's HTTP client is closed:
+    send what the outbox still holds (every action is already stored)."""
     outbox = application.bot_data.get("outbox")
     if outbox is not None:
         await outbox.close()
+
+
+async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    outbox = application.bot_data.get("outbox")
+    if outbox is not None:
+        await outbox.close()  # idempotent; post_stop did it unless start-up failed
     db = application.bot_data.get("db")
     if db is not None:
         await db.close()
@@ -128,11 +172,19 @@ async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any])
 
 
 def run(settings: Settings) -> int:
-    configure_logging(settings.log_level)
+    token = settings.bot_token.get_secret_value() if settings.bot_token else ""
+    formatter = configure_logging(settings.log_level, [token])
     application = build_application(settings)
-    application.run_polling(
-        allowed_updates=[Update.MESSAGE, Update.CALLBACK_QUERY],
-        stop_signals=(signal.SIGINT, signal.SIGTERM),
-        close_loop=False,
-    )
+    try:
+        application.run_polling(
+            allowed_updates=[Update.MESSAGE, Update.CALLBACK_QUERY],
+            stop_signals=(signal.SIGINT, signal.SIGTERM),
+            close_loop=False,
+        )
+    except InvalidToken:
+        print("Telegram rejected BOT_TOKEN: check it with @BotFather.", file=sys.stderr)
+        return 2
+    except Exception as exc:  # never let a traceback print the token
+        log.critical("the bot stopped on an error: %s", formatter.redact(repr(exc)), exc_info=True)
+        return 1
     return 0

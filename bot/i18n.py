@@ -57,6 +57,7 @@ _T: dict[str, dict[str, str]] = {
         "err_not_your_turn": "Non è il tuo turno.",
         "err_stale": "Pulsante scaduto: usa quelli aggiornati.",
         "err_illegal": "Mossa non valida: {reason}",
+        "err_must_follow": "Devi rispondere al seme di uscita.",
         "err_no_next": "Non c'è una mano da iniziare.",
         "err_no_table": "Non c'è un tavolo aperto in questo gruppo. Aprilo con /new.",
         "err_table_exists": "C'è già un tavolo aperto in questo gruppo.",
@@ -104,7 +105,8 @@ _T: dict[str, dict[str, str]] = {
         "briscola_pending": "Briscola: la sceglie il chiamante",
         "talon_line": "Mazzo: {n}",
         "table_line": "In tavola: {plays_html}",
-        "last_trick": "Ultima presa: {plays_html} → <b>{winner}</b> ({points} punti)",
+        "last_trick": "Ultima presa: {plays_html} → <b>{winner}</b>",
+        "last_trick_points": "Ultima presa: {plays_html} → <b>{winner}</b> ({points} punti)",
         "auction_line": "Asta: {bids_html}",
         "caller_line": "Chiamante: <b>{who}</b> chiama {card_html}{target_html}",
         "carichi_line": "<b>{who}</b> chiama carichi: gioca da solo, senza briscola",
@@ -125,6 +127,7 @@ _T: dict[str, dict[str, str]] = {
         "match_over": "🏆 Partita finita: vince <b>{who}</b>.",
         "private_title": "🃏 {variant} — mano {n} — {group}",
         "your_hand": "Le tue carte:",
+        "your_cards": "Le tue carte: {cards_html}",
         "your_turn": "👉 Tocca a te.",
         "your_bid": "👉 Tocca a te: chiama un valore più basso, oppure passa.",
         "your_overbid": "👉 Tocca a te: rilancia sui punti (Due a …) oppure passa.",
@@ -134,12 +137,16 @@ _T: dict[str, dict[str, str]] = {
         "you_are_partner": "🤫 Sei il socio: hai tu la carta chiamata. Non dirlo a nessuno.",
         "you_are_alone": "Ti sei chiamato in mano: giochi da solo.",
         "visible_hand": "Carte di {who}: {cards_html}",
+        "signal_line": "📶 Segnale di {who}: {rank} di briscola",
         "talon_next": "Prossima carta del mazzo: {card_html}",
         "blind_hand": "Hai {n} carte coperte: scegline una a caso.",
         "bid_pass": "Passo",
         "bid_carichi": "Carichi",
         "dm_blocked": "{who}, non posso scriverti in privato: apri la chat con me e premi Avvia.",
         "dm_sent": "Le tue carte sono nella chat privata con me.",
+        "need_dm": (
+            "{who}, sei seduto al tavolo: apri la chat privata con me, ti mando lì le tue carte."
+        ),
         "start_private": (
             "Ciao! Sono il bot della Briscola. Aggiungimi a un gruppo e scrivi /new per aprire un"
             " tavolo. Le tue carte arriveranno qui."
@@ -182,6 +189,7 @@ _T: dict[str, dict[str, str]] = {
         "err_not_your_turn": "Not your turn.",
         "err_stale": "That button is out of date: use the current ones.",
         "err_illegal": "Not a legal move: {reason}",
+        "err_must_follow": "You must follow the suit led.",
         "err_no_next": "There is no hand to start.",
         "err_no_table": "No open table in this group. Open one with /new.",
         "err_table_exists": "There is already an open table in this group.",
@@ -227,7 +235,8 @@ _T: dict[str, dict[str, str]] = {
         "briscola_pending": "Briscola: the caller names it",
         "talon_line": "Talon: {n}",
         "table_line": "On the table: {plays_html}",
-        "last_trick": "Last trick: {plays_html} → <b>{winner}</b> ({points} points)",
+        "last_trick": "Last trick: {plays_html} → <b>{winner}</b>",
+        "last_trick_points": "Last trick: {plays_html} → <b>{winner}</b> ({points} points)",
         "auction_line": "Auction: {bids_html}",
         "caller_line": "Caller: <b>{who}</b> calls {card_html}{target_html}",
         "carichi_line": "<b>{who}</b> calls carichi: plays alone, no briscola",
@@ -248,6 +257,7 @@ _T: dict[str, dict[str, str]] = {
         "match_over": "🏆 Match over: <b>{who}</b> win.",
         "private_title": "🃏 {variant} — hand {n} — {group}",
         "your_hand": "Your cards:",
+        "your_cards": "Your cards: {cards_html}",
         "your_turn": "👉 Your turn.",
         "your_bid": "👉 Your turn: call a lower rank, or pass.",
         "your_overbid": "👉 Your turn: raise the points (Two at …) or pass.",
@@ -257,6 +267,7 @@ _T: dict[str, dict[str, str]] = {
         "you_are_partner": "🤫 You are the partner: you hold the called card. Keep it secret.",
         "you_are_alone": "You called your own card: you play alone.",
         "visible_hand": "{who}'s cards: {cards_html}",
+        "signal_line": "📶 {who}'s signal: the {rank} of briscola",
         "talon_next": "Next card of the talon: {card_html}",
         "blind_hand": "You hold {n} face-down cards: pick one blind.",
         "bid_pass": "Pass",
@@ -265,6 +276,7 @@ _T: dict[str, dict[str, str]] = {
             "{who}, I cannot write to you privately: open a chat with me and press Start."
         ),
         "dm_sent": "Your cards are in your private chat with me.",
+        "need_dm": "{who}, you are seated: open a private chat with me, your cards arrive there.",
         "start_private": (
             "Hi! I am the Briscola bot. Add me to a group and send /new to open a table. Your"
             " cards will arrive here."

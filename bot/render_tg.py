@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 from bot.engine import SPECTATOR, Observation, observe
 from bot.engine import actions as A
+from bot.engine.cards import card_id
 from bot.engine.match import HandRecord
 from bot.engine.options import VARIANTS, Options
 from bot.i18n import t, variant_name
-from bot.render_text import action_label, bid_label, card_name, suit_name
+from bot.render_text import action_label, bid_label, card_name, rank_name, suit_name
 from bot.tables import CANCELLED, FINISHED, LOBBY, Table
 
 MAX_CALLBACK_BYTES = 64
@@ -149,26 +150,30 @@ SETTING_CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _with(options: Options, key: str, value: str) -> Options | None:
+    """The options with `key` set to `value`, or None if the rules do not allow it."""
+    data = {k: str(v).lower() for k, v in options.explicit().items() if k != "variant"}
+    data[key] = value
+    try:
+        return Options.parse(options.variant, data)
+    except ValueError:
+        return None
+
+
+def _changes(options: Options, key: str) -> list[str]:
+    """The values of `key` that are allowed with the other options and change it."""
+    current = _current_value(options, key)
+    out = []
+    for value in SETTING_CHOICES[key]:
+        changed = _with(options, key, value)
+        if changed is not None and _current_value(changed, key) != current:
+            out.append(value)
+    return out
+
+
 def applicable_settings(options: Options) -> list[str]:
     """The settings that can take at least one value other than the current one."""
-    out = []
-    for key, values in SETTING_CHOICES.items():
-        if key == "timer":
-            out.append(key)
-            continue
-        current = _current_value(options, key)
-        for value in values:
-            if value == current:
-                continue
-            data = {k: str(v) for k, v in options.explicit().items() if k != "variant"}
-            data[key] = value
-            try:
-                Options.parse(options.variant, data)
-            except ValueError:
-                continue
-            out.append(key)
-            break
-    return out
+    return [key for key in SETTING_CHOICES if key == "timer" or _changes(options, key)]
 
 
 def _current_value(options: Options, key: str) -> str:
@@ -184,10 +189,16 @@ def _current_value(options: Options, key: str) -> str:
 
 
 def next_value(options: Options, key: str, timer: int) -> str:
+    """What a tap on the setting's button sets: the next value in the cycle that the rules
+    allow with the other options."""
     values = SETTING_CHOICES[key]
     current = str(timer) if key == "timer" else _current_value(options, key)
     i = values.index(current) if current in values else -1
-    return values[(i + 1) % len(values)]
+    cycle = [values[(i + k) % len(values)] for k in range(1, len(values) + 1)]
+    if key == "timer":
+        return cycle[0]
+    allowed = _changes(options, key)
+    return next((v for v in cycle if v in allowed), current)
 
 
 def settings_message(table: Table, lang: str) -> Rendered:
@@ -223,13 +234,16 @@ def table_message(table: Table, lang: str) -> Rendered:
     obs = observe(hand, SPECTATOR)
     names = _names(table)
     n = table.n_players
+    # the hand's number: a void hand (§4.4) and its replay share one
+    counted = table.match.counted_hands() if table.match else 0
+    records = table.match.records if table.match else []
+    done = hand.is_terminal() and bool(records) and not (records[-1].void or records[-1].redeal)
     lines = [
         t(
             lang,
             "hand_title",
             variant=variant_name(lang, table.options.variant),
-            n=(table.match.counted_hands() if table.match else 0)
-            + (0 if hand.is_terminal() else 1),
+            n=counted if done else counted + 1,
         )
     ]
     for seat in range(n):
@@ -277,7 +291,8 @@ def table_message(table: Table, lang: str) -> Rendered:
         lines.append(
             t(
                 lang,
-                "last_trick",
+                # §3.7: card points are shown only with show_points (or once the hand is over)
+                "last_trick_points" if obs.rules.show_points else "last_trick",
                 plays_html=_plays(last.plays, obs, names, lang),
                 winner=names[last.winner],
                 points=last.points,
@@ -432,15 +447,23 @@ def private_message(table: Table, seat: int, lang: str) -> Rendered:
         )
     if obs.talon_next >= 0:
         lines.append(t(lang, "talon_next", card_html=_card(obs.talon_next, obs, lang)))
+    for who, k in obs.signals:  # §5.3: between partners only (the observation filters them)
+        card = card_id(A.SIGNAL_NUMBERS[k], max(obs.briscola, 0))
+        rank = rank_name(card, obs.rules.deck, lang, french=_french(obs.options))
+        lines.append(t(lang, "signal_line", who=names[who], rank=rank))
     kb: Keyboard = []
     my_turn = obs.current == seat
     stamp = table.turn_start()
     if obs.phase == "play" or obs.phase == "over":
         if obs.rules.blind:
+            # A position names no card, so these buttons carry how many cards this seat has
+            # played: a double tap (or a button from an earlier turn) is then stale. It
+            # changes only when this seat plays, so nobody else's message is edited for it.
+            played = table.plays_by(seat)
             lines.append(t(lang, "blind_hand", n=obs.hand_sizes[seat]))
             kb.append(
                 [
-                    Button(f"🂠 {i + 1}", callback_data("a", tid, hidx, 0, A.BLIND + i))
+                    Button(f"🂠 {i + 1}", callback_data("a", tid, hidx, played, A.BLIND + i))
                     for i in range(obs.hand_sizes[seat])
                 ]
             )
@@ -466,10 +489,20 @@ def private_message(table: Table, seat: int, lang: str) -> Rendered:
                 kb.append(
                     [Button(action_label(a, obs, lang), callback_data("a", tid, hidx, stamp, a))]
                 )
-    elif my_turn:
-        lines.append(_prompt(obs, lang))
-        kb.extend(_bid_keyboard(obs, lang, tid, hidx, stamp))
+    else:
+        # The auction and the call: the cards are shown (one needs them to bid), as text.
+        if obs.hand:
+            lines.append(t(lang, "your_cards", cards_html=_cards(obs.hand, obs, lang)))
+        if my_turn:
+            lines.append(_prompt(obs, lang))
+            kb.extend(_bid_keyboard(obs, lang, tid, hidx, stamp))
     return Rendered("\n".join(lines), kb)
+
+
+def _cards(cards: tuple[int, ...], obs: Observation, lang: str) -> str:
+    deck = obs.rules.deck
+    ordered = sorted(cards, key=lambda c: (deck.suit[c], -deck.strength[c]))
+    return ", ".join(_card(c, obs, lang) for c in ordered)
 
 
 def _prompt(obs: Observation, lang: str) -> str:

@@ -32,7 +32,15 @@ from bot.render_tg import (
     variant_picker,
 )
 from bot.tables import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
-from storage import Database, LedgerRecord, Move, StaleMove, TableExists, TableRow
+from storage import (
+    Database,
+    LedgerRecord,
+    Move,
+    StaleMove,
+    StorageError,
+    TableExists,
+    TableRow,
+)
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +66,8 @@ class Outbox(Protocol):
     def show_private(self, table: Table, user_id: int, content: Rendered) -> None: ...
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None: ...
+
+    def unblock(self, user_id: int) -> None: ...
 
     async def flush(self) -> None: ...
 
@@ -181,7 +191,7 @@ class TableService:
             table.move_no = row.move_no
             self.tables[table.table_id] = table
         self._render(table)
-        return Reply("")
+        return await self._with_link(table, person, Reply(""))
 
     async def _lobby_op(
         self,
@@ -191,23 +201,36 @@ class TableService:
         table_id: int | None = None,
     ) -> Reply:
         lang = await self.chat_lang(chat_id)
-        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
-        if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
+        found = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if found is None:
             return Reply(t(lang, "err_no_table"))
-        async with self._lock(table.table_id):
+        tid = found.table_id
+        async with self._lock(tid):
+            table = self.tables.get(tid)  # the current object (a failed write reloads it)
+            if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
+                return Reply(t(lang, "err_no_table"))
             lang = table.lang
+            was = table.status
             try:
                 msg = op(table)
             except TableError as exc:
-                await self._reload(table.table_id)
+                await self._reload(tid)
                 return self._err(lang, exc)
-            row = await self.db.update_lobby(
-                table.table_id,
-                seats_json=table.seats_json(),
-                options_json=table.options_json(),
-                variant=table.options.variant,
-                status=table.status,
-            )
+            starting = was == LOBBY and table.status == PLAYING
+            try:
+                row = await self.db.update_lobby(
+                    tid,
+                    seats_json=table.seats_json(),
+                    options_json=table.options_json(),
+                    variant=table.options.variant,
+                    # a start is written below, with the match and the dealt hand, at once
+                    status=LOBBY if starting else table.status,
+                    expected_move_no=table.move_no,
+                )
+            except StorageError:
+                log.exception("table %s: lobby write failed, reloading", tid)
+                await self._reload(tid)
+                return Reply(t(lang, "err_busy"))
             table.move_no = row.move_no
             if table.status == PLAYING:
                 try:
@@ -217,7 +240,7 @@ class TableService:
                 await self._advance(table)
             self._render(table)
             if table.status == CANCELLED:
-                self.tables.pop(table.table_id, None)
+                self.tables.pop(tid, None)
         return Reply(t(lang, msg) if msg else "")
 
     async def join(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
@@ -227,14 +250,20 @@ class TableService:
             lambda tb: (tb.join(person.user_id, person.name), "ok_joined")[1],
             table_id=table_id,
         )
-        user = await self.db.get_user(person.user_id)
-        if reply.text and user is not None and not user.can_dm:
-            table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
-            if table is not None and table.seat_of(person.user_id) is not None:
-                lang = table.lang
-                link = [[Button(t(lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
-                return Reply(reply.text, link)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if reply.text and table is not None and table.seat_of(person.user_id) is not None:
+            return await self._with_link(table, person, reply)
         return reply
+
+    async def _with_link(self, table: Table, person: Person, reply: Reply) -> Reply:
+        """A seated person who never opened a private chat with the bot gets the deep link
+        that opens it (/start t<table> seats them and sends their hand)."""
+        user = await self.db.get_user(person.user_id)
+        if user is None or user.can_dm:
+            return reply
+        lang = table.lang
+        link = [[Button(t(lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
+        return Reply(t(lang, "need_dm", who=person.name), link)
 
     async def leave(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
         def op(tb: Table) -> str:
@@ -258,7 +287,12 @@ class TableService:
         table_id: int | None = None,
         *,
         is_admin: bool = False,
+        panel: bool = True,
     ) -> Reply:
+        """Set one option before the start. `panel`: the change came from the settings
+        buttons, so the table message stays on the settings panel (a /settings k=v command
+        leaves the lobby, which lists the options, in place)."""
+
         def op(tb: Table) -> str:
             if person.user_id != tb.creator_id and not is_admin:
                 raise TableError("err_not_allowed")
@@ -276,7 +310,12 @@ class TableService:
 
         reply = await self._lobby_op(chat_id, op, table_id=table_id)
         table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
-        if table is not None and table.status == LOBBY and reply.text == t(table.lang, "ok_option"):
+        if (
+            panel
+            and table is not None
+            and table.status == LOBBY
+            and reply.text == t(table.lang, "ok_option")
+        ):
             self.out.show_table(table, settings_message(table, table.lang))
         return reply
 
@@ -364,17 +403,20 @@ class TableService:
                 return
             seat = table.hand.current
             try:
-                await self._move(table, seat, table.bot_action(seat, "simple"), None)
+                action = await asyncio.to_thread(table.bot_action, seat, "simple")
+                await self._move(table, seat, action, None)
             except TableError:
                 return
             await self._advance(table)
             self._render(table)
 
     async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
-        table = self.tables.get(table_id)
-        if table is None:
+        if table_id not in self.tables:
             return Reply(t(self.default_lang, "err_hand_over"))
         async with self._lock(table_id):
+            table = self.tables.get(table_id)
+            if table is None:
+                return Reply(t(self.default_lang, "err_hand_over"))
             lang = table.lang
             if table.seat_of(person.user_id) is None:
                 return Reply(t(lang, "err_not_your_table"))
@@ -407,7 +449,11 @@ class TableService:
                     if table.options.rules().chiamata
                     else match_key(table.table_id)
                 )
-                names = {s.ledger_id(): s.name for s in table.seats}
+                # a computer player's ledger id is shared by its level: name it by the level
+                names = {
+                    s.ledger_id(): s.name if s.user_id is not None else f"🤖 {s.level}"
+                    for s in table.seats
+                }
                 ledger = LedgerRecord(
                     chat_id=table.chat_id,
                     hand_key=key,
@@ -441,7 +487,11 @@ class TableService:
         while (seat := table.bot_to_act()) is not None:
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
-            await self._move(table, seat, table.bot_action(seat), None)
+            # A computer player may think for a while (a search with a time budget): off the
+            # event loop, so other tables and taps go on. It reads only its observation, and
+            # the table's lock is held, so nothing changes the hand meanwhile.
+            action = await asyncio.to_thread(table.bot_action, seat)
+            await self._move(table, seat, action, None)
         self.timers.cancel(table.table_id)
         self._timer_tokens.pop(table.table_id, None)
         if (
@@ -468,6 +518,7 @@ class TableService:
 
     async def private_start(self, person: Person, payload: str) -> Reply:
         await self.db.upsert_user(person.user_id, person.name, can_dm=True)
+        self.out.unblock(person.user_id)  # before anything is rendered for them
         user = await self.db.get_user(person.user_id)
         lang = (user.lang if user else None) or self.default_lang
         if payload.startswith("t") and payload[1:].isdigit():
@@ -480,7 +531,9 @@ class TableService:
                 if table.seat_of(person.user_id) is None:
                     return reply
             async with self._lock(table.table_id):
-                self._render(table)
+                current = self.tables.get(table.table_id)
+                if current is not None:
+                    self._render(current)
             return Reply(t(lang, "start_seated"))
         return Reply(t(lang, "start_private"))
 
@@ -514,7 +567,7 @@ class TableService:
             )
         return Reply("\n".join(lines))
 
-    async def set_lang(self, chat_id: int, user_id: int, lang: str, is_group: bool) -> Reply:
+    async def set_lang(self, chat_id: int, person: Person, lang: str, is_group: bool) -> Reply:
         lang = lang.strip().lower()
         if lang not in LANGS:
             return Reply(t(await self.chat_lang(chat_id), "err_bad_lang"))
@@ -527,7 +580,7 @@ class TableService:
                     await self.db.update_lobby(table.table_id, lang=lang)
                     self._render(table)
         else:
-            await self.db.upsert_user(user_id, str(user_id), lang=lang)
+            await self.db.upsert_user(person.user_id, person.name, lang=lang)
             await self.db.set_chat_lang(chat_id, lang)
         return Reply(t(lang, "ok_lang"))
 

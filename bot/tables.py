@@ -8,6 +8,7 @@ leaves the table unchanged.
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,6 +24,8 @@ CANCELLED: Status = "cancelled"
 
 DEFAULT_LEVEL = "simple"
 BOT_USER_BASE = -1000  # ledger ids of computer players: one per level, negative
+# Fixed forever (ledger rows refer to them): a new level gets a new number, never a reused one.
+BOT_LEDGER_IDS = {"random": -1000, "simple": -1001, "easy": -1002, "normal": -1003, "hard": -1004}
 
 
 class TableError(Exception):
@@ -47,7 +50,10 @@ class Seat:
     def ledger_id(self) -> int:
         if self.user_id is not None:
             return self.user_id
-        return BOT_USER_BASE - sorted(PLAYERS).index(self.level or DEFAULT_LEVEL)
+        level = self.level or DEFAULT_LEVEL
+        if level in BOT_LEDGER_IDS:
+            return BOT_LEDGER_IDS[level]
+        return BOT_USER_BASE - 100 - zlib.crc32(level.encode()) % 1_000_000
 
     def to_json(self) -> dict[str, Any]:
         return {"user_id": self.user_id, "name": self.name, "level": self.level}
@@ -85,6 +91,13 @@ class Table:
         while k and self.hand.actions[k - 1][0] == self.hand.current:
             k -= 1
         return k
+
+    def plays_by(self, seat: int) -> int:
+        """How many actions `seat` has taken in this hand (the stamp of coperta's blind
+        buttons, which name a position, not a card)."""
+        if self.hand is None:
+            return 0
+        return sum(1 for s, _ in self.hand.actions if s == seat)
 
     @property
     def n_players(self) -> int:
@@ -180,9 +193,17 @@ class Table:
             raise TableError("err_hand_over")
         if self.hand.current != seat:
             raise TableError("err_not_your_turn")
-        if not A.is_card(action) and stamp != self.turn_start():
+        if A.is_card(action):  # a card names itself: stale once it has left the hand
+            if action not in self.hand.hands[seat]:
+                raise TableError("err_stale")
+        elif A.BLIND <= action < A.CALL_RANK:  # coperta: a position, stamped per seat
+            if stamp != self.plays_by(seat):
+                raise TableError("err_stale")
+        elif stamp != self.turn_start():
             raise TableError("err_stale")
-        if A.is_card(action) and action not in self.hand.hands[seat]:
+        if action not in self.hand.legal_actions():
+            if A.is_card(action):  # held but not playable now (§8.2 follow suit)
+                raise TableError("err_must_follow")
             raise TableError("err_stale")
         return seat
 

@@ -20,13 +20,15 @@ from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from bot.render_tg import Keyboard, Rendered
-from bot.tables import Table
+from bot.tables import CANCELLED, FINISHED, Table
 from storage import Database
 
 log = logging.getLogger(__name__)
+
+MAX_RETRIES = 5  # transient failures (network, flood control) of one message in a row
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -126,24 +128,57 @@ class TelegramOutbox:
             slot.task = asyncio.create_task(self._run(slot), name=f"outbox:{key}")
 
     async def _run(self, slot: _Slot) -> None:
+        failures = 0
         while True:
             await slot.wake.wait()
             slot.wake.clear()
             content = slot.desired
-            if content is None:
-                continue
-            if content.key() == slot.sent:
-                slot.desired = None
-                continue
-            try:
-                await self._send(slot, content)
-                slot.sent = content.key()
-            except Exception:
-                log.exception("outbox: sending to %s failed", slot.chat_id)
-            if slot.desired is content:
-                slot.desired = None
-            if slot.user_id is None and self.group_interval:
-                await asyncio.sleep(self.group_interval)
+            if content is not None and content.key() == slot.sent:
+                slot.desired = content = None
+            if content is not None:
+                try:
+                    delivered = await self._send(slot, content)
+                except BadRequest:  # a BadRequest is a NetworkError, but a retry won't help
+                    log.exception("outbox: sending to %s failed", slot.chat_id)
+                    delivered = False
+                except (NetworkError, RetryAfter) as exc:  # transient (TimedOut included)
+                    failures += 1
+                    if failures <= MAX_RETRIES:
+                        log.warning(
+                            "outbox: sending to %s failed (%s), retrying", slot.chat_id, exc
+                        )
+                        await asyncio.sleep(min(30.0, 0.5 * 2**failures))
+                        slot.wake.set()  # the newest content is tried again
+                        continue
+                    log.error("outbox: giving up on %s after %d tries", slot.chat_id, failures)
+                    delivered = False
+                except Exception:
+                    log.exception("outbox: sending to %s failed", slot.chat_id)
+                    delivered = False
+                failures = 0
+                if delivered:
+                    slot.sent = content.key()
+                if slot.desired is content:
+                    slot.desired = None
+                if slot.user_id is None and self.group_interval:
+                    await asyncio.sleep(self.group_interval)
+            if self._retire(slot):
+                return
+
+    def _retire(self, slot: _Slot) -> bool:
+        """Forget the slot of a finished or cancelled table once its last content is out
+        (no await between the check and the removal: a concurrent `_put` either comes first,
+        and the slot stays, or after, and starts a new slot)."""
+        if slot.desired is not None or slot.wake.is_set():
+            return False
+        if slot.table.status not in (FINISHED, CANCELLED):
+            return False
+        tid = slot.table.table_id
+        self._slots.pop((tid, slot.user_id), None)
+        if not any(key[0] == tid for key in self._slots):
+            self._private_ids.pop(tid, None)
+            self._blocked = {k for k in self._blocked if k[0] != tid}
+        return True
 
     async def _message_id(self, slot: _Slot) -> int | None:
         if slot.message_id is not None:
@@ -158,10 +193,12 @@ class TelegramOutbox:
             slot.message_id = self._private_ids[tid].get(slot.user_id)
         return slot.message_id
 
-    async def _send(self, slot: _Slot, content: Rendered) -> None:
+    async def _send(self, slot: _Slot, content: Rendered) -> bool:
+        """Send or edit the slot's message. True once Telegram shows `content`; False if it
+        cannot (a person who has not started the bot). Transient errors are raised."""
         mid = await self._message_id(slot)
         reply_markup = markup(content.keyboard)
-        for _ in range(3):
+        for attempt in range(3):
             try:
                 if mid is None:
                     msg = await self.bot.send_message(
@@ -180,11 +217,11 @@ class TelegramOutbox:
                         parse_mode=ParseMode.HTML,
                         reply_markup=reply_markup,
                     )
-                return
+                return True
             except BadRequest as exc:
                 text = str(exc).lower()
                 if "not modified" in text:
-                    return
+                    return True
                 if "message to edit not found" in text or "message can't be edited" in text:
                     mid = slot.message_id = None
                     continue
@@ -196,12 +233,15 @@ class TelegramOutbox:
                 slot.desired = None
                 if self.on_blocked is not None:
                     await self.on_blocked(slot.table, slot.user_id)
-                return
+                return False
             except RetryAfter as exc:
+                if attempt == 2:
+                    raise
                 delay = exc.retry_after
                 await asyncio.sleep(
                     delay if isinstance(delay, int | float) else delay.total_seconds()
                 )
+        return False
 
     async def _remember(self, slot: _Slot, msg: Message) -> None:
         slot.message_id = msg.message_id

@@ -4,13 +4,14 @@ Every query is answered exactly once, whatever happens."""
 from __future__ import annotations
 
 import logging
+import re
 
 from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot.i18n import t
 from bot.service import Reply
-from handlers.common import is_admin, is_group, person, service
+from handlers.common import is_admin, is_group, person, send_to, service
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +31,20 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             await query.answer(reply.text[:200] or None, show_alert=reply.alert)
         except Exception as exc:  # an expired query cannot be answered; nothing else to do
             log.info("answering a callback failed: %s", exc)
+    # A reply with buttons (the deep link to the private chat) cannot ride on the answer:
+    # it goes to the chat as a message.
+    if reply.keyboard and query.message is not None:
+        await send_to(context, query.message.chat.id, reply)
+
+
+_INT = re.compile(r"-?[0-9]{1,15}")
 
 
 def _ints(parts: list[str]) -> list[int] | None:
-    try:
-        return [int(p) for p in parts]
-    except ValueError:
+    """The numbers of the callback data, or None if one is not a (sane) integer."""
+    if not all(_INT.fullmatch(p) for p in parts):
         return None
+    return [int(p) for p in parts]
 
 
 async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply:

@@ -27,11 +27,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send(update, await svc.help(chat.id))
         return
     args = _args(context)
-    reply = await svc.private_start(person(user), args[0] if args else "")
-    outbox = context.application.bot_data.get("outbox")
-    if outbox is not None:
-        outbox.unblock(user.id)
-    await send(update, reply)
+    await send(update, await svc.private_start(person(user), args[0] if args else ""))
 
 
 async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -106,7 +102,12 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             reply = Reply(t(lang, "err_bad_args", usage="/settings match=best3 overbid=false"))
             break
         reply = await svc.set_option(
-            chat.id, person(user), key.strip().lower(), value.strip().lower(), is_admin=admin
+            chat.id,
+            person(user),
+            key.strip().lower(),
+            value.strip().lower(),
+            is_admin=admin,
+            panel=False,
         )
         if reply.alert:
             break
@@ -138,7 +139,9 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     args = _args(context)
     await send(
         update,
-        await service(context).set_lang(chat.id, user.id, args[0] if args else "", is_group(chat)),
+        await service(context).set_lang(
+            chat.id, person(user), args[0] if args else "", is_group(chat)
+        ),
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from telegram import Chat, Update, User
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import TelegramError
@@ -9,6 +11,8 @@ from telegram.ext import ContextTypes
 
 from bot.service import Person, Reply, TableService
 from bot.telegram_out import markup
+
+log = logging.getLogger(__name__)
 
 
 def service(context: ContextTypes.DEFAULT_TYPE) -> TableService:
@@ -39,3 +43,15 @@ async def send(update: Update, reply: Reply) -> None:
     await update.effective_chat.send_message(
         reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.keyboard)
     )
+
+
+async def send_to(context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply) -> None:
+    """Send a reply as a message in `chat_id` (for replies to a button tap)."""
+    if not reply.text:
+        return
+    try:
+        await context.bot.send_message(
+            chat_id, reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.keyboard)
+        )
+    except TelegramError as exc:
+        log.warning("sending to %s failed: %s", chat_id, exc)

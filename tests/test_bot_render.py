@@ -1,0 +1,492 @@
+"""Telegram rendering (bot/render_tg.py) over random games of every variant, without a bot.
+
+Every state of every hand is rendered: the group's table message, each seat's private hand
+message, and the lobby, settings panel and variant picker. Each text must be valid Telegram
+HTML (the stand-in server's tdlib port parses it) showing hostile names as typed, each
+callback data at most 64 bytes and actionable exactly when it should be; no private message
+shows another seat's card except where the rules make it public (§5.2, §6.1); card points
+appear only where §3.7 allows; and before the called card is played nothing that anyone but
+the partner sees depends on who the partner is (§7.6).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from functools import cache
+
+import pytest
+
+from bot.engine import SPECTATOR, VARIANTS, Options, OptionsError, observe
+from bot.engine import actions as A
+from bot.engine.state import PLAY
+from bot.render_text import card_name
+from bot.render_tg import (
+    MAX_CALLBACK_BYTES,
+    SETTING_CHOICES,
+    Rendered,
+    lobby_message,
+    private_message,
+    settings_message,
+    table_message,
+    variant_picker,
+)
+from bot.tables import FINISHED, PLAYING, Table, TableError
+from tests.fake_telegram import parse_html
+
+NAMES = [
+    "<Luigi & Co>",
+    "Ana_Maria*",
+    "[x](y)",
+    "🍕 Pino 🇮🇹",
+    "Eve <b>bold</b> &amp; </i>",
+    "Z" * 64,
+]
+TABLE_ID = 987_654_321_012  # a long id: callback data must still fit in 64 bytes
+CHAT_ID = -1_001_234_567_890
+USER_BASE = 7_000_000_000
+
+
+def option_sets(variant: str) -> Iterator[dict[str, str]]:
+    """The defaults, each single non-default setting the variant allows, and a few combos."""
+    yield {}
+    default = Options.parse(variant)
+    for key, values in SETTING_CHOICES.items():
+        if key == "timer":
+            continue
+        for value in values:
+            try:
+                opts = Options.parse(variant, {key: value})
+            except OptionsError:
+                continue
+            if opts != default:
+                yield {key: value}
+    combos: list[dict[str, str]] = [
+        {"deck": "french", "southern": "true", "show_points": "true"},
+        {"players": "4", "teams": "pairs", "deck": "french"},
+        {"auction": "points", "lead": "caller", "cappotto": "all_tricks"},
+        {"carichi": "true", "overbid": "false"},
+        {"teams": "threes", "signals": "true"},
+        {"match": "single", "show_points": "true"},
+    ]
+    for combo in combos:
+        try:
+            Options.parse(variant, combo)
+        except OptionsError:
+            continue
+        yield combo
+
+
+CONFIGS = [
+    (variant, opts, ("it", "en")[i % 2])
+    for variant in VARIANTS
+    for i, opts in enumerate(option_sets(variant))
+]
+
+
+def new_table(variant: str, opts: dict[str, str], lang: str, seed: str) -> Table:
+    table = Table(TABLE_ID, CHAT_ID, USER_BASE, Options.parse(variant, opts), lang=lang)
+    for i in range(table.n_players):
+        table.join(USER_BASE + i, NAMES[i % len(NAMES)])
+    table.start(seed)
+    return table
+
+
+def check(r: Rendered) -> str:
+    """Valid Telegram HTML, within the limits; returns the text people see."""
+    plain, _ = parse_html(r.text)
+    assert plain.strip() and len(plain) <= 4096
+    for row in r.keyboard:
+        for b in row:
+            assert b.text
+            if b.url is None:
+                assert b.data is not None and 1 <= len(b.data.encode()) <= MAX_CALLBACK_BYTES
+    return plain
+
+
+def buttons(r: Rendered) -> list[tuple[str, str]]:
+    return [(b.text, b.data) for row in r.keyboard for b in row if b.data is not None]
+
+
+def act_actions(r: Rendered) -> list[tuple[int, int, int, str]]:
+    """(hand index, stamp, action, label) of the move buttons."""
+    out = []
+    for text, data in buttons(r):
+        parts = data.split(":")
+        if parts[0] == "a":
+            assert len(parts) == 5 and int(parts[1]) == TABLE_ID
+            out.append((int(parts[2]), int(parts[3]), int(parts[4]), text))
+    return out
+
+
+@cache
+def card_pattern(variant_opts: Options, lang: str) -> tuple[re.Pattern[str], dict[str, int]]:
+    deck = variant_opts.rules().deck
+    french = variant_opts.deck == "french"
+    names = {card_name(c, deck, lang, french=french): c for c in range(deck.size)}
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"), names
+
+
+def cards_named(text: str, options: Options, lang: str) -> set[int]:
+    pattern, names = card_pattern(options, lang)
+    return {names[m] for m in pattern.findall(text)}
+
+
+POINTS_LINE = re.compile(r"^(Punti|Points): ", re.M)
+TRICK_POINTS = re.compile(r"\(\d+ (punti|points)\)")
+
+
+def check_state(table: Table) -> None:
+    """Render the group and every seat for the current state and check them."""
+    hand = table.hand
+    assert hand is not None
+    lang = table.lang
+    options = table.options
+    rules = options.rules()
+    group = table_message(table, lang)
+    plain = check(group)
+    spectator = observe(hand, SPECTATOR)
+    terminal = hand.is_terminal()
+
+    number = re.search(r"— (?:mano|hand) (\d+)", plain)
+    assert number and int(number[1]) >= 1, plain  # a void hand is not "hand 0"
+    for seat in table.seats:  # names shown as typed (escaped in the HTML)
+        assert seat.name in plain
+    if not terminal:
+        who = table.seats[hand.current].name
+        assert (f"Tocca a {who}." if lang == "it" else f"{who} to play.") in plain
+    # §3.7: no card points before the end unless show_points
+    if not rules.show_points and not terminal:
+        assert not POINTS_LINE.search(plain), plain
+        assert not TRICK_POINTS.search(plain), plain
+    # the group shows only public cards
+    played = {c for tr in hand.tricks for _, c in tr.plays} | set(hand.trick)
+    public = played | {hand.turned, hand.called_card, spectator.talon_next}
+    for cards in spectator.visible_hands.values():
+        assert rules.public_hands
+        public |= set(cards)
+    assert cards_named(plain, options, lang) <= public, plain
+    if not rules.public_hands:
+        assert "Carte di" not in plain and "'s cards" not in plain
+    assert "📶" not in plain  # §5.3 signals go to the partner only
+    # the buttons of the group message
+    for text, data in buttons(group):
+        assert data.startswith(("n:", "l:", "s:")), (text, data)
+        if data.startswith("n:"):
+            assert terminal and table.status == PLAYING
+            assert data == f"n:{TABLE_ID}:{hand.hand_index}"
+
+    for seat in range(table.n_players):
+        check_private(table, seat)
+
+
+def check_private(table: Table, seat: int) -> None:
+    hand = table.hand
+    assert hand is not None
+    lang = table.lang
+    options = table.options
+    rules = options.rules()
+    r = private_message(table, seat, lang)
+    plain = check(r)
+    obs = hand.observation(seat)
+    # no other seat's card, except what the rules make visible to this seat
+    allowed = set(hand.hands[seat]) | {hand.turned, obs.talon_next}
+    for other, cards in obs.visible_hands.items():
+        assert rules.public_hands or (
+            rules.reveal_partners and hand.talon_exhausted() and other in obs.teammates
+        )
+        allowed |= set(cards)
+    if rules.blind:
+        allowed -= set(hand.hands[seat])  # coperta: not even one's own cards...
+        allowed.add(hand.turned)  # ...but the face-up briscola stays public once drawn
+    assert cards_named(plain, options, lang) <= allowed, (seat, plain)
+    assert not POINTS_LINE.search(plain) and not TRICK_POINTS.search(plain), plain
+    # the partner alone is told (§7.6)
+    told = "socio" in plain or "partner:" in plain.lower() or "the partner" in plain
+    assert told == (
+        rules.chiamata
+        and hand.caller >= 0
+        and hand.partner == seat
+        and seat != hand.caller
+        and not hand.partner_known()
+        and not hand.is_terminal()
+    ), (seat, plain)
+
+    # §5.3: the signals this seat sent or its partner sent it, and no others
+    assert plain.count("📶") == len(obs.signals)
+    for who, _ in obs.signals:
+        assert who == seat or who in obs.teammates
+        assert table.seats[who].name in plain
+
+    user_id = USER_BASE + seat
+    moves = act_actions(r)
+    plays = [(h, s, a, label) for h, s, a, label in moves if a < A.CALL_RANK]
+    if hand.phase == PLAY and not rules.blind:
+        assert sorted(a for _, _, a, _ in plays) == sorted(hand.hands[seat])
+        for _, _, a, label in plays:
+            assert cards_named(label, options, lang) == {a}
+    if rules.blind and hand.phase == PLAY:
+        assert len(plays) == len(hand.hands[seat])
+        assert not cards_named(" ".join(label for *_, label in plays), options, lang)
+    # every button is actionable exactly when it is this seat's turn, and legal then
+    legal = set(hand.legal_actions()) if hand.current == seat else set()
+    for hidx, stamp, action, _ in moves:
+        assert hidx == hand.hand_index
+        if hand.current == seat and not hand.is_terminal():
+            if action not in legal:  # §8.2: a card of another suit while one can follow
+                assert rules.follow_suit and A.is_card(action)
+                with pytest.raises(TableError, match="err_must_follow"):
+                    table.check_action(user_id, hidx, stamp, action)
+                continue
+            assert table.check_action(user_id, hidx, stamp, action) == seat
+        else:
+            with pytest.raises(TableError):
+                table.check_action(user_id, hidx, stamp, action)
+    if hand.current == seat and not hand.is_terminal():
+        offered = {a for _, _, a, _ in moves}
+        # every legal move is offered, except points bids beyond the quick steps
+        missing = {a for a in legal - offered if not A.BID_POINTS <= a < A.PASS}
+        assert not missing, missing
+    else:
+        assert all(a < A.CALL_RANK for _, _, a, _ in moves)  # no bid buttons out of turn
+
+
+def play_random(table: Table, rng: random.Random, hands: int) -> int:
+    """Play `hands` hands through the private buttons, checking every state."""
+    played = 0
+    while True:
+        hand = table.hand
+        assert hand is not None
+        check_state(table)
+        if hand.is_terminal():
+            played += 1
+            if table.status == FINISHED or played >= hands:
+                return played
+            table.next_hand()
+            continue
+        seat = hand.current
+        r = private_message(table, seat, table.lang)
+        legal = hand.legal_actions()
+        moves = [m for m in act_actions(r) if m[2] in legal]
+        hidx, stamp, action, _ = rng.choice(moves)
+        assert table.check_action(USER_BASE + seat, hidx, stamp, action) == seat
+        table.apply(seat, action)
+        if hand.is_terminal():
+            table.finish_hand()
+            if table.status == FINISHED:
+                check_state(table)
+                return played + 1
+
+
+@pytest.mark.parametrize(
+    ("variant", "opts", "lang"), CONFIGS, ids=[f"{v}-{o}-{lang}" for v, o, lang in CONFIGS]
+)
+def test_render_random_hands(variant: str, opts: dict[str, str], lang: str) -> None:
+    rng = random.Random(f"{variant}:{sorted(opts.items())}")
+    table = new_table(variant, opts, lang, seed=f"render:{variant}:{rng.random()}")
+    assert play_random(table, rng, hands=2 if opts.get("match") != "single" else 9) >= 1
+
+
+@pytest.mark.parametrize("variant", ["due", "quattro", "sei"])
+def test_render_a_whole_match(variant: str) -> None:
+    rng = random.Random(variant)
+    table = new_table(variant, {"match": "best3"}, "it", seed=f"match:{variant}")
+    play_random(table, rng, hands=50)
+    assert table.status == FINISHED
+    plain = check(table_message(table, "it"))
+    assert "Partita finita" in plain and not table_message(table, "it").keyboard
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_lobby_settings_and_picker(lang: str) -> None:
+    plain = check(variant_picker(lang))
+    assert plain
+    picker = variant_picker(lang)
+    assert sorted(d[2:] for _, d in buttons(picker)) == sorted(VARIANTS)
+    for variant in VARIANTS:
+        for opts in option_sets(variant):
+            table = Table(TABLE_ID, CHAT_ID, USER_BASE, Options.parse(variant, opts), lang=lang)
+            for i in range(table.n_players - 1):
+                table.join(USER_BASE + i, NAMES[i % len(NAMES)])
+                lobby = lobby_message(table, lang)
+                text = check(lobby)
+                assert NAMES[i % len(NAMES)] in text
+            table.add_bot("simple")
+            table.timer = 120
+            text = check(table_message(table, lang))
+            assert "🤖 simple 1" in text
+            panel = settings_message(table, lang)
+            check(panel)
+            for _, data in buttons(panel):
+                kind, tid, *rest = data.split(":")
+                assert int(tid) == TABLE_ID and kind in ("s", "l")
+                if kind == "s":  # every offered setting is valid for this table
+                    key, value = rest
+                    if key != "timer":
+                        probe = Table(TABLE_ID, CHAT_ID, USER_BASE, table.options)
+                        probe.set_option(key, value)
+
+
+# ------------------------------------------------------------------------------ §7.6
+
+
+def chiamata_in_play(variant: str, seed: int) -> Table | None:
+    """A chiamata table in the play phase with a partner who is not the caller."""
+    rng = random.Random(seed)
+    table = new_table(variant, {}, "it", seed=f"secret:{seed}")
+    hand = table.hand
+    assert hand is not None
+    while hand.phase != PLAY:
+        if hand.is_terminal():
+            return None
+        legal = hand.legal_actions()
+        # bid sometimes, pass mostly, so that auctions end at various ranks
+        action = rng.choice(legal) if rng.random() < 0.35 else A.PASS
+        if action not in legal:
+            action = rng.choice(legal)
+        table.apply(hand.current, action)
+    if hand.carichi or hand.partner == hand.caller:
+        return None
+    return table
+
+
+def swapped(table: Table, a: int, b: int) -> Table:
+    """The same table where seats a and b hold each other's (remaining) cards, so the
+    called card, and the secret partner, moves from one to the other."""
+    assert table.hand is not None
+    clone = Table(
+        table.table_id,
+        table.chat_id,
+        table.creator_id,
+        table.options,
+        seats=table.seats,
+        status=table.status,
+        lang=table.lang,
+        match=table.match,
+        hand=table.hand.clone(),
+    )
+    h = clone.hand
+    assert h is not None
+    h.hands[a], h.hands[b] = h.hands[b], h.hands[a]
+    h.partner = h.holder_of(h.called_card)
+    return clone
+
+
+@pytest.mark.parametrize("variant", ["chiamata", "chiamata4"])
+def test_nothing_hints_at_the_partner_before_the_called_card(variant: str) -> None:
+    """§7.6: two states that differ only in who holds the called card look the same to the
+    group and to every seat but those two, until the called card is played."""
+    compared = 0
+    for seed in range(60):
+        table = chiamata_in_play(variant, seed)
+        if table is None:
+            continue
+        rng = random.Random(seed)
+        hand = table.hand
+        assert hand is not None
+        n = table.n_players
+        while not hand.partner_known() and not hand.is_terminal():
+            if not hand.trick:  # a trick's start: every hand has the same size
+                p = hand.partner
+                for q in range(n):
+                    if q in (p, hand.caller):
+                        continue
+                    other = swapped(table, p, q)
+                    assert other.hand is not None and other.hand.partner == q
+                    for lang in ("it", "en"):
+                        assert table_message(table, lang) == table_message(other, lang)
+                        for seat in range(n):
+                            if seat not in (p, q):
+                                mine = private_message(table, seat, lang)
+                                assert mine == private_message(other, seat, lang), seat
+                        # and the two seats are told the truth about themselves
+                        told = "Sei il socio" if lang == "it" else "You are the partner"
+                        assert told in private_message(table, p, lang).text
+                        assert told not in private_message(table, q, lang).text
+                        assert told in private_message(other, q, lang).text
+                    compared += 1
+            seat = hand.current
+            table.apply(seat, rng.choice(hand.legal_actions()))
+        if hand.partner_known() and not hand.is_terminal():
+            text = table_message(table, "it").text
+            assert "Il socio è" in text
+    assert compared > 50
+
+
+# ------------------------------------------------------------------------------ efficiency
+
+
+@pytest.mark.parametrize("variant", ["chiamata", "chiamata4"])
+def test_a_card_play_changes_no_other_private_message_in_chiamata(variant: str) -> None:
+    """In chiamata's play phase a card play edits the player's own hand message and the group
+    message only: nothing per-turn sits in everybody's private message."""
+    changed_others = 0
+    for seed in range(15):
+        table = chiamata_in_play(variant, seed + 100)
+        if table is None:
+            continue
+        rng = random.Random(seed)
+        hand = table.hand
+        assert hand is not None
+        n = table.n_players
+        before = [private_message(table, s, "it") for s in range(n)]
+        while not hand.is_terminal():
+            seat = hand.current
+            table.apply(seat, rng.choice(hand.legal_actions()))
+            after = [private_message(table, s, "it") for s in range(n)]
+            changed_others += sum(
+                1 for s in range(n) if s != seat and after[s].key() != before[s].key()
+            )
+            before = after
+    assert changed_others == 0
+
+
+def test_blind_buttons_are_stamped_per_seat() -> None:
+    """Coperta (§6.2): a button names a position, so a repeated tap must be stale."""
+    table = new_table("coperta", {}, "it", seed="blind")
+    hand = table.hand
+    assert hand is not None
+    seat = hand.current
+    hidx, stamp, action, _ = act_actions(private_message(table, seat, "it"))[0]
+    assert table.check_action(USER_BASE + seat, hidx, stamp, action) == seat
+    table.apply(seat, action)
+    # the opponent plays; whoever leads next, the old button is refused
+    other = hand.current
+    h2, s2, a2, _ = act_actions(private_message(table, other, "it"))[0]
+    assert table.check_action(USER_BASE + other, h2, s2, a2) == other
+    table.apply(other, a2)
+    with pytest.raises(TableError) as err:
+        table.check_action(USER_BASE + seat, hidx, stamp, action)
+    assert err.value.key in ("err_stale", "err_not_your_turn")
+    if hand.current == seat:  # the same seat leads again: the fresh button works
+        h3, s3, a3, _ = act_actions(private_message(table, seat, "it"))[0]
+        assert table.check_action(USER_BASE + seat, h3, s3, a3) == seat
+
+
+def test_signals_reach_the_partner_only() -> None:
+    """§5.3: with signals on, a signal shows in the partner's hand message only."""
+    sent = 0
+    for seed in range(20):
+        rng = random.Random(seed)
+        table = new_table("quattro", {"signals": "true"}, "it", seed=f"signals:{seed}")
+        hand = table.hand
+        assert hand is not None
+        while not hand.is_terminal():
+            legal = hand.legal_actions()
+            signals = [a for a in legal if a >= A.SIGNAL]
+            seat = hand.current
+            if signals:
+                table.apply(seat, signals[0])
+                sent += 1
+                partner = (seat + 2) % 4
+                name = table.seats[seat].name
+                seen = check(private_message(table, partner, "it"))
+                assert f"📶 Segnale di {name}: " in seen
+                for other in (seat + 1) % 4, (seat + 3) % 4:  # the opponents
+                    assert name not in check(private_message(table, other, "it"))
+                assert "📶" not in check(table_message(table, "it"))
+            else:
+                table.apply(seat, rng.choice(legal))
+    assert sent > 5

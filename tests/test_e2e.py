@@ -1,0 +1,1272 @@
+"""End to end: `python -m bot` runs as a process against the stand-in Bot API server
+(tests/fake_telegram.py) and scripted people play complete hands in a group and in private.
+
+Scripted people see only what Telegram shows them: the group's table message (whose turn it
+is), their own private hand message (one button per card, bid buttons in the auction) and the
+answers to their taps. The database is read only to check what was stored (the move log, the
+snapshot, the ledger) and to know the truth the people must not see (who the partner is).
+
+Every wait is bounded; every bot process is killed in a `finally`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.engine import DECK40, HandState
+from bot.engine import actions as A
+from bot.ledger import min_payments
+from bot.render_text import card_name
+from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
+
+REPO = Path(__file__).resolve().parents[1]
+TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
+BOT_NAME = "briscola_e2e_bot"
+WAIT = 15.0  # seconds any single expected thing may take
+
+# Short answers (RULES-independent UI texts, Italian: the bot's default language).
+OK = "Fatto."
+NOT_YOUR_TURN = "Non è il tuo turno."
+HAND_OVER = "Quella mano è finita."
+STALE = "Pulsante scaduto: usa quelli aggiornati."
+BAD_DATA = "Pulsante non valido."
+NOT_YOUR_TABLE = "Non giochi a questo tavolo."
+REFUSALS = {NOT_YOUR_TURN, HAND_OVER, STALE, BAD_DATA, NOT_YOUR_TABLE}
+
+
+# ------------------------------------------------------------------------------ the process
+
+
+class BotProcess:
+    """`python -m bot` with its own database in `workdir`; logs kept per run."""
+
+    def __init__(self, fake: FakeTelegram, workdir: Path, **env: str) -> None:
+        self.fake = fake
+        self.dir = workdir
+        self.db_path = workdir / "x.db"
+        self.logs: list[Path] = []
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.extra_env = env
+
+    def env(self) -> dict[str, str]:
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "TELEGRAM_"))}
+        base.update(
+            BOT_TOKEN=TOKEN,
+            TELEGRAM_BASE_URL=self.fake.base_url,
+            DATABASE_URL=f"sqlite:///{self.db_path}",
+            GROUP_EDIT_INTERVAL="0.05",
+            GROUP_RATE_PER_MINUTE="100000",
+            RATE_PER_SECOND="100000",
+            LOG_LEVEL="DEBUG",
+            PYTHONPATH=str(REPO),
+        )
+        base.update(self.extra_env)
+        return base
+
+    async def start(self) -> None:
+        mark = self.fake.mark()
+        log = self.dir / f"bot-{len(self.logs)}.log"
+        self.logs.append(log)
+        with log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "bot"],
+                cwd=self.dir,
+                env=self.env(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        proc = self.proc
+        # post_init (database, commands, restore) is done once polling starts: PTB deletes
+        # the webhook first (a getUpdates is only logged when its long poll returns)
+        await self.fake.wait_for(
+            lambda: proc.poll() is not None or self.fake.count("deleteWebhook", since=mark) > 0,
+            30,
+            message="the bot polling",
+        )
+        assert proc.poll() is None, f"the bot exited:\n{self.log_text()}"
+
+    async def stop(self, sig: int = signal.SIGTERM) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        code = await asyncio.to_thread(self.proc.wait, 30)
+        self.proc = None
+        return code
+
+    async def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        await asyncio.to_thread(self.proc.wait, 30)
+        self.proc = None
+
+    def ensure_dead(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(30)
+        self.proc = None
+
+    def log_text(self) -> str:
+        return "\n".join(p.read_text("utf-8", "replace") for p in self.logs if p.exists())
+
+    def check_logs(self) -> None:
+        text = self.log_text()
+        secret = TOKEN.split(":", 1)[1]
+        assert TOKEN not in text and secret not in text, "the bot token appears in the logs"
+        assert "Traceback" not in text, text[-4000:]
+
+
+class Store:
+    """Read-only looks at the bot's SQLite database (WAL: safe while the bot writes)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def rows(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10)
+        try:
+            conn.row_factory = sqlite3.Row
+            return list(conn.execute(sql, args))
+        finally:
+            conn.close()
+
+    def table(self, chat_id: int) -> sqlite3.Row:
+        rows = self.rows(
+            "SELECT * FROM tables WHERE chat_id = ? ORDER BY table_id DESC LIMIT 1", chat_id
+        )
+        assert rows, f"no table in chat {chat_id}"
+        return rows[0]
+
+    def hand(self, chat_id: int) -> dict[str, Any]:
+        row = self.table(chat_id)
+        assert row["hand_json"], "no hand stored"
+        data: dict[str, Any] = json.loads(row["hand_json"])
+        return data
+
+    def moves(self, table_id: int) -> list[tuple[int, int, int, int, int | None]]:
+        return [
+            (r["move_no"], r["hand_index"], r["seat"], r["action"], r["user_id"])
+            for r in self.rows("SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", table_id)
+        ]
+
+    def snapshot(self, chat_id: int) -> tuple[Any, ...]:
+        row = self.table(chat_id)
+        return (
+            row["move_no"],
+            row["status"],
+            row["hand_json"],
+            row["match_json"],
+            row["seats_json"],
+            tuple(self.moves(row["table_id"])),
+        )
+
+    def ledger(self, chat_id: int) -> list[sqlite3.Row]:
+        return self.rows("SELECT * FROM ledger_entries WHERE chat_id = ?", chat_id)
+
+
+# ------------------------------------------------------------------------------ people
+
+
+def table_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage:
+    """The group's table message: the newest bot message that starts with the card emoji
+    (or the settings panel, shown in its place)."""
+    for m in reversed(fake.bot_messages(group)):
+        if m.text.startswith(("🃏", "⚙️")):
+            return m
+    raise LookupError("no table message yet")
+
+
+def hand_message(fake: FakeTelegram, user: FakeUser) -> FakeMessage:
+    for m in reversed(fake.bot_messages(user)):
+        if m.text.startswith("🃏"):
+            return m
+    raise LookupError(f"no hand message for {user.first_name}")
+
+
+def action_of(button: FakeButton) -> int:
+    assert button.callback_data is not None
+    return int(button.callback_data.split(":")[-1])
+
+
+def act_buttons(msg: FakeMessage) -> list[FakeButton]:
+    return [b for b in msg.buttons if (b.callback_data or "").startswith("a:")]
+
+
+def card_buttons(msg: FakeMessage) -> list[FakeButton]:
+    return [b for b in act_buttons(msg) if action_of(b) < A.CALL_RANK]
+
+
+def bid_buttons(msg: FakeMessage) -> list[FakeButton]:
+    return [b for b in act_buttons(msg) if action_of(b) >= A.CALL_RANK]
+
+
+def hand_over(msg: FakeMessage) -> bool:
+    return "Prossima mano" in str(msg.keyboard) or "Partita finita" in msg.text
+
+
+@dataclass
+class Game:
+    fake: FakeTelegram
+    group: FakeChat
+    people: list[FakeUser]
+    store: Store
+    rng: random.Random = field(default_factory=lambda: random.Random(7))
+    presses: int = 0
+    card_presses: int = 0
+    bid_presses: int = 0
+    bids_in_hand: int = 0
+    first_card_mark: int | None = None  # the call log position at the hand's first card
+
+    @property
+    def chat_id(self) -> int:
+        return self.group.id
+
+    def table(self) -> FakeMessage:
+        return table_message(self.fake, self.group)
+
+    def table_id(self) -> int:
+        return int(self.store.table(self.chat_id)["table_id"])
+
+    def whose_turn(self, text: str) -> FakeUser | None:
+        for p in self.people:
+            if f"Tocca a {p.first_name}." in text:
+                return p
+        return None
+
+    async def press(self, user: FakeUser, button: FakeButton) -> str:
+        qid = await self.fake.press(user, button)
+        answer = await self.fake.answer_for(qid, WAIT)
+        return answer.text or ""
+
+    async def raw(self, user: FakeUser, chat: Any, message_id: int, data: str) -> str:
+        qid = await self.fake.press_raw(user, chat, message_id, data)
+        answer = await self.fake.answer_for(qid, WAIT)
+        return answer.text or ""
+
+    async def turn(self) -> tuple[FakeUser | None, FakeMessage]:
+        """Wait until the table shows a person to act (or the hand is over)."""
+
+        def ready() -> tuple[FakeUser | None, FakeMessage] | None:
+            msg = self.table()
+            if hand_over(msg):
+                return None, msg
+            who = self.whose_turn(msg.text)
+            return (who, msg) if who is not None else None
+
+        return await self.fake.wait_for(ready, WAIT, message="a person's turn on the table")
+
+    async def step(
+        self,
+        bidder: Callable[[Game, FakeUser, FakeMessage, list[FakeButton]], FakeButton] | None = None,
+        player: Callable[[Game, FakeUser, FakeMessage], FakeButton] | None = None,
+    ) -> bool:
+        """One person's action. False when the hand is over."""
+        who, table = await self.turn()
+        if who is None:
+            return False
+
+        def my_buttons() -> tuple[FakeMessage, list[FakeButton]] | None:
+            msg = hand_message(self.fake, who)
+            buttons = act_buttons(msg)
+            return (msg, buttons) if buttons else None
+
+        msg, _ = await self.fake.wait_for(my_buttons, WAIT, message="the person's buttons")
+        bids = bid_buttons(msg)
+        if bids:
+            button = (bidder or default_bidder)(self, who, msg, bids)
+            self.bid_presses += 1
+            self.bids_in_hand += 1
+        else:
+            button = (player or random_card)(self, who, msg)
+            self.card_presses += 1
+            if self.first_card_mark is None:
+                self.first_card_mark = self.fake.mark()
+        answer = await self.press(who, button)
+        self.presses += 1
+        assert answer == OK, (answer, button)
+        data = button.callback_data
+        await self.fake.wait_for(
+            lambda: (
+                self.table().text != table.text
+                and data not in [b.callback_data for b in hand_message(self.fake, who).buttons]
+            ),
+            WAIT,
+            message="the table and the hand updated after a move",
+        )
+        return True
+
+    async def play_hand(
+        self, after: Callable[[], Any] | None = None, limit: int = 400, **kw: Any
+    ) -> int:
+        """Play until the hand is over, or `limit` person actions."""
+        self.bids_in_hand = 0
+        self.first_card_mark = None
+        steps = 0
+        while steps < limit and await self.step(**kw):
+            steps += 1
+            if after is not None:
+                result = after()
+                if asyncio.iscoroutine(result):
+                    await result
+            assert steps < 400
+        return steps
+
+    async def play_match(self, **kw: Any) -> None:
+        """Play hands until the match is over; a void hand (60-60, §4.1) is dealt again."""
+        for _ in range(10):
+            await self.play_hand(**kw)
+            if "Partita finita" in self.table().text:
+                return
+            assert "Mano nulla" in self.table().text, self.table().text
+            await self.next_hand()
+        raise AssertionError("the match did not end")
+
+    async def next_hand(self) -> None:
+        msg = self.table()
+        button = msg.button("Prossima mano")
+        assert await self.press(self.people[0], button) == OK
+        await self.fake.wait_for(lambda: not hand_over(self.table()), WAIT, message="a new hand")
+
+
+def random_card(game: Game, who: FakeUser, msg: FakeMessage) -> FakeButton:
+    return game.rng.choice(card_buttons(msg))
+
+
+def default_bidder(
+    game: Game, who: FakeUser, msg: FakeMessage, bids: list[FakeButton]
+) -> FakeButton:
+    """Pass; a caller who must name a suit names the first one."""
+    return next((b for b in bids if b.text == "Passo"), bids[0])
+
+
+def by_label(bids: list[FakeButton], label: str) -> FakeButton:
+    for b in bids:
+        if b.text == label:
+            return b
+    raise AssertionError(f"no bid button {label!r} in {[b.text for b in bids]}")
+
+
+RANK_WORDS = {
+    "Asso": "l'Asso",
+    "2": "il Due",
+    "3": "il Tre",
+    "4": "il Quattro",
+    "5": "il Cinque",
+    "6": "il Sei",
+    "7": "il Sette",
+    "Fante": "il Fante",
+    "Cavallo": "il Cavallo",
+    "Re": "il Re",
+}
+CARD_RE = re.compile(r"\b(Asso|Re|Cavallo|Fante|[2-7]) di (denari|coppe|spade|bastoni)\b")
+
+
+def cards_in(text: str) -> set[str]:
+    return {f"{m[0]} di {m[1]}" for m in CARD_RE.findall(text)}
+
+
+def own_cards(msg: FakeMessage) -> set[str]:
+    """The cards a person holds, from their private message (text in the auction, buttons
+    in play)."""
+    found = {b.text for b in card_buttons(msg)}
+    for line in msg.text.splitlines():
+        if line.startswith(("Le tue carte", "Your cards")):
+            found |= cards_in(line)
+    return found
+
+
+def suit_button(bids: list[FakeButton], *, held: set[str], want_held: bool) -> FakeButton:
+    """The caller names a suit; the button reads 'Denari: 2 di denari (2D)'."""
+    for b in bids:
+        card = b.text.split(": ", 1)[1].rsplit(" (", 1)[0]
+        if (card in held) == want_held:
+            return b
+    raise AssertionError(f"no suit to call with want_held={want_held}")
+
+
+# ------------------------------------------------------------------------------ fixtures
+
+
+@contextlib.contextmanager
+def bot_guard(bot: BotProcess) -> Iterator[BotProcess]:
+    try:
+        yield bot
+    finally:
+        bot.ensure_dead()
+
+
+EXPECTED_FAILURES = (
+    "message is not modified",  # a restored table re-renders what Telegram already shows
+    "bot can't initiate conversation",  # a person who never opened a private chat
+)
+
+
+@contextlib.asynccontextmanager
+async def telegram(allow: tuple[str, ...] = ()) -> AsyncIterator[FakeTelegram]:
+    """The stand-in server; afterwards: no error inside it, and every call the bot made
+    succeeded but for the expected refusals (and the errors the test injected)."""
+    async with FakeTelegram(threaded=True, bot_username=BOT_NAME) as fake:
+        yield fake
+        assert not fake.internal_errors, fake.internal_errors
+        failed = [
+            (c.method, c.description)
+            for c in fake.calls
+            # a restart leaves the old process's long poll behind: Telegram ends it (Conflict)
+            if c.method != "getUpdates"
+            and not c.ok
+            and not any(e in (c.description or "") for e in EXPECTED_FAILURES + allow)
+        ]
+        assert not failed, failed
+
+
+async def say(fake: FakeTelegram, user: FakeUser, chat: Any, text: str) -> FakeMessage:
+    """`user` writes `text`; returns the bot's reply in that chat (a new message)."""
+    before = len(fake.bot_messages(chat))
+    await fake.send_text(user, chat, text)
+    return await fake.wait_for(
+        lambda: fake.bot_messages(chat)[before] if len(fake.bot_messages(chat)) > before else None,
+        WAIT,
+        message=f"a reply to {text!r}",
+    )
+
+
+async def open_table(
+    fake: FakeTelegram,
+    group: FakeChat,
+    creator: FakeUser,
+    joiners: list[FakeUser],
+    variant: str,
+    bots: int = 0,
+    settings: str = "",
+) -> None:
+    """/new, /join, + Computer buttons, /settings, then the Start button."""
+    await fake.send_text(creator, group, f"/new@{BOT_NAME} {variant}")
+    await fake.wait_for(lambda: table_message(fake, group).button("Entra"), WAIT)
+    for p in joiners:
+        reply = await say(fake, p, group, "/join")
+        assert "seduto" in reply.text, reply.text
+    for _ in range(bots):
+        qid = await fake.press(creator, table_message(fake, group).button("+ Computer"))
+        assert (await fake.answer_for(qid, WAIT)).text in (None, "")
+    if settings:
+        reply = await say(fake, creator, group, f"/settings {settings}")
+        assert reply.text == "Impostato.", reply.text
+    seats = 1 + len(joiners) + bots
+    await fake.wait_for(
+        lambda: f"({seats}/" in table_message(fake, group).text, WAIT, message="seats shown"
+    )
+
+
+async def start_table(fake: FakeTelegram, group: FakeChat, creator: FakeUser) -> None:
+    msg = await fake.wait_for(lambda: table_message(fake, group).button("Inizia"), WAIT)
+    qid = await fake.press(creator, msg)
+    assert (await fake.answer_for(qid, WAIT)).text in (None, "")
+    await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
+
+
+def export(bot: BotProcess, chat_id: int) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "bot", "export", "--chat", str(chat_id), "--format", "json"],
+        cwd=bot.dir,
+        env={**bot.env(), "BOT_TOKEN": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    data: dict[str, Any] = json.loads(out.stdout)
+    return data
+
+
+def check_ledger(bot: BotProcess, chat_id: int, hands: int) -> dict[str, Any]:
+    """RULES §10.1-10.2: every write sums to zero, so do the balances; none written twice."""
+    data = export(bot, chat_id)
+    assert len(data["hands"]) == hands, data
+    for h in data["hands"]:
+        assert sum(h["deltas"].values()) == 0, h
+    keys = [h["hand_key"] for h in data["hands"]]
+    assert len(keys) == len(set(keys))
+    assert sum(b["balance"] for b in data["balances"]) == 0
+    return data
+
+
+def state(store: Store, chat_id: int) -> HandState:
+    return HandState.from_dict(store.hand(chat_id))
+
+
+def names_of(cards: list[int] | tuple[int, ...]) -> set[str]:
+    return {card_name(c, DECK40, "it") for c in cards}
+
+
+def api_cost(fake: FakeTelegram, since: int) -> dict[str, int]:
+    """Bot API calls since the mark, polling excluded."""
+    counts = fake.counts(since=since)
+    counts.pop("getUpdates", None)
+    return dict(counts)
+
+
+async def quiet(fake: FakeTelegram, period: float = 0.3) -> None:
+    """Wait until the bot has made no call (polling aside) for `period` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    last = -1
+    while loop.time() < deadline:
+        n = len([c for c in fake.calls if c.method != "getUpdates"])
+        if n == last:
+            return
+        last = n
+        await asyncio.sleep(period)
+    raise TimeoutError("the bot never went quiet")
+
+
+def minus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    return {k: a.get(k, 0) - b.get(k, 0) for k in a if a.get(k, 0) - b.get(k, 0)}
+
+
+# ------------------------------------------------------------------------------ the tests
+
+
+async def test_no_token_exits_2_with_help(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "TELEGRAM_"))}
+    env["PYTHONPATH"] = str(REPO)
+    out = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "bot"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "BotFather" in out.stderr and "BOT_TOKEN" in out.stderr
+
+
+async def test_rejected_token_is_never_printed(tmp_path: Path) -> None:
+    async with (
+        asyncio.timeout(60),
+        FakeTelegram(threaded=True, token="1111:the-right-one", bot_username=BOT_NAME) as fake,
+    ):
+        bot = BotProcess(fake, tmp_path)
+        with bot_guard(bot):
+            out = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "bot"],
+                cwd=tmp_path,
+                env=bot.env(),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        assert out.returncode == 2, out.stderr[-3000:]
+        assert "BotFather" in out.stderr
+        assert TOKEN.split(":")[1] not in out.stdout + out.stderr
+
+
+async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) -> None:
+    async with asyncio.timeout(120), telegram() as fake:
+        luigi = fake.user(101, "<Luigi & Co>")
+        stranger = fake.user(102, "Ana_Maria*")
+        group = fake.group(-100200, "Bar <Sport>", members=[luigi, stranger])
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            await say(fake, luigi, luigi, "/start")
+            help_msg = await say(fake, luigi, group, "/help")
+            assert "/new" in help_msg.text and "/score" in help_msg.text
+            rules = await say(fake, luigi, group, "/rules")
+            assert "61" in rules.text
+            assert "Nessuna partita" in (await say(fake, luigi, group, "/score")).text
+
+            # /new without an argument: pick the variant with a button.
+            picker = await say(fake, luigi, group, f"/new@{BOT_NAME}")
+            assert "Briscola a due" in picker.keyboard[0][0]
+            qid = await fake.press(luigi, picker.button("Briscola a due"))
+            assert (await fake.answer_for(qid, WAIT)).text is None
+            lobby = await fake.wait_for(lambda: table_message(fake, group), WAIT)
+            assert "<Luigi & Co>" in lobby.text and "&lt;Luigi &amp; Co&gt;" in lobby.raw_text
+            again = await say(fake, luigi, group, "/new due")
+            assert "già un tavolo" in again.text
+            qid = await fake.press(luigi, table_message(fake, group).button("+ Computer"))
+            await fake.answer_for(qid, WAIT)
+            assert (await say(fake, luigi, group, "/settings match=single")).text == "Impostato."
+            # /go by someone who neither opened the table nor administers the group
+            refused = await say(fake, stranger, group, "/go")
+            assert "Solo chi ha aperto" in refused.text
+            await start_table(fake, group, luigi)
+
+            game = Game(fake, group, [luigi], store)
+            tid = game.table_id()
+            # a few moves, then a double tap
+            for _ in range(3):
+                assert await game.step()
+            who, table = await game.turn()
+            assert who == luigi
+            button = random_card(game, luigi, hand_message(fake, luigi))
+            q1 = await fake.press(luigi, button)
+            q2 = await fake.press(luigi, button)
+            answers = sorted([(await fake.answer_for(q, WAIT)).text or "" for q in (q1, q2)])
+            assert OK in answers and (set(answers) - {OK}) <= REFUSALS, answers
+            assert answers.count(OK) == 1
+            card = action_of(button)
+            await fake.wait_for(lambda: game.table().text != table.text, WAIT)
+            assert any(m[3] == card and m[4] == luigi.id for m in store.moves(tid))
+            assert len([m for m in store.moves(tid) if m[3] == card]) == 1
+
+            # SIGTERM while an update is in hand: it is finished and answered, then exit 0.
+            who, table = await game.turn()
+            button = random_card(game, luigi, hand_message(fake, luigi))
+            before = len(store.moves(tid))
+            qid = await fake.press(luigi, button)
+            await fake.wait_delivered(WAIT)
+            assert await bot.stop(signal.SIGTERM) == 0
+            assert fake.answer_attempts(qid) == 1
+            assert (await fake.answer_for(qid, WAIT)).text == OK
+            assert len(store.moves(tid)) > before  # persisted
+            stopped = store.snapshot(group.id)
+
+            # restart: the table is restored and play carries on
+            await bot.start()
+            assert store.snapshot(group.id) == stopped
+            await fake.wait_for(
+                lambda: (
+                    action_of(button)
+                    not in [action_of(b) for b in card_buttons(hand_message(fake, luigi))]
+                ),
+                WAIT,
+            )
+            await game.play_match()
+            final = game.table()
+            assert "Partita finita" in final.text
+            assert not final.buttons
+            # a card button from the finished hand: "that hand is over", nothing changes
+            snap = store.snapshot(group.id)
+            private = hand_message(fake, luigi)
+            assert await game.raw(luigi, luigi, private.message_id, f"a:{tid}:0:0:{card}") in (
+                HAND_OVER,
+                STALE,
+            )
+            assert store.snapshot(group.id) == snap
+
+            # §10.2: +1 / -1 for the match; /score and the export agree
+            data = check_ledger(bot, group.id, hands=1)
+            by_user = {b["user_id"]: b for b in data["balances"]}
+            assert by_user[luigi.id]["name"] == "<Luigi & Co>"
+            assert abs(by_user[luigi.id]["balance"]) == 1
+            score = await say(fake, luigi, group, "/score")
+            assert "<Luigi & Co>" in score.text and "🍺" in score.text
+            assert "&lt;Luigi &amp; Co&gt;" in score.raw_text
+            # a second /new works once the match is over
+            assert await bot.stop(signal.SIGINT) == 0
+            bot.check_logs()
+
+
+async def test_quattro_partner_hand_after_talon_and_a_player_without_private_chat(
+    tmp_path: Path,
+) -> None:
+    async with asyncio.timeout(120), telegram() as fake:
+        luigi = fake.user(201, "<Luigi & Co>")
+        ana = fake.user(202, "Ana_Maria*")  # never opens a private chat before the game
+        group = fake.group(-100300, "Quattro 🍷", members=[luigi, ana])
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            await say(fake, luigi, luigi, "/start")
+            await fake.send_text(luigi, group, "/new quattro")
+            await fake.wait_for(lambda: table_message(fake, group).button("Entra"), WAIT)
+            tid = int(store.table(group.id)["table_id"])
+            link = f"https://t.me/{BOT_NAME}?start=t{tid}"
+            # Ana joins with the button: the answer is short, the deep link comes as a message
+            qid = await fake.press(ana, table_message(fake, group).button("Entra"))
+            assert (await fake.answer_for(qid, WAIT)).text
+            offer = await fake.wait_for_text(group, "Ana_Maria*, sei seduto", timeout=WAIT)
+            assert [b.url for b in offer.buttons] == [link]
+            for _ in range(2):
+                qid = await fake.press(luigi, table_message(fake, group).button("+ Computer"))
+                await fake.answer_for(qid, WAIT)
+            assert (await say(fake, luigi, group, "/settings match=single")).text == "Impostato."
+            await fake.wait_for(lambda: "(4/4)" in table_message(fake, group).text, WAIT)
+            await start_table(fake, group, luigi)
+
+            # Ana's hand cannot be delivered: the group is told, with the deep link
+            blocked = await fake.wait_for_text(group, "non posso scriverti", timeout=WAIT)
+            assert "Ana_Maria*" in blocked.text and [b.url for b in blocked.buttons] == [link]
+            with contextlib.suppress(LookupError):
+                hand_message(fake, ana)
+                raise AssertionError("a hand message reached Ana before she started the bot")
+            reply = await say(fake, ana, ana, f"/start t{tid}")
+            assert "Sei al tavolo" in reply.text
+            await fake.wait_for(lambda: len(card_buttons(hand_message(fake, ana))) == 3, WAIT)
+
+            names = {0: luigi, 1: ana}  # seats in join order; 2 and 3 are computers
+            seen_partner = {luigi.id: 0, ana.id: 0}
+
+            async def check_partner_hands() -> None:
+                st = state(store, group.id)
+                if st.is_terminal():
+                    return
+                for seat, user in names.items():
+                    partner = (seat + 2) % 4
+                    if st.talon_left() == 0:  # §5.2: partners see each other's hands
+                        want = names_of(st.hands[partner])
+
+                        def shows(user: FakeUser = user, want: set[str] = want) -> bool:
+                            line = next(
+                                (
+                                    x
+                                    for x in hand_message(fake, user).text.splitlines()
+                                    if x.startswith("Carte di 🤖")
+                                ),
+                                "",
+                            )
+                            return cards_in(line) == want
+
+                        await fake.wait_for(shows, WAIT, message="§5.2 partner's hand shown")
+                        seen_partner[user.id] += 1
+                    else:
+                        assert "Carte di" not in hand_message(fake, user).text
+
+            game = Game(fake, group, [luigi, ana], store)
+            await game.play_match(after=check_partner_hands)
+            final = game.table()
+            assert "Partita finita" in final.text
+            assert all(n > 0 for n in seen_partner.values()), seen_partner
+            # the group never shows a hand (§5.2 is between partners only)
+            assert not any("Carte di" in v for v in final.versions)
+            # ledger §10.2: each member of a pair +1 / -1; the two computers share one id
+            data = check_ledger(bot, group.id, hands=1)
+            balances = {b["user_id"]: b["balance"] for b in data["balances"]}
+            assert balances[luigi.id] == -balances[ana.id] != 0
+            assert await bot.stop() == 0
+            bot.check_logs()
+
+
+# ------------------------------------------------------------------------------ chiamata
+
+
+def suit_phase(bids: list[FakeButton]) -> bool:
+    return all(A.NAME_SUIT <= action_of(b) < A.CALL_CARD for b in bids)
+
+
+def overbid_auction(
+    game: Game, who: FakeUser, msg: FakeMessage, bids: list[FakeButton]
+) -> FakeButton:
+    """§7.2-7.3: Re, Due, Due a 62, pass, pass, pass, Due a 64, pass: the one who called the
+    Two wins at 64 and calls a Two they do not hold (so there is a partner)."""
+    if suit_phase(bids):
+        return suit_button(bids, held=own_cards(msg), want_held=False)
+    assert len(cards_in(msg.text)) == 8, msg.text  # the cards are shown during the auction
+    script = [
+        "Chiama il Re",
+        "Chiama il Due",
+        "Due a 62",
+        "Passo",
+        "Passo",
+        "Passo",
+        "Due a 64",
+        "Passo",
+    ]
+    labels = [b.text for b in bids]
+    if game.bids_in_hand == 2:  # only the quick steps over the Two, and pass
+        assert labels == [
+            "Due a 62",
+            "Due a 63",
+            "Due a 64",
+            "Due a 66",
+            "Due a 71",
+            "Due a 120",
+            "Passo",
+        ], labels
+    if game.bids_in_hand == 1:  # only ranks below the Re (§7.2)
+        assert "Chiama il Re" not in labels and "Chiama l'Asso" not in labels
+        assert "Chiama il Cavallo" in labels
+    return by_label(bids, script[game.bids_in_hand])
+
+
+def call_in_hand_auction(
+    game: Game, who: FakeUser, msg: FakeMessage, bids: list[FakeButton]
+) -> FakeButton:
+    """§7.7: the first to speak calls the rank of a card they hold; everybody else passes;
+    the caller names that card's suit: they play alone."""
+    held = own_cards(msg)
+    if suit_phase(bids):
+        return suit_button(bids, held=held, want_held=True)
+    if game.bids_in_hand == 0:
+        rank = sorted(held)[0].split(" di ")[0]
+        return by_label(bids, f"Chiama {RANK_WORDS[rank]}")
+    return by_label(bids, "Passo")
+
+
+def always_pass(game: Game, who: FakeUser, msg: FakeMessage, bids: list[FakeButton]) -> FakeButton:
+    if suit_phase(bids):
+        return bids[0]
+    return by_label(bids, "Passo")
+
+
+def check_ledger_row(deltas: dict[int, int], hand: HandState) -> None:
+    """§7.12 for a finished chiamata hand (5 players), per seat."""
+    res = hand.result()
+    alone = hand.partner == hand.caller
+    won = res.winning_sides == (0,)
+    mult = 2 if res.cappotto else 1
+    sign = 1 if won else -1
+    for seat in range(5):
+        if seat == hand.caller:
+            want = (4 if alone else 2) * sign * mult
+        elif seat == hand.partner:
+            want = sign * mult
+        else:
+            want = -sign * mult
+        assert deltas[seat] == want, (seat, deltas, hand.caller, hand.partner)
+
+
+async def assert_no_change(
+    game: Game, user: FakeUser, attempts: list[tuple[Any, int, str]]
+) -> None:
+    """Each forged/stale/out-of-turn tap gets one short answer and changes nothing."""
+    await quiet(game.fake, 0.15)
+    before_db = game.store.snapshot(game.chat_id)
+    before_table = game.table().raw_text
+    before_hands = {p.id: hand_message(game.fake, p).raw_text for p in game.people}
+    for chat, message_id, data in attempts:
+        answer = await game.raw(user, chat, message_id, data)
+        assert answer and len(answer) <= 200, (data, answer)
+        assert answer != OK, (data, answer)
+    await asyncio.sleep(0.2)  # anything the taps might (wrongly) have caused is sent by now
+    assert game.store.snapshot(game.chat_id) == before_db
+    assert game.table().raw_text == before_table
+    assert {p.id: hand_message(game.fake, p).raw_text for p in game.people} == before_hands
+
+
+async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_path: Path) -> None:
+    async with asyncio.timeout(150), telegram() as fake:
+        people = [
+            fake.user(301, "<Luigi & Co>"),
+            fake.user(302, "Ana_Maria*"),
+            fake.user(303, "🍕 Pino"),
+            fake.user(304, "[x](y)"),
+            fake.user(305, "Eve <b>"),
+        ]
+        stranger = fake.user(399, "Mallory")
+        group = fake.group(-100400, "Chiamata & co", admins=[people[1]])
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            for p in people:
+                await say(fake, p, p, "/start")
+            await open_table(fake, group, people[0], people[1:], "chiamata", settings="target=21")
+            # /go by a group admin who did not open the table is allowed
+            reply_mark = len(fake.bot_messages(group))
+            await fake.send_text(people[1], group, "/go")
+            await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
+            assert all("Solo chi" not in m.text for m in fake.bot_messages(group)[reply_mark:])
+            tid = int(store.table(group.id)["table_id"])
+            for p in people:
+                await fake.wait_for(lambda p=p: hand_message(fake, p), WAIT)
+            game = Game(fake, group, people, store)
+            by_seat = {i: p for i, p in enumerate(people)}  # seats in join order
+            seat_of = {p.id: i for i, p in by_seat.items()}
+            lobby_start = fake.mark()
+
+            # ---- hand 1: the auction reaches the Two and is overbid; a secret partner
+            old_bid: list[tuple[FakeUser, str]] = []
+
+            def remember_bids(
+                game: Game, who: FakeUser, msg: FakeMessage, bids: list[FakeButton]
+            ) -> FakeButton:
+                button = overbid_auction(game, who, msg, bids)
+                old_bid.append((who, button.callback_data or ""))
+                return button
+
+            revealed_seen = False
+
+            async def secrecy() -> None:
+                """§7.6: before the called card is played nothing anyone but the partner
+                sees hints at them; once played, the table announces them."""
+                nonlocal revealed_seen
+                st = state(store, group.id)
+                if st.caller < 0 or st.phase != 3:
+                    return
+                text = game.table().text
+                partner = by_seat[st.partner]
+                if st.reveal_trick < 0:
+                    assert "socio" not in text and "🤝" not in text, text
+                    await fake.wait_for(
+                        lambda: "Sei il socio" in hand_message(fake, partner).text, WAIT
+                    )
+                elif f"Il socio è {partner.first_name}" in text:
+                    revealed_seen = True
+
+            steps = 0
+            safety_done = False
+            safety_cost: dict[str, int] = {}
+            while await game.step(bidder=remember_bids):
+                steps += 1
+                await secrecy()
+                st = state(store, group.id)
+                if not safety_done and st.phase == 3 and len(st.tricks) == 2 and not st.trick:
+                    safety_done = True
+                    mark = fake.mark()
+                    await safety_checks(game, tid, st, by_seat, old_bid, stranger)
+                    # the checks' own taps are not part of the cost of playing
+                    safety_cost = api_cost(fake, mark)
+                    safety_cost["answerCallbackQuery"] -= 1  # the double tap: its card play counts
+                    safety_cost["editMessageText"] = 0  # its edits are the play's
+                assert steps < 200
+            st = state(store, group.id)
+            assert st.is_terminal() and st.caller == seat_of[old_bid[1][0].id]
+            assert st.target == 64 and st.partner != st.caller
+            assert revealed_seen or st.reveal_trick == len(st.tricks) - 1
+            assert f"Il socio è {by_seat[st.partner].first_name}" in game.table().text
+            # nobody else was ever told; the table said nothing before the reveal
+            for p in people:
+                told = any("socio" in v for v in hand_message(fake, p).versions)
+                assert told == (p is by_seat[st.partner]), p
+            versions = game.table().versions
+            first = next(i for i, v in enumerate(versions) if "Il socio è" in v)
+            assert not any("socio" in v or "🤝" in v for v in versions[:first])
+            plays = sum(1 for _, a in st.actions if a < A.CALL_RANK)
+            assert plays == 40
+            assert game.first_card_mark is not None
+            await quiet(fake)
+            cost_hand = minus(api_cost(fake, lobby_start), safety_cost)
+            cost_play = minus(api_cost(fake, game.first_card_mark), safety_cost)
+            hand1 = st
+
+            # ---- hand 2: the caller calls a card in their own hand (§7.7)
+            await game.next_hand()
+            st = state(store, group.id)
+            assert st.hand_index == 1
+            # a button from the earlier hand: "that hand is over"
+            p0 = people[0]
+            msg0 = hand_message(fake, p0)
+            await assert_no_change(
+                game,
+                p0,
+                [
+                    (
+                        p0,
+                        msg0.message_id,
+                        f"a:{tid}:0:0:{hand1.hands[0][0] if hand1.hands[0] else 5}",
+                    ),
+                    (group, game.table().message_id, f"n:{tid}:0"),
+                ],
+            )
+            await game.play_hand(bidder=call_in_hand_auction)
+            st = state(store, group.id)
+            assert st.is_terminal() and st.partner == st.caller
+            assert "si era chiamato in mano" in game.table().text
+            hand2 = st
+
+            # one table message in the group, one hand message per person, edited in place
+            assert len([m for m in fake.bot_messages(group) if m.text.startswith("🃏")]) == 1
+            for p in people:
+                assert len([m for m in fake.bot_messages(p) if m.text.startswith("🃏")]) == 1
+
+            # ---- the ledger: one zero-sum write per hand (§7.12, §10.1)
+            data = check_ledger(bot, group.id, hands=2)
+            for h, hand in zip(data["hands"], (hand1, hand2), strict=True):
+                check_ledger_row({seat_of[int(u)]: d for u, d in h["deltas"].items()}, hand)
+            balances = {b["user_id"]: b["balance"] for b in data["balances"]}
+            score = await say(fake, people[0], group, "/score")
+            for p in people:
+                assert f"{p.first_name}: {balances[p.id]:+d}" in score.text, score.text
+            # §10.3: who pays whom, with as few payments as possible
+            payments = [line for line in score.text.splitlines() if " → " in line]
+            assert len(payments) == min_payments(balances) or (
+                not payments and "Tutti pari" in score.text
+            )
+            assert "&lt;Luigi &amp; Co&gt;" in score.raw_text and "Eve &lt;b&gt;" in score.raw_text
+            assert await bot.stop() == 0
+            bot.check_logs()
+
+        per_card = sum(cost_play.values()) / 40
+        per_card_hand = sum(cost_hand.values()) / 40
+        sends = cost_play.get("editMessageText", 0) + cost_play.get("sendMessage", 0)
+        print(
+            f"\n[cost] chiamata, 5 people: play phase {cost_play} -> {per_card:.2f} calls "
+            f"per card play ({sends / 40:.2f} message sends/edits); whole hand incl. auction "
+            f"{cost_hand} -> {per_card_hand:.2f} per card play"
+        )
+        # one answer + the player's own hand + the (coalesced) table message
+        assert sends / 40 <= 2.1
+        assert per_card <= 3.25
+
+
+async def safety_checks(
+    game: Game,
+    tid: int,
+    st: HandState,
+    by_seat: dict[int, FakeUser],
+    old_bid: list[tuple[FakeUser, str]],
+    stranger: FakeUser,
+) -> None:
+    """Out of turn, stale, forged and double taps: short answers, nothing changes."""
+    fake, group = game.fake, game.group
+    current = by_seat[st.current]
+    other = by_seat[(st.current + 1) % 5]
+    cur_msg = hand_message(fake, current)
+    other_msg = hand_message(fake, other)
+    their_card = card_buttons(other_msg)[0].callback_data or ""
+    my_card = st.hands[st.current][0]
+    not_mine = next(c for c in range(40) if c not in st.hands[st.current])
+    bidder, bid_data = old_bid[0]
+    attempts_current = [
+        (current, cur_msg.message_id, f"a:{tid}:0:0:{not_mine}"),  # not in hand
+        (current, cur_msg.message_id, f"a:{tid}:0:0:-1"),
+        (current, cur_msg.message_id, f"a:{tid}:0:0:{A.PASS}"),  # a bid during play
+        (current, cur_msg.message_id, f"a:{tid}:7:0:{my_card}"),  # another hand
+        (current, cur_msg.message_id, f"a:{tid + 1000}:0:0:{my_card}"),  # another table
+        (current, cur_msg.message_id, "garbage"),
+        (current, cur_msg.message_id, "a:1:2"),
+        (current, cur_msg.message_id, f"a:{tid}:0:0:x"),
+        (current, cur_msg.message_id, "a:" + "9" * 62),  # 64 bytes of nonsense
+        (current, cur_msg.message_id, f"a:{tid}:0:0:{'9' * 40}"),
+        (current, cur_msg.message_id, f"n:{tid}:0"),  # "next hand" while the hand is on
+        (current, cur_msg.message_id, f"l:{tid}:cancel"),  # a lobby op from a private chat
+        (current, cur_msg.message_id, "v:chiamata"),
+        (group, game.table().message_id, f"l:{tid}:go"),
+        (group, game.table().message_id, f"s:{tid}:target:0"),
+    ]
+    await assert_no_change(game, current, attempts_current)
+    # out of turn: someone else taps a card of their own
+    assert await game.raw(other, other, other_msg.message_id, their_card) == NOT_YOUR_TURN
+    # a stale bid button from the auction
+    answer = await game.raw(bidder, bidder, hand_message(fake, bidder).message_id, bid_data)
+    assert answer in (STALE, NOT_YOUR_TURN), answer
+    # somebody who is not at the table
+    assert (
+        await game.raw(stranger, group, game.table().message_id, f"a:{tid}:0:0:{my_card}")
+        == NOT_YOUR_TABLE
+    )
+    await assert_no_change(game, other, [])
+
+    # a double tap: one card played, the second tap refused
+    button = next(b for b in card_buttons(cur_msg) if action_of(b) == my_card)
+    moves = len(game.store.moves(tid))
+    table_text = game.table().text
+    q1 = await fake.press(current, button)
+    q2 = await fake.press(current, button)
+    answers = [(await fake.answer_for(q, WAIT)).text or "" for q in (q1, q2)]
+    assert answers.count(OK) == 1 and set(answers) - {OK} <= REFUSALS, answers
+    await fake.wait_for(lambda: game.table().text != table_text, WAIT)
+    log = game.store.moves(tid)
+    assert [m[3] for m in log[moves:] if m[4] == current.id] == [my_card]
+    await fake.wait_for(
+        lambda: (
+            button.callback_data
+            not in [b.callback_data for b in hand_message(fake, current).buttons]
+        ),
+        WAIT,
+    )
+    game.card_presses += 1
+
+
+async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_path: Path) -> None:
+    async with asyncio.timeout(150), telegram() as fake:
+        luigi = fake.user(501, "<Luigi & Co>")
+        group = fake.group(-100500, "Solo")
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            await say(fake, luigi, luigi, "/start")
+            await fake.send_text(luigi, group, "/new chiamata")
+            msg = await fake.wait_for(lambda: table_message(fake, group).button("Riempi"), WAIT)
+            mark = fake.mark()
+            qid = await fake.press(luigi, msg)
+            await fake.answer_for(qid, WAIT)
+            await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
+            game = Game(fake, group, [luigi], store)
+            tid = game.table_id()
+
+            # ---- a full hand, measured (an all-pass redeal is dealt again)
+            while True:
+                await game.play_hand(bidder=always_pass)
+                await quiet(fake)
+                st = state(store, group.id)
+                if st.caller >= 0:
+                    break
+                assert "Tutti hanno passato" in game.table().text
+                mark = fake.mark()
+                await game.next_hand()
+            cost = api_cost(fake, mark)
+            plays = sum(1 for _, a in st.actions if a < A.CALL_RANK)
+            assert plays == 40
+            hands_written = 1
+
+            # ---- the next hand: killed (-9) in the middle, restarted, completed
+            await game.next_hand()
+            while True:
+                await game.play_hand(bidder=always_pass, limit=3)
+                st = state(store, group.id)
+                if not st.is_terminal():
+                    break
+                assert st.caller < 0  # only a redeal ends a hand this early
+                await game.next_hand()
+            assert st.phase == 3
+            await quiet(fake)
+            assert not fake.pending_updates()
+            cards_before = sorted(
+                b.callback_data or "" for b in card_buttons(hand_message(fake, luigi))
+            )
+            snap = store.snapshot(group.id)
+            await bot.kill9()
+            # a tap while the bot is down waits for it
+            who, table = await game.turn()
+            assert who == luigi
+            button = random_card(game, luigi, hand_message(fake, luigi))
+            qid = await fake.press(luigi, button)
+            assert store.snapshot(group.id) == snap
+            await bot.start()
+            assert (await fake.answer_for(qid, WAIT)).text == OK
+            await fake.wait_for(lambda: game.table().text != table.text, WAIT)
+            after = state(store, group.id)
+            assert after.hands[0] == [c for c in st.hands[0] if c != action_of(button)]
+            want = sorted(set(cards_before) - {button.callback_data})
+            await fake.wait_for(
+                lambda: (
+                    sorted(b.callback_data or "" for b in card_buttons(hand_message(fake, luigi)))
+                    == want
+                ),
+                WAIT,
+                message="the same cards after the restart",
+            )
+            await game.play_hand(bidder=always_pass)
+            final = state(store, group.id)
+            assert final.is_terminal()
+            # the same deal: every seat played exactly the cards it was dealt before the kill
+            dealt = HandState.deal(st.options, st.seed, st.hand_index, st.dealer).hands
+            for seat in range(5):
+                played = {c for trick in final.tricks for s_, c in trick.plays if s_ == seat}
+                assert (
+                    played
+                    == set(dealt[seat])
+                    == set(st.hands[seat])
+                    | {c for trick in st.tricks for s_, c in trick.plays if s_ == seat}
+                    | {c for s_, c in zip(st._order, st.trick, strict=False) if s_ == seat}
+                )
+            moves = store.moves(tid)
+            replay = HandState.deal(final.options, final.seed, final.hand_index, final.dealer)
+            for _, hidx, seat, action, _ in moves:
+                if hidx == final.hand_index:
+                    replay.apply(action, seat)
+            assert replay == final  # the move log replays to the stored hand
+            hands_written += final.caller >= 0
+            data = check_ledger(bot, group.id, hands=hands_written)
+            assert {b["user_id"] for b in data["balances"]} <= {luigi.id, -1001}
+            assert await bot.stop() == 0
+            bot.check_logs()
+        per_card = sum(cost.values()) / 40
+        print(
+            f"\n[cost] chiamata, 1 person + 4 computers: whole hand {cost} -> "
+            f"{per_card:.2f} calls per card play"
+        )
+        assert per_card <= 2.0
+
+
+async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path) -> None:
+    not_found = "Bad Request: message to edit not found"
+    async with asyncio.timeout(120), telegram(allow=(not_found, "Too Many Requests")) as fake:
+        mario = fake.user(601, "Mario")
+        ana = fake.user(602, "Ana_Maria*")
+        stranger = fake.user(603, "Mallory")
+        group = fake.group(-100600, "Lobby")
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            for p in (mario, ana):
+                await say(fake, p, p, "/start")
+            assert "in un gruppo" in (await say(fake, mario, mario, "/new due")).text
+            await fake.send_text(mario, group, "/new tre")
+            await fake.wait_for(lambda: table_message(fake, group).button("Entra"), WAIT)
+            tid = int(store.table(group.id)["table_id"])
+
+            async def tap(user: FakeUser, label: str) -> str:
+                qid = await fake.press(user, table_message(fake, group).button(label))
+                return (await fake.answer_for(qid, WAIT)).text or ""
+
+            assert await tap(ana, "Entra") == "Sei seduto al tavolo."
+            await fake.wait_for(lambda: "2. Ana_Maria*" in table_message(fake, group).text, WAIT)
+            assert await tap(ana, "Entra") == "Sei già seduto al tavolo."
+            assert "Solo chi ha aperto" in await tap(stranger, "Annulla")
+            assert "Solo chi ha aperto" in await tap(stranger, "Inizia")
+            assert await tap(ana, "Esci") == "Hai lasciato il tavolo."
+            await fake.wait_for(lambda: "(1/3)" in table_message(fake, group).text, WAIT)
+            # the deep link seats whoever opens it
+            assert "Sei al tavolo" in (await say(fake, stranger, stranger, f"/start t{tid}")).text
+            await fake.wait_for(lambda: "2. Mallory" in table_message(fake, group).text, WAIT)
+            assert (await say(fake, stranger, group, "/leave")).text == "Hai lasciato il tavolo."
+            await fake.wait_for(lambda: "(1/3)" in table_message(fake, group).text, WAIT)
+            assert "Servono 3 giocatori" in await tap(mario, "Inizia")
+
+            # the settings panel, by buttons: every tap sets an allowed value
+            assert await tap(mario, "Impostazioni") == ""
+            await fake.wait_for(lambda: "⚙️" in table_message(fake, group).text, WAIT)
+            assert await tap(mario, "match: best5") == "Impostato."
+            await fake.wait_for(lambda: table_message(fake, group).button("match: points120"), WAIT)
+            assert "Solo chi" in await tap(stranger, "match:")
+            assert await tap(mario, "Indietro") == ""
+            await fake.wait_for(lambda: "match=points120" in table_message(fake, group).text, WAIT)
+            assert json.loads(store.table(group.id)["options_json"])["match"] == "points120"
+
+            # /lang: the table message follows
+            assert (await say(fake, mario, group, "/lang en")).text == "Language set: English."
+            await fake.wait_for(lambda: "table open" in table_message(fake, group).text, WAIT)
+            assert (await say(fake, mario, group, "/lang it")).text == "Lingua impostata: italiano."
+
+            # /cancel by the creator
+            assert "Solo chi" in (await say(fake, stranger, group, "/cancel")).text
+            await fake.send_text(mario, group, "/cancel")
+            await fake.wait_for(
+                lambda: any("Tavolo annullato" in m.text for m in fake.bot_messages(group)), WAIT
+            )
+            assert store.table(group.id)["status"] == "cancelled"
+            assert "Non c'è un tavolo" in (await say(fake, mario, group, "/join")).text
+
+            # a new table, filled with computers; then Telegram misbehaves
+            await fake.send_text(mario, group, "/new due")
+            await fake.wait_for(
+                lambda: (
+                    int(store.table(group.id)["table_id"]) > tid
+                    and table_message(fake, group).button("Riempi")
+                ),
+                WAIT,
+            )
+            assert await tap(mario, "Riempi") == ""
+            await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
+            game = Game(fake, group, [mario], store)
+            assert await game.step()
+            shown = {m.message_id for m in fake.bot_messages(group) if m.text.startswith("🃏")}
+            mine = {m.message_id for m in fake.bot_messages(mario) if m.text.startswith("🃏")}
+            # "message to edit not found" (deleted by someone): sent anew, play goes on
+            fake.inject_error("editMessageText", 400, not_found, times=2)
+            assert await game.step()
+            await quiet(fake)
+            shown2 = {m.message_id for m in fake.bot_messages(group) if m.text.startswith("🃏")}
+            mine2 = {m.message_id for m in fake.bot_messages(mario) if m.text.startswith("🃏")}
+            assert len(shown2 - shown) + len(mine2 - mine) == 2
+            assert await game.step()
+            # flood control: RetryAfter is waited out and the edit goes through
+            fake.inject_retry_after("editMessageText", 1)
+            assert await game.step()
+            assert fake.count("editMessageText", ok=False) == 3
+            # /leave while playing: a computer plays the seat on, the owner keeps the ledger
+            left = await say(fake, mario, group, "/leave")
+            assert "gioca il computer" in left.text
+            await fake.wait_for(lambda: hand_over(game.table()), WAIT)
+            assert "Vince" in game.table().text or "Mano nulla" in game.table().text  # §4.1
+            mario_line = next(x for x in game.table().text.splitlines() if "Mario" in x)
+            assert mario_line.endswith("🤖"), mario_line
+            assert await bot.stop() == 0
+            bot.check_logs()
