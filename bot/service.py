@@ -13,7 +13,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from bot.engine import VARIANTS, Options
@@ -146,7 +146,11 @@ class TableService:
     # ------------------------------------------------------------------ start-up
 
     async def restore(self) -> int:
-        """Load every unfinished table and carry on (computer turns, timers, messages)."""
+        """Load every unfinished table and carry on (computer turns, timers, messages).
+        Tables that ended in the last hour get their final message once more: a crash
+        right after the last move was stored must not swallow the result."""
+        for row in await self.db.closed_tables_since(datetime.now(UTC) - timedelta(hours=1)):
+            self._render(self._from_row(row))
         rows = await self.db.unfinished_tables()
         for row in rows:
             table = self._from_row(row)

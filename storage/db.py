@@ -291,6 +291,18 @@ class Database:
             )
         return [_table(r) for r in rows]
 
+    async def closed_tables_since(self, since: datetime) -> list[TableRow]:
+        """Tables finished or cancelled at or after `since`, oldest first: after a crash
+        their last message may not have been sent yet."""
+        async with self._read() as conn:
+            rows = await self._all(
+                conn,
+                f"SELECT * FROM tables WHERE NOT ({_ACTIVE_SQL}) AND updated_at >= ?"
+                " ORDER BY table_id",
+                (utc_iso(since),),
+            )
+        return [_table(r) for r in rows]
+
     async def update_lobby(
         self,
         table_id: int,

@@ -682,3 +682,19 @@ def test_export_unknown_chat_or_missing_database(
     assert not (tmp_path / "nope.db").exists()
     assert main_export(export_args("--chat", "42", "--database", "mysql://x")) == 2
     assert "not a SQLite URL" in capsys.readouterr().err
+
+
+async def test_closed_tables_since_lists_only_recently_ended_tables(db: Database) -> None:
+    """After a crash right after a match's last move, the bot re-sends the final message of
+    tables that ended recently; active tables are not in that list, nor older ones."""
+    from datetime import UTC, datetime, timedelta
+
+    active = await new_table(db, CHAT)
+    ended = await new_table(db, CHAT + 1)
+    await db.save_move(ended, 0, match_json="{}", hand_json="{}", status="finished", move=None)
+    cancelled = await new_table(db, CHAT + 2)
+    await db.update_lobby(cancelled, status="cancelled")
+    recent = await db.closed_tables_since(datetime.now(UTC) - timedelta(minutes=5))
+    assert [r.table_id for r in recent] == [ended, cancelled]
+    assert active not in [r.table_id for r in recent]
+    assert await db.closed_tables_since(datetime.now(UTC) + timedelta(minutes=5)) == []
