@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 from collections.abc import Callable, Mapping
 
 from bot import render_text as R
@@ -21,7 +22,7 @@ from bot.engine.match import Match
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS, Options, OptionsError
 from bot.engine.state import HandState
-from bot.players import PLAYERS, Player, make_player
+from bot.players import DEFAULT_LEVEL, PLAYERS, Player, configure, make_player
 
 InputFn = Callable[[str], str]
 OutputFn = Callable[[str], None]
@@ -250,9 +251,16 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     p.add_argument(
         "--players",
-        default="simple",
+        default=DEFAULT_LEVEL,
         choices=sorted(PLAYERS),
-        help="computer opponent type (default: simple)",
+        help=f"computer opponent level (default: {DEFAULT_LEVEL}; easy, normal, hard)",
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the hard player's thinking time per move (default: 0.2)",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default: 0)")
     p.add_argument("--lang", default="it", choices=R.LANGS, help="language (default: it)")
@@ -260,6 +268,12 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def main_play(args: argparse.Namespace) -> int:
+    budget = getattr(args, "budget", None)
+    if budget is not None:
+        if not budget > 0:
+            print("error: --budget must be positive", file=sys.stderr)
+            return 2
+        configure(budget=budget)
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     options: dict[str, str] = dict(args.options)
     return run_play(

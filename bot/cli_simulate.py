@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from bot.engine import VARIANTS, HandState, Options, OptionsError, first_dealer
-from bot.players import PLAYERS, make_player
+from bot.players import DEFAULT_LEVEL, PLAYERS, configure, make_player
 from bot.record import hand_record
 
 
@@ -90,10 +90,18 @@ def add_simulate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--seed", default="0", help="deals of hand k depend only on (seed, k)")
     p.add_argument(
         "--players",
-        default="simple",
-        help=f"comma-separated, one per seat, or one for all ({', '.join(sorted(PLAYERS))})",
+        default=DEFAULT_LEVEL,
+        help=f"comma-separated, one per seat, or one for all ({', '.join(sorted(PLAYERS))}; "
+        f"default {DEFAULT_LEVEL})",
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the hard player's thinking time per move (default: 0.2)",
+    )
     p.add_argument("--jsonl", metavar="FILE", help="write one JSON record per hand")
     p.set_defaults(func=main_simulate)
 
@@ -124,6 +132,11 @@ def main_simulate(args: argparse.Namespace) -> int:
     if args.games < 0:
         print("error: --games must be 0 or more", file=sys.stderr)
         return 2
+    if args.budget is not None:
+        if not args.budget > 0:
+            print("error: --budget must be positive", file=sys.stderr)
+            return 2
+        configure(budget=args.budget)
     seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
     if args.jsonl:
         with open(args.jsonl, "w", encoding="utf-8") as fh:

@@ -547,7 +547,7 @@ def test_play_parser_defaults_and_options() -> None:
         "due",
         None,
         [],
-        "simple",
+        "normal",
         "it",
     )
     assert args.func is main_play

@@ -11,6 +11,8 @@ import pytest
 
 from bot.cli_simulate import simulate
 from bot.engine import VARIANTS, Options
+from bot.players import configure
+from bot.players.hard import DEFAULT_BUDGET
 from tests.referee import verify
 
 COMBOS = [(v, {}) for v in VARIANTS] + [
@@ -44,6 +46,26 @@ def test_every_record_replays_under_the_referee(
     assert summary["hands"] == len(lines) == 60
     for line in lines:
         verify(json.loads(line))
+
+
+@pytest.mark.parametrize(("variant", "opts"), COMBOS, ids=lambda x: str(x))
+def test_the_levels_records_replay_under_the_referee(variant: str, opts: dict[str, str]) -> None:
+    """hard, normal and easy seated together (hard on a short clock): every record valid."""
+    options = Options.parse(variant, opts)
+    n = options.rules().n_players
+    players = [("hard", "normal", "easy")[s % 3] for s in range(n)]
+    configure(budget=0.004)
+    try:
+        buf = io.StringIO()
+        summary = simulate(options, 4, 12, players, buf)
+    finally:
+        configure(budget=DEFAULT_BUDGET)
+    lines = buf.getvalue().splitlines()
+    assert summary["hands"] == len(lines) == 4
+    for line in lines:
+        rec = json.loads(line)
+        assert rec["players"] == players
+        verify(rec)
 
 
 def test_referee_catches_a_tampered_record() -> None:
@@ -136,6 +158,8 @@ def test_cli_simulate_prints_json_and_writes_jsonl(tmp_path: object) -> None:
         (["--variant", "due", "--players", "genius"], "unknown player"),
         (["--variant", "chiamata", "--option", "target=-3"], "target"),
         (["--variant", "due", "--games", "-1"], "games"),
+        (["--variant", "due", "--players", "hard", "--budget", "0"], "budget"),
+        (["--variant", "due", "--budget", "soon"], "budget"),
     ],
 )
 def test_cli_simulate_rejects_bad_input_clearly(args: list[str], message: str) -> None:

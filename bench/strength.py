@@ -1,0 +1,280 @@
+"""Strength of the computer players: paired deals between two levels.
+
+    python -m bench.strength [--deals N] [--variants due,quattro,chiamata]
+        [--matchups hard-normal,normal-easy,normal-random] [--budget 0.2] [--workers 2]
+
+Each deal k (from --seed, dealt exactly as `python -m bot simulate` deals hand k) is played
+twice, the second time with the two levels' seats swapped, so the luck of the deal cancels.
+Seating: the first-named level A takes the even seats (0, 2, 4), B the odd ones; in the
+swapped game B takes the even seats. Pairs variants (quattro) are then A's pair against B's.
+
+Per matchup it prints the mean card-point difference per game from A's side with a 95%
+confidence interval over the paired deals (two sides: A's side minus B's side; chiamata:
+points per A seat minus points per B seat), A's win rate (games its side won; chiamata:
+seat-hands on the winning side), the decision time p50/p95 per level (decisions with more
+than one legal action), and for chiamata the mean §7.12 score per seat-hand, the caller's
+success rate and how often each level wins the auction (per seat it holds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.engine import HandState, Options, first_dealer
+from bot.players import make_player
+
+DEFAULT_DEALS = {"due": 2000, "quattro": 300, "chiamata": 200}
+
+
+@dataclass
+class DealResult:
+    diff: float  # A minus B, mean of the two games
+    a_wins: int
+    games: int  # games that count for the win rate (seat-hands in chiamata)
+    times: dict[str, list[float]] = field(default_factory=dict)
+    # chiamata
+    a_score: float = 0.0
+    b_score: float = 0.0
+    callers: dict[str, int] = field(default_factory=dict)
+    caller_wins: dict[str, int] = field(default_factory=dict)
+    hands: int = 0
+
+
+def seat_levels(n: int, a: str, b: str, swap: bool) -> list[str]:
+    even, odd = (b, a) if swap else (a, b)
+    return [even if s % 2 == 0 else odd for s in range(n)]
+
+
+def play_deal(
+    variant: str, a: str, b: str, seed: int, k: int, budget: float, iterations: int | None
+) -> DealResult:
+    options = Options.parse(variant)
+    rules = options.rules()
+    n = rules.n_players
+    dealer = (first_dealer(seed, n) + k) % n
+    diffs: list[float] = []
+    out = DealResult(0.0, 0, 0, {a: [], b: []})
+    for swap in (False, True):
+        levels = seat_levels(n, a, b, swap)
+        bots = [
+            make_player(lv, f"{seed}:{k}:{int(swap)}:{s}", budget=budget, iterations=iterations)
+            for s, lv in enumerate(levels)
+        ]
+        state = HandState.deal(options, seed, k, dealer)
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            t0 = time.perf_counter()
+            action = bots[seat].act(obs)
+            dt = time.perf_counter() - t0
+            if len(obs.legal) > 1:
+                out.times[levels[seat]].append(dt)
+            state.apply(action, seat)
+        res = state.result()
+        a_seats = [s for s in range(n) if levels[s] == a]
+        b_seats = [s for s in range(n) if levels[s] == b]
+        if rules.chiamata:
+            if res.redeal:
+                diffs.append(0.0)
+                continue
+            pa = sum(res.card_points[s] for s in a_seats) / len(a_seats)
+            pb = sum(res.card_points[s] for s in b_seats) / len(b_seats)
+            diffs.append(pa - pb)
+            winners = set(res.winners(state.sides()))
+            out.a_wins += sum(1 for s in a_seats if s in winners)
+            out.games += len(a_seats)
+            out.a_score += sum(res.deltas[s] for s in a_seats)
+            out.b_score += sum(res.deltas[s] for s in b_seats)
+            lv = levels[state.caller]
+            out.hands += 1
+            out.callers[lv] = out.callers.get(lv, 0) + 1
+            out.caller_wins[lv] = out.caller_wins.get(lv, 0) + int(0 in res.winning_sides)
+        else:
+            side_a = rules.side_of[a_seats[0]]
+            side_b = rules.side_of[b_seats[0]]
+            diffs.append(float(res.side_points[side_a] - res.side_points[side_b]))
+            out.a_wins += int(side_a in res.winning_sides)
+            out.games += 1
+    out.diff = sum(diffs) / len(diffs)
+    return out
+
+
+def _task(args: tuple[str, str, str, int, int, float, int | None]) -> DealResult:
+    return play_deal(*args)
+
+
+def _pin_worker(cores: list[int]) -> None:
+    if hasattr(os, "sched_setaffinity") and cores:
+        ident = mp.current_process()._identity
+        idx = (ident[0] - 1) % len(cores) if ident else 0
+        os.sched_setaffinity(0, {cores[idx]})
+
+
+def percentile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def run_matchup(
+    variant: str,
+    a: str,
+    b: str,
+    deals: int,
+    seed: int,
+    budget: float,
+    workers: int,
+    iterations: int | None,
+) -> dict[str, Any]:
+    tasks = [(variant, a, b, seed, k, budget, iterations) for k in range(deals)]
+    results: list[DealResult] = []
+    started = time.perf_counter()
+    if workers > 1:
+        cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        with mp.get_context("fork").Pool(workers, _pin_worker, (cores,)) as pool:
+            for i, r in enumerate(pool.imap_unordered(_task, tasks, chunksize=1)):
+                results.append(r)
+                _progress(variant, a, b, i + 1, deals, started)
+    else:
+        for i, t in enumerate(tasks):
+            results.append(_task(t))
+            _progress(variant, a, b, i + 1, deals, started)
+    print(file=sys.stderr)
+    diffs = [r.diff for r in results]
+    mean = statistics.fmean(diffs)
+    sd = statistics.stdev(diffs) if len(diffs) > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(len(diffs)) if diffs else 0.0
+    games = sum(r.games for r in results)
+    times: dict[str, list[float]] = {a: [], b: []}
+    for r in results:
+        for lv, ts in r.times.items():
+            times[lv].extend(ts)
+    summary: dict[str, Any] = {
+        "variant": variant,
+        "matchup": f"{a}-{b}",
+        "deals": deals,
+        "games": 2 * deals,
+        "seed": seed,
+        "budget": budget,
+        "iterations": iterations,
+        "mean_diff": round(mean, 2),
+        "ci95": [round(mean - half, 2), round(mean + half, 2)],
+        "win_rate": round(sum(r.a_wins for r in results) / games, 4) if games else None,
+        "decision_ms": {
+            lv: {
+                "n": len(ts),
+                "p50": round(1000 * percentile(ts, 0.5), 2),
+                "p95": round(1000 * percentile(ts, 0.95), 2),
+                "max": round(1000 * max(ts), 2) if ts else None,
+            }
+            for lv, ts in times.items()
+        },
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    if Options.parse(variant).rules().chiamata:
+        hands = sum(r.hands for r in results)
+        n = Options.parse(variant).rules().n_players
+        seats = {a: (n + 1) // 2, b: n // 2}
+        callers = {lv: sum(r.callers.get(lv, 0) for r in results) for lv in (a, b)}
+        wins = {lv: sum(r.caller_wins.get(lv, 0) for r in results) for lv in (a, b)}
+        a_seat_hands = sum(r.games for r in results)
+        b_seat_hands = hands * n - a_seat_hands
+        summary["chiamata"] = {
+            "hands": hands,
+            "redeals": 2 * deals - hands,
+            "score_per_seat_hand": {
+                a: round(sum(r.a_score for r in results) / max(1, a_seat_hands), 3),
+                b: round(sum(r.b_score for r in results) / max(1, b_seat_hands), 3),
+            },
+            "caller_success": round(sum(wins.values()) / max(1, hands), 4),
+            "caller_success_by_level": {
+                lv: round(wins[lv] / callers[lv], 4) if callers[lv] else None for lv in (a, b)
+            },
+            # Each level holds the even seats half the time and the odd ones the other half.
+            "auction_wins_per_seat": {
+                lv: round(callers[lv] / max(1, hands) / ((seats[a] + seats[b]) / 2), 4)
+                for lv in (a, b)
+            },
+            "auction_win_share": {lv: round(callers[lv] / max(1, hands), 4) for lv in (a, b)},
+        }
+    return summary
+
+
+def _progress(variant: str, a: str, b: str, done: int, total: int, started: float) -> None:
+    el = time.perf_counter() - started
+    eta = el / done * (total - done)
+    print(
+        f"\r{variant} {a}-{b}: {done}/{total} deals, {el:.0f}s, eta {eta:.0f}s ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def render(s: dict[str, Any]) -> str:
+    a, b = s["matchup"].split("-")
+    lines = [
+        f"{s['variant']:9} {s['matchup']:14} deals {s['deals']:5}  "
+        f"diff {s['mean_diff']:+6.2f} [{s['ci95'][0]:+.2f}, {s['ci95'][1]:+.2f}]  "
+        f"win {100 * (s['win_rate'] or 0):5.1f}%  "
+        + "  ".join(
+            f"{lv} p50/p95 {s['decision_ms'][lv]['p50']:.1f}/{s['decision_ms'][lv]['p95']:.1f} ms"
+            for lv in (a, b)
+        )
+        + f"  ({s['seconds']:.0f}s)"
+    ]
+    c = s.get("chiamata")
+    if c:
+        succ = ", ".join(
+            f"{lv} {100 * v:.1f}%" if v is not None else f"{lv} -"
+            for lv, v in c["caller_success_by_level"].items()
+        )
+        lines.append(
+            f"{'':9} {'':14} score/seat-hand {a} {c['score_per_seat_hand'][a]:+.3f} "
+            f"{b} {c['score_per_seat_hand'][b]:+.3f}  "
+            f"caller success {100 * c['caller_success']:.1f}% ({succ})  "
+            f"auction wins per seat {a} {100 * c['auction_wins_per_seat'][a]:.1f}% "
+            f"{b} {100 * c['auction_wins_per_seat'][b]:.1f}%  redeals {c['redeals']}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--deals", type=int, help="paired deals per matchup (default per variant)")
+    p.add_argument("--variants", default="due,quattro,chiamata")
+    p.add_argument("--matchups", default="hard-normal,normal-easy,normal-random")
+    p.add_argument("--budget", type=float, default=0.2, help="hard: seconds per decision")
+    p.add_argument("--iterations", type=int, help="hard: fixed worlds per decision, no clock")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--seed", type=int, default=2024)
+    p.add_argument("--json", metavar="FILE", help="append the summaries as JSON lines")
+    args = p.parse_args(argv)
+    summaries = []
+    for variant in [v.strip() for v in args.variants.split(",") if v.strip()]:
+        for m in [x.strip() for x in args.matchups.split(",") if x.strip()]:
+            a, _, b = m.partition("-")
+            deals = args.deals or DEFAULT_DEALS.get(variant, 200)
+            s = run_matchup(
+                variant, a, b, deals, args.seed, args.budget, args.workers, args.iterations
+            )
+            summaries.append(s)
+            print(render(s), flush=True)
+            if args.json:
+                with open(args.json, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(s) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""Chiamata bidding (RULES.md §7.2-7.9): the `normal` player's hand judgement.
+
+A hand is rated per suit as if that suit were briscola: each briscola held counts for its
+points and power, plain Assi and Tre (a Tre more with its Asso) for the tricks they can bank.
+Calling rank n in suit s promises the partner holds that card; the weaker the rank called, the
+more the rest of the hand must make up for it, so each rank has a rating threshold. The caller
+names the suit it rates best among those whose called card it does not hold, and calls a card
+in its own hand (plays alone, §7.7) only with a rating good enough to win against four.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.engine import actions as A
+from bot.engine.cards import Deck, card_id
+from bot.engine.observation import Observation
+
+
+@dataclass(frozen=True, slots=True)
+class BidStyle:
+    base: float = 30.0  # rating needed to call the strongest rank
+    per_rank: float = 2.0  # more needed per rank weaker than the strongest
+    alone: float = 62.0  # rating to call a card in one's own hand (5 players)
+    points_step: float = 1.0  # card points overbid per rating point above the Two's need
+    points_cap: int = 84
+    carichi: int = 6  # carichi (Assi and Tre) needed to call "carichi" (§7.8)
+
+
+BID = BidStyle()
+
+
+def suit_rating(hand: tuple[int, ...] | list[int], s: int, deck: Deck) -> float:
+    """How good `hand` is with `s` as briscola."""
+    held = set(hand)
+    r = 0.0
+    for c in hand:
+        p = deck.points[c]
+        if deck.suit[c] == s:
+            r += 4.0 + 0.8 * p + 0.5 * deck.strength[c]
+        elif p == 11:
+            r += 5.0
+        elif p == 10:
+            ace = next(
+                x for x in range(deck.size) if deck.suit[x] == deck.suit[c] and deck.points[x] == 11
+            )
+            r += 5.0 if ace in held else 2.5
+        elif p >= 3:
+            r += 0.8
+    return r
+
+
+def hand_scale(obs: Observation) -> float:
+    """Ratings are tuned for 8 cards (five players); ten cards (four players) rate higher."""
+    return 8.0 / max(1, obs.rules.hand_size)
+
+
+def best_call(obs: Observation, number: int, style: BidStyle = BID) -> tuple[int, float, bool]:
+    """For calling Italian number `number`: (suit, margin, alone) of the best suit to name.
+    The margin is the rating above what that call needs; alone means the card is in this hand
+    (§7.7), which needs a rating good enough to win against all the others."""
+    deck = obs.rules.deck
+    held = set(obs.hand)
+    scale = hand_scale(obs)
+    need = threshold(obs, number, style)
+    alone_need = style.alone - (6.0 if obs.rules.n_players == 4 else 0.0)
+    best: tuple[float, int, bool] | None = None
+    for s in range(4):
+        c = card_id(number, s)
+        alone = c in held
+        r = suit_rating(obs.hand, s, deck) * scale
+        if alone:
+            margin = r - alone_need
+        else:
+            margin = r + 0.6 * deck.points[c] + 0.3 * deck.strength[c] - need
+        if best is None or margin > best[0]:
+            best = (margin, s, alone)
+    assert best is not None
+    return best[1], best[0], best[2]
+
+
+def threshold(obs: Observation, number: int, style: BidStyle = BID) -> float:
+    power = obs.rules.deck.rank_power(number)
+    return style.base + style.per_rank * (10 - power)
+
+
+def normal_bid(obs: Observation, style: BidStyle = BID) -> int:
+    legal = set(obs.legal)
+    deck = obs.rules.deck
+    if A.CARICHI in legal:
+        carichi = sum(1 for c in obs.hand if deck.points[c] >= 10)
+        if carichi >= style.carichi * obs.rules.hand_size // 8:
+            return A.CARICHI
+    point_bids = sorted(a - A.BID_POINTS for a in legal if A.BID_POINTS <= a < A.PASS)
+    if point_bids:
+        if obs.rules.auction == "points":
+            ceiling = points_ceiling(obs, style)
+        else:  # after the Two (§7.3)
+            _, margin, _ = best_call(obs, 2, style)
+            ceiling = min(style.points_cap, 61 + int(margin * style.points_step))
+        if point_bids[0] <= ceiling:
+            return A.BID_POINTS + point_bids[0]
+        return A.PASS
+    for n in deck.auction_ranks():
+        if A.CALL_RANK + n not in legal:
+            continue
+        _, margin, _ = best_call(obs, n, style)
+        if margin >= 0:
+            return A.CALL_RANK + n
+    return A.PASS
+
+
+def points_ceiling(obs: Observation, style: BidStyle = BID) -> int:
+    """auction=points (§7.9): how many points this hand dares promise."""
+    deck = obs.rules.deck
+    scale = hand_scale(obs)
+    rating = max(suit_rating(obs.hand, s, deck) for s in range(4)) * scale
+    return min(style.points_cap, 61 + int((rating - style.base - 6) * style.points_step))
+
+
+def normal_suit(obs: Observation, style: BidStyle = BID) -> int:
+    rank = next(a - A.CALL_RANK for _, a in reversed(obs.bids) if A.CALL_RANK <= a < A.BID_POINTS)
+    s, _, _ = best_call(obs, rank, style)
+    return s
+
+
+def normal_card(obs: Observation, style: BidStyle = BID) -> int:
+    """auction=points: call the strongest missing briscola of the best suit (or one's own
+    card, alone, with a hand good enough for it)."""
+    best: tuple[float, int] | None = None
+    for n in obs.rules.deck.auction_ranks()[:5]:
+        s, margin, _ = best_call(obs, n, style)
+        if best is None or margin > best[0]:
+            best = (margin, card_id(n, s))
+    assert best is not None
+    return best[1]

@@ -1,0 +1,28 @@
+"""Small decisions every level above `easy` shares: signals (§5.3) and blind play (§6.2)."""
+
+from __future__ import annotations
+
+import random
+
+from bot.engine import actions as A
+from bot.engine.observation import Observation
+
+
+def signal_to_send(obs: Observation) -> int | None:
+    """§5.3: tell the partner about the briscola Asso or Tre (once each), else nothing."""
+    for k in (0, 1):
+        if A.SIGNAL + k in obs.legal:
+            return A.SIGNAL + k
+    return None
+
+
+def blind_choice(obs: Observation, rng: random.Random) -> int | None:
+    """Coperta (§6.2): the cards are unseen, so any position is as good as another."""
+    blind = [a for a in obs.legal if A.BLIND <= a < A.CALL_RANK]
+    if not blind:
+        return None
+    return blind[int(rng.random() * len(blind))]
+
+
+def card_actions(obs: Observation) -> list[int]:
+    return [a for a in obs.legal if A.is_card(a)]

@@ -1,0 +1,314 @@
+"""`hard`: search over the worlds the seat cannot tell apart (PIMC).
+
+Each move: sample a world (every hidden card placed consistently with what the seat has seen,
+`Knowledge.sample_world`), evaluate every legal card in it — by exact alpha-beta on card
+points when few cards are left (`Solver`), else by a greedy rollout to the end of the hand with
+the same random stream for every card — and average over the worlds. Anytime: it samples until
+the time budget (default 0.2 s) is spent, or stops early when one card is ahead of every other
+by a clear margin (paired over the same worlds), or has seen every world there is. When only
+one world is possible (two players, talon empty) it solves the rest of the hand exactly.
+A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests.
+
+Chiamata bidding: Monte Carlo over deals consistent with its hand (`hard_bidding`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from bot.engine import actions as A
+from bot.engine.observation import Observation
+from bot.engine.state import PLAY, HandState
+from bot.players.common import blind_choice, card_actions, signal_to_send
+from bot.players.hard_bidding import HardBidder
+from bot.players.heuristics import score_cards
+from bot.players.knowledge import Knowledge, World, build_state, state_template
+from bot.players.search import Solver, SolverLimit, rollout, side_points, sides_of, solve_two
+
+DEFAULT_BUDGET = 0.2  # seconds per decision
+SAFETY = 0.85  # share of the budget spent sampling; the rest covers the last world and setup
+SOLVE_CARDS = 10  # exact search per world when at most this many cards are left in play
+MAX_NODES = 6000  # a world's exact search gives up beyond this (a few ms)
+ENUMERATE = 48  # late in the hand, evaluate every world when there are at most this many
+INDIFFERENT = 1.0  # exact values: stop when every other card is known to be this close
+OVERRIDE = 1.0  # points a rollout estimate must beat the judgement's choice by
+CHIAMATA_WIN = 30.0  # chiamata: winning the hand is worth this many card points more
+
+
+class HardPlayer:
+    name = "hard"
+
+    def __init__(
+        self,
+        rng: random.Random,
+        budget: float = DEFAULT_BUDGET,
+        iterations: int | None = None,
+        min_worlds: int = 16,
+        z: float = 2.6,
+        z_override: float = 2.0,
+    ) -> None:
+        self._rng = rng
+        self.budget = budget
+        self.iterations = iterations
+        self.min_worlds = min_worlds
+        self.z = z
+        self.z_override = z_override
+        self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
+
+    def _deadline(self) -> float:
+        if self.iterations is not None:
+            return math.inf
+        return time.perf_counter() + self.budget * SAFETY
+
+    def act(self, obs: Observation) -> int:
+        deadline = self._deadline()
+        self.last_worlds = 0
+        legal = obs.legal
+        if len(legal) == 1:
+            return legal[0]
+        if obs.phase != "play":
+            bidder = HardBidder(self._rng, deadline, self.iterations)
+            if obs.phase == "auction":
+                return bidder.bid(obs)
+            if obs.phase == "name_suit":
+                return A.NAME_SUIT + bidder.name_suit(obs)
+            return A.CALL_CARD + bidder.call_card(obs)
+        blind = blind_choice(obs, self._rng)
+        if blind is not None:
+            return blind
+        signal = signal_to_send(obs)
+        if signal is not None:
+            return signal
+        cards = card_actions(obs)
+        if len(cards) == 1:
+            return cards[0]
+        know = Knowledge.of(obs)
+        moves = distinct_moves(obs, know, cards)
+        if len(moves) == 1:
+            return moves[0]
+        return self._search(obs, know, moves, deadline)
+
+    # ------------------------------------------------------------------ PIMC
+
+    def _search(self, obs: Observation, know: Knowledge, moves: list[int], deadline: float) -> int:
+        rng = self._rng
+        play_rng = random.Random(0)
+        template = state_template(obs)
+        me = obs.seat
+        k = len(moves)
+        target = obs.target if obs.rules.chiamata else 61
+        rules = obs.rules
+        deck = rules.deck
+        suit, strength, points = deck.suit, deck.strength, deck.points
+        n_players = rules.n_players
+        memo: dict[tuple[tuple[int, ...], tuple[int, ...], bool], int] = {}
+
+        solve_ok = [True]  # cleared if a world's tree is too big to solve in time
+        # Two players without obligations: each rollout stops when the talon is gone and the
+        # last tricks (everything known then) are solved exactly.
+        finish = n_players == 2 and rules.plays_per_trick == 1 and not rules.follow_suit
+
+        def evaluate(world: World) -> list[float]:
+            state = build_state(obs, world, template)
+            sides = sides_of(state)
+            my_side = sides[me]
+            two = len(set(sides)) == 2
+            mine = tuple(s == my_side for s in sides)
+            if two and solve_ok[0] and _solvable(state):
+                base = side_points(state, my_side, sides)
+                try:
+                    exact = Solver(state, mine, max_nodes=MAX_NODES).root_values(moves)
+                    return [_utility(base + v, my_side, target, two, obs) for v in exact]
+                except SolverLimit:
+                    solve_ok[0] = False  # rollouts from now on
+            seed = rng.getrandbits(32)
+            stop = finish and two
+            out = []
+            for c in moves:
+                s = state.clone()
+                s.apply(c)
+                play_rng.seed(seed)  # the same stream for every card: paired estimates
+                rollout(s, play_rng, stop_at_empty=stop)
+                pts: float = side_points(s, my_side, sides)
+                if s.phase == PLAY:  # stopped where the talon ran out: solve the rest
+                    lead = s.current
+                    pts += solve_two(
+                        tuple(sorted(s.hands[lead])),
+                        tuple(sorted(s.hands[1 - lead])),
+                        mine[lead],
+                        s.briscola,
+                        suit,
+                        strength,
+                        points,
+                        memo,
+                    )
+                out.append(_utility(pts, my_side, target, two, obs))
+            return out
+
+        prior = score_cards(obs, know, moves)  # the judgement: anchor and tie-break
+        if know.count_worlds() <= ENUMERATE and self._exact_late(obs):
+            # Few worlds left, each solved exactly: weigh them all.
+            totals = [0.0] * k
+            weight = 0.0
+            listed = know.enumerate_worlds()
+            rng.shuffle(listed)
+            for world, w in listed:
+                if w <= 0.0:
+                    continue
+                vals = evaluate(world)
+                if not solve_ok[0]:
+                    weight = 0.0
+                    break
+                for i, v in enumerate(vals):
+                    totals[i] += w * v
+                weight += w
+                self.last_worlds += 1
+                if time.perf_counter() >= deadline:
+                    break
+            if weight > 0.0:
+                best = max(range(k), key=lambda i: (totals[i], prior[moves[i]]))
+                return moves[best]
+        values: list[list[float]] = [[] for _ in range(k)]
+        weights: list[float] = []
+        max_worlds = self.iterations or 100_000
+        worlds = 0
+        exact = False
+        # The judgement's choice is the anchor: rollout estimates (biased by the rollout
+        # policy, noisy) must beat it clearly to override it; exact ones just pick the best.
+        anchor = max(range(k), key=lambda i: (prior[moves[i]], -moves[i]))
+        while worlds < max_worlds:
+            world = know.sample_world(rng)
+            w = 1.0  # every world counts the same (the soft weights shaped the sampling)
+            if worlds == 0:
+                exact = self._exact_late(obs) and _solvable(build_state(obs, world, template))
+            for i, v in enumerate(evaluate(world)):
+                values[i].append(v)
+            exact = exact and solve_ok[0]
+            weights.append(w)
+            worlds += 1
+            if time.perf_counter() >= deadline:
+                break
+            if (
+                worlds >= self.min_worlds
+                and worlds % 4 == 0
+                and self._settled(values, weights, None if exact else anchor)
+            ):
+                break
+        self.last_worlds = worlds
+        return moves[self._choose(values, weights, None if exact else anchor, prior, moves)]
+
+    def _choose(
+        self,
+        values: list[list[float]],
+        weights: list[float],
+        anchor: int | None,
+        prior: dict[int, float],
+        moves: list[int],
+    ) -> int:
+        k = len(values)
+        wsum = sum(weights) or 1.0
+        means = [sum(w * x for w, x in zip(weights, v, strict=True)) / wsum for v in values]
+        best = max(range(k), key=lambda i: (means[i], prior[moves[i]]))
+        if anchor is None or best == anchor:
+            return best
+        m, half = _paired(values[best], values[anchor], weights, self.z_override)
+        if m > OVERRIDE and m > half:
+            return best
+        return anchor
+
+    def _exact_late(self, obs: Observation) -> bool:
+        """Whether each world would be solved exactly (so enumerating them is exact)."""
+        left = sum(obs.hand_sizes) + obs.talon_left
+        return left <= SOLVE_CARDS and obs.rules.plays_per_trick == 1
+
+    def _settled(self, values: list[list[float]], weights: list[float], anchor: int | None) -> bool:
+        """Whether more worlds would not change the answer. Without an anchor: one move leads
+        every other by more than `z` standard errors of the paired difference (the same
+        worlds, weighted), or every other is known to be within `INDIFFERENT` points of it.
+        With an anchor: no move can still beat it by `OVERRIDE`, or one clearly does."""
+        wsum = sum(weights)
+        if wsum <= 0.0:
+            return False
+        n_eff = wsum * wsum / sum(w * w for w in weights)
+        if n_eff < self.min_worlds / 2:
+            return False
+        means = [sum(w * x for w, x in zip(weights, v, strict=True)) / wsum for v in values]
+        best = max(range(len(values)), key=lambda i: means[i])
+        if anchor is not None:
+            if best == anchor:
+                ref = values[anchor]
+                return all(
+                    _paired(v, ref, weights, self.z)[0] + _paired(v, ref, weights, self.z)[1]
+                    < OVERRIDE
+                    for i, v in enumerate(values)
+                    if i != anchor
+                )
+            m, half = _paired(values[best], values[anchor], weights, self.z)
+            if m - half < OVERRIDE:
+                return m + half < OVERRIDE  # nothing will override
+            others = [i for i in range(len(values)) if i not in (best, anchor)]
+            return all(
+                sum(_paired(values[best], values[i], weights, self.z)) > 0
+                and _paired(values[best], values[i], weights, self.z)[0]
+                > _paired(values[best], values[i], weights, self.z)[1]
+                for i in others
+            )
+        vb = values[best]
+        for i, v in enumerate(values):
+            if i == best:
+                continue
+            m, half = _paired(vb, v, weights, self.z)
+            if m < half and half > INDIFFERENT:
+                return False
+        return True
+
+
+def _paired(a: list[float], b: list[float], weights: list[float], z: float) -> tuple[float, float]:
+    """Weighted mean of a - b over the same worlds, and `z` standard errors of it."""
+    wsum = sum(weights)
+    if wsum <= 0.0:
+        return 0.0, math.inf
+    n_eff = wsum * wsum / sum(w * w for w in weights)
+    m = sum(w * (x - y) for w, x, y in zip(weights, a, b, strict=True)) / wsum
+    if n_eff <= 1.0:
+        return m, math.inf
+    var = sum(w * (x - y - m) ** 2 for w, x, y in zip(weights, a, b, strict=True)) / wsum
+    return m, z * math.sqrt(var / (n_eff - 1.0))
+
+
+def _solvable(state: HandState) -> bool:
+    left = sum(len(h) for h in state.hands) + state.talon_left()
+    return left <= SOLVE_CARDS and Solver.applicable(state)
+
+
+def _utility(pts: float, my_side: int, target: int, two_sides: bool, obs: Observation) -> float:
+    if not two_sides:
+        return float(pts)
+    if obs.rules.chiamata:
+        caller_side = my_side == 0
+        won = pts >= target if caller_side else pts > 120 - target
+        return pts + (CHIAMATA_WIN if won else -CHIAMATA_WIN)
+    return float(pts)  # card points decide the hand (and the points formats, §4.3)
+
+
+def distinct_moves(obs: Observation, know: Knowledge, cards: list[int]) -> list[int]:
+    """Drop cards that play exactly like another one: same suit and points, and no card
+    between them in strength that anyone else could play (keeps the weaker)."""
+    deck = obs.rules.deck
+    suit, strength, points = deck.suit, deck.strength, deck.points
+    elsewhere = set(know.unseen)
+    for cs in know.known.values():
+        elsewhere.update(cs)
+    elsewhere.update(c for _, c in obs.trick)
+    out: list[int] = []
+    for c in sorted(cards, key=lambda x: (suit[x], strength[x])):
+        if out:
+            p = out[-1]
+            if suit[p] == suit[c] and points[p] == points[c]:
+                lo, hi = strength[p], strength[c]
+                if not any(suit[x] == suit[c] and lo < strength[x] < hi for x in elsewhere):
+                    continue
+        out.append(c)
+    return out

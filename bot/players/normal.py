@@ -1,0 +1,49 @@
+"""`normal`: a strong heuristic player.
+
+Play: `heuristics.score_cards` on what the seat knows (`Knowledge`: cards played, trumps and
+carichi still out, who may hold what, the partner in pairs and chiamata, the socio inferred
+from play by a defender). Chiamata bidding: `bidding` (hand rating per suit, a rating
+threshold per called rank, points overbids, calling in one's own hand). Signals (§5.3): tells
+the partner about its briscola Asso and Tre.
+"""
+
+from __future__ import annotations
+
+import random
+
+from bot.engine import actions as A
+from bot.engine.observation import Observation
+from bot.players import bidding
+from bot.players.common import blind_choice, card_actions, signal_to_send
+from bot.players.heuristics import NORMAL, Style, score_cards
+from bot.players.knowledge import Knowledge
+
+
+class NormalPlayer:
+    name = "normal"
+
+    def __init__(self, rng: random.Random, style: Style = NORMAL) -> None:
+        self._rng = rng
+        self._style = style
+
+    def act(self, obs: Observation) -> int:
+        legal = obs.legal
+        if len(legal) == 1:
+            return legal[0]
+        if obs.phase == "auction":
+            return bidding.normal_bid(obs)
+        if obs.phase == "name_suit":
+            return A.NAME_SUIT + bidding.normal_suit(obs)
+        if obs.phase == "call_card":
+            return A.CALL_CARD + bidding.normal_card(obs)
+        blind = blind_choice(obs, self._rng)
+        if blind is not None:
+            return blind
+        signal = signal_to_send(obs)
+        if signal is not None:
+            return signal
+        cards = card_actions(obs)
+        if len(cards) == 1:
+            return cards[0]
+        scores = score_cards(obs, Knowledge.of(obs), cards, self._style)
+        return max(cards, key=lambda c: (scores[c], -c))

@@ -1,0 +1,422 @@
+"""Search on determinized hands (one sampled world, every card placed).
+
+- `rollout(state, rng)`: play a `HandState` to the end with a fast greedy policy for every
+  seat (the `simple` player's rules on the state itself, with a little noise).
+- `Solver`: exact alpha-beta on card points for two-sided play (including the talon's draws,
+  known in a determinized world), used when few cards are left.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from bot.engine.state import PLAY, HandState
+
+INF = 10_000
+
+
+def sides_of(state: HandState) -> tuple[int, ...]:
+    """Side per seat in a determinized state (chiamata: 0 caller's side, 1 the others)."""
+    if state.rules.chiamata:
+        if state.caller < 0:
+            return tuple(range(state.rules.n_players))
+        return tuple(
+            0 if s in (state.caller, state.partner) else 1 for s in range(state.rules.n_players)
+        )
+    return state.rules.side_of
+
+
+def side_points(state: HandState, side: int, sides: tuple[int, ...]) -> int:
+    taken = state.taken
+    return sum(taken[s] for s in range(len(sides)) if sides[s] == side)
+
+
+def rollout(
+    state: HandState, rng: random.Random, eps: float = 0.08, stop_at_empty: bool = False
+) -> None:
+    """Play `state` to the end with the greedy policy (every seat); with `stop_at_empty`,
+    stop at the start of the first trick after the talon is gone (to solve the rest).
+    Plays are made on the state directly (as `HandState.playout` does), not recorded in
+    `state.actions`."""
+    rules = state.rules
+    suit = rules.deck.suit
+    strength = rules.deck.strength
+    points = rules.deck.points
+    follow = rules.follow_suit
+    b = state.briscola
+    sides = sides_of(state)
+    rand = rng.random
+    hands = state.hands
+    talon = state.talon
+    called = state.called_card
+    while state.phase == PLAY:
+        trick = state.trick
+        if (
+            stop_at_empty
+            and not trick
+            and state.talon_pos >= len(talon)
+            and (state.turned < 0 or state.turned_to >= 0)
+        ):
+            return
+        seat = state.current
+        hand = hands[seat]
+        order = state._order
+        card = _greedy(
+            state, seat, hand, trick, order, sides, b, suit, strength, points, follow, rand, eps
+        )
+        hand.remove(card)
+        trick.append(card)
+        if card == called:
+            state.reveal_trick = len(state.tricks)
+        if len(trick) < len(order):
+            state.current = order[len(trick)]
+        else:
+            state._finish_trick()
+
+
+def _greedy(
+    state: HandState,
+    seat: int,
+    hand: list[int],
+    trick: list[int],
+    order: tuple[int, ...],
+    sides: tuple[int, ...],
+    b: int,
+    suit: tuple[int, ...],
+    strength: tuple[int, ...],
+    points: tuple[int, ...],
+    follow: bool,
+    rand: Callable[[], float],
+    eps: float,
+) -> int:
+    if follow and trick:
+        led = suit[trick[0]]
+        cand = [c for c in hand if suit[c] == led] or hand
+    else:
+        cand = hand
+    if len(cand) == 1:
+        return cand[0]
+    if rand() < eps:
+        return cand[int(rand() * len(cand))]
+    if not trick:
+        # Lead the cheapest card: no briscola, fewest points, weakest.
+        return _cheapest(cand, suit, strength, points, b)
+    w = 0
+    wc = trick[0]
+    pts = points[wc]
+    for i in range(1, len(trick)):
+        c = trick[i]
+        pts += points[c]
+        if suit[c] == suit[wc]:
+            if strength[c] > strength[wc]:
+                w, wc = i, c
+        elif suit[c] == b:
+            w, wc = i, c
+    last = len(trick) == len(order) - 1
+    ws = suit[wc]
+    if sides[order[w]] == sides[seat]:
+        if last or (ws == b and strength[wc] >= 9):
+            # Load the friend's trick with the richest plain card.
+            best = cand[0]
+            bk = (suit[best] != b) * 100 + points[best] * 5 - strength[best]
+            for c in cand:
+                k = (suit[c] != b) * 100 + points[c] * 5 - strength[c]
+                if k > bk:
+                    best, bk = c, k
+            return best
+        return _cheapest(cand, suit, strength, points, b)
+    # An opponent is winning: take it if it pays.
+    plain = -1
+    trump = -1
+    for c in cand:
+        sc = suit[c]
+        if sc == ws:
+            if strength[c] > strength[wc]:
+                if sc == b:
+                    if trump < 0 or strength[c] < strength[trump]:
+                        trump = c
+                elif (
+                    plain < 0
+                    or points[c] > points[plain]
+                    or (points[c] == points[plain] and strength[c] < strength[plain])
+                ):
+                    plain = c
+        elif (
+            sc == b
+            and ws != b
+            and (trump < 0 or points[c] * 10 + strength[c] < points[trump] * 10 + strength[trump])
+        ):
+            trump = c
+    if plain >= 0 and (last or points[plain] + pts > 0):
+        return plain
+    if trump >= 0 and (pts >= 10 or (pts > 0 and state.talon_pos >= len(state.talon))):
+        return trump
+    return _cheapest(cand, suit, strength, points, b)
+
+
+def _cheapest(
+    cand: list[int],
+    suit: tuple[int, ...],
+    strength: tuple[int, ...],
+    points: tuple[int, ...],
+    b: int,
+) -> int:
+    best = cand[0]
+    bk = (suit[best] == b) * 100 + points[best] * 10 + strength[best]
+    for c in cand:
+        k = (suit[c] == b) * 100 + points[c] * 10 + strength[c]
+        if k < bk:
+            best, bk = c, k
+    return best
+
+
+class SolverLimit(Exception):
+    """The search needed more nodes than allowed."""
+
+
+class Solver:
+    """Exact minimax of the card points still to be won, for two sides (`mine` per seat), on
+    a determinized `HandState` in the play phase with one card per seat per trick. Draws
+    from the talon (§3.4; the turned card last) follow the state's talon order. Positions at
+    the start of a trick are cached (with alpha-beta bounds). A short talon that cannot serve
+    everyone (§9.1) is not supported (see `applicable`); `max_nodes` bounds the effort
+    (`SolverLimit` is raised beyond it)."""
+
+    def __init__(
+        self,
+        state: HandState,
+        mine: tuple[bool, ...],
+        max_nodes: int = 1_000_000_000,
+    ) -> None:
+        rules = state.rules
+        self.suit = rules.deck.suit
+        self.strength = rules.deck.strength
+        self.points = rules.deck.points
+        self.follow = rules.follow_suit
+        self.b = state.briscola
+        self.mine = mine
+        self.n = rules.n_players
+        self.seat_orders = rules.seat_orders
+        self.hands = [list(h) for h in state.hands]
+        talon = list(state.talon[state.talon_pos :])
+        if state.turned >= 0 and state.turned_to < 0:
+            talon.append(state.turned)
+        self.talon = talon
+        self.tpos = 0
+        self.order = state._order
+        self.trick = list(state.trick)
+        self.nodes = 0
+        self.max_nodes = max_nodes
+        self.cache: dict[tuple[object, ...], tuple[float, float]] = {}
+        self.use_cache = sum(len(h) for h in self.hands) + len(self.talon) > 8
+
+    @staticmethod
+    def applicable(state: HandState) -> bool:
+        rules = state.rules
+        if rules.plays_per_trick != 1 or rules.blind or state.phase != PLAY:
+            return False
+        left = state.talon_left()
+        return left % rules.n_players == 0 and len(state._order) == rules.n_players
+
+    def value(self) -> float:
+        """Exact points my side wins from now on."""
+        return self._search(-INF, INF)
+
+    def root_values(self, moves: list[int]) -> list[float]:
+        """Exact points my side wins from now on after each of `moves` (the side to move's)."""
+        out = []
+        seat = self.order[len(self.trick)]
+        hand = self.hands[seat]
+        for c in moves:
+            idx = hand.index(c)
+            hand.pop(idx)
+            out.append(self._after_play(seat, c, -INF, INF))
+            hand.insert(idx, c)
+        return out
+
+    def _key(self) -> tuple[object, ...]:
+        return (tuple(tuple(sorted(h)) for h in self.hands), self.order[0], self.tpos)
+
+    def _search(self, alpha: float, beta: float) -> float:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise SolverLimit
+        key = None
+        if not self.trick and self.use_cache:
+            key = self._key()
+            hit = self.cache.get(key)
+            if hit is not None:
+                lo, hi = hit
+                if lo == hi or lo >= beta:
+                    return lo
+                if hi <= alpha:
+                    return hi
+                if lo > alpha:
+                    alpha = lo
+                if hi < beta:
+                    beta = hi
+            a0, b0 = alpha, beta
+        seat = self.order[len(self.trick)]
+        hand = self.hands[seat]
+        moves = list(self._moves(hand))
+        best: float
+        if self.mine[seat]:
+            best = -INF
+            for c in moves:
+                idx = hand.index(c)
+                hand.pop(idx)
+                v = self._after_play(seat, c, alpha, beta)
+                hand.insert(idx, c)
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+        else:
+            best = INF
+            for c in moves:
+                idx = hand.index(c)
+                hand.pop(idx)
+                v = self._after_play(seat, c, alpha, beta)
+                hand.insert(idx, c)
+                if v < best:
+                    best = v
+                    if v < beta:
+                        beta = v
+                        if alpha >= beta:
+                            break
+        if key is not None:
+            lo, hi = self.cache.get(key, (-INF, INF))
+            if best <= a0:
+                hi = min(hi, best)
+            elif best >= b0:
+                lo = max(lo, best)
+            else:
+                lo = hi = best
+            self.cache[key] = (lo, hi)
+        return best
+
+    def _moves(self, hand: list[int]) -> list[int]:
+        if self.follow and self.trick:
+            led = self.suit[self.trick[0]]
+            same = [c for c in hand if self.suit[c] == led]
+            if same:
+                return same
+        return hand
+
+    def _after_play(self, seat: int, card: int, alpha: float, beta: float) -> float:
+        trick = self.trick
+        trick.append(card)
+        order = self.order
+        if len(trick) < len(order):
+            v = self._search(alpha, beta)
+            trick.pop()
+            return v
+        suit, strength, points = self.suit, self.strength, self.points
+        b = self.b
+        w = 0
+        wc = trick[0]
+        pts = points[wc]
+        for i in range(1, len(trick)):
+            c = trick[i]
+            pts += points[c]
+            if suit[c] == suit[wc]:
+                if strength[c] > strength[wc]:
+                    w, wc = i, c
+            elif suit[c] == b:
+                w, wc = i, c
+        winner = order[w]
+        gain = pts if self.mine[winner] else 0
+        seats = self.seat_orders[winner]
+        saved_trick = trick
+        self.trick = []
+        self.order = seats
+        v = gain + self._draw_known(seats, alpha - gain, beta - gain)
+        self.order = order
+        self.trick = saved_trick
+        trick.pop()
+        return v
+
+    def _draw_known(self, seats: tuple[int, ...], alpha: float, beta: float) -> float:
+        hands = self.hands
+        drew = self.tpos < len(self.talon)
+        if drew:
+            pos = self.tpos
+            for s in seats:
+                hands[s].append(self.talon[pos])
+                pos += 1
+            self.tpos = pos
+        v = self._search(alpha, beta) if hands[seats[0]] else 0.0
+        if drew:
+            for s in seats:
+                hands[s].pop()
+            self.tpos -= len(seats)
+        return v
+
+
+def solve_two(
+    lead: tuple[int, ...],
+    follow: tuple[int, ...],
+    lead_is_mine: bool,
+    b: int,
+    suit: tuple[int, ...],
+    strength: tuple[int, ...],
+    points: tuple[int, ...],
+    memo: dict[tuple[tuple[int, ...], tuple[int, ...], bool], int],
+) -> int:
+    """Two players, talon empty, no obligation to follow: the exact points my side still wins
+    when `lead` (the leader's cards, sorted) and `follow` (sorted) are the two hands.
+    Memoized in `memo` (keep one per briscola and deck)."""
+    key = (lead, follow, lead_is_mine)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    last = len(lead) == 1
+    best = -1 if lead_is_mine else INF
+    for i, x in enumerate(lead):
+        rest_l = lead[:i] + lead[i + 1 :]
+        reply = INF if lead_is_mine else -1
+        for j, y in enumerate(follow):
+            pts = points[x] + points[y]
+            if (suit[y] == suit[x] and strength[y] > strength[x]) or (
+                suit[y] == b and suit[x] != b
+            ):  # the follower takes it and leads next
+                v = 0 if lead_is_mine else pts
+                if not last:
+                    v += solve_two(
+                        follow[:j] + follow[j + 1 :],
+                        rest_l,
+                        not lead_is_mine,
+                        b,
+                        suit,
+                        strength,
+                        points,
+                        memo,
+                    )
+            else:
+                v = pts if lead_is_mine else 0
+                if not last:
+                    v += solve_two(
+                        rest_l,
+                        follow[:j] + follow[j + 1 :],
+                        lead_is_mine,
+                        b,
+                        suit,
+                        strength,
+                        points,
+                        memo,
+                    )
+            if lead_is_mine:
+                if v < reply:
+                    reply = v
+            elif v > reply:
+                reply = v
+        if lead_is_mine:
+            if reply > best:
+                best = reply
+        elif reply < best:
+            best = reply
+    memo[key] = best
+    return best

@@ -1,0 +1,498 @@
+"""Computer players: legal play everywhere, honesty, card tracking, exact endgames, bidding,
+and strength against `random` (paired deals, fixed seeds: deterministic)."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from bot.engine import PLAY, HandState, Options, Trick, first_dealer
+from bot.engine import actions as A
+from bot.engine.cards import card_id
+from bot.players import LEVELS, PLAYERS, Player, configure, make_player
+from bot.players.hard import HardPlayer
+from bot.players.knowledge import REMOVED, TALON, Knowledge, build_state
+from bot.players.normal import NormalPlayer
+from bot.players.search import Solver, rollout, sides_of, solve_two
+from tests.test_simulate import COMBOS
+
+D, C, S, B = range(4)
+
+
+def level(name: str, seed: object) -> Player:
+    """A player of `name`; hard searches a fixed number of worlds (deterministic, fast)."""
+    if name == "hard":
+        return make_player("hard", f"{seed}", iterations=4)
+    return make_player(name, f"{seed}")
+
+
+def play_hand(options: Options, names: list[str], seed: int, k: int) -> HandState:
+    n = options.rules().n_players
+    bots = [level(nm, f"{seed}:{k}:{s}") for s, nm in enumerate(names)]
+    state = HandState.deal(options, seed, k, (first_dealer(seed, n) + k) % n)
+    while not state.is_terminal():
+        seat = state.current
+        action = bots[seat].act(state.observation(seat))
+        state.apply(action, seat)  # raises IllegalAction on an illegal move
+    return state
+
+
+# --------------------------------------------------------------------------- legal play
+
+
+def test_the_levels_are_registered() -> None:
+    assert set(LEVELS) == {"easy", "normal", "hard"}
+    assert {"random", "simple", "easy", "normal", "hard"} <= set(PLAYERS)
+    hard = make_player("hard", 1, budget=0.05)
+    assert isinstance(hard, HardPlayer) and hard.budget == 0.05
+    with pytest.raises(ValueError, match="unknown player"):
+        make_player("grandmaster")
+
+
+def test_configure_sets_the_default_budget() -> None:
+    configure(budget=0.03)
+    try:
+        hard = make_player("hard", 1)
+        assert isinstance(hard, HardPlayer) and hard.budget == 0.03
+    finally:
+        configure(budget=0.2)
+    with pytest.raises(ValueError):
+        configure(budget=0)
+
+
+@pytest.mark.parametrize(("variant", "opts"), COMBOS, ids=lambda x: str(x))
+def test_every_level_plays_every_variant_legally(variant: str, opts: dict[str, str]) -> None:
+    """Each level at every seat, and the three levels mixed at one table: whole hands
+    without an illegal move (the engine raises on one)."""
+    options = Options.parse(variant, opts)
+    n = options.rules().n_players
+    for lv in ("easy", "normal"):
+        for k in range(2):
+            assert play_hand(options, [lv] * n, 5, k).is_terminal()
+    mixed = [LEVELS[s % 3] for s in range(n)]
+    assert play_hand(options, mixed, 6, 0).is_terminal()
+    assert play_hand(options, ["hard"] * n, 7, 0).is_terminal()
+
+
+# --------------------------------------------------------------------------- honesty
+
+
+def hidden_twin(state: HandState, seat: int, rng: random.Random) -> HandState:
+    """The same hand with every card `seat` cannot see dealt differently among the places it
+    cannot see into (other hands, the talon, the removed cards): same sizes, same public
+    history. Cards the seat can see stay where they are."""
+    obs = state.observation(seat)
+    twin = state.clone()
+    pinned = {obs.turned} if obs.turned >= 0 else set()
+    if obs.talon_next >= 0:
+        pinned.add(obs.talon_next)
+    slots: list[tuple[str, int, int]] = []  # (place, index in place, card)
+    for s in range(state.n_players):
+        if s == seat or s in obs.visible_hands:
+            continue
+        for i, c in enumerate(state.hands[s]):
+            if c not in pinned:
+                slots.append(("hand", s * 100 + i, c))
+    for i in range(state.talon_pos, len(state.talon)):
+        if state.talon[i] not in pinned:
+            slots.append(("talon", i, state.talon[i]))
+    cards = [c for _, _, c in slots]
+    rng.shuffle(cards)
+    twin.hands = [list(h) for h in state.hands]
+    twin.talon = list(state.talon)
+    twin.removed = list(state.removed)
+    for (place, idx, _), c in zip(slots, cards, strict=True):
+        if place == "hand":
+            twin.hands[idx // 100][idx % 100] = c
+        else:
+            twin.talon[idx] = c
+    if state.rules.remove_twos == 1:  # §1.4: the removed Two may be any hidden Two
+        twos = [
+            (place, idx)
+            for (place, idx, _), c in zip(slots, cards, strict=True)
+            if state.rules.deck.number[c] == 2
+        ]
+        if twos and rng.random() < 0.5:
+            place, idx = rng.choice(twos)
+            gone = twin.removed[0]
+            if place == "hand":
+                twin.removed[0] = twin.hands[idx // 100][idx % 100]
+                twin.hands[idx // 100][idx % 100] = gone
+            else:
+                twin.removed[0] = twin.talon[idx]
+                twin.talon[idx] = gone
+    if twin.called_card >= 0 and not twin.carichi:
+        twin.partner = twin.holder_of(twin.called_card)
+        if twin.partner < 0:
+            twin.partner = state.partner
+    return twin
+
+
+HONESTY_CASES = [
+    ("due", {}),
+    ("tre", {}),
+    ("quattro", {"signals": "true"}),
+    ("briscolone", {}),
+    ("scoperta", {}),
+    ("chiamata", {}),
+    ("chiamata", {"auction": "points"}),
+    ("chiamata4", {}),
+    ("briskula32", {"players": "3"}),
+]
+
+
+@pytest.mark.parametrize(("variant", "opts"), HONESTY_CASES, ids=lambda x: str(x))
+def test_players_see_only_their_observation(variant: str, opts: dict[str, str]) -> None:
+    """Two states that differ only in cards a seat cannot see give that seat the same
+    observation, and every level (hard with a fixed number of worlds) the same move."""
+    options = Options.parse(variant, opts)
+    rng = random.Random(f"honest:{variant}")
+    differing = 0
+    for k in range(6):
+        state = HandState.deal(options, 31, k, k % options.rules().n_players)
+        steps = rng.randrange(0, 3 * options.rules().n_players)
+        for _ in range(steps):  # somewhere into the hand (the auction, or a few tricks)
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if state.is_terminal():
+            continue
+        seat = state.current
+        twin = hidden_twin(state, seat, rng)
+        assert twin.observation(seat).to_dict() == state.observation(seat).to_dict()
+        differing += twin.to_dict() != state.to_dict()
+        for name in ("easy", "normal", "hard"):
+            a = level(name, f"h{k}").act(state.observation(seat))
+            b = level(name, f"h{k}").act(twin.observation(seat))
+            assert a == b, (name, k)
+    assert differing >= 3  # the twins really hid something
+
+
+def test_hard_stops_after_its_fixed_number_of_worlds() -> None:
+    options = Options.parse("due")
+    state = HandState.deal(options, 3, 0, 0)
+    for _ in range(6):
+        state.apply(state.legal_actions()[0])
+    hard = HardPlayer(random.Random(1), iterations=7)
+    obs = state.observation(state.current)
+    assert hard.act(obs) in obs.legal
+    assert 1 <= hard.last_worlds <= 7
+
+
+# --------------------------------------------------------------------------- knowledge
+
+
+def test_knowledge_tracks_seen_and_unseen_cards_in_due() -> None:
+    options = Options.parse("due")
+    state = HandState.deal(options, 4, 0, 0)
+    for _ in range(5):
+        state.apply(state.legal_actions()[0])
+    seat = state.current
+    obs = state.observation(seat)
+    know = Knowledge.of(obs)
+    played = {c for t in obs.tricks for c in t.cards} | {c for _, c in obs.trick}
+    expected = set(range(40)) - set(obs.hand) - played - {obs.turned}
+    assert set(know.unseen) == expected
+    other = 1 - seat
+    assert know.hidden[other] == obs.hand_sizes[other]
+    assert know.talon_hidden == obs.talon_left - 1  # the turned card is known
+    rng = random.Random(0)
+    for _ in range(50):
+        world = know.sample_world(rng)
+        assert world.hands[seat] == list(obs.hand)
+        assert len(world.hands[other]) == obs.hand_sizes[other]
+        assert len(world.talon) == know.talon_hidden
+        assert sorted(world.hands[other] + world.talon) == sorted(expected)
+        rebuilt = build_state(obs, world)
+        assert rebuilt.observation(seat).to_dict() == obs.to_dict()
+
+
+def test_knowledge_reads_a_void_in_briscolone() -> None:
+    """§8.2: once the talon is gone, a player who did not follow suit has none of it left."""
+    options = Options.parse("briscolone")
+    rng = random.Random(5)
+    found = 0
+    for k in range(60):
+        state = HandState.deal(options, 8, k, 0)
+        while not state.is_terminal() and state.talon_left() > 0:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            know = Knowledge.of(obs)
+            for (s, su), cap in know.caps.items():
+                if cap == 0:
+                    found += 1
+                    assert not any(
+                        options.rules().deck.suit[c] == su for c in state.hands[s]
+                    )  # the inference is true
+                    for _ in range(10):
+                        world = know.sample_world(rng)
+                        assert not any(options.rules().deck.suit[c] == su for c in world.hands[s])
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+    assert found > 10
+
+
+def test_knowledge_places_the_called_card_in_chiamata() -> None:
+    """§7.6-7.7: the caller who does not hold the called card knows another hand has it;
+    the partner knows it has it; a defender may see it with the caller (alone) too."""
+    options = Options.parse("chiamata")
+    state = HandState.deal(options, 2, 0, 0)
+    caller = 1
+    called = next(c for c in range(40) if c not in state.hands[caller] and c % 10 == 0)
+    state.apply(A.CALL_RANK + 1)
+    for _ in range(4):
+        state.apply(A.PASS)
+    state.apply(A.NAME_SUIT + called // 10)
+    assert state.phase == PLAY and state.called_card == called
+    partner = state.partner
+    rng = random.Random(3)
+    know = Knowledge.of(state.observation(caller))
+    assert called in know.unseen and TALON in know.forbid[called] and REMOVED in know.forbid[called]
+    for _ in range(30):
+        world = know.sample_world(rng)
+        assert called not in world.hands[caller]
+    know_p = Knowledge.of(state.observation(partner))
+    assert called in know_p.hand
+    defender = next(s for s in range(5) if s not in (caller, partner))
+    know_d = Knowledge.of(state.observation(defender))
+    assert know_d.weight[(caller, called)] < 1.0  # alone is possible, but unlikely
+
+
+# --------------------------------------------------------------------------- exact play
+
+
+def brute_force(state: HandState, mine: tuple[bool, ...]) -> int:
+    """Card points my side wins from here with best play by both sides (plain minimax on the
+    engine itself: independent of the players' solver)."""
+    if state.is_terminal():
+        return 0
+    seat = state.current
+    before = sum(t for s, t in enumerate(state.taken) if mine[s])
+    values = []
+    for card in state.legal_actions():
+        child = state.clone()
+        child.apply(card)
+        gained = sum(t for s, t in enumerate(child.taken) if mine[s]) - before
+        values.append(gained + brute_force(child, mine))
+    return max(values) if mine[seat] else min(values)
+
+
+@pytest.mark.parametrize("variant", ["due", "quattro", "briscolone"])
+def test_solver_matches_brute_force_minimax(variant: str) -> None:
+    options = Options.parse(variant)
+    rng = random.Random(11)
+    left_cards = 8
+    for k in range(25):
+        state = HandState.deal(options, 12, k, 0)
+        while sum(len(h) for h in state.hands) + state.talon_left() > left_cards:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if not Solver.applicable(state):
+            continue
+        sides = sides_of(state)
+        mine = tuple(s == sides[state.current] for s in sides)
+        moves = state.legal_actions()
+        values = Solver(state, mine).root_values(moves)
+        for move, v in zip(moves, values, strict=True):
+            child = state.clone()
+            child.apply(move)
+            before = sum(t for s, t in enumerate(state.taken) if mine[s])
+            gained = sum(t for s, t in enumerate(child.taken) if mine[s]) - before
+            assert v == gained + brute_force(child, mine)
+
+
+def test_two_player_endgame_solver_matches_the_general_one() -> None:
+    options = Options.parse("due")
+    rng = random.Random(2)
+    deck = options.rules().deck
+    memo: dict[tuple[tuple[int, ...], tuple[int, ...], bool], int] = {}
+    for k in range(60):
+        state = HandState.deal(options, 13, k, 0)
+        while state.talon_left() > 0 or state.trick:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        lead = state.current
+        mine = (True, False)
+        fast = solve_two(
+            tuple(sorted(state.hands[lead])),
+            tuple(sorted(state.hands[1 - lead])),
+            mine[lead],
+            state.briscola,
+            deck.suit,
+            deck.strength,
+            deck.points,
+            memo,
+        )
+        assert fast == Solver(state, mine).value() == brute_force(state, mine)
+
+
+def constructed_endgame(hands: list[list[str]], briscola_card: str, leader: int) -> HandState:
+    """Due with the talon gone (§3.5): the given hands, every other card already played in
+    earlier tricks (seat 1 drew the turned card and played it), `leader` to lead."""
+    options = Options.parse("due")
+    deck = options.rules().deck
+    state = HandState.deal(options, 0, 0, 1)
+    held = [[deck.card(x) for x in h] for h in hands]
+    turned = deck.card(briscola_card)
+    gone = [c for c in range(40) if c not in held[0] + held[1]]
+    state.hands = held
+    state.talon = []
+    state.talon_pos = 0
+    state.turned, state.turned_to = turned, 1
+    state.briscola = deck.suit[turned]
+    state.tricks = []
+    state.taken = [0, 0]
+    state.won = [0, 0]
+    for i in range(0, len(gone), 2):
+        pair = (gone[i], gone[i + 1])
+        pts = deck.points[pair[0]] + deck.points[pair[1]]
+        state.tricks.append(Trick(0, (0, 1), pair, i // 2 % 2, pts))
+        state.taken[i // 2 % 2] += pts
+        state.won[i // 2 % 2] += 1
+    state.leader = state.current = leader
+    state._order = (leader, 1 - leader)
+    state.trick = []
+    return state
+
+
+def test_hard_plays_a_constructed_endgame_exactly() -> None:
+    """Briscola bastoni (seat 1 drew the turned 6), talon gone, everything known. Seat 0
+    leads with the Asso di spade, the 6 di coppe and the Tre di bastoni against the Cavallo
+    and the Asso di coppe and the 6 di bastoni. The cheapest lead (the 6 di coppe) is what
+    a greedy player leads; exact play leads the Asso di spade (21 points against 13)."""
+    state = constructed_endgame([["1S", "6C", "3B"], ["9C", "1C", "6B"]], "6B", 0)
+    deck = state.rules.deck
+    obs = state.observation(0)
+    assert obs.talon_left == 0 and Knowledge.of(obs).fully_known()
+    mine = (True, False)
+    values = {}
+    for c in state.legal_actions():
+        child = state.clone()
+        child.apply(c)
+        values[deck.label(c)] = child.taken[0] - state.taken[0] + brute_force(child, mine)
+    assert values == {"1S": 21, "6C": 13, "3B": 13}
+    assert NormalPlayer(random.Random(0)).act(obs) == deck.card("6C")
+    assert HardPlayer(random.Random(0), iterations=1).act(obs) == deck.card("1S")
+
+
+def test_hard_finds_the_best_card_in_random_known_endgames() -> None:
+    options = Options.parse("due")
+    rng = random.Random(21)
+    checked = 0
+    for k in range(40):
+        state = HandState.deal(options, 22, k, 0)
+        while state.talon_left() > 0:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        seat = state.current
+        mine = tuple(s == seat for s in range(2))
+        values = {}
+        for c in state.legal_actions():
+            child = state.clone()
+            child.apply(c)
+            values[c] = child.taken[seat] - state.taken[seat] + brute_force(child, mine)
+        choice = HardPlayer(random.Random(k), iterations=1).act(state.observation(seat))
+        assert values[choice] == max(values.values())
+        checked += len(set(values.values())) > 1
+    assert checked >= 10
+
+
+# --------------------------------------------------------------------------- bidding
+
+
+def auction_obs(hand: list[str], variant: str = "chiamata") -> tuple[HandState, int]:
+    options = Options.parse(variant)
+    state = HandState.deal(options, 0, 0, 0)
+    deck = options.rules().deck
+    seat = state.current
+    mine = [deck.card(x) for x in hand]
+    rest = [c for c in range(deck.size) if c not in mine]
+    random.Random(1).shuffle(rest)
+    size = options.rules().hand_size
+    hands: list[list[int]] = []
+    for s in range(state.n_players):
+        if s == seat:
+            hands.append(mine)
+        else:
+            hands.append(rest[:size])
+            rest = rest[size:]
+    state.hands = hands
+    return state, seat
+
+
+STRONG = ["1D", "3D", "10D", "9D", "8D", "1C", "1S", "3S"]
+WEAK = ["2C", "4S", "5B", "6C", "7B", "4C", "5S", "6B"]
+
+
+@pytest.mark.parametrize("name", ["normal", "hard"])
+def test_bidding_passes_a_weak_hand_and_calls_with_a_strong_one(name: str) -> None:
+    state, seat = auction_obs(WEAK)
+    player = make_player(name, 1, iterations=40)
+    assert player.act(state.observation(seat)) == A.PASS
+    state, seat = auction_obs(STRONG)
+    player = make_player(name, 1, iterations=40)
+    action = player.act(state.observation(seat))
+    assert A.CALL_RANK <= action < A.BID_POINTS
+
+
+def test_normal_names_the_suit_it_is_long_in_and_calls_alone_only_when_strong() -> None:
+    state, seat = auction_obs(STRONG)
+    state.apply(A.CALL_RANK + 2, seat)  # calls the Two
+    for _ in range(4):
+        state.apply(A.PASS)
+    assert state.phase == 1 and state.caller == seat  # naming the suit
+    action = NormalPlayer(random.Random(0)).act(state.observation(seat))
+    assert action == A.NAME_SUIT + D
+    state, seat = auction_obs(WEAK)
+    state.apply(A.CALL_RANK + 1, seat)
+    for _ in range(4):
+        state.apply(A.PASS)
+    action = NormalPlayer(random.Random(0)).act(state.observation(seat))
+    assert card_id(1, action - A.NAME_SUIT) not in state.hands[seat]  # not alone when weak
+
+
+# --------------------------------------------------------------------------- strength
+
+
+def paired_due(a: str, b: str, deals: int, seed: int) -> tuple[float, float]:
+    """Mean card-point difference (a minus b) per game and a's win rate, over paired deals."""
+    options = Options.parse("due")
+    diffs = []
+    wins = 0
+    for k in range(deals):
+        dealer = (first_dealer(seed, 2) + k) % 2
+        total = 0
+        for swap in (False, True):
+            names = [b, a] if swap else [a, b]
+            bots = [make_player(nm, f"{seed}:{k}:{s}") for s, nm in enumerate(names)]
+            state = HandState.deal(options, seed, k, dealer)
+            while not state.is_terminal():
+                seat = state.current
+                state.apply(bots[seat].act(state.observation(seat)), seat)
+            sa = 1 if swap else 0
+            total += state.taken[sa] - state.taken[1 - sa]
+            wins += state.taken[sa] > 60
+        diffs.append(total / 2)
+    return statistics.fmean(diffs), wins / (2 * deals)
+
+
+def test_normal_beats_random_in_due() -> None:
+    diff, win_rate = paired_due("normal", "random", 200, 77)
+    assert diff > 25  # measured about +44
+    assert win_rate > 0.8  # measured about 0.9
+
+
+def test_rollouts_finish_hands() -> None:
+    options = Options.parse("quattro")
+    rng = random.Random(4)
+    for k in range(10):
+        state = HandState.deal(options, 4, k, 0)
+        rollout(state, rng)
+        assert state.is_terminal()
+        assert sum(state.taken) == 120
