@@ -14,6 +14,7 @@ from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDe
 from telegram.error import InvalidToken
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
 
+from bot import players
 from bot.config import Settings
 from bot.i18n import COMMANDS
 from bot.service import TableService
@@ -95,6 +96,7 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
     from handlers import register
 
     assert settings.bot_token is not None
+    players.configure(budget=settings.hard_budget)  # the hard player's thinking time per move
     application = (
         ApplicationBuilder()
         .token(settings.bot_token.get_secret_value())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     group_rate_per_minute: float = 20.0
     group_edit_interval: float = 3.0  # seconds between two edits of a group's table message
     bot_move_delay: float = 0.0  # seconds a computer player waits before moving
+    # seconds the `hard` computer player thinks per move (it stops earlier when sure)
+    hard_budget: float = Field(default=0.2, gt=0.0, le=10.0)
 
 
 NO_TOKEN_HELP = """\

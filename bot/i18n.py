@@ -40,6 +40,11 @@ VARIANT_NAMES = {
     },
 }
 
+LEVEL_NAMES = {
+    "it": {"easy": "facile", "normal": "normale", "hard": "difficile"},
+    "en": {"easy": "easy", "normal": "normal", "hard": "hard"},
+}
+
 _T: dict[str, dict[str, str]] = {
     "it": {
         # errors and short callback answers
@@ -83,7 +88,7 @@ _T: dict[str, dict[str, str]] = {
         "lobby_hint": "Entra con /join o col pulsante. Chi ha aperto il tavolo avvia con /go.",
         "btn_join": "Entra",
         "btn_leave": "Esci",
-        "btn_addbot": "+ Computer",
+        "btn_addbot": "+ 🤖 {level}",
         "btn_settings": "Impostazioni",
         "btn_go": "Inizia",
         "btn_fill_go": "Riempi con computer e inizia",
@@ -160,7 +165,8 @@ _T: dict[str, dict[str, str]] = {
         "help": (
             "<b>Briscola</b>\n"
             "/new [variante] — apre un tavolo\n/join — entra\n/leave — esce\n"
-            "/addbot [livello] — aggiunge un computer\n/go — inizia\n/cancel — annulla\n"
+            "/addbot [facile|normale|difficile] — aggiunge un computer (normale)\n"
+            "/go — inizia\n/cancel — annulla\n"
             "/settings — regole e formato\n/score — classifica e birre\n"
             "/rules — le regole\n/lang it|en — lingua\n\nVarianti: {variants}"
         ),
@@ -214,7 +220,7 @@ _T: dict[str, dict[str, str]] = {
         "lobby_hint": "Join with /join or the button. The table's creator starts with /go.",
         "btn_join": "Join",
         "btn_leave": "Leave",
-        "btn_addbot": "+ Computer",
+        "btn_addbot": "+ 🤖 {level}",
         "btn_settings": "Settings",
         "btn_go": "Start",
         "btn_fill_go": "Fill with computers and start",
@@ -290,7 +296,8 @@ _T: dict[str, dict[str, str]] = {
         "help": (
             "<b>Briscola</b>\n"
             "/new [variant] — open a table\n/join — join\n/leave — leave\n"
-            "/addbot [level] — add a computer player\n/go — start\n/cancel — cancel\n"
+            "/addbot [easy|normal|hard] — add a computer player (normal)\n"
+            "/go — start\n/cancel — cancel\n"
             "/settings — rules and format\n/score — standings and beer\n"
             "/rules — the rules\n/lang it|en — language\n\nVariants: {variants}"
         ),
@@ -344,6 +351,21 @@ def t(lang: str, key: str, **kw: Any) -> str:
         k: (v if k.endswith("_html") else html.escape(str(v), quote=False)) for k, v in kw.items()
     }
     return text.format(**safe) if safe or "{" in text else text
+
+
+def level_name(lang: str, level: str) -> str:
+    """A computer player's level as people call it (`simple` and `random` keep their names)."""
+    return LEVEL_NAMES.get(lang, LEVEL_NAMES["it"]).get(level, level)
+
+
+def parse_level(text: str) -> str | None:
+    """The level named by `text` in either language (`difficile`, `Hard`, ...), else None."""
+    key = text.strip().lower()
+    for names in LEVEL_NAMES.values():
+        for level, name in names.items():
+            if key in (level, name):
+                return level
+    return None
 
 
 def variant_name(lang: str, variant: str) -> str:

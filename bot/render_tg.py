@@ -8,6 +8,7 @@ Keyboards are plain data (`Button` rows); the Telegram adapter turns them into m
 Callback data (at most 64 bytes, `callback_data()` checks it):
     a:<table>:<hand>:<stamp>:<action>   a move; stamp = the turn's start for bids (0 for cards)
     l:<table>:<op>                      lobby: join, leave, bot, go, fill, cancel, settings, back
+    l:<table>:bot:<level>               lobby: seat a computer player of that level
     s:<table>:<key>:<value>             a setting
     n:<table>:<hand>                    next hand
     v:<variant>                         the variant picked after a bare /new
@@ -23,7 +24,8 @@ from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.match import HandRecord
 from bot.engine.options import VARIANTS, Options
-from bot.i18n import t, variant_name
+from bot.i18n import level_name, t, variant_name
+from bot.players import LEVELS
 from bot.render_text import action_label, bid_label, card_name, rank_name, suit_name
 from bot.tables import CANCELLED, FINISHED, LOBBY, Table
 
@@ -104,7 +106,13 @@ def lobby_message(table: Table, lang: str) -> Rendered:
         [
             Button(t(lang, "btn_join"), callback_data("l", tid, "join")),
             Button(t(lang, "btn_leave"), callback_data("l", tid, "leave")),
-            Button(t(lang, "btn_addbot"), callback_data("l", tid, "bot")),
+        ],
+        [
+            Button(
+                t(lang, "btn_addbot", level=level_name(lang, lv)),
+                callback_data("l", tid, "bot", lv),
+            )
+            for lv in LEVELS
         ],
         [
             Button(t(lang, "btn_settings"), callback_data("l", tid, "settings")),

@@ -19,6 +19,7 @@ from typing import Protocol
 from bot.engine import VARIANTS, Options
 from bot.i18n import LANGS, t, variant_name
 from bot.ledger import hand_key, match_key, settle
+from bot.players import DEFAULT_LEVEL
 from bot.render_tg import (
     SETTING_CHOICES,
     Button,
@@ -277,9 +278,11 @@ class TableService:
 
         return await self._lobby_op(chat_id, op, table_id=table_id)
 
-    async def add_bot(self, chat_id: int, level: str, table_id: int | None = None) -> Reply:
+    async def add_bot(
+        self, chat_id: int, level: str = DEFAULT_LEVEL, table_id: int | None = None
+    ) -> Reply:
         return await self._lobby_op(
-            chat_id, lambda tb: (tb.add_bot(level.strip().lower()), "")[1], table_id=table_id
+            chat_id, lambda tb: (tb.add_bot(level), "")[1], table_id=table_id
         )
 
     async def set_option(
@@ -354,7 +357,7 @@ class TableService:
                 raise TableError("err_not_allowed")
             if fill:
                 while len(tb.seats) < tb.n_players:
-                    tb.add_bot("simple")
+                    tb.add_bot(DEFAULT_LEVEL)
             tb.start(secrets.token_hex(8))
             return ""
 
@@ -407,7 +410,7 @@ class TableService:
                 return
             seat = table.hand.current
             try:
-                action = await asyncio.to_thread(table.bot_action, seat, "simple")
+                action = await asyncio.to_thread(table.bot_action, seat, DEFAULT_LEVEL)
                 await self._move(table, seat, action, None)
             except TableError:
                 return

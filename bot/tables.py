@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from bot.engine import HandState, IllegalAction, Match, Options, OptionsError
 from bot.engine import actions as A
-from bot.players import PLAYERS, make_player
+from bot.i18n import LEVEL_NAMES, level_name, parse_level
+from bot.players import DEFAULT_LEVEL, LEVELS, make_player
 
 Status = Literal["lobby", "playing", "finished", "cancelled"]
 LOBBY: Status = "lobby"
@@ -22,7 +23,6 @@ PLAYING: Status = "playing"
 FINISHED: Status = "finished"
 CANCELLED: Status = "cancelled"
 
-DEFAULT_LEVEL = "simple"
 BOT_USER_BASE = -1000  # ledger ids of computer players: one per level, negative
 # Fixed forever (ledger rows refer to them): a new level gets a new number, never a reused one.
 BOT_LEDGER_IDS = {"random": -1000, "simple": -1001, "easy": -1002, "normal": -1003, "hard": -1004}
@@ -137,14 +137,17 @@ class Table:
             raise TableError("err_already_left")
         self.seats[seat].level = DEFAULT_LEVEL  # a computer plays on; the owner keeps the ledger
 
-    def add_bot(self, level: str) -> int:
+    def add_bot(self, level: str = DEFAULT_LEVEL) -> int:
+        """Seat a computer player of `level` (easy, normal, hard; Italian names too)."""
         self._require_lobby()
-        if level not in PLAYERS:
-            raise TableError("err_bad_level", levels=", ".join(sorted(PLAYERS)))
+        found = parse_level(level)
+        if found is None or found not in LEVELS:
+            names = LEVEL_NAMES.get(self.lang, LEVEL_NAMES["it"])
+            raise TableError("err_bad_level", levels=", ".join(names[lv] for lv in LEVELS))
         if len(self.seats) >= self.n_players:
             raise TableError("err_full", n=self.n_players)
         number = sum(1 for s in self.seats if s.is_bot) + 1
-        self.seats.append(Seat(None, f"🤖 {level} {number}", level))
+        self.seats.append(Seat(None, f"🤖 {level_name(self.lang, found)} {number}", found))
         return len(self.seats) - 1
 
     def set_options(self, options: Options) -> None:

@@ -10,6 +10,7 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot.i18n import t
+from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service import Reply
 from handlers.common import is_admin, is_group, person, send_to, service
 
@@ -73,6 +74,11 @@ async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply
         return bad
     if kind == "v" and len(parts) == 2:
         return await svc.new_table(chat.id, who, parts[1], is_group(chat))
+    if kind == "l" and len(parts) == 4 and parts[2] == "bot":
+        ids = _ints(parts[1:2])
+        if ids is None or parts[3] not in LEVELS:
+            return bad
+        return await svc.add_bot(chat.id, parts[3], ids[0])
     if kind == "l" and len(parts) == 3:
         ids = _ints(parts[1:2])
         if ids is None:
@@ -83,7 +89,7 @@ async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply
         if op == "leave":
             return await svc.leave(chat.id, who, table_id)
         if op == "bot":
-            return await svc.add_bot(chat.id, "simple", table_id)
+            return await svc.add_bot(chat.id, DEFAULT_LEVEL, table_id)
         if op == "settings":
             return await svc.show_settings(chat.id, table_id)
         if op == "back":

@@ -62,7 +62,8 @@ async def cmd_addbot(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if chat is None:
         return
     args = _args(context)
-    await send(update, await service(context).add_bot(chat.id, args[0] if args else "simple"))
+    svc = service(context)
+    await send(update, await (svc.add_bot(chat.id, args[0]) if args else svc.add_bot(chat.id)))
 
 
 async def cmd_go(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -313,10 +313,11 @@ def test_lobby_settings_and_picker(lang: str) -> None:
                 lobby = lobby_message(table, lang)
                 text = check(lobby)
                 assert NAMES[i % len(NAMES)] in text
-            table.add_bot("simple")
+            table.add_bot("difficile" if lang == "it" else "hard")
             table.timer = 120
             text = check(table_message(table, lang))
-            assert "🤖 simple 1" in text
+            assert ("🤖 difficile 1" if lang == "it" else "🤖 hard 1") in text
+            assert table.seats[-1].level == "hard"
             panel = settings_message(table, lang)
             check(panel)
             for _, data in buttons(panel):
@@ -490,3 +491,35 @@ def test_signals_reach_the_partner_only() -> None:
             else:
                 table.apply(seat, rng.choice(legal))
     assert sent > 5
+
+
+# ------------------------------------------------------------------------------ levels
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_computer_levels_in_the_lobby(lang: str) -> None:
+    """/addbot takes easy/normal/hard in either language (normal when none is given); a
+    garbage level is refused with the list and seats nobody; each level has its button."""
+    table = Table(TABLE_ID, CHAT_ID, USER_BASE, Options.parse("chiamata"), lang=lang)
+    table.join(USER_BASE, NAMES[0])
+    for word, level in [("Facile", "easy"), ("normal", "normal"), (" DIFFICILE ", "hard")]:
+        table.add_bot(word)
+        assert table.seats[-1].level == level and table.seats[-1].user_id is None
+    table.add_bot()
+    assert table.seats[-1].level == "normal"
+    before = [s.to_json() for s in table.seats]
+    for garbage in ("", "grandmaster", "simple", "<b>x</b>", "hard hard"):
+        with pytest.raises(TableError) as err:
+            table.add_bot(garbage)
+        assert err.value.key == "err_bad_level"
+        assert err.value.kw["levels"] == (
+            "facile, normale, difficile" if lang == "it" else "easy, normal, hard"
+        )
+    assert [s.to_json() for s in table.seats] == before
+    lobby = lobby_message(table, lang)
+    bot_buttons = [d for _, d in buttons(lobby) if ":bot" in d]
+    assert bot_buttons == [f"l:{TABLE_ID}:bot:{lv}" for lv in ("easy", "normal", "hard")]
+    with pytest.raises(TableError):
+        table.add_bot("hard")  # the table is full (five seats)
+    # the ledger ids of computer players are fixed per level
+    assert {s.ledger_id() for s in table.seats if s.is_bot} == {-1002, -1003, -1004}

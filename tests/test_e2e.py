@@ -30,6 +30,7 @@ from bot.engine import DECK40, HandState
 from bot.engine import actions as A
 from bot.ledger import min_payments
 from bot.render_text import card_name
+from bot.tables import BOT_LEDGER_IDS
 from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 REPO = Path(__file__).resolve().parents[1]
@@ -457,7 +458,7 @@ async def open_table(
         reply = await say(fake, p, group, "/join")
         assert "seduto" in reply.text, reply.text
     for _ in range(bots):
-        qid = await fake.press(creator, table_message(fake, group).button("+ Computer"))
+        qid = await fake.press(creator, table_message(fake, group).button("+ 🤖 normale"))
         assert (await fake.answer_for(qid, WAIT)).text in (None, "")
     if settings:
         reply = await say(fake, creator, group, f"/settings {settings}")
@@ -598,8 +599,15 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             assert "<Luigi & Co>" in lobby.text and "&lt;Luigi &amp; Co&gt;" in lobby.raw_text
             again = await say(fake, luigi, group, "/new due")
             assert "già un tavolo" in again.text
-            qid = await fake.press(luigi, table_message(fake, group).button("+ Computer"))
-            await fake.answer_for(qid, WAIT)
+            # /addbot with a garbage level: a clear answer, no seat taken; then a hard one
+            bad = await say(fake, luigi, group, "/addbot <b>guru</b>")
+            assert "Livello sconosciuto" in bad.text, bad.text
+            assert "facile, normale, difficile" in bad.text
+            assert "(1/2)" in table_message(fake, group).text
+            await fake.send_text(luigi, group, "/addbot difficile")
+            await fake.wait_for(
+                lambda: "🤖 difficile 1" in table_message(fake, group).text, WAIT, message="bot"
+            )
             assert (await say(fake, luigi, group, "/settings match=single")).text == "Impostato."
             # /go by someone who neither opened the table nor administers the group
             refused = await say(fake, stranger, group, "/go")
@@ -693,7 +701,7 @@ async def test_quattro_partner_hand_after_talon_and_a_player_without_private_cha
             offer = await fake.wait_for_text(group, "Ana_Maria*, sei seduto", timeout=WAIT)
             assert [b.url for b in offer.buttons] == [link]
             for _ in range(2):
-                qid = await fake.press(luigi, table_message(fake, group).button("+ Computer"))
+                qid = await fake.press(luigi, table_message(fake, group).button("+ 🤖 normale"))
                 await fake.answer_for(qid, WAIT)
             assert (await say(fake, luigi, group, "/settings match=single")).text == "Impostato."
             await fake.wait_for(lambda: "(4/4)" in table_message(fake, group).text, WAIT)
@@ -1164,7 +1172,7 @@ async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_pat
             assert replay == final  # the move log replays to the stored hand
             hands_written += final.caller >= 0
             data = check_ledger(bot, group.id, hands=hands_written)
-            assert {b["user_id"] for b in data["balances"]} <= {luigi.id, -1001}
+            assert {b["user_id"] for b in data["balances"]} <= {luigi.id, BOT_LEDGER_IDS["normal"]}
             assert await bot.stop() == 0
             bot.check_logs()
         per_card = sum(cost.values()) / 40
