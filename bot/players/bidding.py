@@ -19,12 +19,13 @@ from bot.engine.observation import Observation
 
 @dataclass(frozen=True, slots=True)
 class BidStyle:
-    base: float = 30.0  # rating needed to call the strongest rank
-    per_rank: float = 2.0  # more needed per rank weaker than the strongest
+    base: float = 18.0  # rating needed to call the strongest rank
+    per_rank: float = 1.8  # more needed per rank weaker than the strongest
     alone: float = 62.0  # rating to call a card in one's own hand (5 players)
     points_step: float = 1.0  # card points overbid per rating point above the Two's need
     points_cap: int = 84
     carichi: int = 6  # carichi (Assi and Tre) needed to call "carichi" (§7.8)
+    floor: float = 20.0  # a hand rated below this in every suit never calls a rank
 
 
 BID = BidStyle()
@@ -100,6 +101,8 @@ def normal_bid(obs: Observation, style: BidStyle = BID) -> int:
             ceiling = min(style.points_cap, 61 + int(margin * style.points_step))
         if point_bids[0] <= ceiling:
             return A.BID_POINTS + point_bids[0]
+        return A.PASS
+    if max(suit_rating(obs.hand, s, deck) for s in range(4)) * hand_scale(obs) < style.floor:
         return A.PASS
     for n in deck.auction_ranks():
         if A.CALL_RANK + n not in legal:

@@ -22,20 +22,23 @@ from bot.players.knowledge import Knowledge
 class NormalPlayer:
     name = "normal"
 
-    def __init__(self, rng: random.Random, style: Style = NORMAL) -> None:
+    def __init__(
+        self, rng: random.Random, style: Style = NORMAL, bid: bidding.BidStyle = bidding.BID
+    ) -> None:
         self._rng = rng
         self._style = style
+        self._bid = bid
 
     def act(self, obs: Observation) -> int:
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
         if obs.phase == "auction":
-            return bidding.normal_bid(obs)
+            return bidding.normal_bid(obs, self._bid)
         if obs.phase == "name_suit":
-            return A.NAME_SUIT + bidding.normal_suit(obs)
+            return A.NAME_SUIT + bidding.normal_suit(obs, self._bid)
         if obs.phase == "call_card":
-            return A.CALL_CARD + bidding.normal_card(obs)
+            return A.CALL_CARD + bidding.normal_card(obs, self._bid)
         blind = blind_choice(obs, self._rng)
         if blind is not None:
             return blind
