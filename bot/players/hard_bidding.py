@@ -30,7 +30,8 @@ from bot.players.search import rollout
 CARICHI_CARD = -1  # candidate marker for a carichi call (§7.8)
 MIN_SAMPLES = 6
 MAX_SAMPLES = 400
-CALL_MARGIN = 0.15  # expected score a call must beat passing by (passing scores about 0)
+CALL_MARGIN = -0.15  # a call must beat this expected score: passing is worth less than 0
+# (a defender loses when the chiamante wins, and chiamanti win more often than not)
 
 
 class HardBidder:
