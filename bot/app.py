@@ -11,14 +11,18 @@ from typing import Any
 from urllib.parse import quote
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
-from telegram.error import InvalidToken
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+from telegram.constants import ParseMode
+from telegram.error import InvalidToken, TelegramError
+from telegram.ext import Application, ApplicationBuilder, ContextTypes
 
 from bot import players
+from bot.admins import AdminCache, AdminUnknown
 from bot.config import Settings
-from bot.i18n import COMMANDS
+from bot.i18n import COMMANDS, t
+from bot.rate_limiter import Limits, PacedRateLimiter
 from bot.service import TableService
 from bot.telegram_out import TelegramOutbox
+from bot.thinker import Thinker
 from storage import Database
 
 log = logging.getLogger(__name__)
@@ -97,17 +101,16 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
 
     assert settings.bot_token is not None
     players.configure(budget=settings.hard_budget)  # the hard player's thinking time per move
+    limits = Limits(
+        group_per_minute=settings.group_rate_per_minute,
+        private_per_second=settings.private_rate_per_second,
+        overall_per_second=settings.rate_per_second,
+    )
     application = (
         ApplicationBuilder()
         .token(settings.bot_token.get_secret_value())
         .base_url(settings.telegram_base_url)
-        .rate_limiter(
-            AIORateLimiter(
-                overall_max_rate=settings.rate_per_second,
-                group_max_rate=settings.group_rate_per_minute,
-                max_retries=3,
-            )
-        )
+        .rate_limiter(PacedRateLimiter(limits))
         .concurrent_updates(True)
         .post_init(_post_init(settings))
         .post_stop(_post_stop)
@@ -115,7 +118,27 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
         .build()
     )
     register(application)
+    application.add_error_handler(on_error)
     return application
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The last resort for an exception in a handler: log it with the update, and tell the
+    person something went wrong (a tap is always answered by its own handler)."""
+    error = context.error
+    if isinstance(error, AdminUnknown):  # Telegram is slow to say who the admins are
+        key = "err_busy"
+    else:
+        key = "err_failed"
+        described = update.to_dict() if isinstance(update, Update) else repr(update)
+        log.error("handling an update failed: %s", described, exc_info=error)
+    if isinstance(update, Update) and update.effective_chat is not None and update.message:
+        service: TableService | None = context.application.bot_data.get("service")
+        lang = service.default_lang if service is not None else "it"
+        try:
+            await update.effective_chat.send_message(t(lang, key), parse_mode=ParseMode.HTML)
+        except TelegramError as exc:
+            log.warning("could not tell %s about the error: %s", update.effective_chat.id, exc)
 
 
 def _post_init(settings: Settings) -> Any:
@@ -130,6 +153,8 @@ def _post_init(settings: Settings) -> Any:
         outbox = TelegramOutbox(
             application.bot, db, group_interval=settings.group_edit_interval, on_blocked=on_blocked
         )
+        thinker = Thinker(workers=settings.computer_workers, budget=settings.hard_budget)
+        thinker.start()
         service = TableService(
             db,
             outbox,
@@ -137,9 +162,12 @@ def _post_init(settings: Settings) -> Any:
             me.username or "briscola_bot",
             default_lang=settings.default_language,
             bot_delay=settings.bot_move_delay,
+            thinker=thinker,
         )
         service_ref.append(service)
-        application.bot_data.update(db=db, outbox=outbox, service=service)
+        application.bot_data.update(
+            db=db, outbox=outbox, service=service, admins=AdminCache(application.bot)
+        )
         await _set_commands(application)
         restored = await service.restore()
         log.info("bot @%s ready; %d unfinished tables restored", me.username, restored)
@@ -157,16 +185,23 @@ async def _set_commands(application: Application[Any, Any, Any, Any, Any, Any]) 
 
 async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """After the updates in hand are processed and before the bot's HTTP client is closed:
-    send what the outbox still holds (every action is already stored)."""
+    stop the computer players and send what the outbox still holds, for a few seconds (every
+    action is already stored: a restarted bot shows and plays what is left)."""
+    service = application.bot_data.get("service")
+    if service is not None:
+        await service.close()
     outbox = application.bot_data.get("outbox")
     if outbox is not None:
         await outbox.close()
 
 
 async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    service = application.bot_data.get("service")
+    if service is not None:
+        await service.close()  # idempotent; post_stop did it unless start-up failed
     outbox = application.bot_data.get("outbox")
     if outbox is not None:
-        await outbox.close()  # idempotent; post_stop did it unless start-up failed
+        await outbox.close()
     db = application.bot_data.get("db")
     if db is not None:
         await db.close()

@@ -16,13 +16,16 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///briscola.db"
     default_language: Literal["it", "en"] = "it"
     log_level: str = "INFO"
-    # Telegram's limits (PTB's AIORateLimiter); tests against the stand-in server raise them.
-    rate_per_second: float = 30.0
-    group_rate_per_minute: float = 20.0
+    # Telegram's limits (bot.rate_limiter); tests against the stand-in server may raise them.
+    rate_per_second: int = Field(default=30, ge=1)
+    group_rate_per_minute: int = Field(default=20, ge=1)
+    private_rate_per_second: int = Field(default=1, ge=1)
     group_edit_interval: float = 3.0  # seconds between two edits of a group's table message
     bot_move_delay: float = 0.0  # seconds a computer player waits before moving
     # seconds the `hard` computer player thinks per move (it stops earlier when sure)
     hard_budget: float = Field(default=0.2, gt=0.0, le=10.0)
+    # worker processes for the `hard` player's search (unset: one per core but one; 0: threads)
+    computer_workers: int | None = Field(default=None, ge=0, le=64)
 
 
 NO_TOKEN_HELP = """\

@@ -507,6 +507,13 @@ def private_message(table: Table, seat: int, lang: str) -> Rendered:
     return Rendered("\n".join(lines), kb)
 
 
+def frozen_private(table: Table, lang: str, reason_key: str) -> Rendered:
+    """The hand message of someone whose buttons no longer work (they left the table, or it
+    was cancelled): the header and why; no cards, no buttons."""
+    title = f"🃏 <b>{esc(variant_name(lang, table.options.variant))}</b> · #{table.table_id}"
+    return Rendered(f"{title}\n{t(lang, reason_key)}", [])
+
+
 def _cards(cards: tuple[int, ...], obs: Observation, lang: str) -> str:
     deck = obs.rules.deck
     ordered = sorted(cards, key=lambda c: (deck.suit[c], -deck.strength[c]))

@@ -4,14 +4,20 @@ One lock per table. Every accepted action is written (snapshot + move log, and t
 the same transaction when a hand or match ends) before anything is shown. After a failed
 write the table is reloaded from the database, so memory never runs ahead of what is stored.
 Telegram is reached only through `Outbox` (rendering is coalesced there) and `Timers`.
+
+A person's action returns as soon as it is stored, so the tap is answered at once; the
+computer players then move in a background task per table (`_play_computers`), thinking
+without the table's lock (`bot.thinker`: `hard` in worker processes) and applying a decision
+only if the table has not changed meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
@@ -27,12 +33,14 @@ from bot.render_tg import (
     Rendered,
     applicable_settings,
     callback_data,
+    frozen_private,
     private_message,
     settings_message,
     table_message,
     variant_picker,
 )
 from bot.tables import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
+from bot.thinker import Job, Thinker
 from storage import (
     Database,
     LedgerRecord,
@@ -61,12 +69,21 @@ class Reply:
     alert: bool = False
 
 
-class Outbox(Protocol):
-    def show_table(self, table: Table, content: Rendered) -> None: ...
+# Whether the person is an admin of the group: asked only when it matters (they are not the
+# table's creator), since asking Telegram spends the group's call budget.
+AdminCheck = Callable[[], Awaitable[bool]]
 
-    def show_private(self, table: Table, user_id: int, content: Rendered) -> None: ...
+
+class Outbox(Protocol):
+    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None: ...
+
+    def show_private(
+        self, table: Table, user_id: int, content: Rendered, *, urgent: bool = False
+    ) -> None: ...
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None: ...
+
+    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None: ...
 
     def unblock(self, user_id: int) -> None: ...
 
@@ -88,6 +105,7 @@ class TableService:
         bot_username: str,
         default_lang: str = "it",
         bot_delay: float = 0.0,
+        thinker: Thinker | None = None,
     ) -> None:
         self.db = db
         self.out = outbox
@@ -99,6 +117,8 @@ class TableService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._timer_tokens: dict[int, str] = {}
+        self.thinker = thinker if thinker is not None else Thinker(workers=0)
+        self._computers: dict[int, asyncio.Task[None]] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -159,15 +179,41 @@ class TableService:
         for table in list(self.tables.values()):
             async with self._lock(table.table_id):
                 if table.status == PLAYING:
-                    await self._advance(table)
+                    self._settle(table)
                 self._render(table)
         return len(rows)
+
+    async def idle(self, timeout: float = 30.0) -> None:
+        """Wait until no computer player is thinking or moving (tests, shutdown)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while (tasks := [t for t in self._computers.values() if not t.done()]) and (
+            loop.time() < deadline
+        ):
+            await asyncio.wait(tasks, timeout=deadline - loop.time())
+
+    async def close(self) -> None:
+        """Stop the computer players' tasks (what they had decided is stored or redone)."""
+        tasks = list(self._computers.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.thinker.close()
 
     # ------------------------------------------------------------------ lobby
 
     async def new_table(
-        self, chat_id: int, person: Person, variant: str | None, is_group: bool
+        self,
+        chat_id: int,
+        person: Person,
+        variant: str | None,
+        is_group: bool,
+        picker_message_id: int | None = None,
     ) -> Reply:
+        """Open a table. `picker_message_id`: the variant picker the choice came from; it
+        becomes the table message (its variant buttons go away)."""
         lang = await self.chat_lang(chat_id)
         if not is_group:
             return Reply(t(lang, "err_group_only"))
@@ -182,6 +228,9 @@ class TableService:
         async with lock:
             existing = await self._table_for_chat(chat_id)
             if existing is not None:
+                if picker_message_id is not None:
+                    gone = Rendered(t(lang, "err_table_exists"), [])
+                    await self.out.edit(chat_id, picker_message_id, gone)
                 self._render(existing, resend=True)
                 return Reply(t(lang, "err_table_exists"))
             table = Table(0, chat_id, person.user_id, Options.parse(variant), lang=lang)
@@ -194,8 +243,11 @@ class TableService:
                 return Reply(t(lang, "err_table_exists"))
             table.table_id = row.table_id
             table.move_no = row.move_no
+            if picker_message_id is not None:
+                await self.db.update_lobby(table.table_id, table_message_id=picker_message_id)
+                table.table_message_id = picker_message_id
             self.tables[table.table_id] = table
-        self._render(table)
+        self._render(table, urgent=True)
         return await self._with_link(table, person, Reply(""))
 
     async def _lobby_op(
@@ -242,8 +294,9 @@ class TableService:
                     await self._save(table, None)  # the match and the dealt hand
                 except TableError as exc:
                     return self._err(lang, exc)
-                await self._advance(table)
-            self._render(table)
+                self._settle(table)
+            # a start or a cancel makes the lobby's buttons meaningless: show it at once
+            self._render(table, urgent=starting or table.status == CANCELLED)
             if table.status == CANCELLED:
                 self.tables.pop(tid, None)
         return Reply(t(lang, msg) if msg else "")
@@ -293,15 +346,16 @@ class TableService:
         value: str,
         table_id: int | None = None,
         *,
-        is_admin: bool = False,
+        is_admin: bool | AdminCheck = False,
         panel: bool = True,
     ) -> Reply:
         """Set one option before the start. `panel`: the change came from the settings
         buttons, so the table message stays on the settings panel (a /settings k=v command
         leaves the lobby, which lists the options, in place)."""
+        admin = await self._admin(chat_id, person, is_admin, table_id)
 
         def op(tb: Table) -> str:
-            if person.user_id != tb.creator_id and not is_admin:
+            if person.user_id != tb.creator_id and not admin:
                 raise TableError("err_not_allowed")
             if tb.status != LOBBY:
                 raise TableError("err_started")
@@ -348,12 +402,14 @@ class TableService:
         chat_id: int,
         person: Person,
         *,
-        is_admin: bool,
+        is_admin: bool | AdminCheck,
         fill: bool = False,
         table_id: int | None = None,
     ) -> Reply:
+        admin = await self._admin(chat_id, person, is_admin, table_id)
+
         def op(tb: Table) -> str:
-            if person.user_id != tb.creator_id and not is_admin:
+            if person.user_id != tb.creator_id and not admin:
                 raise TableError("err_not_allowed")
             if fill:
                 while len(tb.seats) < tb.n_players:
@@ -365,16 +421,35 @@ class TableService:
         return reply
 
     async def cancel(
-        self, chat_id: int, person: Person, *, is_admin: bool, table_id: int | None = None
+        self,
+        chat_id: int,
+        person: Person,
+        *,
+        is_admin: bool | AdminCheck,
+        table_id: int | None = None,
     ) -> Reply:
+        admin = await self._admin(chat_id, person, is_admin, table_id)
+
         def op(tb: Table) -> str:
-            if person.user_id != tb.creator_id and not is_admin:
+            if person.user_id != tb.creator_id and not admin:
                 raise TableError("err_not_allowed")
             tb.cancel()
             self.timers.cancel(tb.table_id)
             return "cancelled"
 
         return await self._lobby_op(chat_id, op, table_id=table_id)
+
+    async def _admin(
+        self, chat_id: int, person: Person, is_admin: bool | AdminCheck, table_id: int | None
+    ) -> bool:
+        """Whether `person` may manage the table as an admin. The table's creator needs no
+        check, so Telegram is asked only for someone else (and only once it matters)."""
+        if isinstance(is_admin, bool):
+            return is_admin
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if table is None or table.chat_id != chat_id or table.creator_id == person.user_id:
+            return False
+        return await is_admin()
 
     # ------------------------------------------------------------------ play
 
@@ -396,7 +471,7 @@ class TableService:
                 await self._move(table, seat, action, person.user_id)
             except TableError as exc:
                 return self._err(lang, exc)
-            await self._advance(table)
+            self._settle(table)
             self._render(table)
         return Reply(t(lang, "ok_played"))
 
@@ -409,12 +484,13 @@ class TableService:
             if table.status != PLAYING or table.hand is None or table.hand.is_terminal():
                 return
             seat = table.hand.current
+            job = Job(DEFAULT_LEVEL, table.bot_seed(), table.hand.observation(seat))
             try:
-                action = await asyncio.to_thread(table.bot_action, seat, DEFAULT_LEVEL)
+                action = await self.thinker.choose(job)  # `normal`: quick, on the loop
                 await self._move(table, seat, action, None)
             except TableError:
                 return
-            await self._advance(table)
+            self._settle(table)
             self._render(table)
 
     async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
@@ -434,7 +510,7 @@ class TableService:
             except TableError as exc:
                 return self._err(lang, exc)
             await self._save(table, None)
-            await self._advance(table)
+            self._settle(table)
             self._render(table)
         return Reply(t(lang, "ok_played"))
 
@@ -489,37 +565,85 @@ class TableService:
             await self._reload(table.table_id)
             raise TableError("err_busy") from None
 
-    async def _advance(self, table: Table) -> None:
-        """Computer players move until a person must act or the hand ends; then the timer."""
-        while (seat := table.bot_to_act()) is not None:
-            if self.bot_delay:
-                await asyncio.sleep(self.bot_delay)
-            # A computer player may think for a while (a search with a time budget): off the
-            # event loop, so other tables and taps go on. It reads only its observation, and
-            # the table's lock is held, so nothing changes the hand meanwhile.
-            action = await asyncio.to_thread(table.bot_action, seat)
-            await self._move(table, seat, action, None)
-        self.timers.cancel(table.table_id)
-        self._timer_tokens.pop(table.table_id, None)
-        if (
+    def _settle(self, table: Table) -> None:
+        """After a change, under the table's lock: computer players to move get their task,
+        a person to act gets the turn timer, a closed table is let go."""
+        tid = table.table_id
+        self.timers.cancel(tid)
+        self._timer_tokens.pop(tid, None)
+        if table.bot_to_act() is not None:
+            task = self._computers.get(tid)
+            if task is None or task.done():
+                self._computers[tid] = asyncio.create_task(
+                    self._play_computers(tid), name=f"computers:{tid}"
+                )
+        elif (
             table.timer
             and table.status == PLAYING
             and table.hand is not None
             and not table.hand.is_terminal()
         ):
             token = secrets.token_hex(4)
-            self._timer_tokens[table.table_id] = token
-            self.timers.start(table.table_id, table.timer, token)
+            self._timer_tokens[tid] = token
+            self.timers.start(tid, table.timer, token)
         if table.status in (FINISHED, CANCELLED):
-            self.tables.pop(table.table_id, None)
+            self.tables.pop(tid, None)
 
-    def _render(self, table: Table, resend: bool = False) -> None:
+    async def _play_computers(self, table_id: int) -> None:
+        """Computer players move until a person must act or the hand ends. Each decision is
+        taken without the lock (a tap on this table is answered meanwhile) from the seat's
+        observation, and applied only if the table is still where it was."""
+        me = asyncio.current_task()
+        try:
+            while True:
+                async with self._lock(table_id):
+                    table = self.tables.get(table_id)
+                    seat = table.bot_to_act() if table is not None else None
+                    if table is None or seat is None or table.hand is None:
+                        if self._computers.get(table_id) is me:
+                            del self._computers[table_id]
+                        return
+                    version = table.move_no
+                    level = table.seats[seat].level or DEFAULT_LEVEL
+                    job = Job(level, table.bot_seed(), table.hand.observation(seat))
+                if self.bot_delay:
+                    await asyncio.sleep(self.bot_delay)
+                try:
+                    action = await self.thinker.choose(job)
+                except Exception:
+                    log.exception("table %s: the %s player failed; playing normal", table_id, level)
+                    action = await self.thinker.choose(
+                        Job(DEFAULT_LEVEL, job.seed, job.observation)
+                    )
+                async with self._lock(table_id):
+                    table = self.tables.get(table_id)
+                    if table is None or table.move_no != version:
+                        continue  # something else happened meanwhile: look again
+                    try:
+                        await self._move(table, seat, action, None)
+                    except TableError:
+                        continue  # reloaded from the database: look again
+                    self._settle(table)
+                    self._render(table)
+        finally:
+            if self._computers.get(table_id) is me:
+                del self._computers[table_id]
+
+    def _render(self, table: Table, resend: bool = False, urgent: bool = False) -> None:
         lang = table.lang
-        self.out.show_table(table, table_message(table, lang))
-        if table.status in (PLAYING, FINISHED) and table.hand is not None:
-            for seat, s in enumerate(table.seats):
-                if s.user_id is not None and not s.is_bot:
-                    self.out.show_private(table, s.user_id, private_message(table, seat, lang))
+        self.out.show_table(table, table_message(table, lang), urgent=urgent)
+        if table.hand is None:
+            return
+        for seat, s in enumerate(table.seats):
+            if s.user_id is None:
+                continue
+            if table.status == CANCELLED:  # nobody's buttons work any more
+                content = frozen_private(table, lang, "cancelled")
+            elif s.is_bot:  # they left: the computer plays their seat
+                content = frozen_private(table, lang, "ok_left_playing")
+            else:
+                content = private_message(table, seat, lang)
+            self.out.show_private(table, s.user_id, content)
 
     # ------------------------------------------------------------------ private chat
 

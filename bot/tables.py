@@ -225,13 +225,15 @@ class Table:
         seat = self.hand.current
         return seat if self.seats[seat].is_bot else None
 
+    def bot_seed(self) -> str:
+        """The seed of a computer decision now: fixed by the match seed and the position."""
+        assert self.hand is not None
+        return f"{self.seed}:{self.hand.hand_index}:{len(self.hand.actions)}"
+
     def bot_action(self, seat: int, level: str | None = None) -> int:
         """What the computer player for `seat` plays now (also the turn-timer takeover)."""
         assert self.hand is not None
-        player = make_player(
-            level or self.seats[seat].level or DEFAULT_LEVEL,
-            f"{self.seed}:{self.hand.hand_index}:{len(self.hand.actions)}",
-        )
+        player = make_player(level or self.seats[seat].level or DEFAULT_LEVEL, self.bot_seed())
         return player.act(self.hand.observation(seat))
 
     def finish_hand(self) -> dict[int, int]:

@@ -1,26 +1,37 @@
-"""The Outbox on Telegram: coalesced message edits and Telegram's errors, handled as sent.
+"""The Outbox on Telegram: coalesced message edits, and Telegram's answers handled as sent.
 
 Each message (the group's table message, each player's hand message) has at most one pending
 send: `show_*` only stores the newest content and wakes the message's sender task, which
-sends the newest content it finds and skips what equals the last one sent. The group message
-waits `group_interval` seconds between sends (Telegram allows about 20 messages a minute in a
-group), so a burst of moves costs one edit. PTB's AIORateLimiter handles RetryAfter.
+sends the newest content it finds and skips what equals what the message shows. The group
+message waits `group_interval` seconds between sends (Telegram allows about 20 messages a
+minute in a group), so a burst of moves costs one edit; an `urgent` change (the lobby became
+a game, the table was cancelled: old buttons must go) is sent without that wait.
+
+Pacing and retries of single calls live in `bot.rate_limiter` (the one retry layer). When a
+call still fails there, the message keeps its newest content and is tried again after
+`resync_after` seconds or at the next change, so a table never stays stale.
+
+What each message shows is stored (a digest, `Database.set_shown`), so a restarted bot edits
+only what changed: no "message is not modified" after a restart.
 
 - "message is not modified": counted as sent.
-- "message to edit not found": sent anew, and the new message id is stored.
-- Forbidden on a private message: reported once to `on_blocked` (the group is told).
+- "message to edit not found" / "message can't be edited": sent anew, the new id stored.
+- Forbidden on a private message: reported once to `on_blocked` (the group is told); on the
+  group message (the bot was removed): the table message is given up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.render_tg import Keyboard, Rendered
 from bot.tables import CANCELLED, FINISHED, Table
@@ -28,7 +39,8 @@ from storage import Database
 
 log = logging.getLogger(__name__)
 
-MAX_RETRIES = 5  # transient failures (network, flood control) of one message in a row
+RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
+MAX_RESYNCS = 20  # a finished table's message is given up after this many
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -47,16 +59,24 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
     )
 
 
+def digest(content: Rendered) -> str:
+    """A short stable fingerprint of a message's text and buttons."""
+    return hashlib.blake2b(repr(content.key()).encode(), digest_size=10).hexdigest()
+
+
 @dataclass
 class _Slot:
     table: Table
     chat_id: int
     user_id: int | None  # None: the group's table message
     desired: Rendered | None = None
-    sent: object = None
+    sent: str | None = None  # digest of what the message shows
     message_id: int | None = None
+    loaded: bool = False  # `sent` was read from the database for `message_id`
+    urgent: bool = False
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+    resyncs: int = 0
 
 
 class TelegramOutbox:
@@ -66,23 +86,28 @@ class TelegramOutbox:
         db: Database,
         *,
         group_interval: float = 3.0,
+        resync_after: float = RESYNC_AFTER,
         on_blocked: Callable[[Table, int], Awaitable[None]] | None = None,
     ) -> None:
         self.bot = bot
         self.db = db
         self.group_interval = group_interval
+        self.resync_after = resync_after
         self.on_blocked = on_blocked
         self._slots: dict[tuple[int, int | None], _Slot] = {}
         self._blocked: set[tuple[int, int]] = set()
         self._private_ids: dict[int, dict[int, int]] = {}
+        self._closing = False
 
     # ------------------------------------------------------------------ Outbox
 
-    def show_table(self, table: Table, content: Rendered) -> None:
-        self._put(table, table.chat_id, None, content)
+    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
+        self._put(table, table.chat_id, None, content, urgent)
 
-    def show_private(self, table: Table, user_id: int, content: Rendered) -> None:
-        self._put(table, user_id, user_id, content)
+    def show_private(
+        self, table: Table, user_id: int, content: Rendered, *, urgent: bool = False
+    ) -> None:
+        self._put(table, user_id, user_id, content, urgent)
 
     def unblock(self, user_id: int) -> None:
         self._blocked = {k for k in self._blocked if k[1] != user_id}
@@ -95,25 +120,51 @@ class TelegramOutbox:
         except TelegramError as exc:
             log.warning("send to %s failed: %s", chat_id, exc)
 
+    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        """Edit a message the outbox does not keep (the variant picker after a choice)."""
+        try:
+            await self.bot.edit_message_text(
+                content.text,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup(content.keyboard),
+            )
+        except TelegramError as exc:
+            log.info("editing %s/%s failed: %s", chat_id, message_id, exc)
+
+    def pending(self) -> int:
+        """Messages with content still to send."""
+        return sum(1 for s in self._slots.values() if s.desired is not None or s.wake.is_set())
+
     async def flush(self, timeout: float = 10.0) -> None:
-        """Wait until every pending send is done (shutdown, tests)."""
+        """Wait until every pending send is done (shutdown, tests), at most `timeout` s."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while loop.time() < deadline:
-            busy = [s for s in self._slots.values() if s.desired is not None or s.wake.is_set()]
-            if not busy:
-                return
+        while loop.time() < deadline and self.pending():
             await asyncio.sleep(0.05)
 
-    async def close(self) -> None:
-        await self.flush()
-        for slot in self._slots.values():
-            if slot.task is not None:
-                slot.task.cancel()
+    async def close(self, timeout: float = 3.0) -> None:
+        """Send what is pending for a few seconds, then stop: every action is stored, so a
+        restarted bot shows whatever did not go out."""
+        self._closing = True
+        for slot in self._slots.values():  # no more pauses between group edits
+            slot.urgent = True
+            if slot.desired is not None:
+                slot.wake.set()
+        await self.flush(timeout)
+        tasks = [s.task for s in self._slots.values() if s.task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     # ------------------------------------------------------------------ internals
 
-    def _put(self, table: Table, chat_id: int, user_id: int | None, content: Rendered) -> None:
+    def _put(
+        self, table: Table, chat_id: int, user_id: int | None, content: Rendered, urgent: bool
+    ) -> None:
         key = (table.table_id, user_id)
         slot = self._slots.get(key)
         if slot is None:
@@ -123,45 +174,56 @@ class TelegramOutbox:
         if user_id is not None and (table.table_id, user_id) in self._blocked:
             return
         slot.desired = content
+        slot.urgent = slot.urgent or urgent
         slot.wake.set()
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(slot), name=f"outbox:{key}")
 
+    async def _pause(self, slot: _Slot, seconds: float) -> None:
+        """Wait `seconds`, or less if an urgent change arrives."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        while not slot.urgent and not self._closing and (left := end - loop.time()) > 0:
+            slot.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(slot.wake.wait(), left)
+        slot.wake.set()
+
     async def _run(self, slot: _Slot) -> None:
-        failures = 0
         while True:
             await slot.wake.wait()
             slot.wake.clear()
             content = slot.desired
-            if content is not None and content.key() == slot.sent:
-                slot.desired = content = None
             if content is not None:
+                slot.urgent = False
                 try:
-                    delivered = await self._send(slot, content)
-                except BadRequest:  # a BadRequest is a NetworkError, but a retry won't help
-                    log.exception("outbox: sending to %s failed", slot.chat_id)
-                    delivered = False
-                except (NetworkError, RetryAfter) as exc:  # transient (TimedOut included)
-                    failures += 1
-                    if failures <= MAX_RETRIES:
-                        log.warning(
-                            "outbox: sending to %s failed (%s), retrying", slot.chat_id, exc
-                        )
-                        await asyncio.sleep(min(30.0, 0.5 * 2**failures))
-                        slot.wake.set()  # the newest content is tried again
-                        continue
-                    log.error("outbox: giving up on %s after %d tries", slot.chat_id, failures)
-                    delivered = False
-                except Exception:
-                    log.exception("outbox: sending to %s failed", slot.chat_id)
-                    delivered = False
-                failures = 0
-                if delivered:
-                    slot.sent = content.key()
+                    sent = await self._send(slot, content)
+                except Exception as exc:
+                    sent = False
+                    if isinstance(exc, TelegramError) and not isinstance(exc, BadRequest):
+                        # the rate limiter already tried again: keep the newest content and
+                        # try once more later (or at the next change)
+                        slot.resyncs += 1
+                        if slot.resyncs <= MAX_RESYNCS or slot.table.status not in (
+                            FINISHED,
+                            CANCELLED,
+                        ):
+                            log.warning(
+                                "outbox: %s not updated (%s); again in %.0f s",
+                                slot.chat_id,
+                                exc,
+                                self.resync_after,
+                            )
+                            await self._pause(slot, self.resync_after)
+                            continue
+                    else:
+                        log.exception("outbox: sending to %s failed", slot.chat_id)
+                if sent:
+                    slot.resyncs = 0
                 if slot.desired is content:
                     slot.desired = None
                 if slot.user_id is None and self.group_interval:
-                    await asyncio.sleep(self.group_interval)
+                    await self._pause(slot, self.group_interval)
             if self._retire(slot):
                 return
 
@@ -181,24 +243,29 @@ class TelegramOutbox:
         return True
 
     async def _message_id(self, slot: _Slot) -> int | None:
-        if slot.message_id is not None:
-            return slot.message_id
-        if slot.user_id is None:
-            slot.message_id = slot.table.table_message_id
-        else:
-            tid = slot.table.table_id
-            if tid not in self._private_ids:
-                rows = await self.db.private_messages(tid)
-                self._private_ids[tid] = {r.user_id: r.message_id for r in rows}
-            slot.message_id = self._private_ids[tid].get(slot.user_id)
+        if slot.message_id is None:
+            if slot.user_id is None:
+                slot.message_id = slot.table.table_message_id
+            else:
+                tid = slot.table.table_id
+                if tid not in self._private_ids:
+                    rows = await self.db.private_messages(tid)
+                    self._private_ids[tid] = {r.user_id: r.message_id for r in rows}
+                slot.message_id = self._private_ids[tid].get(slot.user_id)
+        if slot.message_id is not None and not slot.loaded:
+            slot.loaded = True
+            slot.sent = await self.db.shown(slot.chat_id, slot.message_id)
         return slot.message_id
 
     async def _send(self, slot: _Slot, content: Rendered) -> bool:
         """Send or edit the slot's message. True once Telegram shows `content`; False if it
-        cannot (a person who has not started the bot). Transient errors are raised."""
+        cannot (a person who has not started the bot, a group that removed the bot)."""
         mid = await self._message_id(slot)
+        want = digest(content)
+        if mid is not None and slot.sent == want:
+            return True
         reply_markup = markup(content.keyboard)
-        for attempt in range(3):
+        for _ in range(2):
             try:
                 if mid is None:
                     msg = await self.bot.send_message(
@@ -209,6 +276,7 @@ class TelegramOutbox:
                         disable_notification=slot.user_id is None,
                     )
                     await self._remember(slot, msg)
+                    mid = msg.message_id
                 else:
                     await self.bot.edit_message_text(
                         content.text,
@@ -217,34 +285,31 @@ class TelegramOutbox:
                         parse_mode=ParseMode.HTML,
                         reply_markup=reply_markup,
                     )
-                return True
             except BadRequest as exc:
                 text = str(exc).lower()
-                if "not modified" in text:
-                    return True
-                if "message to edit not found" in text or "message can't be edited" in text:
-                    mid = slot.message_id = None
-                    continue
-                raise
-            except Forbidden:
-                if slot.user_id is None:
+                if "not modified" not in text:
+                    if "message to edit not found" in text or "message can't be edited" in text:
+                        mid = slot.message_id = None
+                        continue
                     raise
-                self._blocked.add((slot.table.table_id, slot.user_id))
+            except Forbidden:
                 slot.desired = None
+                if slot.user_id is None:
+                    log.warning("the bot may not write in group %s any more", slot.chat_id)
+                    return False
+                self._blocked.add((slot.table.table_id, slot.user_id))
                 if self.on_blocked is not None:
                     await self.on_blocked(slot.table, slot.user_id)
                 return False
-            except RetryAfter as exc:
-                if attempt == 2:
-                    raise
-                delay = exc.retry_after
-                await asyncio.sleep(
-                    delay if isinstance(delay, int | float) else delay.total_seconds()
-                )
+            slot.sent = want
+            if mid is not None:
+                await self.db.set_shown(slot.chat_id, mid, want)
+            return True
         return False
 
     async def _remember(self, slot: _Slot, msg: Message) -> None:
         slot.message_id = msg.message_id
+        slot.loaded = True
         tid = slot.table.table_id
         if slot.user_id is None:
             slot.table.table_message_id = msg.message_id

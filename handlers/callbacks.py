@@ -1,5 +1,7 @@
 """Button taps. The data names the table and the action; the actor is always the tapping user.
-Every query is answered exactly once, whatever happens."""
+Every query is answered exactly once, whatever happens, and promptly: the service stores the
+action and returns (computer players move afterwards), and nothing here waits on a call that
+spends a group's budget for longer than the admin cache's short timeout."""
 
 from __future__ import annotations
 
@@ -9,10 +11,11 @@ import re
 from telegram import Update
 from telegram.ext import ContextTypes
 
+from bot.admins import AdminUnknown
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service import Reply
-from handlers.common import is_admin, is_group, person, send_to, service
+from handlers.common import admin_check, is_group, person, send_to, service
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +27,8 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     reply = Reply(t("it", "err_bad_data"), alert=False)
     try:
         reply = await _dispatch(update, context)
+    except AdminUnknown:  # Telegram is slow to say who the admins are: the next tap knows
+        reply = Reply(t(service(context).default_lang, "err_busy"))
     except Exception:
         log.exception("callback %r failed", query.data)
         reply = Reply(t("it", "err_busy"))
@@ -73,7 +78,8 @@ async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply
     if chat is None:
         return bad
     if kind == "v" and len(parts) == 2:
-        return await svc.new_table(chat.id, who, parts[1], is_group(chat))
+        picker = query.message.message_id if query.message is not None else None
+        return await svc.new_table(chat.id, who, parts[1], is_group(chat), picker_message_id=picker)
     if kind == "l" and len(parts) == 4 and parts[2] == "bot":
         ids = _ints(parts[1:2])
         if ids is None or parts[3] not in LEVELS:
@@ -95,7 +101,7 @@ async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply
         if op == "back":
             return await svc.back_to_lobby(chat.id, table_id)
         if op in ("go", "fill", "cancel"):
-            admin = await is_admin(context, chat.id, user.id)
+            admin = admin_check(context, chat, user)
             if op == "cancel":
                 return await svc.cancel(chat.id, who, is_admin=admin, table_id=table_id)
             return await svc.start(
@@ -106,6 +112,6 @@ async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply
         ids = _ints(parts[1:2])
         if ids is None:
             return bad
-        admin = await is_admin(context, chat.id, user.id)
+        admin = admin_check(context, chat, user)
         return await svc.set_option(chat.id, who, parts[2], parts[3], ids[0], is_admin=admin)
     return bad

@@ -9,7 +9,7 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot.service import Reply
-from handlers.common import is_admin, is_group, person, send, service
+from handlers.common import admin_check, is_group, person, send, service
 
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 
@@ -70,7 +70,7 @@ async def cmd_go(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    admin = is_group(chat) and await is_admin(context, chat.id, user.id)
+    admin = admin_check(context, chat, user)
     await send(update, await service(context).start(chat.id, person(user), is_admin=admin))
 
 
@@ -78,7 +78,7 @@ async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    admin = is_group(chat) and await is_admin(context, chat.id, user.id)
+    admin = admin_check(context, chat, user)
     await send(update, await service(context).cancel(chat.id, person(user), is_admin=admin))
 
 
@@ -92,7 +92,7 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     if not args:
         await send(update, await svc.show_settings(chat.id))
         return
-    admin = is_group(chat) and await is_admin(context, chat.id, user.id)
+    admin = admin_check(context, chat, user)
     reply = Reply("")
     for arg in args:
         key, sep, value = arg.partition("=")

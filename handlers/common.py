@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 
 from telegram import Chat, Update, User
-from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from bot.service import Person, Reply, TableService
+from bot.admins import AdminCache
+from bot.service import AdminCheck, Person, Reply, TableService
 from bot.telegram_out import markup
 
 log = logging.getLogger(__name__)
@@ -28,21 +29,27 @@ def is_group(chat: Chat) -> bool:
     return chat.type in (Chat.GROUP, Chat.SUPERGROUP)
 
 
-async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
-    try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
-    except TelegramError:
-        return False
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+def admin_check(context: ContextTypes.DEFAULT_TYPE, chat: Chat, user: User) -> AdminCheck:
+    """Asks (through the cache) whether `user` administers `chat`, when the service needs
+    to know; in a private chat nobody is."""
+    admins: AdminCache = context.application.bot_data["admins"]
+
+    async def check() -> bool:
+        return is_group(chat) and await admins.is_admin(chat.id, user.id)
+
+    return check
 
 
 async def send(update: Update, reply: Reply) -> None:
     """Reply to a command in its chat (nothing when the service has nothing to say)."""
     if not reply.text or update.effective_chat is None:
         return
-    await update.effective_chat.send_message(
-        reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.keyboard)
-    )
+    try:
+        await update.effective_chat.send_message(
+            reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.keyboard)
+        )
+    except TelegramError as exc:  # the rate limiter already tried again
+        log.warning("replying in %s failed: %s", update.effective_chat.id, exc)
 
 
 async def send_to(context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply) -> None:

@@ -452,6 +452,28 @@ class Database:
             PrivateMessage(r["table_id"], r["user_id"], r["chat_id"], r["message_id"]) for r in rows
         ]
 
+    # ------------------------------------------------------------------ what messages show
+
+    async def set_shown(self, chat_id: int, message_id: int, digest: str) -> None:
+        """Remember what message `message_id` in `chat_id` shows now (a digest)."""
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET"
+                " digest = excluded.digest, updated_at = excluded.updated_at",
+                (chat_id, message_id, digest, _now()),
+            )
+
+    async def shown(self, chat_id: int, message_id: int) -> str | None:
+        """The digest stored by `set_shown`, or None if nothing is known."""
+        async with self._read() as conn:
+            row = await self._one(
+                conn,
+                "SELECT digest FROM shown_messages WHERE chat_id = ? AND message_id = ?",
+                (chat_id, message_id),
+            )
+        return None if row is None else str(row["digest"])
+
     # ------------------------------------------------------------------ users and chats
 
     async def upsert_user(

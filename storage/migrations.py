@@ -139,7 +139,22 @@ _V1: Final[Migration] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1,)
+_V2: Final[Migration] = (
+    # What each message the bot keeps up to date shows now (a digest of its text and
+    # buttons), so a restarted bot edits only what changed and never earns "message is not
+    # modified". Keyed by the Telegram message, whichever table or person it belongs to.
+    """
+    CREATE TABLE shown_messages (
+        chat_id    INTEGER NOT NULL,
+        message_id INTEGER NOT NULL,
+        digest     TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (chat_id, message_id)
+    ) WITHOUT ROWID
+    """,
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2)
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 
 

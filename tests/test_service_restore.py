@@ -16,13 +16,18 @@ class RecordingOutbox:
     def __init__(self) -> None:
         self.group: list[str] = []
 
-    def show_table(self, table: Table, content: Rendered) -> None:
+    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
         self.group.append(content.text)
 
-    def show_private(self, table: Table, user_id: int, content: Rendered) -> None:
+    def show_private(
+        self, table: Table, user_id: int, content: Rendered, *, urgent: bool = False
+    ) -> None:
         pass
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
+        pass
+
+    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         pass
 
     def unblock(self, user_id: int) -> None:
@@ -51,6 +56,7 @@ async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Pat
     await svc.new_table(CHAT, ana, "due", True)
     await svc.set_option(CHAT, ana, "match", "single")
     await svc.start(CHAT, ana, is_admin=False, fill=True)
+    await svc.idle()  # the computer players move after the start is answered
     table = next(iter(svc.tables.values()))
     tid = table.table_id
     for _ in range(200):  # void 60-60 hands need "next hand"; a single match ends otherwise
@@ -59,10 +65,12 @@ async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Pat
             break
         if table.hand.is_terminal():
             await svc.next_hand(ana, tid, table.hand.hand_index)
+            await svc.idle()
             continue
         action = table.hand.legal_actions()[0]
         stamp = 0 if action < 100 else table.turn_start()
         await svc.act(ana, tid, table.hand.hand_index, stamp, action)
+        await svc.idle()
     assert table.status == FINISHED
     final = out.group[-1]
     await db.close()

@@ -1,0 +1,116 @@
+"""Where computer players think, so that no search ever runs on the bot's event loop.
+
+`hard` searches for up to its time budget per move (pure Python: a thread would hold the GIL
+and slow every table), so its decisions go to a pool of worker processes. The other levels
+decide in well under a millisecond (bench.strength), less than sending the job to another
+process costs, so they run inline. A job carries only the seat's observation, so a worker
+sees exactly what the seat may see.
+
+If a worker process dies the pool is rebuilt once; should that fail too, the decision runs
+on a thread, which is slower for the other tables but never stops a game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from bot import players
+from bot.engine import Observation
+from bot.players.hard import DEFAULT_BUDGET
+
+log = logging.getLogger(__name__)
+
+# Levels whose decisions are cheap enough to take on the event loop.
+INLINE_LEVELS = frozenset({"random", "simple", "easy", "normal"})
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    level: str
+    seed: str
+    observation: Observation
+
+
+def decide(job: Job) -> int:
+    """One decision (in a worker process, or inline)."""
+    return players.make_player(job.level, job.seed).act(job.observation)
+
+
+def _init_worker(budget: float) -> None:
+    players.configure(budget=budget)
+
+
+def default_workers() -> int:
+    """One worker per core beyond the one the event loop uses, at least one."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class Thinker:
+    def __init__(self, *, workers: int | None = None, budget: float = DEFAULT_BUDGET) -> None:
+        self.workers = default_workers() if workers is None else workers
+        self.budget = budget
+        self._pool: Executor | None = None
+        self._rebuilt = False
+        self.decisions = 0
+        self.pooled = 0
+
+    def _make_pool(self) -> Executor | None:
+        if self.workers <= 0:
+            return None
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(self.budget,),
+        )
+
+    def start(self) -> None:
+        """Start the workers now (a first `hard` move then does not wait for them)."""
+        if self._pool is None:
+            self._pool = self._make_pool()
+        if isinstance(self._pool, ProcessPoolExecutor):
+            # spawn the processes and import the players there before the first real job
+            for _ in range(self.workers):
+                self._pool.submit(os.getpid)
+
+    async def choose(self, job: Job) -> int:
+        self.decisions += 1
+        if job.level in INLINE_LEVELS:
+            return decide(job)
+        self.pooled += 1
+        loop = asyncio.get_running_loop()
+        if self._pool is None:
+            self._pool = self._make_pool()
+        if self._pool is None:
+            return await asyncio.to_thread(decide, job)
+        try:
+            return await loop.run_in_executor(self._pool, decide, job)
+        except BrokenProcessPool:
+            log.error("a computer player's worker process died; rebuilding the pool")
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            if not self._rebuilt:
+                self._rebuilt = True
+                self._pool = self._make_pool()
+                if self._pool is not None:
+                    try:
+                        return await loop.run_in_executor(self._pool, decide, job)
+                    except BrokenProcessPool:
+                        self._pool.shutdown(wait=False, cancel_futures=True)
+                        self._pool = None
+            self.workers = 0  # from now on: threads
+            return await asyncio.to_thread(decide, job)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+__all__ = ["INLINE_LEVELS", "Job", "Thinker", "decide", "default_workers"]
