@@ -34,6 +34,7 @@ import heapq
 import itertools
 import logging
 import random
+import warnings
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from typing import Any
 
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import BaseRateLimiter
+from telegram.warnings import PTBDeprecationWarning
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,8 @@ class Limits:
     private_per_second: int = 1
     overall_per_second: int = 30
     margin: float = 0.25  # seconds added to every window (clocks, network)
+    minute: float = 60.0  # the periods of the windows (tests shorten them)
+    second: float = 1.0
     answer_deadline: float = 10.0
     call_deadline: float = 60.0
     attempts: int = 5
@@ -207,9 +211,9 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             group = isinstance(chat_id, str) or chat_id < 0
             lim = self.limits
             window = (
-                Window(lim.group_per_minute, 60.0 + lim.margin)
+                Window(lim.group_per_minute, lim.minute + lim.margin)
                 if group
-                else Window(lim.private_per_second, 1.0 + lim.margin)
+                else Window(lim.private_per_second, lim.second + lim.margin)
             )
             chat = self._chats[chat_id] = _Chat(window)
             if len(self._chats) > 4096:
@@ -225,7 +229,9 @@ class PacedRateLimiter(BaseRateLimiter[None]):
     def _budget(self) -> _SharedBudget:
         if self._shared is None:
             lim = self.limits
-            self._shared = _SharedBudget(Window(lim.overall_per_second, 1.0 + lim.margin), self.now)
+            self._shared = _SharedBudget(
+                Window(lim.overall_per_second, lim.second + lim.margin), self.now
+            )
         return self._shared
 
     @staticmethod
@@ -305,7 +311,9 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 return await self._call_in_chat(chat_id, priority, callback, args, kwargs)
             except RetryAfter as exc:
                 self.stats["retry_after"] += 1
-                pause = exc.retry_after
+                with warnings.catch_warnings():  # int today, a timedelta in a later PTB
+                    warnings.simplefilter("ignore", PTBDeprecationWarning)
+                    pause = exc.retry_after
                 seconds = pause if isinstance(pause, int | float) else pause.total_seconds()
                 until = self.now() + float(seconds)
                 if chat_id is None:

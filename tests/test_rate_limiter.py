@@ -1,0 +1,183 @@
+"""bot.rate_limiter: the windows are never overfilled, a 429 holds back only its own chat,
+answers to taps never wait behind edits, transient failures are retried in this one layer
+(issue 10, points 1, 2 and 4). The windows are shortened so the tests take about a second;
+what is asserted are orders and counts, not durations."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+
+from bot.rate_limiter import Limits, PacedRateLimiter, Window
+
+GROUP, OTHER_GROUP, PERSON = -1001, -1002, 42
+FAST = Limits(
+    group_per_minute=4,
+    private_per_second=2,
+    overall_per_second=50,
+    margin=0.02,
+    minute=0.4,
+    second=0.1,
+    backoff=0.01,
+)
+
+
+class Recorder:
+    """A stand-in for PTB's `_do_post`: records when each call started and ended."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any, float, float]] = []
+        self.failures: dict[tuple[str, Any], list[Exception]] = {}
+
+    def fail(self, endpoint: str, chat_id: Any, *errors: Exception) -> None:
+        self.failures.setdefault((endpoint, chat_id), []).extend(errors)
+
+    async def post(self, endpoint: str, data: dict[str, Any]) -> bool:
+        start = time.monotonic()
+        await asyncio.sleep(0.001)
+        queue = self.failures.get((endpoint, data.get("chat_id")))
+        if queue:
+            raise queue.pop(0)
+        self.calls.append((endpoint, data.get("chat_id"), start, time.monotonic()))
+        return True
+
+
+def call(
+    limiter: PacedRateLimiter, rec: Recorder, endpoint: str, chat_id: Any = None
+) -> Coroutine[Any, Any, Any]:
+    data = {} if chat_id is None else {"chat_id": chat_id}
+    post: Callable[..., Coroutine[Any, Any, Any]] = rec.post
+    return limiter.process_request(post, (endpoint, data), {}, endpoint, data, None)
+
+
+def max_in_window(times: list[tuple[float, float]], period: float) -> int:
+    """The most calls Telegram could have seen within `period`: a call counts from its start
+    to its end, so two calls share a window if one started less than `period` after the
+    other ended."""
+    worst = 0
+    for start, _ in times:
+        worst = max(worst, sum(1 for s, e in times if s <= start and e > start - period))
+    return worst
+
+
+async def test_a_group_window_is_never_overfilled_and_calls_stay_in_order() -> None:
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    await asyncio.gather(*(call(limiter, rec, "editMessageText", GROUP) for _ in range(12)))
+    times = [(s, e) for _, chat, s, e in rec.calls if chat == GROUP]
+    assert len(times) == 12
+    assert max_in_window(times, FAST.minute) <= FAST.group_per_minute
+    starts = [s for s, _ in times]
+    assert starts == sorted(starts)  # one at a time, in arrival order
+    assert all(times[i][1] <= times[i + 1][0] for i in range(len(times) - 1))
+
+
+async def test_private_chats_have_their_own_window() -> None:
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    await asyncio.gather(*(call(limiter, rec, "editMessageText", PERSON) for _ in range(6)))
+    times = [(s, e) for _, _, s, e in rec.calls]
+    assert max_in_window(times, FAST.second) <= FAST.private_per_second
+
+
+async def test_a_busy_group_does_not_slow_another_group_or_a_tap() -> None:
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    busy = [asyncio.create_task(call(limiter, rec, "editMessageText", GROUP)) for _ in range(8)]
+    await asyncio.sleep(0.05)  # GROUP's window is full now
+    t0 = time.monotonic()
+    await call(limiter, rec, "sendMessage", OTHER_GROUP)
+    await call(limiter, rec, "answerCallbackQuery")
+    assert time.monotonic() - t0 < FAST.minute / 2  # not behind GROUP's wait
+    assert sum(1 for t in busy if not t.done()) > 0  # GROUP was indeed still waiting
+    await asyncio.gather(*busy)
+
+
+async def test_retry_after_holds_back_only_its_chat() -> None:
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    rec.fail("sendMessage", GROUP, RetryAfter(1))
+    first = asyncio.create_task(call(limiter, rec, "sendMessage", GROUP))
+    await asyncio.sleep(0.05)
+    t0 = time.monotonic()
+    await call(limiter, rec, "sendMessage", OTHER_GROUP)
+    await call(limiter, rec, "answerCallbackQuery")
+    other_done = time.monotonic() - t0
+    assert await first is True
+    group_calls = [s for _, chat, s, _ in rec.calls if chat == GROUP]
+    assert other_done < 0.5
+    assert group_calls and group_calls[0] - t0 >= 0.9  # waited out "retry after 1"
+    assert limiter.stats["retry_after"] == 1
+
+
+async def test_a_429_without_chat_holds_back_only_calls_without_chat() -> None:
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    rec.fail("answerCallbackQuery", None, RetryAfter(1))
+    tap = asyncio.create_task(call(limiter, rec, "answerCallbackQuery"))
+    await asyncio.sleep(0.05)
+    t0 = time.monotonic()
+    await call(limiter, rec, "editMessageText", GROUP)
+    assert time.monotonic() - t0 < 0.5
+    assert await tap is True
+
+
+async def test_server_errors_are_retried_then_given_up() -> None:
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    rec.fail("answerCallbackQuery", None, NetworkError("Bad Gateway"), NetworkError("Bad Gateway"))
+    assert await call(limiter, rec, "answerCallbackQuery") is True
+    assert limiter.stats["server_error"] == 2
+
+    rec.fail("editMessageText", GROUP, *[NetworkError("Bad Gateway")] * FAST.attempts)
+    with pytest.raises(NetworkError):
+        await call(limiter, rec, "editMessageText", GROUP)
+    assert limiter.stats["gave_up"] == 1
+    assert not [c for c in rec.calls if c[0] == "editMessageText"]
+
+
+async def test_a_timeout_is_retried_only_where_repeating_is_safe() -> None:
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    rec.fail("editMessageText", GROUP, TimedOut())
+    assert await call(limiter, rec, "editMessageText", GROUP) is True
+    rec.fail("sendMessage", GROUP, TimedOut())  # it may have arrived: never sent twice
+    with pytest.raises(TimedOut):
+        await call(limiter, rec, "sendMessage", GROUP)
+    rec.fail("sendMessage", GROUP, BadRequest("Bad Request: message text is empty"))
+    with pytest.raises(BadRequest):
+        await call(limiter, rec, "sendMessage", GROUP)
+    assert [c[0] for c in rec.calls] == ["editMessageText"]
+
+
+async def test_new_messages_go_before_edits_when_the_bot_wide_budget_is_short() -> None:
+    tight = Limits(
+        group_per_minute=100,
+        private_per_second=100,
+        overall_per_second=2,
+        margin=0.0,
+        minute=1.0,
+        second=0.2,
+    )
+    limiter, rec = PacedRateLimiter(tight), Recorder()
+    edits = [
+        asyncio.create_task(call(limiter, rec, "editMessageText", PERSON + i)) for i in range(6)
+    ]
+    await asyncio.sleep(0.01)  # the edits are queued for the budget
+    send = asyncio.create_task(call(limiter, rec, "sendMessage", PERSON + 100))
+    await asyncio.gather(send, *edits)
+    order = [chat for _, chat, _, _ in rec.calls]
+    assert order.index(PERSON + 100) <= 3  # ahead of the edits that were still waiting
+    times = [(s, e) for _, _, s, e in rec.calls]
+    assert max_in_window(times, tight.second) <= tight.overall_per_second
+
+
+def test_window_arithmetic() -> None:
+    w = Window(2, 10.0)
+    assert w.wait_time(0.0) == 0.0
+    w.start()
+    w.finish(1.0)
+    w.start()
+    assert w.wait_time(1.5) == pytest.approx(9.5)  # full: until the answered one leaves
+    w.finish(2.0)
+    assert w.wait_time(3.0) == pytest.approx(8.0)  # until the first leaves the window
+    assert w.wait_time(11.5) == 0.0
+    assert not w.idle(11.5) and w.idle(12.5)
