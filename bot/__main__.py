@@ -36,11 +36,38 @@ def run_bot() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the bot, or a subcommand. A refused command line exits 2 with one line on stderr
+    (argparse's own errors exit 2 too), and a subcommand's output never ends in a traceback:
+    a closed pipe is `_reader_gone`, any other write error one line on stderr and exit 2."""
     args = build_parser().parse_args(argv)
     if args.command is None:
         return run_bot()
-    result: int = args.func(args)
+    from bot.cli_simulate import cli_error, stdout_to_devnull
+
+    try:
+        result: int = args.func(args)
+    except BrokenPipeError:
+        return _reader_gone()
+    try:
+        sys.stdout.flush()  # fail here, where it can be reported, not at interpreter exit
+    except BrokenPipeError:
+        return _reader_gone()
+    except OSError as exc:
+        stdout_to_devnull()
+        return cli_error(args.command, f"cannot write to standard output: {exc.strerror or exc}")
     return result
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (`python -m bot simulate ... | head -1`): that is how a
+    pipeline stops its producer, not an error. Stdout is pointed at /dev/null so that the
+    interpreter's final flush does not raise BrokenPipeError again, and the exit status is 0,
+    not 141 (128 + SIGPIPE, what a process killed by the signal reports), so that a script
+    under `set -o pipefail` does not fail for having read only what it needed."""
+    from bot.cli_simulate import stdout_to_devnull
+
+    stdout_to_devnull()
+    return 0
 
 
 if __name__ == "__main__":

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
+import sqlite3
 
+from bot.cli_simulate import cli_error, write_stdout
 from bot.ledger import export_csv, export_json
+
+# SQLite stores integers in 64 bits: a chat id or an epoch beyond cannot be in the database
+_SQLITE_MAX = 2**63 - 1
 
 
 def add_export_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,9 +36,10 @@ def add_export_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _parse_chat(text: str) -> int | None:
     text = text.strip()
     body = text[1:] if text[:1] in "+-" else text
-    if not body.isascii() or not body.isdigit():
+    if not body.isascii() or not body.isdigit() or len(body) > 19:
         return None
-    return int(text)
+    chat_id = int(text)
+    return chat_id if -_SQLITE_MAX - 1 <= chat_id <= _SQLITE_MAX else None
 
 
 async def _export(url: str, chat_id: int, fmt: str, epoch: int | None) -> tuple[int, str]:
@@ -43,12 +48,17 @@ async def _export(url: str, chat_id: int, fmt: str, epoch: int | None) -> tuple[
     try:
         db = await Database.open(url, create=False)
     except (FileNotFoundError, ValueError) as exc:
-        return 2, f"error: {exc}"
-    async with db:
-        if await db.get_chat(chat_id) is None:
-            return 2, f"error: chat {chat_id} is not in the database {db.path}"
-        balances = await db.balances(chat_id, epoch)
-        hands = await db.ledger_hands(chat_id, epoch)
+        return 2, str(exc)
+    except sqlite3.Error as exc:  # not a database, unreadable, locked...
+        return 2, f"cannot read the database {url}: {exc}"
+    try:
+        async with db:
+            if await db.get_chat(chat_id) is None:
+                return 2, f"chat {chat_id} is not in the database {db.path}"
+            balances = await db.balances(chat_id, epoch)
+            hands = await db.ledger_hands(chat_id, epoch)
+    except sqlite3.Error as exc:
+        return 2, f"cannot read the database {url}: {exc}"
     if fmt == "csv":
         return 0, export_csv(hands)
     return 0, json.dumps(export_json(chat_id, balances, hands), indent=2, ensure_ascii=False)
@@ -57,12 +67,16 @@ async def _export(url: str, chat_id: int, fmt: str, epoch: int | None) -> tuple[
 def main_export(args: argparse.Namespace) -> int:
     chat_id = _parse_chat(args.chat)
     if chat_id is None:
-        print(
-            f"error: --chat wants a Telegram chat id (an integer such as -1001234567890), "
+        return cli_error(
+            "export",
+            "--chat wants a Telegram chat id (an integer such as -1001234567890), "
             f"got {args.chat!r}",
-            file=sys.stderr,
         )
-        return 2
+    if args.epoch is not None and not 0 <= args.epoch <= _SQLITE_MAX:
+        return cli_error(
+            "export",
+            f"--epoch must be a league epoch, 0 (the first) to {_SQLITE_MAX}, got {args.epoch}",
+        )
     url: str | None = args.database
     if url is None:
         from bot.config import Settings
@@ -70,7 +84,5 @@ def main_export(args: argparse.Namespace) -> int:
         url = Settings().database_url
     code, text = asyncio.run(_export(url, chat_id, args.format, args.epoch))
     if code != 0:
-        print(text, file=sys.stderr)
-        return code
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return 0
+        return cli_error("export", text)
+    return write_stdout("export", text)

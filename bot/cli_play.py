@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from collections.abc import Callable, Mapping
 
 from bot import render_text as R
+from bot.cli_simulate import MAX_BUDGET, budget_error, cli_error
 from bot.engine.match import Match
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS, Options, OptionsError
@@ -260,7 +260,7 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         type=float,
         default=None,
         metavar="SECONDS",
-        help="the hard player's thinking time per move (default: 0.2)",
+        help=f"the hard player's thinking time per move (default: 0.2; at most {MAX_BUDGET:g})",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default: 0)")
     p.add_argument("--lang", default="it", choices=R.LANGS, help="language (default: it)")
@@ -268,19 +268,32 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def main_play(args: argparse.Namespace) -> int:
+    """A command line that cannot start a match (budget, options, seat) is refused with one
+    line on stderr and exit status 2 before anything is printed on stdout."""
     budget = getattr(args, "budget", None)
+    why = budget_error(budget)
+    if why is not None:
+        return cli_error("play", why)
+    options: dict[str, str] = dict(args.options)
+    if any(key.lower() == "variant" for key in options):
+        return cli_error(
+            "play", "--option variant=... is not allowed: choose the variant with --variant"
+        )
+    seat: int = getattr(args, "seat", 0)
+    try:
+        n = Options.parse(args.variant, options).rules().n_players
+    except OptionsError as exc:
+        return cli_error("play", exc)
+    if not 0 <= seat < n:
+        return cli_error("play", f"--seat must be between 0 and {n - 1} in {args.variant}")
     if budget is not None:
-        if not budget > 0:
-            print("error: --budget must be positive", file=sys.stderr)
-            return 2
         configure(budget=budget)
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-    options: dict[str, str] = dict(args.options)
     return run_play(
         args.variant,
         seed,
         options,
-        seat=getattr(args, "seat", 0),
+        seat=seat,
         opponents=args.players,
         lang=args.lang,
         input_fn=lambda prompt: input(prompt),  # looked up at call time

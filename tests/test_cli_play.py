@@ -12,6 +12,8 @@ import functools
 import itertools
 import random
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterable, Iterator
 
 import pytest
@@ -588,3 +590,58 @@ def test_main_play_runs_run_play(
     random.seed(0)
     assert main_play(_parser().parse_args(["play", "--lang", "en"])) == 0
     assert re.search(r"seed \d+", capsys.readouterr().out)
+
+
+# ---------------------------------------------------------------------- command line errors
+
+
+def _play_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "play", *args],
+        input="q\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--option", "variant=chiamata"], "choose the variant with --variant"),
+        (["--variant", "sei", "--option", "teams=none"], "sei is played in pairs or threes (§5.4)"),
+        (["--option", "colour=red"], "colour: unknown option"),
+        (["--budget", "0"], "--budget must be more than 0 and at most 10 seconds"),
+        (["--budget", "10.5"], "got 10.5"),
+        (["--budget", "inf"], "got inf"),
+        (["--seat", "2"], "--seat must be between 0 and 1 in due"),
+        (["--variant", "chiamata", "--seat", "-1"], "--seat must be between 0 and 4"),
+    ],
+)
+def test_cli_play_refuses_bad_input_in_one_line(args: list[str], message: str) -> None:
+    """Refused before the match starts: nothing on stdout, one line on stderr, status 2."""
+    out = _play_cli(*args)
+    assert "Traceback" not in out.stderr
+    assert out.returncode == 2, out.stderr
+    assert out.stdout == ""
+    assert out.stderr.splitlines() == [out.stderr.strip()]
+    assert out.stderr.startswith("python -m bot play: error: ") and message in out.stderr
+
+
+def test_cli_play_into_a_closed_pipe_ends_quietly() -> None:
+    """`python -m bot play ... | head -1`: the reader goes away; no traceback, status 0."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "play", "--seed", "3", "--players", "random"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    try:
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "Traceback" not in err and "Exception" not in err, err
+    assert err == "" and proc.returncode == 0

@@ -812,6 +812,29 @@ def test_s5_4_sei_threes_two_teams_alternate_seats():
         opts("quattro", teams="threes")
 
 
+def test_s5_4_sei_refuses_teams_none_with_the_reason():
+    """RULES §5.4: sei plays in `pairs` or `threes`; `teams=none` is refused (it used to be read
+    as "unset" and silently left in pairs), in the words of the option check, so the bot's
+    /settings and the command line refuse it too. §9.1: briskula32 and doppia with 4 players
+    still take `none` (each for themselves) or `pairs`."""
+    for spelling in ("none", "None", "NONE"):
+        with pytest.raises(OptionsError, match=r"sei is played in pairs or threes \(§5\.4\)"):
+            opts("sei", teams=spelling)
+    assert opts("sei", teams="pairs").rules().n_sides == 3
+    assert opts("sei", teams="threes").rules().n_sides == 2
+    assert opts("sei").rules().n_sides == 3  # pairs by default
+    for variant in ("briskula32", "doppia"):
+        alone = opts(variant, players=4, teams="none")
+        assert alone.teams == "none" and alone.rules().side_of == (0, 1, 2, 3)
+        assert opts(variant, players=4, teams="pairs").rules().side_of == (0, 1, 0, 1)
+        assert opts(variant, players=2, teams="none").rules().side_of == (0, 1)
+    assert opts("briskula32", players=3, teams="none").rules().side_of == (0, 1, 2)
+    with pytest.raises(OptionsError, match=r"§5\.1"):
+        opts("quattro", teams="none")  # quattro is always in pairs
+    with pytest.raises(OptionsError, match="does not apply"):
+        opts("due", teams="none")
+
+
 def test_s5_4_sei_threes_teammates_visible_after_talon():
     """RULES §5.2 with §5.4: in threes every teammate's hand is visible after the talon."""
     s = HandState.deal(opts("sei", teams="threes"), 5)

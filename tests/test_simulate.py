@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -183,3 +184,223 @@ def test_bot_without_token_explains_and_exits_2(tmp_path: object) -> None:
     )
     assert out.returncode == 2
     assert "BotFather" in out.stderr and ".env" in out.stderr
+
+
+# ------------------------------------------------------- command line: bad input, bad output
+
+
+def _assert_one_line_error(out: subprocess.CompletedProcess[str], command: str) -> str:
+    """Exit status 2 and a single `python -m bot COMMAND: error: ...` line on stderr."""
+    assert "Traceback" not in out.stderr
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith(f"python -m bot {command}: error: "), lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--option", "variant=chiamata"], "choose the variant with --variant"),
+        (["--option", "Variant=sei", "--option", "deck=french"], "--variant"),
+        (["--variant", "sei", "--option", "teams=none"], "sei is played in pairs or threes (§5.4)"),
+        (["--variant", "quattro", "--option", "teams=none"], "§5.1"),
+        (["--games", "0"], "--games must be between 1 and 1000000, got 0"),
+        (["--games", "1000001"], "got 1000001"),
+        (["--budget", "0"], "--budget must be more than 0 and at most 10 seconds"),
+        (["--budget", "10.5"], "got 10.5"),
+        (["--budget", "inf"], "got inf"),
+        (["--budget", "nan"], "got nan"),
+        (["--option", "colour=red"], "colour"),
+    ],
+)
+def test_cli_simulate_refuses_bad_input_in_one_line(args: list[str], message: str) -> None:
+    line = _assert_one_line_error(_cli("simulate", *args), "simulate")
+    assert message in line
+
+
+def test_cli_simulate_bounds_accept_their_limits() -> None:
+    out = _cli("simulate", "--games", "1", "--budget", "10", "--players", "simple")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["hands"] == 1
+
+
+def test_cli_budget_bound_is_the_hard_budget_setting() -> None:
+    """--budget takes what HARD_BUDGET takes (bot/config.py): more than 0, at most 10 s."""
+    from pydantic import ValidationError
+
+    from bot.cli_simulate import MAX_BUDGET, budget_error
+    from bot.config import Settings
+
+    assert Settings(hard_budget=MAX_BUDGET).hard_budget == MAX_BUDGET
+    assert budget_error(MAX_BUDGET) is None and budget_error(0.2) is None
+    for bad in (MAX_BUDGET + 0.01, 0.0):
+        assert budget_error(bad) is not None
+        with pytest.raises(ValidationError):
+            Settings(hard_budget=bad)
+
+
+def test_variant_is_not_a_table_option() -> None:
+    """`variant` among the options (--option, /settings) is an OptionsError, not a TypeError."""
+    from bot.engine import OptionsError
+
+    with pytest.raises(OptionsError, match="variant"):
+        Options.parse("due", {"variant": "chiamata"})
+
+
+@pytest.mark.parametrize("target", ["missing-dir/x.jsonl", "a-directory", ""])
+def test_cli_simulate_refuses_an_unwritable_jsonl_before_playing(
+    tmp_path: object, target: str
+) -> None:
+    """Checked before the first hand: a million hands by the search player would not end
+    within the timeout."""
+    (Path(str(tmp_path)) / "a-directory").mkdir()
+    path = f"{tmp_path}/{target}" if target else ""
+    out = subprocess.run(
+        [
+            *(sys.executable, "-m", "bot", "simulate"),
+            *("--games", "1000000", "--players", "hard", "--jsonl", path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    line = _assert_one_line_error(out, "simulate")
+    assert "cannot write --jsonl" in line and out.stdout == ""
+
+
+def test_cli_simulate_refused_arguments_leave_the_jsonl_file_alone(tmp_path: object) -> None:
+    path = Path(str(tmp_path)) / "keep.jsonl"
+    path.write_text("precious\n", encoding="utf-8")
+    out = _cli("simulate", "--games", "0", "--jsonl", str(path))
+    _assert_one_line_error(out, "simulate")
+    assert path.read_text(encoding="utf-8") == "precious\n"
+
+
+def test_cli_simulate_jsonl_write_error_is_one_line() -> None:
+    """/dev/full opens but every write fails (ENOSPC) while the hands are played."""
+    line = _assert_one_line_error(
+        _cli("simulate", "--games", "50", "--jsonl", "/dev/full"), "simulate"
+    )
+    assert "No space left on device" in line
+
+
+def test_cli_simulate_stdout_write_error_is_one_line() -> None:
+    with open("/dev/full", "w") as full:
+        out = subprocess.run(
+            [sys.executable, "-m", "bot", "simulate", "--games", "2"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    line = _assert_one_line_error(out, "simulate")
+    assert "cannot write to standard output" in line
+
+
+def test_cli_simulate_any_seed_text_is_a_seed() -> None:
+    for seed in ("--5", "9" * 5000, "٣"):
+        out = _cli("simulate", "--games", "1", f"--seed={seed}", "--players", "simple")
+        assert out.returncode == 0, out.stderr[-500:]
+        assert json.loads(out.stdout)["seed"] == seed
+
+
+def _closed_early(args: list[str], read_lines: int) -> tuple[int, list[str], str]:
+    """Run `python -m bot ARGS` into a real pipe, read `read_lines` lines (0: none), then close
+    the reading end as `head` does. Returns (exit status, lines read, stderr)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    lines = [proc.stdout.readline() for _ in range(read_lines)]
+    proc.stdout.close()
+    try:
+        err = proc.stderr.read()
+        code = proc.wait(timeout=120)
+    finally:
+        proc.kill()
+    return code, lines, err
+
+
+def test_cli_simulate_jsonl_into_a_closed_pipe_ends_quietly() -> None:
+    """`simulate --jsonl /dev/stdout | head -1`: records of 2000 hands are far more than a
+    pipe holds, so the writer does meet the closed pipe."""
+    code, lines, err = _closed_early(
+        ["simulate", "--games", "2000", "--players", "random", "--jsonl", "/dev/stdout"], 1
+    )
+    assert json.loads(lines[0])["hand_index"] == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception" not in err, err
+    assert err == "" and code == 0
+
+
+def test_cli_simulate_summary_into_a_closed_pipe_ends_quietly() -> None:
+    code, lines, err = _closed_early(["simulate", "--games", "3"], 0)
+    assert lines == []
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception" not in err, err
+    assert err == "" and code == 0
+
+
+# ---------------------------------------------------------------- export: bad input, bad output
+
+
+def _ledger_db(tmp_path: object) -> str:
+    import asyncio
+    from datetime import UTC, datetime
+
+    from storage import Database
+
+    url = f"sqlite:///{tmp_path}/ledger.db"
+
+    async def fill() -> None:
+        async with await Database.open(url) as db:
+            await db.record_ledger(
+                -100, "t1:match", 1, "due", {1: 1, 2: -1}, {1: "Anna", 2: "Bo"}, datetime.now(UTC)
+            )
+
+    asyncio.run(fill())
+    return url
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--chat", "99999999999999999999999"], "--chat wants a Telegram chat id"),
+        (["--chat", "9223372036854775808"], "--chat wants a Telegram chat id"),
+        (["--chat", "-100", "--epoch", "-1"], "--epoch must be a league epoch"),
+        (["--chat", "-100", "--epoch", "99999999999999999999999"], "--epoch"),
+    ],
+)
+def test_cli_export_refuses_out_of_range_numbers(
+    tmp_path: object, args: list[str], message: str
+) -> None:
+    out = _cli("export", "--database", _ledger_db(tmp_path), *args)
+    assert message in _assert_one_line_error(out, "export")
+
+
+def test_cli_export_refuses_a_file_that_is_not_a_database(tmp_path: object) -> None:
+    path = Path(str(tmp_path)) / "notes.db"
+    path.write_text("not a database at all\n" * 100, encoding="utf-8")
+    out = _cli("export", "--chat", "-100", "--database", f"sqlite:///{path}")
+    assert "cannot read the database" in _assert_one_line_error(out, "export")
+
+
+def test_cli_export_stdout_errors(tmp_path: object) -> None:
+    url = _ledger_db(tmp_path)
+    ok = _cli("export", "--chat", "-100", "--database", url, "--epoch", "0")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["chat_id"] == -100
+    with open("/dev/full", "w") as full:
+        out = subprocess.run(
+            [sys.executable, "-m", "bot", "export", "--chat", "-100", "--database", url],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert "cannot write to standard output" in _assert_one_line_error(out, "export")
+    code, _, err = _closed_early(["export", "--chat", "-100", "--database", url], 0)
+    assert err == "" and code == 0

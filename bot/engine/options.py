@@ -116,9 +116,14 @@ class Options(BaseModel):
     def parse(cls, variant: str, raw: Mapping[str, Any] | None = None) -> Options:
         """Build from loose key=value input (CLI, chat). Raises `OptionsError` with a clear text."""
         data = dict(raw or {})
+        if "variant" in data:
+            raise OptionsError("'variant' is not a table option: the variant is chosen on its own")
         for key, value in list(data.items()):
-            if isinstance(value, str) and value.lower() in ("none", "null", ""):
-                data[key] = None
+            if not isinstance(value, str) or value.lower() not in ("none", "null", ""):
+                continue
+            # `teams=none` is a value of its own (each for themselves, §9.1), not "unset": read
+            # as unset it would leave sei in pairs instead of refusing it (§5.4).
+            data[key] = "none" if key == "teams" and value.lower() == "none" else None
         try:
             return cls(variant=variant, **data)
         except ValidationError as exc:
