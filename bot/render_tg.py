@@ -160,7 +160,11 @@ SETTING_CHOICES: dict[str, tuple[str, ...]] = {
 
 def _with(options: Options, key: str, value: str) -> Options | None:
     """The options with `key` set to `value`, or None if the rules do not allow it."""
-    data = {k: str(v).lower() for k, v in options.explicit().items() if k != "variant"}
+    data = {
+        k: str(v).lower()
+        for k, v in options.explicit().items()
+        if k != "variant" and v is not None  # unset: not the value "none" (teams, §9.1)
+    }
     data[key] = value
     try:
         return Options.parse(options.variant, data)

@@ -806,7 +806,7 @@ def test_s5_4_sei_threes_two_teams_alternate_seats():
     if not r.void:
         w = r.winning_sides[0]
         assert r.deltas == tuple(1 if seat % 2 == w else -1 for seat in range(6))
-    with pytest.raises(ValueError):  # Options.parse reads "none" as unset; build directly
+    with pytest.raises(ValueError):  # built directly: the model refuses it too
         Options(variant="sei", teams="none")
     with pytest.raises(OptionsError):
         opts("quattro", teams="threes")
