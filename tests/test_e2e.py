@@ -629,6 +629,11 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             assert answers.count(OK) == 1
             card = action_of(button)
             await fake.wait_for(lambda: game.table().text != table.text, WAIT)
+            # the hand message may show the played card a moment longer than the table
+            await fake.wait_for(
+                lambda: card not in [action_of(b) for b in card_buttons(hand_message(fake, luigi))],
+                WAIT,
+            )
             assert any(m[3] == card and m[4] == luigi.id for m in store.moves(tid))
             assert len([m for m in store.moves(tid) if m[3] == card]) == 1
 
