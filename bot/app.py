@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
@@ -169,8 +170,14 @@ def _post_init(settings: Settings) -> Any:
             db=db, outbox=outbox, service=service, admins=AdminCache(application.bot)
         )
         await _set_commands(application)
+        began = time.perf_counter()
         restored = await service.restore()
-        log.info("bot @%s ready; %d unfinished tables restored", me.username, restored)
+        log.info(
+            "bot @%s ready; %d unfinished tables restored in %.3f s",
+            me.username,
+            restored,
+            time.perf_counter() - began,
+        )
 
     return post_init
 
