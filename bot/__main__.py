@@ -24,9 +24,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_bot() -> int:
+    from pydantic import ValidationError
+
     from bot.config import NO_TOKEN_HELP, Settings
 
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:  # a bad value in the environment or .env: say which
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]).upper()
+            print(f"python -m bot: error: {where}: {err['msg']}", file=sys.stderr)
+        return 2
     if settings.bot_token is None or not settings.bot_token.get_secret_value().strip():
         print(NO_TOKEN_HELP, file=sys.stderr)
         return 2
