@@ -20,11 +20,30 @@ Scripted people: :meth:`FakeTelegram.user`, :meth:`FakeTelegram.group`,
 :meth:`FakeTelegram.messages`, :meth:`FakeTelegram.last_message`,
 :meth:`FakeTelegram.find_button`, :attr:`FakeTelegram.calls`, :meth:`FakeTelegram.count`,
 :meth:`FakeTelegram.wait_for`.
+
+Load and robustness (all off by default):
+
+* ``FakeTelegram(limits=Limits())`` enforces Telegram's flood limits (20 calls a minute per
+  group, 30 a second overall, optionally N a second per private chat): a call over a limit
+  gets 429 "Too Many Requests: retry after N" and is not executed; such refusals are the
+  bot's own doing and are listed in :attr:`FakeTelegram.limit_violations`.
+  :meth:`FakeTelegram.max_group_calls_per_minute` reports the busiest group minute.
+* :meth:`FakeTelegram.set_fault_rate` fails a random share of calls with 429 or 5xx
+  (reproducibly from a seed); they are listed in :attr:`FakeTelegram.injected_faults`.
+* :meth:`FakeTelegram.tap_latencies`, :meth:`FakeTelegram.command_latencies` and
+  :meth:`FakeTelegram.unanswered_queries` measure how fast the bot reacts, from the moment
+  getUpdates handed it the update.
+* ``FakeTelegram(clock=...)`` replaces the monotonic clock of all of the above (and of
+  ``callback_query_ttl``), so a test can move time forward instead of sleeping.
+
+Every request is O(1) in the size of the run (call log, messages, updates), so a load test
+can push thousands of calls a minute through it for long runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import copy
 import email.parser
@@ -33,15 +52,17 @@ import http
 import inspect
 import itertools
 import json
+import math
+import random
 import re
 import sys
 import threading
 import time
 import traceback
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self, TypeVar
+from typing import Any, NamedTuple, Self, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
 __all__ = [
@@ -55,6 +76,8 @@ __all__ = [
     "FakeMessage",
     "FakeTelegram",
     "FakeUser",
+    "GroupPeak",
+    "Limits",
     "bot_command_entities",
     "parse_html",
 ]
@@ -202,6 +225,76 @@ class ApiError(Exception):
         if self.retry_after is not None:
             body["parameters"] = {"retry_after": self.retry_after}
         return body
+
+
+class _Refused(ApiError):
+    """An error answered before the method ran: a rate limit, a random or a scripted fault."""
+
+    def __init__(
+        self, error_code: int, description: str, retry_after: int | None, *, refused_by: str
+    ) -> None:
+        super().__init__(error_code, description, retry_after)
+        self.refused_by = refused_by
+
+
+def _too_many_requests(retry_after: int) -> tuple[int, str, int]:
+    return 429, f"Too Many Requests: retry after {retry_after}", retry_after
+
+
+# What ApiCall.refused_by says for a call refused by one of the Limits ...
+LIMIT_GROUP = "group_per_minute"
+LIMIT_OVERALL = "overall_per_second"
+LIMIT_PRIVATE = "private_per_second"
+# ... by set_fault_rate, and by inject_error/inject_retry_after.
+RANDOM_FAULT = "random_fault"
+SCRIPTED_FAULT = "injected"
+_LIMIT_NAMES = frozenset({LIMIT_GROUP, LIMIT_OVERALL, LIMIT_PRIVATE})
+
+# Telegram's answers for server-side failures (the JSON its gateway sends with the status).
+_SERVER_ERRORS = {
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Telegram's flood limits, enforced by :class:`FakeTelegram` when given as ``limits=``.
+
+    Calls count by their ``chat_id`` parameter (any method); calls without one
+    (answerCallbackQuery, getUpdates, getMe, setMyCommands, ...) are never limited. A call
+    over a limit is refused with 429 "Too Many Requests: retry after N" (N = whole seconds
+    until the window has room, at least 1), is not executed and is not counted.
+
+    Args:
+        group_per_minute: calls into one group/supergroup in any sliding 60 s.
+        overall_per_second: calls carrying any chat_id, across all chats, in any sliding 1 s.
+        private_per_second: calls into one private chat per second: bursts of up to
+            ``max(1, floor(rate))`` calls in a sliding window of that many ``/ rate`` seconds
+            (1.0 = one per second, 0.5 = one per 2 s, 3 = three per second). ``None``: no limit.
+        Any of them ``None``: that limit is not enforced.
+    """
+
+    group_per_minute: int | None = 20
+    overall_per_second: int | None = 30
+    private_per_second: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in (LIMIT_GROUP, LIMIT_OVERALL, LIMIT_PRIVATE):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be positive (or None), not {value!r}")
+
+
+class GroupPeak(NamedTuple):
+    """The busiest minute of one group: see :meth:`FakeTelegram.max_group_calls_per_minute`."""
+
+    calls: int
+    chat_id: int | None
+    start: float | None
+    """Arrival time (the fake's clock) of the first call of that 60-second window."""
 
 
 def _bad(message: str) -> ApiError:
@@ -362,11 +455,20 @@ class _CallbackQuery:
     created_at: float
     answers: list[CallbackAnswer] = field(default_factory=list)
     attempts: int = 0
+    update: _Update | None = None
+    answered_at: float | None = None  # arrival of the accepted answerCallbackQuery
 
 
 @dataclass(frozen=True)
 class ApiCall:
-    """One request the bot made: the method, its decoded parameters and what it got back."""
+    """One request the bot made: the method, its decoded parameters and what it got back.
+
+    ``at`` is when it was answered (for getUpdates: after the long poll), ``arrived`` when
+    the request had been read; both on the fake's clock. ``refused_by`` says why the call
+    was answered without running: a limit (``"group_per_minute"``, ``"overall_per_second"``,
+    ``"private_per_second"``), ``"random_fault"`` (:meth:`FakeTelegram.set_fault_rate`) or
+    ``"injected"`` (:meth:`FakeTelegram.inject_error`); ``None`` if it ran.
+    """
 
     seq: int
     method: str
@@ -376,6 +478,8 @@ class ApiCall:
     error_code: int | None
     description: str | None
     at: float
+    arrived: float = 0.0
+    refused_by: str | None = None
 
 
 @dataclass
@@ -384,9 +488,19 @@ class _Update:
     kind: str
     payload: JSONDict
     delivered: bool = False
+    delivered_at: float | None = None  # first handed to the bot by getUpdates (fake's clock)
 
     def to_api(self) -> JSONDict:
-        return {"update_id": self.update_id, self.kind: copy.deepcopy(self.payload)}
+        return {"update_id": self.update_id, self.kind: _copy_json(self.payload)}
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars), much faster than deepcopy."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 @dataclass
@@ -828,6 +942,11 @@ class FakeTelegram:
         strict_html_ampersand: refuse a bare ``&`` in HTML text (see :func:`parse_html`).
         callback_query_ttl: seconds after which answerCallbackQuery says the query is too old
             (``None``: never, only unknown or already answered ids fail).
+        limits: enforce Telegram's flood limits (see :class:`Limits`); ``None``: no limits.
+            Refused calls are in :attr:`limit_violations`.
+        clock: the monotonic clock used for the limits' windows, the query TTL and every
+            timestamp of the fake (``ApiCall.at``/``arrived``, deliveries, latencies); a test
+            can pass its own to advance time instead of sleeping.
     """
 
     def __init__(
@@ -840,6 +959,8 @@ class FakeTelegram:
         privacy_mode: bool = True,
         strict_html_ampersand: bool = True,
         callback_query_ttl: float | None = None,
+        limits: Limits | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if token is not None and not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"malformed token {token!r}")
@@ -850,6 +971,8 @@ class FakeTelegram:
         self.privacy_mode = privacy_mode
         self.strict_html_ampersand = strict_html_ampersand
         self.callback_query_ttl = callback_query_ttl
+        self.limits = limits
+        self._clock = clock
         self._bot_id: int | None = int(token.split(":")[0]) if token else None
 
         self._lock = threading.RLock()
@@ -860,7 +983,7 @@ class FakeTelegram:
         self._messages: dict[int, list[FakeMessage]] = {}
         self._by_id: dict[tuple[int, int], FakeMessage] = {}
         self._next_message_id: dict[int, int] = {}
-        self._updates: list[_Update] = []
+        self._updates: deque[_Update] = deque()  # not yet confirmed; delivered ones first
         self._all_updates: list[_Update] = []
         self._dropped_updates: list[_Update] = []
         self._next_update_id = 10_000
@@ -873,8 +996,32 @@ class FakeTelegram:
         self._webhook_deleted_description = "Webhook is already deleted"
         self._faults: dict[str, deque[_Fault]] = {}
         self._calls: list[ApiCall] = []
+        self._calls_by_method: dict[str, list[ApiCall]] = {}
+        self._call_counts: Counter[tuple[str, bool]] = Counter()
         self.internal_errors: list[str] = []
         """Tracebacks of exceptions inside the fake itself (answered as HTTP 500)."""
+        self.limit_violations: list[ApiCall] = []
+        """Calls refused with 429 because they broke :attr:`limits` (``refused_by`` says which):
+        the bot's own flood errors. They were not executed and do not count in the windows."""
+        self.injected_faults: list[ApiCall] = []
+        """Calls failed on purpose by :meth:`set_fault_rate` (not executed)."""
+
+        # limits: accepted calls' arrival times in the sliding windows, per chat
+        self._group_windows: dict[int, deque[float]] = {}
+        self._private_windows: dict[int, deque[float]] = {}
+        self._overall_window: deque[float] = deque()
+        self._group_log: dict[int, list[float]] = {}  # every accepted call into each group
+        # random faults
+        self._fault_rate = 0.0
+        self._fault_methods: frozenset[str] | None = None
+        self._fault_codes: tuple[int, ...] = ()
+        self._fault_retry_after = 1
+        self._fault_seed = 0
+        self._fault_rngs: dict[str, random.Random] = {}  # one stream per method
+        # latencies
+        self._arrival = 0.0  # arrival time of the call being executed (under the lock)
+        self._sends_at: dict[int, list[float]] = {}  # arrivals of accepted sendMessage, per chat
+        self._command_updates: list[tuple[int, _Update]] = []  # send_text("/...") updates
 
         self._handlers: dict[str, Handler] = {
             "getMe": self._get_me,
@@ -900,6 +1047,7 @@ class FakeTelegram:
         for name in ("setMyDescription", "setMyShortDescription", "setMyName", "setChatMenuButton"):
             self._handlers[name] = self._setting_handler(name)
         self._method_names = {name.lower(): name for name in [*self._handlers, "getUpdates"]}
+        self._known_methods = frozenset(self._method_names.values())
 
         # networking state (lives in the server's event loop)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -1029,23 +1177,25 @@ class FakeTelegram:
         self._writers.add(writer)
         try:
             while not self._stopping:
-                line = await reader.readline()
-                if not line:
+                try:  # the request line and headers at once (one await, not one per line)
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except asyncio.IncompleteReadError as eof:
+                    if eof.partial.strip():
+                        await self._respond(writer, 400, {"ok": False, "error_code": 400}, False)
                     break
-                if not line.strip():
-                    continue
-                parts = line.decode("latin-1").split()
+                lines = head.decode("latin-1").lstrip("\r\n").split("\r\n")
+                if not lines[0]:
+                    continue  # only blank lines between requests
+                parts = lines[0].split()
                 if len(parts) != 3:
                     await self._respond(writer, 400, {"ok": False, "error_code": 400}, False)
                     break
                 verb, target, version = parts
                 headers: dict[str, str] = {}
-                while True:
-                    header = await reader.readline()
-                    if not header.strip():
-                        break
-                    key, _, value = header.decode("latin-1").partition(":")
-                    headers[key.strip().lower()] = value.strip()
+                for header in lines[1:]:
+                    if header:
+                        key, _, value = header.partition(":")
+                        headers[key.strip().lower()] = value.strip()
                 if headers.get("transfer-encoding", "").lower() == "chunked":
                     body = await self._read_chunked(reader)
                 else:
@@ -1107,28 +1257,29 @@ class FakeTelegram:
             self._bot_id = int(token.split(":")[0])
         method = self._method_names.get(requested.lower(), requested)
         params: JSONDict = {}
+        arrived = self._clock()
         try:
             params = _decode_params(headers.get("content-type", ""), body, url.query)
-            if method not in self._method_names.values():
+            if method not in self._known_methods:
                 raise not_found
-            result = await self._call(method, params)
+            result = await self._call(method, params, arrived)
         except ApiError as err:
-            self._log(method, params, False, None, err)
+            self._log(method, params, False, None, err, arrived)
             return err.error_code, err.envelope()
         except Exception:
             trace = traceback.format_exc()
             self.internal_errors.append(trace)
             print(f"FakeTelegram internal error in {method}:\n{trace}", file=sys.stderr)
             internal = ApiError(500, f"Internal Server Error: fake failed in {method}")
-            self._log(method, params, False, None, internal)
+            self._log(method, params, False, None, internal, arrived)
             return 500, internal.envelope()
-        self._log(method, params, True, result, None)
+        self._log(method, params, True, result, None, arrived)
         envelope: JSONDict = {"ok": True, "result": result}
         if method == "deleteWebhook":
             envelope["description"] = self._webhook_deleted_description
         return 200, envelope
 
-    async def _call(self, method: str, params: JSONDict) -> Any:
+    async def _call(self, method: str, params: JSONDict, arrived: float) -> Any:
         with self._lock:
             faults = self._faults.get(method)
             if faults:
@@ -1136,27 +1287,122 @@ class FakeTelegram:
                 fault.remaining -= 1
                 if fault.remaining <= 0:
                     faults.popleft()
-                raise fault.error
+                error = fault.error
+                raise _Refused(
+                    error.error_code,
+                    error.description,
+                    error.retry_after,
+                    refused_by=SCRIPTED_FAULT,
+                )
+            self._random_fault(method)
+            self._admit(params, arrived)
             if method != "getUpdates":
-                return self._handlers[method](params)
+                self._arrival = arrived
+                result = self._handlers[method](params)
+                if method == "sendMessage":
+                    self._sends_at.setdefault(result["chat"]["id"], []).append(arrived)
+                return result
         return await self._get_updates(params)
 
+    def _random_fault(self, method: str) -> None:
+        """Fail the call at random as :meth:`set_fault_rate` asked (under the lock)."""
+        if self._fault_rate <= 0:
+            return
+        if self._fault_methods is None:
+            if method == "getUpdates":
+                return
+        elif method not in self._fault_methods:
+            return
+        rng = self._fault_rngs.get(method)
+        if rng is None:
+            rng = self._fault_rngs[method] = random.Random(f"{self._fault_seed}/{method}")
+        if rng.random() >= self._fault_rate:
+            return
+        code = rng.choice(self._fault_codes)
+        if code == 429:
+            raise _Refused(*_too_many_requests(self._fault_retry_after), refused_by=RANDOM_FAULT)
+        description = _SERVER_ERRORS.get(code) or http.HTTPStatus(code).phrase
+        raise _Refused(code, description, None, refused_by=RANDOM_FAULT)
+
+    def _limit_key(self, value: Any) -> tuple[int, bool] | None:
+        """(chat id, is a group) for a chat_id parameter, None if it names no chat."""
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int):
+            chat_id = value
+        elif isinstance(value, str) and value.strip():
+            try:
+                chat_id = self._chat_from_param(value).id
+            except ApiError:
+                return None
+        else:
+            return None
+        chat = self._chats.get(chat_id)
+        return chat_id, (chat.type != "private" if chat is not None else chat_id < 0)
+
+    def _admit(self, params: JSONDict, now: float) -> None:
+        """Count a call carrying a chat_id, or refuse it with 429 if it breaks the limits."""
+        if "chat_id" not in params:
+            return
+        key = self._limit_key(params["chat_id"])
+        if key is None:
+            return
+        chat_id, is_group = key
+        limits = self.limits
+        if limits is not None:
+            windows: list[tuple[str, deque[float], int, float]] = []
+            if is_group and limits.group_per_minute is not None:
+                window = self._group_windows.setdefault(chat_id, deque())
+                windows.append((LIMIT_GROUP, window, limits.group_per_minute, 60.0))
+            if not is_group and limits.private_per_second is not None:
+                rate = limits.private_per_second
+                burst = max(1, math.floor(rate))
+                window = self._private_windows.setdefault(chat_id, deque())
+                windows.append((LIMIT_PRIVATE, window, burst, burst / rate))
+            if limits.overall_per_second is not None:
+                overall = limits.overall_per_second
+                windows.append((LIMIT_OVERALL, self._overall_window, overall, 1.0))
+            for name, window, size, span in windows:
+                while window and window[0] <= now - span:
+                    window.popleft()
+                if len(window) >= size:
+                    retry_after = max(1, math.ceil(window[-size] + span - now))
+                    raise _Refused(*_too_many_requests(retry_after), refused_by=name)
+            for _, window, _, _ in windows:
+                window.append(now)
+        if is_group:
+            self._group_log.setdefault(chat_id, []).append(now)
+
     def _log(
-        self, method: str, params: JSONDict, ok: bool, result: Any, error: ApiError | None
+        self,
+        method: str,
+        params: JSONDict,
+        ok: bool,
+        result: Any,
+        error: ApiError | None,
+        arrived: float,
     ) -> None:
+        refused_by = error.refused_by if isinstance(error, _Refused) else None
         with self._lock:
-            self._calls.append(
-                ApiCall(
-                    seq=len(self._calls) + 1,
-                    method=method,
-                    params=params,
-                    ok=ok,
-                    result=result,
-                    error_code=error.error_code if error else None,
-                    description=error.description if error else None,
-                    at=time.monotonic(),
-                )
+            call = ApiCall(
+                seq=len(self._calls) + 1,
+                method=method,
+                params=params,
+                ok=ok,
+                result=result,
+                error_code=error.error_code if error else None,
+                description=error.description if error else None,
+                at=self._clock(),
+                arrived=arrived,
+                refused_by=refused_by,
             )
+            self._calls.append(call)
+            self._calls_by_method.setdefault(method, []).append(call)
+            self._call_counts[method, ok] += 1
+            if refused_by in _LIMIT_NAMES:
+                self.limit_violations.append(call)
+            elif refused_by == RANDOM_FAULT:
+                self.injected_faults.append(call)
 
     # ---------------------------------------------------------------- updates / long polling
 
@@ -1208,11 +1454,14 @@ class FakeTelegram:
                     else DEFAULT_UPDATE_TYPES
                 )
             offset = params.get("offset")
+            pending = self._updates
             if isinstance(offset, int) and offset != 0:
                 if offset < 0:
-                    self._updates = self._updates[offset:]
+                    while len(pending) > -offset:
+                        pending.popleft()
                 else:
-                    self._updates = [u for u in self._updates if u.update_id >= offset]
+                    while pending and pending[0].update_id < offset:
+                        pending.popleft()
             self._poll_generation += 1
             generation = self._poll_generation
         self._notify_now()  # an older pending getUpdates now ends with 409 Conflict
@@ -1222,10 +1471,13 @@ class FakeTelegram:
             with self._lock:
                 if generation != self._poll_generation:
                     raise ApiError(409, CONFLICT_POLLING)
-                batch = self._updates[:limit]
+                batch = list(itertools.islice(self._updates, limit))
                 if batch or self._stopping or loop.time() >= deadline:
+                    now = self._clock()
                     for update in batch:
-                        update.delivered = True
+                        if not update.delivered:
+                            update.delivered = True
+                            update.delivered_at = now
                     return [update.to_api() for update in batch]
             assert wakeup is not None
             with contextlib.suppress(TimeoutError):
@@ -1399,8 +1651,8 @@ class FakeTelegram:
             raw_text=raw_text,
             parse_mode=parse_mode,
             entities=entities,
-            reply_markup=copy.deepcopy(inline),
-            other_markup=None if inline is not None else copy.deepcopy(markup),
+            reply_markup=_copy_json(inline),
+            other_markup=None if inline is not None else _copy_json(markup),
             reply_to_message_id=reply_to,
             versions=[text],
         )
@@ -1411,7 +1663,7 @@ class FakeTelegram:
     def _message_api(self, message: FakeMessage, *, with_reply: bool = True) -> JSONDict:
         data: JSONDict = {
             "message_id": message.message_id,
-            "from": copy.deepcopy(message.from_user),
+            "from": _copy_json(message.from_user),
             "chat": self._chats[message.chat_id].to_api(),
             "date": message.date,
         }
@@ -1423,9 +1675,9 @@ class FakeTelegram:
                 data["reply_to_message"] = self._message_api(replied, with_reply=False)
         data["text"] = message.text
         if message.entities:
-            data["entities"] = copy.deepcopy(message.entities)
+            data["entities"] = _copy_json(message.entities)
         if message.reply_markup is not None:
-            data["reply_markup"] = copy.deepcopy(message.reply_markup)
+            data["reply_markup"] = _copy_json(message.reply_markup)
         return data
 
     def _reply_target(self, chat: FakeChat, params: JSONDict) -> int | None:
@@ -1498,7 +1750,7 @@ class FakeTelegram:
             message.versions.append(text)
         message.text, message.raw_text, message.parse_mode = text, raw, parse_mode
         message.entities = entities
-        message.reply_markup = copy.deepcopy(markup)
+        message.reply_markup = _copy_json(markup)
         message.edit_date = int(time.time())
         message.edited += 1
         return self._message_api(message)
@@ -1536,7 +1788,7 @@ class FakeTelegram:
         query.attempts += 1
         expired = (
             self.callback_query_ttl is not None
-            and time.monotonic() - query.created_at > self.callback_query_ttl
+            and self._clock() - query.created_at > self.callback_query_ttl
         )
         if query.answers or expired:
             raise _bad(QUERY_TOO_OLD)
@@ -1552,6 +1804,7 @@ class FakeTelegram:
                 cache_time=None if cache_time is None else int(cache_time),
             )
         )
+        query.answered_at = self._arrival
         return True
 
     def _get_chat(self, params: JSONDict) -> JSONDict:
@@ -1803,7 +2056,9 @@ class FakeTelegram:
             )
             message.seen_by_bot = self._bot_sees(target, message)
             if message.seen_by_bot:
-                self._enqueue("message", self._message_api(message))
+                update = self._enqueue("message", self._message_api(message))
+                if update is not None and text.startswith("/"):
+                    self._command_updates.append((target.id, update))
             return copy.deepcopy(message)
 
     def _bot_sees(self, chat: FakeChat, message: FakeMessage) -> bool:
@@ -1867,15 +2122,15 @@ class FakeTelegram:
         else:  # InaccessibleMessage
             message_api = {"chat": chat.to_api(), "message_id": message_id, "date": 0}
         query_id = str(next(self._query_ids))
-        self._queries[query_id] = _CallbackQuery(
+        query = self._queries[query_id] = _CallbackQuery(
             id=query_id,
             user_id=user.id,
             chat_id=chat_id,
             message_id=message_id,
             data=data,
-            created_at=time.monotonic(),
+            created_at=self._clock(),
         )
-        self._enqueue(
+        query.update = self._enqueue(
             "callback_query",
             {
                 "id": query_id,
@@ -1919,6 +2174,14 @@ class FakeTelegram:
         with self._lock:
             return self._queries[callback_query_id].attempts
 
+    def answers_to(self, callback_query_id: str) -> list[CallbackAnswer]:
+        """The accepted answers to a callback query so far (none or one), without waiting.
+
+        KeyError for an id :meth:`press`/:meth:`press_raw` never returned.
+        """
+        with self._lock:
+            return list(self._queries[callback_query_id].answers)
+
     # ---------------------------------------------------------------- observation
 
     def messages(self, chat: ChatRef, *, include_deleted: bool = False) -> list[FakeMessage]:
@@ -1928,7 +2191,9 @@ class FakeTelegram:
             return [copy.deepcopy(m) for m in found if include_deleted or not m.deleted]
 
     def bot_messages(self, chat: ChatRef) -> list[FakeMessage]:
-        return [m for m in self.messages(chat) if m.from_bot]
+        with self._lock:
+            found = self._messages.get(self._chat_id(chat), [])
+            return [copy.deepcopy(m) for m in found if m.from_bot and not m.deleted]
 
     def message(self, chat: ChatRef, message_id: int) -> FakeMessage:
         with self._lock:
@@ -1937,19 +2202,29 @@ class FakeTelegram:
                 raise LookupError(f"no message {message_id} in chat {self._chat_id(chat)}")
             return copy.deepcopy(found)
 
+    def _newest(self, chat: ChatRef, accept: Callable[[FakeMessage], bool]) -> FakeMessage | None:
+        """A snapshot of the newest non-deleted message that ``accept``s, without copying all."""
+        with self._lock:
+            for message in reversed(self._messages.get(self._chat_id(chat), [])):
+                if not message.deleted and accept(message):
+                    return copy.deepcopy(message)
+        return None
+
     def last_message(self, chat: ChatRef, *, from_bot: bool | None = True) -> FakeMessage:
         """The newest non-deleted message (by default the bot's); LookupError if none."""
-        for message in reversed(self.messages(chat)):
-            if from_bot is None or message.from_bot == from_bot:
-                return message
-        raise LookupError(f"no message in chat {self._chat_id(chat)}")
+        found = self._newest(chat, lambda m: from_bot is None or m.from_bot == from_bot)
+        if found is None:
+            raise LookupError(f"no message in chat {self._chat_id(chat)}")
+        return found
 
     def find_button(self, chat: ChatRef, text_contains: str) -> FakeButton:
         """The first button whose text contains ``text_contains``, newest message first."""
-        for message in reversed(self.bot_messages(chat)):
-            for button in message.buttons:
-                if text_contains in button.text:
-                    return button
+        with self._lock:
+            for message in reversed(self._messages.get(self._chat_id(chat), [])):
+                if message.from_bot and not message.deleted:
+                    for button in message.buttons:
+                        if text_contains in button.text:
+                            return button
         raise LookupError(f"no button containing {text_contains!r} in chat {self._chat_id(chat)}")
 
     def commands(self, scope: JSONDict | None = None, language_code: str = "") -> list[JSONDict]:
@@ -1965,7 +2240,10 @@ class FakeTelegram:
             return list(self._calls)
 
     def calls_of(self, method: str, *, since: int = 0) -> list[ApiCall]:
-        return [c for c in self.calls if c.method == method and c.seq > since]
+        with self._lock:
+            found = self._calls_by_method.get(method, [])
+            start = bisect.bisect_right(found, since, key=lambda c: c.seq) if since else 0
+            return found[start:]
 
     def mark(self) -> int:
         """A position in the call log, for ``since=`` in count/counts/calls_of."""
@@ -1973,10 +2251,83 @@ class FakeTelegram:
             return len(self._calls)
 
     def count(self, method: str, *, since: int = 0, ok: bool | None = None) -> int:
+        if not since:
+            with self._lock:
+                if ok is None:
+                    return self._call_counts[method, True] + self._call_counts[method, False]
+                return self._call_counts[method, ok]
         return sum(1 for c in self.calls_of(method, since=since) if ok is None or c.ok == ok)
 
     def counts(self, *, since: int = 0) -> Counter[str]:
-        return Counter(c.method for c in self.calls if c.seq > since)
+        with self._lock:
+            if not since:
+                counts: Counter[str] = Counter()
+                for (method, _), n in self._call_counts.items():
+                    counts[method] += n
+                return +counts
+            # seq is the position in the log plus one
+            return Counter(c.method for c in self._calls[max(0, since) :])
+
+    # ---------------------------------------------------------------- limits and latencies
+
+    def max_group_calls_per_minute(self) -> GroupPeak:
+        """The most calls accepted into one group in any 60-second window of the whole run.
+
+        Counts what the group limit counts (every method, with or without ``limits``): calls
+        that passed the limits and fault injection, whatever the method then answered.
+        ``GroupPeak(0, None, None)`` if no call went to a group.
+        """
+        best = GroupPeak(0, None, None)
+        with self._lock:
+            logs = [(chat_id, list(times)) for chat_id, times in self._group_log.items()]
+        for chat_id, times in logs:
+            left = 0
+            for right, now in enumerate(times):
+                while times[left] <= now - 60.0:
+                    left += 1
+                if right - left + 1 > best.calls:
+                    best = GroupPeak(right - left + 1, chat_id, times[left])
+        return best
+
+    def tap_latencies(self) -> list[float]:
+        """Seconds from delivering each pressed button's update to the accepted answer.
+
+        One value per callback query made by :meth:`press`/:meth:`press_raw` whose update was
+        delivered and that was answered successfully, in the order of the presses; the time
+        is the arrival of the answerCallbackQuery request (see :meth:`unanswered_queries`).
+        """
+        with self._lock:
+            return [
+                query.answered_at - query.update.delivered_at
+                for query in self._queries.values()
+                if query.answered_at is not None
+                and query.update is not None
+                and query.update.delivered_at is not None
+            ]
+
+    def unanswered_queries(self) -> list[str]:
+        """Ids of the callback queries never answered successfully, oldest first."""
+        with self._lock:
+            return [query.id for query in self._queries.values() if not query.answers]
+
+    def command_latencies(self) -> list[float]:
+        """Seconds from delivering each ``/command`` to the bot's next message in its chat.
+
+        For every text starting with ``/`` written with :meth:`send_text` and delivered to the
+        bot, in order: from its delivery to the arrival of the first accepted sendMessage into
+        the same chat that arrived at or after it. Commands without such a message are skipped.
+        """
+        latencies: list[float] = []
+        with self._lock:
+            for chat_id, update in self._command_updates:
+                delivered = update.delivered_at
+                if delivered is None:
+                    continue
+                sends = self._sends_at.get(chat_id, [])
+                i = bisect.bisect_left(sends, delivered)
+                if i < len(sends):
+                    latencies.append(sends[i] - delivered)
+        return latencies
 
     @property
     def updates(self) -> list[JSONDict]:
@@ -2006,6 +2357,50 @@ class FakeTelegram:
             self._faults.setdefault(canonical, deque()).append(
                 _Fault(ApiError(error_code, description, retry_after), times)
             )
+
+    def set_fault_rate(
+        self,
+        rate: float,
+        *,
+        methods: Iterable[str] | None = None,
+        codes: Sequence[int] = (429, 502),
+        retry_after: int = 1,
+        seed: int = 0,
+    ) -> None:
+        """Fail each matching call with probability ``rate`` (``0`` turns this off).
+
+        ``methods``: which methods (default: all but getUpdates). A failing call gets one of
+        ``codes`` at random: 429 "Too Many Requests: retry after ``retry_after``" (PTB raises
+        RetryAfter), 502 "Bad Gateway", 500 "Internal Server Error", 503, 504 (Telegram's
+        JSON error with that HTTP status: PTB raises NetworkError). Failed calls are not
+        executed, are not counted by the limits and are listed in :attr:`injected_faults`.
+        Deterministic: each method has its own ``random.Random`` stream seeded from ``seed``
+        and the method's name, so whether the k-th call of a method fails depends only on
+        ``seed``, the method and k, not on how the bot's calls of different methods
+        interleave. Calling this again restarts the streams.
+        """
+        if not 0 <= rate <= 1:
+            raise ValueError(f"rate must be within [0, 1], not {rate}")
+        codes = tuple(int(code) for code in codes)
+        if rate and not codes:
+            raise ValueError("no error codes to inject")
+        for code in codes:
+            if code != 429 and not 500 <= code <= 599:
+                raise ValueError(f"random faults are 429 or 5xx, not {code}")
+        if retry_after < 1:
+            raise ValueError("retry_after must be at least 1")
+        chosen = (
+            None
+            if methods is None
+            else frozenset(self._method_names.get(m.lower(), m) for m in methods)
+        )
+        with self._lock:
+            self._fault_rate = float(rate)
+            self._fault_methods = chosen
+            self._fault_codes = codes
+            self._fault_retry_after = retry_after
+            self._fault_seed = seed
+            self._fault_rngs = {}
 
     def inject_retry_after(self, method: str, retry_after: int = 5, *, times: int = 1) -> None:
         """The next ``times`` calls of ``method`` get 429 "Too Many Requests: retry after N"."""
@@ -2067,10 +2462,7 @@ class FakeTelegram:
         """Wait for a (non-deleted) bot message in ``chat`` whose text contains ``contains``."""
 
         def find() -> FakeMessage | None:
-            for message in reversed(self.bot_messages(chat)):
-                if contains in message.text:
-                    return message
-            return None
+            return self._newest(chat, lambda m: m.from_bot and contains in m.text)
 
         return await self.wait_for(find, timeout, message=f"a bot message containing {contains!r}")
 
@@ -2078,7 +2470,9 @@ class FakeTelegram:
         """Wait until the bot has fetched every update created so far."""
 
         def delivered() -> bool:
+            # getUpdates hands out the oldest pending updates first: the delivered ones are a
+            # prefix of the pending ones, so the newest tells.
             with self._lock:
-                return all(u.delivered for u in self._updates)
+                return not self._updates or self._updates[-1].delivered
 
         await self.wait_for(delivered, timeout, message="all updates delivered")

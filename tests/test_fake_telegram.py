@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dtm
 import os
 import subprocess
@@ -10,7 +11,8 @@ import sys
 import textwrap
 import time
 import warnings
-from collections.abc import AsyncIterator
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -26,7 +28,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Conflict, Forbidden, RetryAfter
+from telegram.error import BadRequest, Conflict, Forbidden, NetworkError, RetryAfter
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -40,8 +42,11 @@ from telegram.warnings import PTBDeprecationWarning
 
 from tests.fake_telegram import (
     ButtonNotFound,
+    CallbackAnswer,
     EntityParseError,
     FakeTelegram,
+    GroupPeak,
+    Limits,
     bot_command_entities,
     parse_html,
 )
@@ -675,3 +680,429 @@ def test_threaded_server_survives_a_blocked_caller() -> None:
         )
         assert out.stdout.strip() == "briscola_bot"
         assert fake.count("getMe") == 1
+
+
+# ------------------------------------------------------------------ flood limits
+
+
+class ManualClock:
+    """A monotonic clock the test moves by hand (``FakeTelegram(clock=...)``)."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+async def retry_after_of(call: Awaitable[Any]) -> int:
+    """Await a PTB call that must fail with RetryAfter; its retry_after in whole seconds."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)  # retry_after int -> timedelta
+        with pytest.raises(RetryAfter) as info:
+            await call
+        value = info.value.retry_after
+    seconds = value.total_seconds() if isinstance(value, dtm.timedelta) else value
+    assert seconds == int(seconds)
+    return int(seconds)
+
+
+@asynccontextmanager
+async def limited(
+    limits: Limits | None, clock: ManualClock, **options: Any
+) -> AsyncIterator[tuple[FakeTelegram, Bot]]:
+    async with (
+        FakeTelegram(limits=limits, clock=clock, **options) as fake,
+        Bot(TOKEN, base_url=fake.base_url) as ptb_bot,  # no rate limiter: the fake must refuse
+    ):
+        yield fake, ptb_bot
+        assert not fake.internal_errors, fake.internal_errors
+
+
+async def test_group_limit_refuses_with_retry_after_and_does_not_execute() -> None:
+    clock = ManualClock()
+    async with limited(Limits(), clock) as (fake, bot):
+        alice = fake.user(1, "Alice")
+        fake.group(GROUP_ID, "Tavolo", members=[alice])
+        await fake.send_text(alice, alice, "/start")
+        first = await bot.send_message(GROUP_ID, "Tavolo aperto")  # t = 0
+        for _ in range(9):
+            clock.advance(1)
+            await bot.edit_message_text(f"t={clock.now}", GROUP_ID, first.message_id)
+        for _ in range(10):  # any method with the group's chat_id counts
+            clock.advance(1)
+            await bot.get_chat_member(GROUP_ID, alice.id)
+        assert clock.now == 19  # 20 calls into the group within 19 s: the limit
+        await bot.send_message(alice.id, "private chats are not the group")
+        query = await fake.press_raw(alice, GROUP_ID, first.message_id, "x")
+        assert await bot.answer_callback_query(query)  # no chat_id: never limited
+
+        clock.advance(1.5)  # t = 20.5; the window has room when the call at t = 0 is 60 s old
+        assert await retry_after_of(bot.send_message(GROUP_ID, "di troppo")) == 40
+        async with httpx.AsyncClient() as client:
+            response = await client.post(
+                f"{fake.base_url}{TOKEN}/editMessageText",
+                data={"chat_id": str(GROUP_ID), "message_id": "1", "text": "nope"},
+            )
+        assert response.status_code == 429
+        assert response.json() == {
+            "ok": False,
+            "error_code": 429,
+            "description": "Too Many Requests: retry after 40",
+            "parameters": {"retry_after": 40},
+        }
+        assert await retry_after_of(bot.get_chat(GROUP_ID)) == 40
+
+        # not executed: no new message, the text is the last accepted edit
+        assert [m.text for m in fake.messages(GROUP_ID)] == ["t=9.0"]
+        violations = fake.limit_violations
+        assert [(c.method, c.refused_by) for c in violations] == [
+            ("sendMessage", "group_per_minute"),
+            ("editMessageText", "group_per_minute"),
+            ("getChat", "group_per_minute"),
+        ]
+        assert all(c.error_code == 429 and c.arrived == 20.5 for c in violations)
+        assert fake.injected_faults == []
+
+        clock.advance(39.4)  # t = 59.9: still full, a little less to wait
+        assert await retry_after_of(bot.send_message(GROUP_ID, "quasi")) == 1
+        clock.advance(0.1)  # t = 60: the first call left the window
+        await bot.send_message(GROUP_ID, "di nuovo")
+        assert await retry_after_of(bot.send_message(GROUP_ID, "e ancora")) == 1
+        assert fake.max_group_calls_per_minute() == GroupPeak(20, GROUP_ID, 0.0)
+
+
+async def test_overall_limit_counts_calls_with_a_chat_id_only() -> None:
+    clock = ManualClock(100.0)
+    overall = Limits(group_per_minute=None, overall_per_second=30)
+    async with limited(overall, clock, threaded=True) as (fake, bot):
+        users = [fake.user(i, f"U{i}") for i in range(1, 11)]
+        for user in users:
+            await fake.send_text(user, user, "/start")
+        fake.group(GROUP_ID, "Tavolo")
+        for i in range(30):  # 30 calls in the same instant, into 11 chats
+            await bot.send_message(GROUP_ID if i % 3 == 0 else users[i % 10].id, f"#{i}")
+        assert await retry_after_of(bot.send_message(users[0].id, "31st")) == 1
+        assert await retry_after_of(bot.get_chat(GROUP_ID)) == 1
+        # calls without chat_id are not counted
+        assert (await bot.get_me()).username == "fake_bot"
+        assert await bot.set_my_commands([BotCommand("nuova", "Nuova partita")])
+        assert await bot.get_updates() != ()
+        assert [c.refused_by for c in fake.limit_violations] == ["overall_per_second"] * 2
+
+        clock.advance(0.999)
+        assert await retry_after_of(bot.send_message(users[1].id, "not yet")) == 1
+        clock.advance(0.001)  # a second after the burst
+        await bot.send_message(users[1].id, "room again")
+        assert fake.count("sendMessage", ok=True) == 31
+        assert len(fake.limit_violations) == 3
+
+
+async def test_private_limit_per_chat() -> None:
+    clock = ManualClock()
+    one_per_second = Limits(group_per_minute=None, overall_per_second=None, private_per_second=1)
+    async with limited(one_per_second, clock) as (fake, bot):
+        alice, bob = fake.user(1, "Alice"), fake.user(2, "Bob")
+        fake.group(GROUP_ID, "Tavolo")
+        for user in (alice, bob):
+            await fake.send_text(user, user, "/start")
+        await bot.send_message(alice.id, "uno")
+        assert await retry_after_of(bot.send_message(alice.id, "due")) == 1
+        await bot.send_message(bob.id, "another chat")  # per chat
+        for i in range(5):
+            await bot.send_message(GROUP_ID, f"groups are not private {i}")
+        clock.advance(1)
+        await bot.send_message(alice.id, "due")
+        assert [m.text for m in fake.bot_messages(alice)] == ["uno", "due"]
+        assert [(c.params["chat_id"], c.refused_by) for c in fake.limit_violations] == [
+            (alice.id, "private_per_second")
+        ]
+
+    clock = ManualClock()
+    slow = Limits(group_per_minute=None, overall_per_second=None, private_per_second=0.5)
+    async with limited(slow, clock) as (fake, bot):
+        alice = fake.user(1, "Alice")
+        await fake.send_text(alice, alice, "/start")
+        await bot.send_message(alice.id, "uno")
+        assert await retry_after_of(bot.send_message(alice.id, "due")) == 2  # one per 2 s
+        clock.advance(1.5)
+        assert await retry_after_of(bot.send_message(alice.id, "due")) == 1
+        clock.advance(0.5)
+        await bot.send_message(alice.id, "due")
+
+    clock = ManualClock()
+    bursts = Limits(group_per_minute=None, overall_per_second=None, private_per_second=3)
+    async with limited(bursts, clock) as (fake, bot):
+        alice = fake.user(1, "Alice")
+        await fake.send_text(alice, alice, "/start")
+        for i in range(3):
+            await bot.send_message(alice.id, f"burst {i}")
+        assert await retry_after_of(bot.send_message(alice.id, "fourth")) == 1
+        assert len(fake.bot_messages(alice)) == 3
+
+
+async def test_refused_calls_are_not_counted() -> None:
+    clock = ManualClock()
+    async with limited(Limits(group_per_minute=3), clock) as (fake, bot):
+        fake.group(GROUP_ID, "Tavolo")
+        for _ in range(3):  # t = 0, 1, 2
+            await bot.send_message(GROUP_ID, f"t={clock.now}")
+            clock.advance(1)
+        while clock.now < 60:  # a bot hammering on: refused every second, t = 3 ... 59
+            expected = 60 - int(clock.now)
+            assert await retry_after_of(bot.send_message(GROUP_ID, "again")) == expected
+            clock.advance(1)
+        assert len(fake.limit_violations) == 57
+        # at t = 60 the call of t = 0 has left the window; 57 refusals did not fill it
+        await bot.send_message(GROUP_ID, "t=60")
+        assert len(fake.bot_messages(GROUP_ID)) == 4
+        assert fake.max_group_calls_per_minute() == GroupPeak(3, GROUP_ID, 0.0)
+
+
+async def test_max_group_calls_per_minute_without_limits() -> None:
+    clock = ManualClock()
+    other = GROUP_ID - 1
+    async with limited(None, clock) as (fake, bot):
+        assert fake.max_group_calls_per_minute() == GroupPeak(0, None, None)
+        alice = fake.user(1, "Alice")
+        await fake.send_text(alice, alice, "/start")
+        fake.group(GROUP_ID, "Tavolo")
+        fake.group(other, "Altro", username="altro")
+        for at in (0, 10, 50, 59, 60, 70):  # 60 s after a call is another minute
+            clock.now = at
+            await bot.get_chat(GROUP_ID)
+        for _ in range(4):
+            await bot.send_message("@altro", "by username")  # t = 70
+        fake.inject_error("sendMessage", 400, "Bad Request: scripted", times=5)
+        for _ in range(5):  # refused before the limits: not counted
+            with pytest.raises(BadRequest):
+                await bot.send_message(other, "x")
+        assert [c.refused_by for c in fake.calls_of("sendMessage")[-5:]] == ["injected"] * 5
+        for _ in range(10):
+            await bot.send_message(alice.id, "private chats are not groups")
+        assert fake.max_group_calls_per_minute() == GroupPeak(4, GROUP_ID, 0.0)
+        with pytest.raises(BadRequest, match="Unsupported parse_mode"):
+            await bot.send_message(other, "a 400 counts too: it passed the limits", parse_mode="x")
+        assert fake.max_group_calls_per_minute() == GroupPeak(5, other, 70.0)
+
+
+# ------------------------------------------------------------------ random faults
+
+
+async def fault_pattern(seed: int, rate: float = 0.5) -> list[str]:
+    """Make 40 calls under set_fault_rate; what each raised ("ok" if nothing)."""
+    async with limited(None, ManualClock()) as (fake, bot):
+        alice = fake.user(1, "Alice")
+        await fake.send_text(alice, alice, "/start")
+        fake.set_fault_rate(rate, seed=seed, retry_after=3)
+        outcomes: list[str] = []
+        for i in range(40):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", PTBDeprecationWarning)  # RetryAfter(int)
+                    if i % 2:
+                        await bot.send_message(alice.id, f"#{i}")
+                    else:
+                        await bot.get_chat(alice.id)
+            except RetryAfter:
+                outcomes.append("RetryAfter")
+            except NetworkError as err:
+                assert type(err) is NetworkError and err.message == "Bad Gateway"
+                outcomes.append("NetworkError")
+            else:
+                outcomes.append("ok")
+        for _ in range(5):
+            await bot.get_updates()  # never faulted by default
+        sent = sum(1 for i, o in enumerate(outcomes) if i % 2 and o == "ok")
+        assert len(fake.bot_messages(alice)) == sent  # failed calls were not executed
+        faults = fake.injected_faults
+        assert len(faults) == outcomes.count("RetryAfter") + outcomes.count("NetworkError")
+        assert {(c.error_code, c.description, c.refused_by) for c in faults} <= {
+            (429, "Too Many Requests: retry after 3", "random_fault"),
+            (502, "Bad Gateway", "random_fault"),
+        }
+        assert fake.limit_violations == []
+        return outcomes
+
+
+async def test_random_faults_are_reproducible_and_502_is_a_network_error() -> None:
+    first = await fault_pattern(seed=7)
+    assert first == await fault_pattern(seed=7)
+    assert first != await fault_pattern(seed=8)
+    assert {"ok", "RetryAfter", "NetworkError"} == set(first)
+    assert await fault_pattern(seed=7, rate=0) == ["ok"] * 40
+    assert set(await fault_pattern(seed=7, rate=1)) == {"RetryAfter", "NetworkError"}
+
+
+async def test_random_faults_of_a_method_do_not_depend_on_other_calls() -> None:
+    async def send_statuses(interleaved: str | None) -> list[int]:
+        async with limited(None, ManualClock()) as (fake, _):
+            alice = fake.user(1, "Alice")
+            await fake.send_text(alice, alice, "/start")
+            fake.set_fault_rate(0.3, seed=5, codes=(502,))
+            statuses: list[int] = []
+            async with httpx.AsyncClient() as client:
+                for i in range(30):
+                    if interleaved and i % 3:
+                        await client.post(f"{fake.base_url}{TOKEN}/{interleaved}", data={})
+                    response = await client.post(
+                        f"{fake.base_url}{TOKEN}/sendMessage", data={"chat_id": "1", "text": "x"}
+                    )
+                    statuses.append(response.status_code)
+            return statuses
+
+    alone = await send_statuses(None)
+    assert {200, 502} == set(alone)
+    assert await send_statuses("getMe") == alone
+    assert await send_statuses("getMyCommands") == alone
+
+
+async def test_random_faults_per_method_and_code(fake: FakeTelegram, bot: Bot) -> None:
+    alice = fake.user(1, "Alice")
+    await fake.send_text(alice, alice, "/start")
+    fake.set_fault_rate(1, methods=["sendmessage"], codes=(500,))
+    await bot.get_chat(alice.id)  # other methods pass
+    with pytest.raises(NetworkError) as info:
+        await bot.send_message(alice.id, "x")
+    assert info.value.message == "Internal Server Error"
+    assert fake.calls[-1].error_code == 500
+    fake.set_fault_rate(0)
+    await bot.send_message(alice.id, "x")
+    fake.set_fault_rate(1, methods=["getUpdates"], codes=(502,))
+    async with httpx.AsyncClient() as client:
+        response = await client.post(f"{fake.base_url}{TOKEN}/getUpdates")
+    assert response.status_code == 502
+    assert response.json() == {"ok": False, "error_code": 502, "description": "Bad Gateway"}
+    assert [c.method for c in fake.injected_faults] == ["sendMessage", "getUpdates"]
+    with pytest.raises(ValueError):
+        fake.set_fault_rate(1.5)
+    with pytest.raises(ValueError):
+        fake.set_fault_rate(0.1, codes=(400,))
+
+
+# ------------------------------------------------------------------ latencies
+
+
+async def test_tap_and_command_latencies_on_the_fake_clock() -> None:
+    clock = ManualClock()
+    async with limited(None, clock) as (fake, bot):
+        alice, bob = fake.user(1, "Alice"), fake.user(2, "Bob")
+        group = fake.group(GROUP_ID, "Tavolo")
+        await fake.send_text(alice, alice, "/start")
+        updates = await bot.get_updates()  # delivered at t = 0
+        clock.advance(0.5)
+        await bot.send_message(alice.id, "Scegli", reply_markup=keyboard(("A", "a")))
+        pressed = await fake.press(alice, fake.last_message(alice), "a")
+        forged = await fake.press_raw(alice, alice, 99, "forged")
+        failed = await fake.press_raw(alice, alice, 98, "failed")
+        clock.advance(1)
+        updates = await bot.get_updates(offset=updates[-1].update_id + 1)  # t = 1.5
+        assert len(updates) == 3
+        clock.advance(0.25)
+        assert await bot.answer_callback_query(pressed)  # t = 1.75
+        clock.advance(1)
+        with pytest.raises(BadRequest):  # the second answer is refused: the first one counts
+            await bot.answer_callback_query(pressed)
+        fake.inject_error("answerCallbackQuery", 400, "Bad Request: scripted")
+        with pytest.raises(BadRequest):
+            await bot.answer_callback_query(failed)
+
+        await fake.send_text(bob, group, "/new")
+        await bot.send_message(GROUP_ID, "before the delivery: not an answer")
+        clock.advance(1)
+        updates = await bot.get_updates(offset=updates[-1].update_id + 1)  # t = 3.75
+        clock.advance(2)
+        await bot.send_message(alice.id, "another chat")
+        clock.advance(1)
+        await bot.send_message(GROUP_ID, "Nuova partita")  # t = 6.75: 3 s
+        await bot.send_message(GROUP_ID, "only the first message counts")
+        await fake.send_text(bob, group, "/help")  # never answered: no latency
+        await fake.send_text(bob, group, "not a command")
+        clock.advance(1)
+        await bot.get_updates(offset=updates[-1].update_id + 1)
+
+        assert fake.tap_latencies() == [0.25]
+        assert fake.unanswered_queries() == [forged, failed]
+        assert fake.answers_to(pressed) == [CallbackAnswer(None, False, None, None)]
+        assert fake.answers_to(failed) == []
+        assert fake.answer_attempts(failed) == 0  # refused before it ran
+        assert fake.command_latencies() == [0.5, 3.0]
+
+
+async def test_latencies_of_a_polling_app(fake: FakeTelegram) -> None:
+    async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_message is not None
+        await update.effective_message.reply_text("Menu", reply_markup=keyboard(("A", "a")))
+
+    async def button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.callback_query is not None
+        await update.callback_query.answer()
+
+    alice = fake.user(1, "Alice")
+    async with polling_app(fake, CommandHandler("start", start), CallbackQueryHandler(button)):
+        await fake.send_text(alice, alice, "/start")
+        menu = await fake.wait_for_text(alice, "Menu")
+        await fake.answer_for(await fake.press(alice, menu, "a"))
+    (command,) = fake.command_latencies()
+    (tap,) = fake.tap_latencies()
+    assert 0 <= command < 5 and 0 <= tap < 5
+    assert fake.unanswered_queries() == []
+    arrived = fake.calls_of("sendMessage")[0].arrived
+    assert fake.calls_of("sendMessage")[0].at >= arrived > 0
+
+
+async def test_clock_drives_callback_query_ttl() -> None:
+    clock = ManualClock()
+    async with limited(None, clock, callback_query_ttl=15) as (fake, bot):
+        alice = fake.user(1, "Alice")
+        fresh = await fake.press_raw(alice, alice, 1, "a")
+        old = await fake.press_raw(alice, alice, 1, "b")
+        clock.advance(15)
+        assert await bot.answer_callback_query(fresh)
+        clock.advance(0.001)
+        with pytest.raises(BadRequest, match="Query is too old"):
+            await bot.answer_callback_query(old)
+
+
+# ------------------------------------------------------------------ a long run
+
+
+async def test_many_updates_and_calls_stay_consistent(fake: FakeTelegram, bot: Bot) -> None:
+    """The indexes behind getUpdates, wait_delivered and count agree with the call log."""
+    alice = fake.user(1, "Alice")
+    for i in range(450):
+        await fake.send_text(alice, alice, f"m{i}")
+    seen: list[str] = []
+    offset = 0
+    while len(seen) < 450:
+        batch = await bot.get_updates(offset=offset, limit=100)
+        assert 0 < len(batch) <= 100
+        seen += [u.message.text for u in batch if u.message and u.message.text]
+        offset = batch[-1].update_id + 1
+        assert fake.pending_updates()[0]["update_id"] == batch[0].update_id
+    assert seen == [f"m{i}" for i in range(450)]
+    await fake.wait_delivered(timeout=1)
+    await fake.send_text(alice, alice, "late")
+    with pytest.raises(TimeoutError):
+        await fake.wait_delivered(timeout=0.1)
+    assert len(await bot.get_updates(offset=-1)) == 1
+    await fake.wait_delivered(timeout=1)
+
+    mark = fake.mark()
+    for i in range(30):
+        with contextlib.suppress(BadRequest):
+            await bot.send_message(alice.id, "" if i % 3 == 0 else f"#{i}")
+    log = fake.calls
+    for method in ("sendMessage", "getUpdates", "getMe"):
+        for since in (0, 5, mark, mark + 7, len(log)):
+            expected = [c for c in log if c.method == method and c.seq > since]
+            assert fake.calls_of(method, since=since) == expected
+            for ok in (None, True, False):
+                assert fake.count(method, since=since, ok=ok) == sum(
+                    1 for c in expected if ok is None or c.ok == ok
+                )
+    assert fake.counts() == Counter(c.method for c in log)
+    assert fake.counts(since=mark) == {"sendMessage": 30}
