@@ -1,0 +1,461 @@
+"""Issue 10 end to end: the bot (`python -m bot`, a real process) against a stand-in Bot API
+that enforces Telegram's limits (20 calls a minute into a group, counting every call that
+names it; 30 calls a second that name a chat; one a second into a private chat) and answers
+a call over a limit with 429, as Telegram does. The bot runs with Telegram's own numbers.
+
+Each test ends with the same checks (`strict_telegram`): no call was refused for a limit
+(no 429 of the bot's own making), nothing failed but the faults the test injected, and the
+bot's log holds no traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import signal
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser, Limits
+from tests.test_e2e import (
+    BOT_NAME,
+    EXPECTED_FAILURES,
+    NOT_YOUR_TURN,
+    OK,
+    WAIT,
+    BotProcess,
+    Store,
+    action_of,
+    bot_guard,
+    card_buttons,
+    hand_message,
+    say,
+    table_message,
+)
+
+NOT_ALLOWED = "Solo chi ha aperto il tavolo o un amministratore può farlo."
+TELEGRAM_LIMITS = Limits(group_per_minute=20, overall_per_second=30, private_per_second=1.0)
+# The bot with Telegram's numbers (the other e2e tests raise them to go fast).
+REAL_PACE = {
+    "GROUP_RATE_PER_MINUTE": "20",
+    "RATE_PER_SECOND": "30",
+    "PRIVATE_RATE_PER_SECOND": "1",
+    "GROUP_EDIT_INTERVAL": "3",
+}
+
+
+@contextlib.asynccontextmanager
+async def strict_telegram(allow: tuple[str, ...] = ()) -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram(threaded=True, bot_username=BOT_NAME, limits=TELEGRAM_LIMITS) as fake:
+        yield fake
+        assert not fake.internal_errors, fake.internal_errors
+        over = [(c.method, c.params.get("chat_id"), c.refused_by) for c in fake.limit_violations]
+        assert not over, f"429s of the bot's own making: {over}"
+        failed = [
+            (c.method, c.description)
+            for c in fake.calls
+            if c.method != "getUpdates"
+            and not c.ok
+            and c.refused_by not in ("random_fault", "injected")
+            and not any(e in (c.description or "") for e in EXPECTED_FAILURES + allow)
+        ]
+        assert not failed, failed
+        assert fake.max_group_calls_per_minute().calls <= 20
+
+
+async def answered(fake: FakeTelegram, qid: str, timeout: float = WAIT) -> str:
+    """The text of the (first successful) answer to a tap, however many tries it took."""
+    await fake.wait_for(
+        lambda: qid not in fake.unanswered_queries(), timeout, message=f"query {qid} answered"
+    )
+    return fake.answers_to(qid)[0].text or ""
+
+
+async def open_due(
+    fake: FakeTelegram, group: FakeChat, creator: FakeUser, joiner: FakeUser | None
+) -> None:
+    await fake.send_text(creator, group, f"/new@{BOT_NAME} due")
+    await fake.wait_for(lambda: table_message(fake, group).button("Entra"), WAIT)
+    if joiner is not None:
+        reply = await say(fake, joiner, group, "/join")
+        assert "seduto" in reply.text, reply.text
+    else:
+        qid = await fake.press(creator, table_message(fake, group).button("+ 🤖 normale"))
+        assert await answered(fake, qid) == ""
+
+
+async def start(fake: FakeTelegram, group: FakeChat, creator: FakeUser) -> None:
+    qid = await fake.press(creator, table_message(fake, group).button("Inizia"))
+    assert await answered(fake, qid) == ""
+    await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
+
+
+async def tap_cards(
+    fake: FakeTelegram, user: FakeUser, until: float, rng: random.Random
+) -> tuple[int, list[str]]:
+    """A person who taps a card of their hand message as soon as they see one, whether it is
+    their turn or not, until `until` (loop time). Returns the taps accepted and every answer."""
+    loop = asyncio.get_running_loop()
+    played, answers = 0, []
+    while loop.time() < until:
+        try:
+            msg = hand_message(fake, user)
+        except LookupError:
+            await asyncio.sleep(0.2)
+            continue
+        cards = card_buttons(msg)
+        if not cards:
+            await asyncio.sleep(0.2)
+            continue
+        button = rng.choice(cards)
+        answer = await answered(fake, await fake.press(user, button))
+        answers.append(answer)
+        if answer == OK:
+            played += 1
+            with contextlib.suppress(TimeoutError):  # the card leaves the hand message
+                await fake.wait_for(
+                    lambda b=button: (
+                        b.callback_data
+                        not in [x.callback_data for x in hand_message(fake, user).buttons]
+                    ),
+                    WAIT,
+                )
+        else:
+            await asyncio.sleep(0.3)
+    return played, answers
+
+
+# ------------------------------------------------------------------------------ the tests
+
+
+async def test_fast_tapper_on_start_never_freezes_the_group(tmp_path: Path) -> None:
+    """Issue 10.1: 40 quick taps on "Inizia" by someone who may not start the table are all
+    answered at once; Telegram is asked whether they are an admin once; the table still
+    starts and updates; SIGTERM then stops the bot promptly."""
+    async with asyncio.timeout(120), strict_telegram() as fake:
+        ana, bea = fake.user(301, "Ana"), fake.user(302, "Bea <3")
+        group = fake.group(-100301, "Tappers", members=[ana, bea])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            await bot.start()
+            await say(fake, ana, ana, "/start")
+            await say(fake, bea, bea, "/start")
+            await open_due(fake, group, ana, bea)
+            button = await fake.wait_for(lambda: table_message(fake, group).button("Inizia"), WAIT)
+            qids = [await fake.press(bea, button) for _ in range(40)]
+            answers = [await answered(fake, q) for q in qids]
+            assert set(answers) == {NOT_ALLOWED}, answers
+            asks = [
+                c
+                for c in fake.calls_of("getChatMember")
+                if int(c.params["user_id"]) == bea.id and c.refused_by is None
+            ]
+            assert len(asks) == 1  # asked once, remembered
+            assert max(fake.tap_latencies()) < 5.0  # before: 15-22 s, and 40 never answered
+            await start(fake, group, ana)  # the creator is never asked about
+            assert not [
+                c for c in fake.calls_of("getChatMember") if int(c.params["user_id"]) == ana.id
+            ]
+            until = asyncio.get_running_loop().time() + 8
+            (played, _), (played_bea, _) = await asyncio.gather(
+                tap_cards(fake, ana, until, random.Random(1)),
+                tap_cards(fake, bea, until, random.Random(2)),
+            )
+            assert played >= 2 and played_bea >= 2, (played, played_bea)
+            t0 = time.monotonic()
+            assert await bot.stop(signal.SIGTERM) == 0
+            assert time.monotonic() - t0 < 10.0  # before: more than 20 s
+            bot.check_logs()
+
+
+async def test_many_groups_at_once_stay_within_limits_and_every_tap_is_answered(
+    tmp_path: Path,
+) -> None:
+    """Issue 10.2: 16 groups play at once, each person tapping as fast as they can. No 429 of
+    the bot's own making (checked by `strict_telegram`), every tap answered, every group's
+    play goes on, and every accepted tap is exactly one stored move."""
+    async with asyncio.timeout(180), strict_telegram() as fake:
+        people = [fake.user(400 + i, f"P{i} & <co>") for i in range(16)]
+        groups = [fake.group(-100400 - i, f"G{i}", members=[people[i]]) for i in range(16)]
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            for p in people:
+                await say(fake, p, p, "/start")
+            await asyncio.gather(
+                *(open_due(fake, g, p, None) for g, p in zip(groups, people, strict=True))
+            )
+            await asyncio.gather(*(start(fake, g, p) for g, p in zip(groups, people, strict=True)))
+            until = asyncio.get_running_loop().time() + 25
+            results = await asyncio.gather(
+                *(tap_cards(fake, p, until, random.Random(i)) for i, p in enumerate(people))
+            )
+            assert not fake.unanswered_queries()
+            for (played, answers), p, g in zip(results, people, groups, strict=True):
+                assert played >= 3, (p.first_name, answers)
+                assert set(answers) <= {
+                    OK,
+                    NOT_YOUR_TURN,
+                    "Pulsante scaduto: usa quelli aggiornati.",
+                }
+                tid = int(store.table(g.id)["table_id"])
+                mine = [m for m in store.moves(tid) if m[4] == p.id]
+                assert len(mine) == played
+            lat = sorted(fake.tap_latencies())
+            assert lat[int(0.99 * (len(lat) - 1))] < 2.0, lat[-10:]
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()
+
+
+async def test_a_tap_is_answered_before_computer_players_think(tmp_path: Path) -> None:
+    """Issue 10.3: with `hard` computers thinking (their search in worker processes), a tap
+    is answered as soon as the move is stored, before any computer moves; and a person at
+    another table is answered at once meanwhile."""
+    async with asyncio.timeout(150), strict_telegram() as fake:
+        ana, bea = fake.user(501, "Ana"), fake.user(502, "Bea")
+        g1 = fake.group(-100501, "Hard", members=[ana])
+        g2 = fake.group(-100502, "Other", members=[bea])
+        env = {**REAL_PACE, "HARD_BUDGET": "1.0", "BOT_MOVE_DELAY": "0.5"}
+        with bot_guard(BotProcess(fake, tmp_path, **env)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            for p in (ana, bea):
+                await say(fake, p, p, "/start")
+            await fake.send_text(ana, g1, f"/new@{BOT_NAME} quattro")
+            await fake.wait_for(lambda: table_message(fake, g1).button("Entra"), WAIT)
+            for _ in range(3):
+                qid = await fake.press(ana, table_message(fake, g1).button("+ 🤖 difficile"))
+                assert await answered(fake, qid) == ""
+            await fake.wait_for(lambda: "(4/4)" in table_message(fake, g1).text, WAIT)
+            await start(fake, g1, ana)
+            await open_due(fake, g2, bea, None)
+            await start(fake, g2, bea)
+            tid = int(store.table(g1.id)["table_id"])
+            other_answers: list[float] = []
+            for checked in range(4):
+                # wait for Ana's turn: her cards are buttons and the computers have moved
+                def ana_to_play() -> Any:
+                    hand = store.hand(g1.id)
+                    return hand_message(fake, ana) if hand_turn(hand) == 0 else None
+
+                msg = await fake.wait_for(ana_to_play, 60, message="Ana's turn")
+                before = len(store.moves(tid))
+                button = random.Random(checked).choice(card_buttons(msg))
+                qid = await fake.press(ana, button)
+                assert await answered(fake, qid) == OK
+                # the answer came before any computer moved (they move after 0.5 s and think)
+                assert len(store.moves(tid)) == before + 1
+                # meanwhile, at the other table, Bea's taps are answered at once
+                t0 = asyncio.get_running_loop().time()
+                cards = card_buttons(hand_message(fake, bea))
+                await answered(fake, await fake.press(bea, cards[0]))
+                other_answers.append(asyncio.get_running_loop().time() - t0)
+                await fake.wait_for(
+                    lambda button=button: (
+                        action_of(button)
+                        not in [action_of(b) for b in card_buttons(hand_message(fake, ana))]
+                    ),
+                    WAIT,
+                )
+            assert max(other_answers) < 1.0, other_answers
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()
+
+
+def hand_turn(hand: dict[str, Any]) -> int:
+    from bot.engine import HandState
+
+    state = HandState.from_dict(hand)
+    return -1 if state.is_terminal() else state.current
+
+
+async def test_faults_on_every_method_are_retried_and_every_tap_answered(tmp_path: Path) -> None:
+    """Issue 10.4: with 5 % of all calls answered 429 or 502, every tap is answered exactly
+    once, every command gets its reply, the match is played to the end and the ledger
+    written once; nothing reaches the log as a traceback."""
+    async with asyncio.timeout(240), strict_telegram() as fake:
+        ana = fake.user(601, "Ana")
+        group = fake.group(-100601, "Faulty", members=[ana])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            await say(fake, ana, ana, "/start")
+            # a command's reply meets a 502, then a 429: it still arrives
+            fake.inject_error("sendMessage", 502, "Bad Gateway")
+            fake.inject_retry_after("sendMessage", 1)
+            assert "/new" in (await say(fake, ana, group, "/help")).text
+            assert len([c for c in fake.calls_of("sendMessage") if not c.ok]) == 2
+            fake.set_fault_rate(0.05, codes=(429, 502), seed=10)
+            for command in ("/rules", "/score"):
+                await say(fake, ana, group, command)
+            await open_due(fake, group, ana, None)
+            reply = await say(fake, ana, group, "/settings match=single")
+            assert reply.text == "Impostato."
+            await start(fake, group, ana)
+            rng = random.Random(3)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 200
+            while store.table(group.id)["status"] != "finished" and loop.time() < deadline:
+                await tap_cards(fake, ana, loop.time() + 3, rng)
+                hand = store.hand(group.id)
+                if hand_turn(hand) == -1 and store.table(group.id)["status"] == "playing":
+                    button = await fake.wait_for(
+                        lambda: table_message(fake, group).button("Prossima mano"), WAIT
+                    )
+                    await answered(fake, await fake.press(ana, button))
+            assert store.table(group.id)["status"] == "finished"
+            assert not fake.unanswered_queries()
+            assert fake.injected_faults, "the test injected no fault"
+            methods = {c.method for c in fake.injected_faults}
+            assert {"answerCallbackQuery", "editMessageText"} <= methods, methods
+            assert {c.error_code for c in fake.injected_faults} == {429, 502}
+            assert len(store.ledger(group.id)) == 2  # one match: Ana and the computer
+            fake.set_fault_rate(0)
+            await fake.wait_for(
+                lambda: "Partita finita" in table_message(fake, group).text,
+                40,
+            )
+            assert not table_message(fake, group).buttons
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()
+
+
+async def test_leftover_buttons_are_frozen_or_cleared(tmp_path: Path) -> None:
+    """Issue 10.6: the variant picker loses its buttons once a variant is chosen (it becomes
+    the table); the lobby's buttons go at once when the game starts (not after the group's
+    edit interval); whoever leaves a running game, and everyone when it is cancelled, keeps
+    no live card buttons."""
+    async with asyncio.timeout(120), strict_telegram() as fake:
+        ana, bea, cleo = fake.user(701, "Ana"), fake.user(702, "Bea"), fake.user(703, "Cleo")
+        group = fake.group(-100701, "Leftovers", members=[ana, bea, cleo])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            for p in (ana, bea, cleo):
+                await say(fake, p, p, "/start")
+            picker = await say(fake, ana, group, "/new")
+            qid = await fake.press(ana, picker.button("Briscola a quattro (coppie)"))
+            assert await answered(fake, qid) == ""
+            await fake.wait_for(
+                lambda: "Entra" in str(fake.message(group, picker.message_id).keyboard), WAIT
+            )
+            assert not any(
+                "Briscola a due" in str(row)
+                for row in fake.message(group, picker.message_id).keyboard
+            )
+            for p in (bea, cleo):
+                assert "seduto" in (await say(fake, p, group, "/join")).text
+            qid = await fake.press(ana, table_message(fake, group).button("+ 🤖 normale"))
+            assert await answered(fake, qid) == ""
+            # a join just edited the table: the start must not wait the 3 s interval
+            await fake.wait_for(lambda: "(4/4)" in table_message(fake, group).text, WAIT)
+            qid = await fake.press(ana, table_message(fake, group).button("Inizia"))
+            assert await answered(fake, qid) == ""
+            t0 = asyncio.get_running_loop().time()
+            await fake.wait_for(
+                lambda: "Entra" not in str(table_message(fake, group).keyboard), WAIT
+            )
+            assert asyncio.get_running_loop().time() - t0 < 2.0
+            for p in (ana, bea, cleo):
+                await fake.wait_for(lambda p=p: card_buttons(hand_message(fake, p)), WAIT)
+            # Cleo leaves the running game: her hand message keeps no card buttons
+            reply = await say(fake, cleo, group, "/leave")
+            assert "computer" in reply.text
+            await fake.wait_for(lambda: not hand_message(fake, cleo).buttons, WAIT)
+            # the creator cancels: nobody keeps live buttons
+            table_id = table_message(fake, group).message_id
+            reply = await say(fake, ana, group, "/cancel")
+            assert "annullato" in reply.text.lower()
+            for p in (ana, bea, cleo):
+                await fake.wait_for(lambda p=p: not hand_message(fake, p).buttons, WAIT)
+            await fake.wait_for(lambda: not fake.message(group, table_id).buttons, WAIT)
+            assert store.table(group.id)["status"] == "cancelled"
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()
+
+
+async def test_a_restart_edits_nothing_that_is_already_shown(tmp_path: Path) -> None:
+    """Issue 10.5: after SIGKILL and a restart, the restored tables are rendered again but
+    not one edit is sent for a message that already shows its content (no "message is not
+    modified"), and play carries on."""
+    async with asyncio.timeout(120), strict_telegram() as fake:
+        people = [fake.user(801 + i, f"R{i}") for i in range(3)]
+        groups = [fake.group(-100801 - i, f"R{i}", members=[people[i]]) for i in range(3)]
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            for p in people:
+                await say(fake, p, p, "/start")
+            for g, p in zip(groups, people, strict=True):
+                await open_due(fake, g, p, None)
+                await start(fake, g, p)
+            loop = asyncio.get_running_loop()
+            await asyncio.gather(
+                *(
+                    tap_cards(fake, p, loop.time() + 4, random.Random(i))
+                    for i, p in enumerate(people)
+                )
+            )
+            # let every message show the stored state, then kill
+            await fake.wait_for(
+                lambda: all(
+                    settled(fake, store, g, p) for g, p in zip(groups, people, strict=True)
+                ),
+                30,
+            )
+            await asyncio.sleep(1.0)
+            await bot.kill9()
+            mark = fake.mark()
+            await bot.start()
+            await asyncio.sleep(3.0)
+            after = [c for c in fake.calls[mark:] if c.method in ("editMessageText", "sendMessage")]
+            assert not after, [(c.method, c.description) for c in after]
+            assert not [c for c in fake.calls[mark:] if not c.ok and c.method != "getUpdates"]
+            results = await asyncio.gather(
+                *(
+                    tap_cards(fake, p, loop.time() + 5, random.Random(9 + i))
+                    for i, p in enumerate(people)
+                )
+            )
+            assert all(played >= 1 for played, _ in results), results
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()
+
+
+def settled(fake: FakeTelegram, store: Store, group: FakeChat, person: FakeUser) -> bool:
+    """The person's hand message shows the stored hand (their cards as buttons)."""
+    from bot.engine import HandState
+
+    state = HandState.from_dict(store.hand(group.id))
+    held = sorted(int(c) for c in state.hands[0]) if not state.is_terminal() else []
+    shown = sorted(action_of(b) for b in card_buttons(hand_message(fake, person)))
+    return held == shown
+
+
+def test_a_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """A wrong value in the environment names the variable, with no traceback; an empty one
+    means "not set" (the default applies)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.test_e2e import REPO
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "TELEGRAM_"))}
+    env.update(BOT_TOKEN="1:x", HARD_BUDGET="soon", PYTHONPATH=str(REPO))
+    out = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "python -m bot: error: HARD_BUDGET: Input should be a valid number,"
+        " unable to parse string as a number"
+    ]
+    env.update(HARD_BUDGET="", COMPUTER_WORKERS="", BOT_TOKEN="")
+    out = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "BOT_TOKEN is not set" in out.stderr
+    assert "Traceback" not in out.stderr
