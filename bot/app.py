@@ -154,6 +154,11 @@ def _post_init(settings: Settings) -> Any:
         outbox = TelegramOutbox(
             application.bot, db, group_interval=settings.group_edit_interval, on_blocked=on_blocked
         )
+        limiter = application.bot.rate_limiter
+        if isinstance(limiter, PacedRateLimiter):  # Telegram counts calls across restarts
+            wall = time.time()
+            limiter.seed_group_calls(await db.recent_group_calls(wall - 120.0), wall)
+            limiter.on_group_call = db.record_group_call
         thinker = Thinker(workers=settings.computer_workers, budget=settings.hard_budget)
         thinker.start()
         service = TableService(

@@ -23,7 +23,9 @@ class Settings(BaseSettings):
     rate_per_second: int = Field(default=30, ge=1)
     group_rate_per_minute: int = Field(default=20, ge=1)
     private_rate_per_second: int = Field(default=1, ge=1)
-    group_edit_interval: float = 3.0  # seconds between two edits of a group's table message
+    # seconds between two edits of a group's table message: 15 a minute at most, so that of
+    # Telegram's 20 a minute per group some are left for answers and notices
+    group_edit_interval: float = 4.0
     bot_move_delay: float = 0.0  # seconds a computer player waits before moving
     # seconds the `hard` computer player thinks per move (it stops earlier when sure)
     hard_budget: float = Field(default=0.2, gt=0.0, le=10.0)

@@ -11,7 +11,10 @@ A window counts a call from the moment it is sent until `period` (plus a safety 
 after its answer arrived: Telegram saw it somewhere in between, so the next call that would
 make the window too full waits until the oldest one is surely out of Telegram's window.
 Calls to one chat go out one at a time and in order (edits of a message never overtake each
-other). Calls that name no chat (answerCallbackQuery, getMe, setMyCommands) wait for nothing.
+other). Telegram counts a group's calls across a restart of the bot, so each call about a
+group is noted (`on_group_call`, stored by the composition root) and a restarted bot starts
+its windows from the notes (`seed_group_calls`). Calls that name no chat (answerCallbackQuery,
+getMe, setMyCommands) wait for nothing.
 
 The shared per-second budget is handed out by priority: new messages (answers to commands,
 notices) before edits, and in order within a priority. A chat waiting for its own window does
@@ -34,9 +37,10 @@ import heapq
 import itertools
 import logging
 import random
+import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,6 +193,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         self._shared: _SharedBudget | None = None
         self._chatless_blocked_until = 0.0
         self._rng = random.Random()
+        self.on_group_call: Callable[[int, float], Awaitable[None]] | None = None
         self.stats: dict[str, int] = {"retry_after": 0, "server_error": 0, "gave_up": 0}
 
     def now(self) -> float:
@@ -268,14 +273,39 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 budget = self._budget()
                 await budget.acquire(priority)
                 chat.window.start()
+                refused = False
                 try:
                     return await callback(*args, **kwargs)
+                except RetryAfter:
+                    refused = True  # Telegram did not count it
+                    raise
                 finally:
                     now = self.now()
                     chat.window.finish(now)
                     budget.release()
+                    if not refused and isinstance(chat_id, int) and chat_id < 0:
+                        await self._note_group_call(chat_id)
         finally:
             chat.users -= 1
+
+    async def _note_group_call(self, chat_id: int) -> None:
+        if self.on_group_call is None:
+            return
+        try:
+            await self.on_group_call(chat_id, time.time())
+        except Exception as exc:  # a note lost costs at most one 429 after a restart
+            log.warning("noting a call into %s failed: %s", chat_id, exc)
+
+    def seed_group_calls(self, calls: Mapping[int, Sequence[float]], wall_now: float) -> None:
+        """Start each group's window from the calls a previous run made (Unix times), plus
+        one at the newest: a call may have been made and not noted when the run died."""
+        now = self.now()
+        for chat_id, times in calls.items():
+            if not times:
+                continue
+            window = self._chat(chat_id).window
+            known = [now - (wall_now - t) for t in (*times, max(times))]
+            window.done = deque(sorted([*window.done, *known]))
 
     async def _call_without_chat(
         self, callback: Callable[..., Coroutine[Any, Any, Result]], args: Any, kwargs: Any

@@ -132,6 +132,7 @@ class Database:
         self._conn = conn
         self._lock = asyncio.Lock()
         self.path = path
+        self._group_calls_since_prune = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -473,6 +474,31 @@ class Database:
                 (chat_id, message_id),
             )
         return None if row is None else str(row["digest"])
+
+    # ------------------------------------------------------------------ calls into groups
+
+    async def record_group_call(self, chat_id: int, at: float) -> None:
+        """Note a call about group `chat_id` at Unix time `at`; forgets calls older than
+        five minutes now and then."""
+        async with self._write() as conn:
+            await conn.execute("INSERT INTO group_calls (chat_id, at) VALUES (?, ?)", (chat_id, at))
+            self._group_calls_since_prune += 1
+            if self._group_calls_since_prune >= 500:
+                self._group_calls_since_prune = 0
+                await conn.execute("DELETE FROM group_calls WHERE at < ?", (at - 300.0,))
+
+    async def recent_group_calls(self, since: float) -> dict[int, list[float]]:
+        """The calls noted since Unix time `since`, per group, oldest first."""
+        async with self._read() as conn:
+            rows = await self._all(
+                conn,
+                "SELECT chat_id, at FROM group_calls WHERE at >= ? ORDER BY at",
+                (since,),
+            )
+        out: dict[int, list[float]] = {}
+        for r in rows:
+            out.setdefault(int(r["chat_id"]), []).append(float(r["at"]))
+        return out
 
     # ------------------------------------------------------------------ users and chats
 

@@ -152,6 +152,16 @@ _V2: Final[Migration] = (
         PRIMARY KEY (chat_id, message_id)
     ) WITHOUT ROWID
     """,
+    # When the bot last called Telegram about each group (Unix time): Telegram counts about
+    # 20 calls a minute per group, also across a restart, so a restarted bot starts from the
+    # calls its previous run made. Rows older than a few minutes are pruned.
+    """
+    CREATE TABLE group_calls (
+        chat_id INTEGER NOT NULL,
+        at      REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX group_calls_by_time ON group_calls (at)",
 )
 
 MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2)

@@ -43,7 +43,7 @@ REAL_PACE = {
     "GROUP_RATE_PER_MINUTE": "20",
     "RATE_PER_SECOND": "30",
     "PRIVATE_RATE_PER_SECOND": "1",
-    "GROUP_EDIT_INTERVAL": "3",
+    "GROUP_EDIT_INTERVAL": "4",
 }
 
 
@@ -349,7 +349,7 @@ async def test_leftover_buttons_are_frozen_or_cleared(tmp_path: Path) -> None:
                 assert "seduto" in (await say(fake, p, group, "/join")).text
             qid = await fake.press(ana, table_message(fake, group).button("+ 🤖 normale"))
             assert await answered(fake, qid) == ""
-            # a join just edited the table: the start must not wait the 3 s interval
+            # a join just edited the table: the start must not wait the 4 s interval
             await fake.wait_for(lambda: "(4/4)" in table_message(fake, group).text, WAIT)
             qid = await fake.press(ana, table_message(fake, group).button("Inizia"))
             assert await answered(fake, qid) == ""

@@ -181,3 +181,32 @@ def test_window_arithmetic() -> None:
     assert w.wait_time(3.0) == pytest.approx(8.0)  # until the first leaves the window
     assert w.wait_time(11.5) == 0.0
     assert not w.idle(11.5) and w.idle(12.5)
+
+
+async def test_a_restarted_limiter_starts_from_the_calls_noted_by_the_previous_run() -> None:
+    """Telegram counts a group's calls across a restart of the bot: the calls the previous
+    run noted (plus one it may have made and not noted) fill the new run's window."""
+    noted: list[tuple[int, float]] = []
+
+    async def note(chat_id: int, at: float) -> None:
+        noted.append((chat_id, at))
+
+    first, rec = PacedRateLimiter(FAST), Recorder()
+    first.on_group_call = note
+    for _ in range(3):
+        await call(first, rec, "editMessageText", GROUP)
+    await call(first, rec, "editMessageText", PERSON)  # private chats are not noted
+    assert [c for c, _ in noted] == [GROUP] * 3
+
+    second = PacedRateLimiter(FAST)
+    by_chat: dict[int, list[float]] = {}
+    for chat_id, at in noted:
+        by_chat.setdefault(chat_id, []).append(at)
+    second.seed_group_calls(by_chat, time.time())
+    t0 = time.monotonic()
+    await call(second, rec, "editMessageText", GROUP)
+    # 3 noted + 1 possibly unnoted = the window's 4: the call waits for the oldest to leave
+    assert time.monotonic() - t0 >= FAST.minute / 2
+    t0 = time.monotonic()
+    await call(second, rec, "editMessageText", OTHER_GROUP)
+    assert time.monotonic() - t0 < FAST.minute / 2
