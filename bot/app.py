@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import sys
@@ -22,7 +23,7 @@ from bot.config import Settings
 from bot.i18n import COMMANDS, t
 from bot.rate_limiter import Limits, PacedRateLimiter
 from bot.service import TableService
-from bot.telegram_out import TelegramOutbox
+from bot.telegram_out import Notes, TelegramOutbox
 from bot.thinker import Thinker
 from storage import Database
 
@@ -151,14 +152,19 @@ def _post_init(settings: Settings) -> Any:
         async def on_blocked(table: Any, user_id: int) -> None:
             await service_ref[0].dm_blocked(table, user_id)
 
-        outbox = TelegramOutbox(
-            application.bot, db, group_interval=settings.group_edit_interval, on_blocked=on_blocked
-        )
+        notes = Notes(db)
         limiter = application.bot.rate_limiter
         if isinstance(limiter, PacedRateLimiter):  # Telegram counts calls across restarts
             wall = time.time()
             limiter.seed_group_calls(await db.recent_group_calls(wall - 120.0), wall)
-            limiter.on_group_call = db.record_group_call
+            limiter.on_group_call = notes.group_call
+        outbox = TelegramOutbox(
+            application.bot,
+            db,
+            group_interval=settings.group_edit_interval,
+            on_blocked=on_blocked,
+            notes=notes,
+        )
         thinker = Thinker(workers=settings.computer_workers, budget=settings.hard_budget)
         thinker.start()
         service = TableService(
@@ -183,6 +189,10 @@ def _post_init(settings: Settings) -> Any:
             restored,
             time.perf_counter() - began,
         )
+        # What exists now lives as long as the bot: keep the garbage collector's full passes
+        # (which stall every table) from walking it again and again.
+        gc.collect()
+        gc.freeze()
 
     return post_init
 

@@ -7,18 +7,20 @@ Telegram's limits, as the bot keeps them (PTB's `BaseRateLimiter` interface):
 - a private chat: at most `private_per_second` calls in any second;
 - the bot: at most `overall_per_second` calls that name a chat, in any second.
 
-A window counts a call from the moment it is sent until `period` (plus a safety margin)
+A window counts a call from the moment it is sent until `period` (plus a `margin` share)
 after its answer arrived: Telegram saw it somewhere in between, so the next call that would
 make the window too full waits until the oldest one is surely out of Telegram's window.
-Calls to one chat go out one at a time and in order (edits of a message never overtake each
-other). Telegram counts a group's calls across a restart of the bot, so each call about a
-group is noted (`on_group_call`, stored by the composition root) and a restarted bot starts
-its windows from the notes (`seed_group_calls`). Calls that name no chat (answerCallbackQuery,
-getMe, setMyCommands) wait for nothing.
 
-The shared per-second budget is handed out by priority: new messages (answers to commands,
-notices) before edits, and in order within a priority. A chat waiting for its own window does
-not hold the shared budget, so a busy group never slows another.
+Each chat's room, like the bot-wide budget, is handed out by priority: new messages
+(answers to commands, notices) before edits, in arrival order within a priority. A call
+first waits for its chat's room and only then for the bot-wide budget, so a chat waiting for
+its own window never holds anything another chat needs. (Edits of one message never overtake
+each other: the outbox has at most one call under way per message.)
+
+Telegram counts a group's calls across a restart of the bot, so each call about a group is
+noted (`on_group_call`, stored by the composition root) and a restarted bot starts its
+windows from the notes (`seed_group_calls`). Calls that name no chat (answerCallbackQuery,
+getMe, setMyCommands) wait for nothing.
 
 Retries: a 429 ("retry after N") holds back only the chat it names (or, for a call without a
 chat, only such calls) for N seconds, then the call is tried again. 5xx answers and network
@@ -40,8 +42,8 @@ import random
 import time
 import warnings
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
@@ -57,6 +59,7 @@ Result = bool | JSONDict | list[JSONDict]
 NOT_IDEMPOTENT = frozenset(
     {"sendMessage", "sendPhoto", "sendDocument", "sendMediaGroup", "copyMessage", "forwardMessage"}
 )
+UNNOTED = 2  # calls a run that died may have made about a group without noting them
 # New messages first: an answer to a command or a notice outranks an edit of a table.
 PRIORITY_SEND, PRIORITY_OTHER = 0, 1
 
@@ -66,7 +69,7 @@ class Limits:
     group_per_minute: int = 20
     private_per_second: int = 1
     overall_per_second: int = 30
-    margin: float = 0.25  # seconds added to every window (clocks, network)
+    margin: float = 0.02  # each window lasts this share longer (clocks, network)
     minute: float = 60.0  # the periods of the windows (tests shorten them)
     second: float = 1.0
     answer_deadline: float = 10.0
@@ -110,20 +113,15 @@ class Window:
         return self.in_flight == 0 and (not self.done or self.done[-1] <= now - self.period)
 
 
-@dataclass
-class _Chat:
-    window: Window
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    blocked_until: float = 0.0
-    users: int = 0  # calls holding or waiting for the lock (the entry is dropped at 0 when idle)
-
-
-class _SharedBudget:
-    """The bot-wide window, handed out by (priority, arrival)."""
+class _Gate:
+    """A window's room, handed out by (priority, arrival); `blocked` (a time on `clock`)
+    holds everything back until then (a 429)."""
 
     def __init__(self, window: Window, clock: Callable[[], float]) -> None:
         self.window = window
         self.clock = clock
+        self.blocked_until = 0.0
+        self.waiting = 0
         self._heap: list[tuple[int, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._wake = asyncio.Event()
@@ -134,12 +132,22 @@ class _SharedBudget:
         heapq.heappush(self._heap, (priority, next(self._seq), fut))
         self._ensure_pump()
         self._wake.set()
+        self.waiting += 1
         try:
             await fut
         except asyncio.CancelledError:
             if fut.done() and not fut.cancelled():  # granted, then cancelled: give it back
                 self.release()
             raise
+        finally:
+            self.waiting -= 1
+
+    def block(self, until: float) -> None:
+        self.blocked_until = max(self.blocked_until, until)
+        self._wake.set()
+
+    def idle(self, now: float) -> bool:
+        return not self.waiting and self.window.idle(now) and self.blocked_until <= now
 
     def release(self) -> None:
         self.window.finish(self.clock())
@@ -155,7 +163,8 @@ class _SharedBudget:
                 heapq.heappop(self._heap)
             if not self._heap:
                 break
-            delay = self.window.wait_time(self.clock())
+            now = self.clock()
+            delay = max(self.window.wait_time(now), self.blocked_until - now)
             if delay > 0:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
@@ -174,69 +183,61 @@ class _SharedBudget:
         for _, _, fut in self._heap:
             fut.cancel()
         self._heap.clear()
+        self._pump = None
 
 
 class PacedRateLimiter(BaseRateLimiter[None]):
     """See the module docstring."""
 
-    def __init__(
-        self,
-        limits: Limits | None = None,
-        *,
-        clock: Callable[[], float] | None = None,
-        sleep: Callable[[float], Coroutine[Any, Any, None]] | None = None,
-    ) -> None:
+    def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
-        self._clock = clock
-        self._sleep = sleep or asyncio.sleep
-        self._chats: dict[int | str, _Chat] = {}
-        self._shared: _SharedBudget | None = None
+        self._chats: dict[int | str, _Gate] = {}
+        self._shared: _Gate | None = None
         self._chatless_blocked_until = 0.0
         self._rng = random.Random()
-        self.on_group_call: Callable[[int, float], Awaitable[None]] | None = None
+        self.on_group_call: Callable[[int, float], None] | None = None
         self.stats: dict[str, int] = {"retry_after": 0, "server_error": 0, "gave_up": 0}
 
     def now(self) -> float:
-        if self._clock is not None:
-            return float(self._clock())
         return asyncio.get_running_loop().time()
 
     async def initialize(self) -> None:
         return None
 
     async def shutdown(self) -> None:
-        if self._shared is not None:
-            await self._shared.close()
+        for gate in [*self._chats.values(), *([self._shared] if self._shared else [])]:
+            await gate.close()
 
     # ------------------------------------------------------------------ the windows
 
-    def _chat(self, chat_id: int | str) -> _Chat:
-        chat = self._chats.get(chat_id)
-        if chat is None:
+    def _window(self, size: int, period: float) -> Window:
+        return Window(size, period * (1.0 + self.limits.margin))
+
+    def _chat(self, chat_id: int | str) -> _Gate:
+        gate = self._chats.get(chat_id)
+        if gate is None:
             group = isinstance(chat_id, str) or chat_id < 0
             lim = self.limits
             window = (
-                Window(lim.group_per_minute, lim.minute + lim.margin)
+                self._window(lim.group_per_minute, lim.minute)
                 if group
-                else Window(lim.private_per_second, lim.second + lim.margin)
+                else self._window(lim.private_per_second, lim.second)
             )
-            chat = self._chats[chat_id] = _Chat(window)
+            gate = self._chats[chat_id] = _Gate(window, self.now)
             if len(self._chats) > 4096:
                 self._forget_idle()
-        return chat
+        return gate
 
     def _forget_idle(self) -> None:
         now = self.now()
-        for key, chat in list(self._chats.items()):
-            if chat.users == 0 and chat.window.idle(now) and chat.blocked_until <= now:
+        for key, gate in list(self._chats.items()):
+            if gate.idle(now):
                 del self._chats[key]
 
-    def _budget(self) -> _SharedBudget:
+    def _budget(self) -> _Gate:
         if self._shared is None:
             lim = self.limits
-            self._shared = _SharedBudget(
-                Window(lim.overall_per_second, lim.second + lim.margin), self.now
-            )
+            self._shared = _Gate(self._window(lim.overall_per_second, lim.second), self.now)
         return self._shared
 
     @staticmethod
@@ -261,50 +262,39 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         kwargs: dict[str, Any],
     ) -> Result:
         chat = self._chat(chat_id)
-        chat.users += 1
+        # the chat's room first (new messages before edits), then the bot-wide budget: a
+        # chat waiting for its own window holds nothing that other chats need
+        await chat.acquire(priority)
+        refused = False
         try:
-            async with chat.lock:  # one call at a time per chat, in arrival order
-                while True:
-                    now = self.now()
-                    wait = max(chat.blocked_until - now, chat.window.wait_time(now))
-                    if wait <= 0:
-                        break
-                    await self._sleep(wait)
-                budget = self._budget()
-                await budget.acquire(priority)
-                chat.window.start()
-                refused = False
-                try:
-                    return await callback(*args, **kwargs)
-                except RetryAfter:
-                    refused = True  # Telegram did not count it
-                    raise
-                finally:
-                    now = self.now()
-                    chat.window.finish(now)
-                    budget.release()
-                    if not refused and isinstance(chat_id, int) and chat_id < 0:
-                        await self._note_group_call(chat_id)
+            budget = self._budget()
+            await budget.acquire(priority)
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter:
+                refused = True  # Telegram did not count it
+                raise
+            finally:
+                budget.release()
         finally:
-            chat.users -= 1
+            chat.release()
+            if not refused and isinstance(chat_id, int) and chat_id < 0:
+                self._note_group_call(chat_id)
 
-    async def _note_group_call(self, chat_id: int) -> None:
-        if self.on_group_call is None:
-            return
-        try:
-            await self.on_group_call(chat_id, time.time())
-        except Exception as exc:  # a note lost costs at most one 429 after a restart
-            log.warning("noting a call into %s failed: %s", chat_id, exc)
+    def _note_group_call(self, chat_id: int) -> None:
+        if self.on_group_call is not None:
+            self.on_group_call(chat_id, time.time())
 
     def seed_group_calls(self, calls: Mapping[int, Sequence[float]], wall_now: float) -> None:
         """Start each group's window from the calls a previous run made (Unix times), plus
-        one at the newest: a call may have been made and not noted when the run died."""
+        `UNNOTED` at the newest: notes are written in batches, so the last calls of a run
+        that died may not have been."""
         now = self.now()
         for chat_id, times in calls.items():
             if not times:
                 continue
             window = self._chat(chat_id).window
-            known = [now - (wall_now - t) for t in (*times, max(times))]
+            known = [now - (wall_now - t) for t in (*times, *[max(times)] * UNNOTED)]
             window.done = deque(sorted([*window.done, *known]))
 
     async def _call_without_chat(
@@ -312,7 +302,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
     ) -> Result:
         wait = self._chatless_blocked_until - self.now()
         if wait > 0:
-            await self._sleep(wait)
+            await asyncio.sleep(wait)
         return await callback(*args, **kwargs)
 
     # ------------------------------------------------------------------ the one retry layer
@@ -349,8 +339,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 if chat_id is None:
                     self._chatless_blocked_until = max(self._chatless_blocked_until, until)
                 else:
-                    chat = self._chat(chat_id)
-                    chat.blocked_until = max(chat.blocked_until, until)
+                    self._chat(chat_id).block(until)
                 delay = 0.0  # the chat's block is the wait
                 error: Exception = exc
             except BadRequest:
@@ -377,7 +366,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 raise error
             log.info("%s to %s failed (%s); trying again", endpoint, chat_id, error)
             if delay > 0:
-                await self._sleep(delay)
+                await asyncio.sleep(delay)
 
     def _backoff(self, attempt: int) -> float:
         base: float = self.limits.backoff * 2.0 ** (attempt - 1)

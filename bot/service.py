@@ -85,6 +85,8 @@ class Outbox(Protocol):
 
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None: ...
 
+    async def preload(self, tables: list[Table]) -> None: ...
+
     def unblock(self, user_id: int) -> None: ...
 
     async def flush(self) -> None: ...
@@ -176,6 +178,7 @@ class TableService:
         for row in rows:
             table = self._from_row(row)
             self.tables[table.table_id] = table
+        await self.out.preload(list(self.tables.values()))
         for table in list(self.tables.values()):
             async with self._lock(table.table_id):
                 if table.status == PLAYING:

@@ -11,8 +11,11 @@ Pacing and retries of single calls live in `bot.rate_limiter` (the one retry lay
 call still fails there, the message keeps its newest content and is tried again after
 `resync_after` seconds or at the next change, so a table never stays stale.
 
-What each message shows is stored (a digest, `Database.set_shown`), so a restarted bot edits
-only what changed: no "message is not modified" after a restart.
+What each message shows is stored (a digest, `Database.write_notes`), so a restarted bot edits
+only what changed: no "message is not modified" after a restart. These notes, and the calls
+made about groups (the rate limiter's), are written in batches every `NOTES_INTERVAL`
+seconds by `Notes`, off the path of a tap: a crash loses at most that much of them (then a
+message may be edited once more to what it already shows, answered "not modified").
 
 - "message is not modified": counted as sent.
 - "message to edit not found" / "message can't be edited": sent anew, the new id stored.
@@ -40,6 +43,7 @@ from storage import Database
 log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
+NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
 
 
@@ -62,6 +66,58 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
 def digest(content: Rendered) -> str:
     """A short stable fingerprint of a message's text and buttons."""
     return hashlib.blake2b(repr(content.key()).encode(), digest_size=10).hexdigest()
+
+
+class Notes:
+    """What messages show and which calls were made about groups, written to the database
+    in one transaction every `interval` seconds (a tap's own write never queues behind them
+    one by one)."""
+
+    def __init__(self, db: Database, interval: float = NOTES_INTERVAL) -> None:
+        self.db = db
+        self.interval = interval
+        self._shown: dict[tuple[int, int], str] = {}
+        self._calls: list[tuple[int, float]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def shown(self, chat_id: int, message_id: int, digest: str) -> None:
+        self._shown[(chat_id, message_id)] = digest
+        self._kick()
+
+    def group_call(self, chat_id: int, at: float) -> None:
+        self._calls.append((chat_id, at))
+        self._kick()
+
+    def _kick(self) -> None:
+        self._wake.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="telegram-notes")
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            await asyncio.sleep(self.interval)  # gather what comes meanwhile
+            self._wake.clear()
+            await self.flush()
+
+    async def flush(self) -> None:
+        shown, self._shown = self._shown, {}
+        calls, self._calls = self._calls, []
+        try:
+            await self.db.write_notes(
+                shown=[(c, m, d) for (c, m), d in shown.items()], group_calls=calls
+            )
+        except Exception as exc:  # at worst one "not modified" or one 429 after a restart
+            log.warning("writing the notes failed: %s", exc)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.flush()
 
 
 @dataclass
@@ -88,15 +144,19 @@ class TelegramOutbox:
         group_interval: float = 3.0,
         resync_after: float = RESYNC_AFTER,
         on_blocked: Callable[[Table, int], Awaitable[None]] | None = None,
+        notes: Notes | None = None,
     ) -> None:
         self.bot = bot
         self.db = db
+        self.notes = notes if notes is not None else Notes(db)
         self.group_interval = group_interval
         self.resync_after = resync_after
         self.on_blocked = on_blocked
         self._slots: dict[tuple[int, int | None], _Slot] = {}
         self._blocked: set[tuple[int, int]] = set()
         self._private_ids: dict[int, dict[int, int]] = {}
+        self._private_loads: dict[int, asyncio.Task[dict[int, int]]] = {}
+        self._shown_known: dict[tuple[int, int], str] = {}  # preloaded digests
         self._closing = False
 
     # ------------------------------------------------------------------ Outbox
@@ -144,6 +204,18 @@ class TelegramOutbox:
         while loop.time() < deadline and self.pending():
             await asyncio.sleep(0.05)
 
+    async def preload(self, tables: list[Table]) -> None:
+        """Read at once what the messages of these tables show (start-up), instead of one
+        query per message when each is first rendered."""
+        rows = await self.db.private_messages_of([tb.table_id for tb in tables])
+        for tb in tables:
+            self._private_ids.setdefault(tb.table_id, {})
+        for r in rows:
+            self._private_ids[r.table_id][r.user_id] = r.message_id
+        keys = [(r.chat_id, r.message_id) for r in rows]
+        keys += [(tb.chat_id, tb.table_message_id) for tb in tables if tb.table_message_id]
+        self._shown_known.update(await self.db.shown_many(keys))
+
     async def close(self, timeout: float = 3.0) -> None:
         """Send what is pending for a few seconds, then stop: every action is stored, so a
         restarted bot shows whatever did not go out."""
@@ -159,6 +231,7 @@ class TelegramOutbox:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        await self.notes.close()
 
     # ------------------------------------------------------------------ internals
 
@@ -239,6 +312,7 @@ class TelegramOutbox:
         self._slots.pop((tid, slot.user_id), None)
         if not any(key[0] == tid for key in self._slots):
             self._private_ids.pop(tid, None)
+            self._private_loads.pop(tid, None)
             self._blocked = {k for k in self._blocked if k[0] != tid}
         return True
 
@@ -247,15 +321,29 @@ class TelegramOutbox:
             if slot.user_id is None:
                 slot.message_id = slot.table.table_message_id
             else:
-                tid = slot.table.table_id
-                if tid not in self._private_ids:
-                    rows = await self.db.private_messages(tid)
-                    self._private_ids[tid] = {r.user_id: r.message_id for r in rows}
-                slot.message_id = self._private_ids[tid].get(slot.user_id)
+                ids = await self._private_message_ids(slot.table.table_id)
+                slot.message_id = ids.get(slot.user_id)
         if slot.message_id is not None and not slot.loaded:
             slot.loaded = True
-            slot.sent = await self.db.shown(slot.chat_id, slot.message_id)
+            key = (slot.chat_id, slot.message_id)
+            known = self._shown_known.pop(key, None)
+            slot.sent = known if known is not None else await self.db.shown(*key)
         return slot.message_id
+
+    async def _private_message_ids(self, tid: int) -> dict[int, int]:
+        """The table's hand messages by user: read once, however many ask at the same time."""
+        if tid in self._private_ids:
+            return self._private_ids[tid]
+        task = self._private_loads.get(tid)
+        if task is None:
+
+            async def load() -> dict[int, int]:
+                rows = await self.db.private_messages(tid)
+                found = {r.user_id: r.message_id for r in rows}
+                return self._private_ids.setdefault(tid, found)
+
+            task = self._private_loads[tid] = asyncio.create_task(load())
+        return await task
 
     async def _send(self, slot: _Slot, content: Rendered) -> bool:
         """Send or edit the slot's message. True once Telegram shows `content`; False if it
@@ -303,7 +391,7 @@ class TelegramOutbox:
                 return False
             slot.sent = want
             if mid is not None:
-                await self.db.set_shown(slot.chat_id, mid, want)
+                self.notes.shown(slot.chat_id, mid, want)
             return True
         return False
 

@@ -16,6 +16,8 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -42,8 +44,18 @@ def decide(job: Job) -> int:
     return players.make_player(job.level, job.seed).act(job.observation)
 
 
-def _init_worker(budget: float) -> None:
+def _init_worker(budget: float, parent: int) -> None:
     players.configure(budget=budget)
+    # A worker outlives a parent killed with SIGKILL (it holds the pool's pipes open itself,
+    # and so keeps multiprocessing's resource tracker alive too): it leaves when the parent
+    # is gone.
+    threading.Thread(target=_leave_with, args=(parent,), daemon=True, name="parent").start()
+
+
+def _leave_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def default_workers() -> int:
@@ -67,7 +79,7 @@ class Thinker:
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(self.budget,),
+            initargs=(self.budget, os.getpid()),
         )
 
     def start(self) -> None:

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -443,49 +443,86 @@ class Database:
             )
 
     async def private_messages(self, table_id: int) -> list[PrivateMessage]:
-        async with self._read() as conn:
-            rows = await self._all(
-                conn,
-                "SELECT * FROM private_messages WHERE table_id = ? ORDER BY user_id",
-                (table_id,),
-            )
-        return [
-            PrivateMessage(r["table_id"], r["user_id"], r["chat_id"], r["message_id"]) for r in rows
-        ]
+        return await self.private_messages_of([table_id])
 
-    # ------------------------------------------------------------------ what messages show
+    async def private_messages_of(self, table_ids: Sequence[int]) -> list[PrivateMessage]:
+        """The hand messages of these tables, by table and user."""
+        out: list[PrivateMessage] = []
+        async with self._read() as conn:
+            for i in range(0, len(table_ids), 500):
+                chunk = list(table_ids[i : i + 500])
+                marks = ", ".join("?" for _ in chunk)
+                rows = await self._all(
+                    conn,
+                    f"SELECT * FROM private_messages WHERE table_id IN ({marks})"
+                    " ORDER BY table_id, user_id",
+                    chunk,
+                )
+                out.extend(
+                    PrivateMessage(r["table_id"], r["user_id"], r["chat_id"], r["message_id"])
+                    for r in rows
+                )
+        return out
+
+    # ------------------------------------------------------------------ Telegram bookkeeping
+
+    async def write_notes(
+        self,
+        *,
+        shown: Sequence[tuple[int, int, str]] = (),
+        group_calls: Sequence[tuple[int, float]] = (),
+    ) -> None:
+        """In one transaction: what messages show now (chat_id, message_id, digest) and
+        calls made about groups (chat_id, Unix time). Calls older than five minutes are
+        forgotten now and then."""
+        if not shown and not group_calls:
+            return
+        now = _now()
+        async with self._write() as conn:
+            if shown:
+                await conn.executemany(
+                    "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET"
+                    " digest = excluded.digest, updated_at = excluded.updated_at",
+                    [(c, m, d, now) for c, m, d in shown],
+                )
+            if group_calls:
+                await conn.executemany(
+                    "INSERT INTO group_calls (chat_id, at) VALUES (?, ?)", group_calls
+                )
+                self._group_calls_since_prune += len(group_calls)
+                if self._group_calls_since_prune >= 500:
+                    self._group_calls_since_prune = 0
+                    newest = max(at for _, at in group_calls)
+                    await conn.execute("DELETE FROM group_calls WHERE at < ?", (newest - 300.0,))
 
     async def set_shown(self, chat_id: int, message_id: int, digest: str) -> None:
         """Remember what message `message_id` in `chat_id` shows now (a digest)."""
-        async with self._write() as conn:
-            await conn.execute(
-                "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET"
-                " digest = excluded.digest, updated_at = excluded.updated_at",
-                (chat_id, message_id, digest, _now()),
-            )
+        await self.write_notes(shown=[(chat_id, message_id, digest)])
+
+    async def record_group_call(self, chat_id: int, at: float) -> None:
+        """Note a call about group `chat_id` at Unix time `at`."""
+        await self.write_notes(group_calls=[(chat_id, at)])
 
     async def shown(self, chat_id: int, message_id: int) -> str | None:
         """The digest stored by `set_shown`, or None if nothing is known."""
+        return (await self.shown_many([(chat_id, message_id)])).get((chat_id, message_id))
+
+    async def shown_many(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        """The stored digests of these (chat_id, message_id), for those that have one."""
+        out: dict[tuple[int, int], str] = {}
         async with self._read() as conn:
-            row = await self._one(
-                conn,
-                "SELECT digest FROM shown_messages WHERE chat_id = ? AND message_id = ?",
-                (chat_id, message_id),
-            )
-        return None if row is None else str(row["digest"])
-
-    # ------------------------------------------------------------------ calls into groups
-
-    async def record_group_call(self, chat_id: int, at: float) -> None:
-        """Note a call about group `chat_id` at Unix time `at`; forgets calls older than
-        five minutes now and then."""
-        async with self._write() as conn:
-            await conn.execute("INSERT INTO group_calls (chat_id, at) VALUES (?, ?)", (chat_id, at))
-            self._group_calls_since_prune += 1
-            if self._group_calls_since_prune >= 500:
-                self._group_calls_since_prune = 0
-                await conn.execute("DELETE FROM group_calls WHERE at < ?", (at - 300.0,))
+            for i in range(0, len(keys), 300):
+                chunk = keys[i : i + 300]
+                values = ", ".join("(?, ?)" for _ in chunk)
+                rows = await self._all(
+                    conn,
+                    "SELECT chat_id, message_id, digest FROM shown_messages"
+                    f" WHERE (chat_id, message_id) IN (VALUES {values})",
+                    [x for key in chunk for x in key],
+                )
+                out.update({(r["chat_id"], r["message_id"]): str(r["digest"]) for r in rows})
+        return out
 
     async def recent_group_calls(self, since: float) -> dict[int, list[float]]:
         """The calls noted since Unix time `since`, per group, oldest first."""

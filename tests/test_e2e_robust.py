@@ -459,3 +459,35 @@ def test_a_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
     )
     assert out.returncode == 2 and "BOT_TOKEN is not set" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_the_search_workers_leave_with_a_killed_bot(tmp_path: Path) -> None:
+    """Issue 10.3: the `hard` player's worker processes (and multiprocessing's resource
+    tracker) end when the bot is killed with SIGKILL, instead of living on forever."""
+    async with asyncio.timeout(60), strict_telegram() as fake:
+        with bot_guard(BotProcess(fake, tmp_path, COMPUTER_WORKERS="1")) as bot:
+            await bot.start()
+            assert bot.proc is not None
+            pid = bot.proc.pid
+            kids = await fake.wait_for(lambda: len(children_of(pid)) >= 2 and children_of(pid), 20)
+            await bot.kill9()
+            await fake.wait_for(
+                lambda: not [k for k in kids if Path(f"/proc/{k}").exists()],
+                10,
+                message="the worker processes ended",
+            )

@@ -30,6 +30,9 @@ class RecordingOutbox:
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         pass
 
+    async def preload(self, tables: list[Table]) -> None:
+        pass
+
     def unblock(self, user_id: int) -> None:
         pass
 
