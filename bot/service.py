@@ -520,9 +520,11 @@ class TableService:
     async def _move(self, table: Table, seat: int, action: int, user_id: int | None) -> None:
         assert table.hand is not None
         table.apply(seat, action)
-        await self._save(table, Move(table.hand.hand_index, seat, action, user_id))
+        await self._save(
+            table, Move(table.hand.hand_index, seat, action, user_id), urgent=user_id is not None
+        )
 
-    async def _save(self, table: Table, move: Move | None) -> None:
+    async def _save(self, table: Table, move: Move | None, *, urgent: bool = True) -> None:
         """Persist the table after a change; a finished hand writes the ledger in the same
         transaction. On any failure the table is reloaded from the database and the error
         is raised as a TableError (the action is refused, nothing is half-written)."""
@@ -558,6 +560,7 @@ class TableService:
                 status=table.status,
                 move=move,
                 ledger=ledger,
+                urgent=urgent,  # a person waits for the answer to their tap
             )
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -35,7 +37,6 @@ from storage.errors import (
 )
 from storage.migrations import migrate
 from storage.models import (
-    ACTIVE_STATUSES,
     TABLE_STATUSES,
     UNSET,
     Balance,
@@ -125,12 +126,55 @@ def _check_ledger(record: LedgerRecord) -> None:
 _ACTIVE_SQL: Final = "status IN ('lobby', 'playing')"  # ACTIVE_STATUSES
 
 
+# Who goes first when several wait for the database: a person's move (the tap is answered
+# once it is stored), then everything else, then the bot's own bookkeeping.
+URGENT, NORMAL, BACKGROUND = 0, 1, 2
+
+
+class PriorityLock:
+    """A lock handed out by (priority, arrival)."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    @asynccontextmanager
+    async def hold(self, priority: int) -> AsyncIterator[None]:
+        if self._held or self._waiting:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            heapq.heappush(self._waiting, (priority, next(self._seq), fut))
+            try:
+                await fut
+            except asyncio.CancelledError:
+                if fut.done() and not fut.cancelled():  # handed over, then cancelled
+                    self._release()
+                else:
+                    self._waiting = [w for w in self._waiting if w[2] is not fut]
+                    heapq.heapify(self._waiting)
+                raise
+        else:
+            self._held = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self._waiting:
+            _, _, fut = heapq.heappop(self._waiting)
+            if not fut.done():
+                fut.set_result(None)  # handed over: _held stays True
+                return
+        self._held = False
+
+
 class Database:
     """Open with `await Database.open(url)`; close with `await db.close()` (or `async with`)."""
 
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self._conn = conn
-        self._lock = asyncio.Lock()
+        self._lock = PriorityLock()
         self.path = path
         self._group_calls_since_prune = 0
 
@@ -161,7 +205,7 @@ class Database:
         return cls(conn, path)
 
     async def close(self) -> None:
-        async with self._lock:
+        async with self._lock.hold(NORMAL):
             await self._conn.close()
 
     async def __aenter__(self) -> Database:
@@ -173,7 +217,7 @@ class Database:
     async def pragmas(self) -> dict[str, Any]:
         """journal_mode, busy_timeout, foreign_keys and user_version, for checks and logs."""
         out: dict[str, Any] = {}
-        async with self._lock:
+        async with self._lock.hold(NORMAL):
             for name in ("journal_mode", "busy_timeout", "foreign_keys", "user_version"):
                 async with self._conn.execute(f"PRAGMA {name}") as cur:
                     row = await cur.fetchone()
@@ -199,8 +243,8 @@ class Database:
             raise
 
     @asynccontextmanager
-    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
+    async def _write(self, priority: int = NORMAL) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock.hold(priority):
             try:
                 await self._complete("BEGIN IMMEDIATE")
                 yield self._conn
@@ -211,8 +255,8 @@ class Database:
                 raise
 
     @asynccontextmanager
-    async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
+    async def _read(self, priority: int = NORMAL) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock.hold(priority):
             try:
                 await self._complete("BEGIN")
                 yield self._conn
@@ -220,15 +264,15 @@ class Database:
                 if self._conn.in_transaction:
                     await self._complete("COMMIT")
 
+    # one trip to the database thread each (execute, fetch and close would be three)
     @staticmethod
     async def _one(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> sqlite3.Row | None:
-        async with conn.execute(sql, params) as cur:
-            return await cur.fetchone()
+        rows = list(await conn.execute_fetchall(sql, params))
+        return rows[0] if rows else None
 
     @staticmethod
     async def _all(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> list[sqlite3.Row]:
-        async with conn.execute(sql, params) as cur:
-            return cast("list[sqlite3.Row]", list(await cur.fetchall()))
+        return cast("list[sqlite3.Row]", list(await conn.execute_fetchall(sql, params)))
 
     @staticmethod
     async def _ensure_chat(conn: aiosqlite.Connection, chat_id: int) -> None:
@@ -369,36 +413,41 @@ class Database:
         status: TableStatus,
         move: Move | None,
         ledger: LedgerRecord | None = None,
+        urgent: bool = False,
     ) -> int:
         """In one transaction: check the stored move_no is `expected_move_no` (else
         StaleMove, nothing written), write the snapshot and status, append `move` to the log
         under the new move_no, and, if given, write `ledger` (ignored if that hand_key is
         already recorded; LedgerNotZeroSum is raised before anything is written).
         Returns the new move_no (expected_move_no + 1). A finished or cancelled table
-        refuses further saves with TableClosed."""
+        refuses further saves with TableClosed. `urgent`: a person waits for it (their
+        move goes before the bot's own writes)."""
         _check_status(status)
         if ledger is not None:
             _check_ledger(ledger)
         new_no = expected_move_no + 1
         now = _now()
-        async with self._write() as conn:
-            row = await self._one(
-                conn, "SELECT move_no, status, chat_id FROM tables WHERE table_id = ?", (table_id,)
-            )
-            if row is None:
-                raise TableNotFound(table_id)
-            if row["move_no"] != expected_move_no:
-                raise StaleMove(table_id, expected_move_no, row["move_no"])
-            if row["status"] not in ACTIVE_STATUSES:
-                raise TableClosed(table_id, row["status"])
+        async with self._write(URGENT if urgent else NORMAL) as conn:
             try:
-                await conn.execute(
+                cur = await conn.execute(
                     "UPDATE tables SET match_json = ?, hand_json = ?, status = ?, move_no = ?,"
-                    " updated_at = ? WHERE table_id = ? AND move_no = ?",
+                    f" updated_at = ? WHERE table_id = ? AND move_no = ? AND {_ACTIVE_SQL}",
                     (match_json, hand_json, status, new_no, now, table_id, expected_move_no),
                 )
             except sqlite3.IntegrityError as exc:
-                raise TableExists(row["chat_id"], None) from exc
+                found = await self._one(
+                    conn, "SELECT chat_id FROM tables WHERE table_id = ?", (table_id,)
+                )
+                raise TableExists(found["chat_id"] if found else 0, None) from exc
+            if cur.rowcount != 1:  # say why: no such table, another version, or closed
+                row = await self._one(
+                    conn, "SELECT move_no, status FROM tables WHERE table_id = ?", (table_id,)
+                )
+                if row is None:
+                    raise TableNotFound(table_id)
+                if row["move_no"] != expected_move_no:
+                    raise StaleMove(table_id, expected_move_no, row["move_no"])
+                raise TableClosed(table_id, row["status"])
             if move is not None:
                 await conn.execute(
                     "INSERT INTO moves (table_id, move_no, hand_index, seat, user_id, action,"
@@ -478,7 +527,7 @@ class Database:
         if not shown and not group_calls:
             return
         now = _now()
-        async with self._write() as conn:
+        async with self._write(BACKGROUND) as conn:
             if shown:
                 await conn.executemany(
                     "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"

@@ -719,3 +719,28 @@ async def test_group_calls_are_noted_and_old_ones_pruned(db: Database) -> None:
     }
     everything = await db.recent_group_calls(0.0)
     assert min(min(v) for v in everything.values()) >= 1499.0 - 300.0
+
+
+async def test_a_persons_move_goes_before_the_bots_own_writes() -> None:
+    """The database lock hands over by priority: a waiting person's move (URGENT) goes
+    before writes that came earlier, and a cancelled waiter does not block the rest."""
+    from storage.db import BACKGROUND, NORMAL, URGENT, PriorityLock
+
+    lock, order = PriorityLock(), []
+
+    async def take(name: str, priority: int) -> None:
+        async with lock.hold(priority):
+            order.append(name)
+            await asyncio.sleep(0.001)
+
+    async with lock.hold(NORMAL):
+        tasks = [
+            asyncio.create_task(take("notes", BACKGROUND)),
+            asyncio.create_task(take("computer", NORMAL)),
+            asyncio.create_task(take("gone", URGENT)),
+            asyncio.create_task(take("person", URGENT)),
+        ]
+        await asyncio.sleep(0.01)
+        tasks[2].cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    assert order == ["person", "computer", "notes"]
