@@ -69,6 +69,7 @@ class Limits:
     group_per_minute: int = 20
     private_per_second: int = 1
     overall_per_second: int = 30
+    group_reserve: int = 4  # of a group's room, kept for new messages (edits leave it)
     margin: float = 0.02  # each window lasts this share longer (clocks, network)
     minute: float = 60.0  # the periods of the windows (tests shorten them)
     second: float = 1.0
@@ -90,16 +91,18 @@ class Window:
         self.done: deque[float] = deque()
         self.in_flight = 0
 
-    def wait_time(self, now: float) -> float:
-        """Seconds until one more call may start (0: now)."""
+    def wait_time(self, now: float, keep: int = 0) -> float:
+        """Seconds until one more call may start (0: now), leaving `keep` of the room
+        unused (kept for calls that matter more)."""
         while self.done and self.done[0] <= now - self.period:
             self.done.popleft()
-        if self.in_flight + len(self.done) < self.size:
+        size = max(1, self.size - keep)
+        if self.in_flight + len(self.done) < size:
             return 0.0
-        if self.in_flight >= self.size or not self.done:
+        if self.in_flight >= size or not self.done:
             return self.period  # woken earlier by `finish`
         # the oldest answered calls must leave the window first
-        k = self.in_flight + len(self.done) - self.size
+        k = self.in_flight + len(self.done) - size
         return self.done[k] + self.period - now
 
     def start(self) -> None:
@@ -115,11 +118,14 @@ class Window:
 
 class _Gate:
     """A window's room, handed out by (priority, arrival); `blocked` (a time on `clock`)
-    holds everything back until then (a 429)."""
+    holds everything back until then (a 429). Calls of lower priority than new messages
+    leave `reserve` of the room free, so an answer to a command never waits long behind a
+    busy table's edits."""
 
-    def __init__(self, window: Window, clock: Callable[[], float]) -> None:
+    def __init__(self, window: Window, clock: Callable[[], float], reserve: int = 0) -> None:
         self.window = window
         self.clock = clock
+        self.reserve = reserve
         self.blocked_until = 0.0
         self.waiting = 0
         self._heap: list[tuple[int, int, asyncio.Future[None]]] = []
@@ -164,7 +170,8 @@ class _Gate:
             if not self._heap:
                 break
             now = self.clock()
-            delay = max(self.window.wait_time(now), self.blocked_until - now)
+            keep = self.reserve if self._heap[0][0] > PRIORITY_SEND else 0
+            delay = max(self.window.wait_time(now, keep), self.blocked_until - now)
             if delay > 0:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
@@ -223,7 +230,8 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 if group
                 else self._window(lim.private_per_second, lim.second)
             )
-            gate = self._chats[chat_id] = _Gate(window, self.now)
+            reserve = lim.group_reserve if group else 0
+            gate = self._chats[chat_id] = _Gate(window, self.now, reserve)
             if len(self._chats) > 4096:
                 self._forget_idle()
         return gate

@@ -18,6 +18,7 @@ from bot.rate_limiter import Limits, PacedRateLimiter, Window
 GROUP, OTHER_GROUP, PERSON = -1001, -1002, 42
 FAST = Limits(
     group_per_minute=4,
+    group_reserve=1,
     private_per_second=2,
     overall_per_second=50,
     margin=0.05,
@@ -76,13 +77,17 @@ async def test_a_group_window_is_never_overfilled_and_calls_go_in_arrival_order(
     assert rec.started == list(range(12))
 
 
-async def test_in_a_chat_new_messages_go_before_edits() -> None:
+async def test_in_a_chat_new_messages_go_before_edits_and_have_room_kept() -> None:
     limiter, rec = PacedRateLimiter(FAST), Recorder()
     edits = [asyncio.create_task(call(limiter, rec, "editMessageText", GROUP, n)) for n in range(8)]
-    await asyncio.sleep(0.01)  # the first 4 went, the other 4 wait for the group's window
-    reply = asyncio.create_task(call(limiter, rec, "sendMessage", GROUP, 100))
-    await asyncio.gather(reply, *edits)
-    assert rec.started.index(100) == FAST.group_per_minute  # first once the window has room
+    await asyncio.sleep(0.01)  # 3 edits went; the rest wait, leaving the 4th place free
+    t0 = time.monotonic()
+    await call(limiter, rec, "sendMessage", GROUP, 100)
+    assert time.monotonic() - t0 < FAST.minute / 2  # it took the kept place at once
+    await asyncio.gather(*edits)
+    assert rec.started.index(100) == FAST.group_per_minute - FAST.group_reserve
+    times = [(s, e) for m, _, s, e in rec.calls if m == "editMessageText"]
+    assert max_in_window(times, FAST.minute) <= FAST.group_per_minute - FAST.group_reserve
 
 
 async def test_private_chats_have_their_own_window() -> None:
