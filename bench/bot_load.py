@@ -57,7 +57,6 @@ from tests.fake_telegram import (
     FakeMessage,
     FakeTelegram,
     FakeUser,
-    Limits,
 )
 from tests.test_e2e import (
     BOT_NAME,
@@ -70,16 +69,10 @@ from tests.test_e2e import (
     card_buttons,
     table_message,
 )
+from tests.test_e2e_robust import REAL_PACE, TELEGRAM_LIMITS
 
-# Telegram's numbers, for the stand-in and for the bot.
-TELEGRAM_LIMITS = Limits(group_per_minute=20, overall_per_second=30, private_per_second=1.0)
-BOT_ENV = {
-    "GROUP_RATE_PER_MINUTE": "20",
-    "RATE_PER_SECOND": "30",
-    "PRIVATE_RATE_PER_SECOND": "1",
-    "GROUP_EDIT_INTERVAL": "3",
-    "LOG_LEVEL": "INFO",
-}
+# Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
+BOT_ENV = {**REAL_PACE, "LOG_LEVEL": "INFO"}
 
 # Targets.
 TARGET_TABLES = 200

@@ -74,6 +74,15 @@ async def answered(fake: FakeTelegram, qid: str, timeout: float = WAIT) -> str:
     return fake.answers_to(qid)[0].text or ""
 
 
+def people_in_groups(
+    fake: FakeTelegram, n: int, first_id: int, name: str
+) -> tuple[list[FakeUser], list[FakeChat]]:
+    """`n` people, each alone in a group of their own (with the bot)."""
+    people = [fake.user(first_id + i, name.format(i)) for i in range(n)]
+    groups = [fake.group(-100000 - first_id - i, f"G{i}", members=[people[i]]) for i in range(n)]
+    return people, groups
+
+
 async def open_due(
     fake: FakeTelegram, group: FakeChat, creator: FakeUser, joiner: FakeUser | None
 ) -> None:
@@ -177,8 +186,7 @@ async def test_many_groups_at_once_stay_within_limits_and_every_tap_is_answered(
     the bot's own making (checked by `strict_telegram`), every tap answered, every group's
     play goes on, and every accepted tap is exactly one stored move."""
     async with asyncio.timeout(180), strict_telegram() as fake:
-        people = [fake.user(400 + i, f"P{i} & <co>") for i in range(16)]
-        groups = [fake.group(-100400 - i, f"G{i}", members=[people[i]]) for i in range(16)]
+        people, groups = people_in_groups(fake, 16, 400, "P{} & <co>")
         with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
             await bot.start()
             store = Store(bot.db_path)
@@ -381,8 +389,7 @@ async def test_a_restart_edits_nothing_that_is_already_shown(tmp_path: Path) -> 
     not one edit is sent for a message that already shows its content (no "message is not
     modified"), and play carries on."""
     async with asyncio.timeout(120), strict_telegram() as fake:
-        people = [fake.user(801 + i, f"R{i}") for i in range(3)]
-        groups = [fake.group(-100801 - i, f"R{i}", members=[people[i]]) for i in range(3)]
+        people, groups = people_in_groups(fake, 3, 801, "R{}")
         with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
             await bot.start()
             store = Store(bot.db_path)
@@ -405,7 +412,8 @@ async def test_a_restart_edits_nothing_that_is_already_shown(tmp_path: Path) -> 
                 ),
                 30,
             )
-            await asyncio.sleep(1.0)
+            # and the group messages too: they are edited at most every 4 s
+            await no_sends_for(fake, 5.0, within=40.0)
             await bot.kill9()
             mark = fake.mark()
             await bot.start()
@@ -422,6 +430,18 @@ async def test_a_restart_edits_nothing_that_is_already_shown(tmp_path: Path) -> 
             assert all(played >= 1 for played, _ in results), results
             assert await bot.stop(signal.SIGTERM) == 0
             bot.check_logs()
+
+
+async def no_sends_for(fake: FakeTelegram, seconds: float, within: float) -> None:
+    """Wait until the bot has sent or edited nothing for `seconds` (at most `within`)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while loop.time() < deadline:
+        mark = fake.mark()
+        await asyncio.sleep(seconds)
+        if not [c for c in fake.calls[mark:] if c.method in ("editMessageText", "sendMessage")]:
+            return
+    raise TimeoutError(f"the bot kept sending for {within} s")
 
 
 def settled(fake: FakeTelegram, store: Store, group: FakeChat, person: FakeUser) -> bool:
