@@ -127,7 +127,7 @@ _ACTIVE_SQL: Final = "status IN ('lobby', 'playing')"  # ACTIVE_STATUSES
 
 
 # Who goes first when several wait for the database: a person's move (the tap is answered
-# once it is stored), then everything else, then the bot's own bookkeeping.
+# once it is stored), then everything else (BACKGROUND: what may wait without harm).
 URGENT, NORMAL, BACKGROUND = 0, 1, 2
 
 
@@ -527,7 +527,9 @@ class Database:
         if not shown and not group_calls:
             return
         now = _now()
-        async with self._write(BACKGROUND) as conn:
+        # in turn with the computers' moves (a lower priority could wait for a long time
+        # while they move one after another, and a crash would then lose more notes)
+        async with self._write(NORMAL) as conn:
             if shown:
                 await conn.executemany(
                     "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
