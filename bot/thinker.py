@@ -69,8 +69,6 @@ class Thinker:
         self.budget = budget
         self._pool: Executor | None = None
         self._rebuilt = False
-        self.decisions = 0
-        self.pooled = 0
 
     def _make_pool(self) -> Executor | None:
         if self.workers <= 0:
@@ -92,10 +90,8 @@ class Thinker:
                 self._pool.submit(os.getpid)
 
     async def choose(self, job: Job) -> int:
-        self.decisions += 1
         if job.level in INLINE_LEVELS:
             return decide(job)
-        self.pooled += 1
         loop = asyncio.get_running_loop()
         if self._pool is None:
             self._pool = self._make_pool()

@@ -547,16 +547,8 @@ class Database:
                     newest = max(at for _, at in group_calls)
                     await conn.execute("DELETE FROM group_calls WHERE at < ?", (newest - 300.0,))
 
-    async def set_shown(self, chat_id: int, message_id: int, digest: str) -> None:
-        """Remember what message `message_id` in `chat_id` shows now (a digest)."""
-        await self.write_notes(shown=[(chat_id, message_id, digest)])
-
-    async def record_group_call(self, chat_id: int, at: float) -> None:
-        """Note a call about group `chat_id` at Unix time `at`."""
-        await self.write_notes(group_calls=[(chat_id, at)])
-
     async def shown(self, chat_id: int, message_id: int) -> str | None:
-        """The digest stored by `set_shown`, or None if nothing is known."""
+        """The digest stored by `write_notes`, or None if nothing is known."""
         return (await self.shown_many([(chat_id, message_id)])).get((chat_id, message_id))
 
     async def shown_many(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], str]:

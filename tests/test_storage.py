@@ -702,16 +702,15 @@ async def test_closed_tables_since_lists_only_recently_ended_tables(db: Database
 
 async def test_shown_messages_remember_the_newest_digest(db: Database) -> None:
     assert await db.shown(-100, 7) is None
-    await db.set_shown(-100, 7, "aa")
-    await db.set_shown(-100, 7, "bb")
-    await db.set_shown(42, 7, "cc")  # another chat's message 7
+    await db.write_notes(shown=[(-100, 7, "aa")])
+    await db.write_notes(shown=[(-100, 7, "bb"), (42, 7, "cc")])  # another chat's message 7
     assert await db.shown(-100, 7) == "bb"
     assert await db.shown(42, 7) == "cc"
 
 
 async def test_group_calls_are_noted_and_old_ones_pruned(db: Database) -> None:
     for k in range(600):  # a prune runs every 500 notes and drops what is over 5 minutes old
-        await db.record_group_call(-100 - k % 2, 1000.0 + k)
+        await db.write_notes(group_calls=[(-100 - k % 2, 1000.0 + k)])
     recent = await db.recent_group_calls(1590.0)
     assert recent == {
         -100: [1590.0, 1592.0, 1594.0, 1596.0, 1598.0],
