@@ -520,7 +520,9 @@ class Bench:
             if not self.active or not table.playing:
                 continue
             tmsg = table.snapshot
-            my_turn = tmsg is not None and f"Tocca a {p.name}." in tmsg.text
+            my_turn = tmsg is not None and (
+                f"Tocca a {p.name}." in tmsg.text or f"Tocca ad {p.name}." in tmsg.text
+            )
             seen = (tmsg.message_id, tmsg.edited) if tmsg is not None else None
             if my_turn and p.tapped_table_edit == seen:
                 my_turn = False  # the table has not shown my last move yet

@@ -117,7 +117,7 @@ def simulate(
     started = time.perf_counter()
     for k in range(games):
         state = HandState.deal(options, seed, k, (start_dealer + k) % n)
-        while state.phase != 4:  # OVER
+        while not state.is_terminal():
             seat = state.current
             state.apply(bots[seat].act(state.observation(seat)), seat)
         res = state.result()

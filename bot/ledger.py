@@ -28,7 +28,7 @@ import csv
 import heapq
 import io
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
@@ -47,6 +47,73 @@ def hand_key(table_id: int, hand_index: int) -> str:
 def match_key(table_id: int) -> str:
     """The ledger key of a finished match of another variant (§10.2)."""
     return f"t{table_id}:match"
+
+
+# ---------------------------------------------------------------------- computers (§10.5)
+
+
+def without_computers(deltas: Sequence[int], computers: Collection[int]) -> list[int]:
+    """§10.5: a table's ledger entry per seat (zero-sum) with the `computers`' seats taken out:
+    a computer neither pays nor collects, and the entry still sums to zero.
+
+    What the computers would have collected stays with the humans who would have paid it: the
+    humans below zero pay that much less in all. What the computers would have paid is not
+    collected by the humans who would have received it: the humans above zero receive that
+    much less in all. Each amount is split among those humans in whole points as evenly as
+    possible, the remainder one point each by seat order, nobody relieved of more than their
+    own amount (so no human changes side).
+
+    Who would have paid whom: every payer pays every receiver in proportion to their amounts,
+    which is §10.2's "each losing side pays 1 to each winning side" exactly, and §7.12's
+    defenders paying the caller and the partner 2:1. So when computers sit on both sides, the
+    part of a computer's collection that other computers would have paid concerns no human: the
+    humans' relief is C * Lh / T and the receivers' cut P * Gh / T (C, P: what the computers
+    would collect and pay; Lh, Gh: what the humans would pay and collect; T: the entry's
+    total). Their difference is C - P exactly; the relief is rounded to whole points (a half
+    down: what the humans won or lost against each other stands) and the cut follows, so the
+    entry stays zero-sum."""
+    if sum(deltas) != 0:
+        raise ValueError(f"the entry sums to {sum(deltas)}, not 0")
+    out = [0 if s in computers else d for s, d in enumerate(deltas)]
+    total = sum(d for d in deltas if d > 0)
+    collected = sum(d for s, d in enumerate(deltas) if s in computers and d > 0)
+    paid = -sum(d for s, d in enumerate(deltas) if s in computers and d < 0)
+    payers = {s: -d for s, d in enumerate(out) if d < 0}
+    receivers = {s: d for s, d in enumerate(out) if d > 0}
+    if total == 0 or not (collected or paid):
+        return out
+    humans_pay = sum(payers.values())
+    relief = (2 * collected * humans_pay + total - 1) // (2 * total)  # C * Lh / T, rounded
+    cut = relief - (collected - paid)  # P * Gh / T, rounded the same way
+    for s, amount in _split_evenly(relief, payers).items():
+        out[s] += amount
+    for s, amount in _split_evenly(cut, receivers).items():
+        out[s] -= amount
+    assert sum(out) == 0
+    return out
+
+
+def _split_evenly(total: int, caps: Mapping[int, int]) -> dict[int, int]:
+    """`total` whole points over the seats of `caps` (each at most its cap) as evenly as
+    possible; a remainder goes one point each to the first seats in seat order."""
+    if total > sum(caps.values()):
+        raise ValueError("more to split than the caps allow")
+    if total <= 0:
+        return dict.fromkeys(caps, 0)
+    # The highest level everyone may be filled to (capped), then one more point each for the
+    # remainder, by seat order, among the seats still below their cap.
+    level = 0
+    while sum(min(c, level + 1) for c in caps.values()) <= total and level < max(caps.values()):
+        level += 1
+    share = {s: min(c, level) for s, c in caps.items()}
+    left = total - sum(share.values())
+    for s in sorted(caps):
+        if left == 0:
+            break
+        if share[s] < caps[s]:
+            share[s] += 1
+            left -= 1
+    return share
 
 
 # ---------------------------------------------------------------------- settling (§10.3)

@@ -35,7 +35,7 @@ def initial_hands(state: HandState) -> list[list[int]]:
     for t in state.tricks:
         for seat, card in zip(t.seats, t.cards, strict=True):
             played[seat].append(card)
-    for seat, card in zip(state._order, state.trick, strict=False):
+    for seat, card in state.trick_plays():
         played[seat].append(card)
     hands = []
     for seat in range(state.n_players):

@@ -949,9 +949,9 @@ def render_match_result(match: Match, names: Sequence[str], seat: int, lang: str
     if rules.chiamata:
         winners = [match.winner]
         who = names[match.winner]
-    else:
-        winners = _side_seats(match.winner, rules.side_of)
-        who = _side_name(match.winner, rules.side_of, names, lang)
+    else:  # §4.3 fixed5: with three or more sides, tied sides are all winners
+        winners = [s for side in match.winners for s in _side_seats(side, rules.side_of)]
+        who = _join([_side_name(side, rules.side_of, names, lang) for side in match.winners], lang)
     if seat in winners:
         head = _tr(lang, "match_over_you", who=who)
     elif winners:

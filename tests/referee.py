@@ -211,34 +211,43 @@ def _check_auction(
     if opts.get("southern"):
         order = [1, 3, 10, 8, 9, 7, 6, 5, 4, 2]  # §1.3: the Jack above the Queen
     passed: set[int] = set()
-    turn = (dealer + 1) % n
+    # §7.2 auction_start: right of the dealer is the next seat (§2.5), left the one before.
+    turn = (dealer - 1) % n if opts.get("auction_start") == "dealer_left" else (dealer + 1) % n
     last_rank: int | None = None
     last_points = 0
     last_bidder: int | None = None
+    two_caller: int | None = None
     ended = False
-    carichi = False
-    for seat, bid in rec["auction"]:
+    carichi = False  # carichi is the standing bid
+    for i, (seat, bid) in enumerate(rec["auction"]):
         assert not ended, "a bid after the auction ended"
         assert seat == turn, f"bid out of turn: seat {seat}, expected {turn}"
         assert seat not in passed, "§7.2 a pass is final"
+        if i == 0 and opts.get("first_must_call"):
+            assert bid != "pass", "§7.2 first_must_call: the first player may not pass"
         if bid == "pass":
             passed.add(seat)
         elif bid == "carichi":
             assert opts.get("carichi") and not by_points and last_rank != 2, "§7.8"
-            carichi, ended, last_bidder = True, True, seat
+            assert not carichi, "§7.8 continues: carichi is not called over carichi"
+            carichi, last_bidder = True, seat
+            ended = opts.get("carichi_mode", "ends") == "ends"
         elif by_points:
             assert isinstance(bid, int) and 61 <= bid <= 120 and bid > last_points, "§7.9"
             last_points, last_bidder = bid, seat
         elif last_rank == 2:
             assert overbid and isinstance(bid, int) and 62 <= bid <= 120 and bid > last_points
+            if opts.get("two_caller_raises") is False:
+                assert seat != two_caller, "§7.3 two_caller_raises=false: the Two's caller"
             last_points, last_bidder = bid, seat
         else:
             assert isinstance(bid, int) and 1 <= bid <= 10
-            if last_rank is not None:
+            if last_rank is not None:  # §7.8 continues: lower than the last rank named
                 assert order.index(bid) > order.index(last_rank), "§7.2 strictly lower"
-            last_rank, last_bidder = bid, seat
-            if bid == 2 and not overbid:
-                ended = True
+            last_rank, last_bidder, carichi = bid, seat, False
+            if bid == 2:
+                two_caller = seat
+                ended = not overbid
         if not ended:
             active = [s for s in range(n) if s not in passed]
             if not active or (len(active) == 1 and active[0] == last_bidder):

@@ -8,12 +8,12 @@ import statistics
 
 import pytest
 
-from bot.engine import PLAY, HandState, Options, Trick, first_dealer
+from bot.engine import NAME_SUIT, PLAY, HandState, Options, Trick, first_dealer
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.players import LEVELS, PLAYERS, Player, configure, make_player
 from bot.players.hard import HardPlayer
-from bot.players.knowledge import REMOVED, TALON, Knowledge, build_state
+from bot.players.knowledge import REMOVED, TALON, Knowledge
 from bot.players.normal import NormalPlayer
 from bot.players.search import Solver, rollout, sides_of, solve_two
 from tests.test_simulate import COMBOS
@@ -206,7 +206,7 @@ def test_knowledge_tracks_seen_and_unseen_cards_in_due() -> None:
         assert len(world.hands[other]) == obs.hand_sizes[other]
         assert len(world.talon) == know.talon_hidden
         assert sorted(world.hands[other] + world.talon) == sorted(expected)
-        rebuilt = build_state(obs, world)
+        rebuilt = HandState.from_observation(obs, world)
         assert rebuilt.observation(seat).to_dict() == obs.to_dict()
 
 
@@ -337,7 +337,7 @@ def constructed_endgame(hands: list[list[str]], briscola_card: str, leader: int)
     earlier tricks (seat 1 drew the turned card and played it), `leader` to lead."""
     options = Options.parse("due")
     deck = options.rules().deck
-    state = HandState.deal(options, 0, 0, 1)
+    state = HandState.deal(options, 0, 0, 1 - leader)  # `leader` leads the first trick (§3.3)
     held = [[deck.card(x) for x in h] for h in hands]
     turned = deck.card(briscola_card)
     gone = [c for c in range(40) if c not in held[0] + held[1]]
@@ -355,9 +355,7 @@ def constructed_endgame(hands: list[list[str]], briscola_card: str, leader: int)
         state.tricks.append(Trick(0, (0, 1), pair, i // 2 % 2, pts))
         state.taken[i // 2 % 2] += pts
         state.won[i // 2 % 2] += 1
-    state.leader = state.current = leader
-    state._order = (leader, 1 - leader)
-    state.trick = []
+    assert state.leader == state.current == leader and state.trick_order == (leader, 1 - leader)
     return state
 
 
@@ -446,7 +444,7 @@ def test_normal_names_the_suit_it_is_long_in_and_calls_alone_only_when_strong() 
     state.apply(A.CALL_RANK + 2, seat)  # calls the Two
     for _ in range(4):
         state.apply(A.PASS)
-    assert state.phase == 1 and state.caller == seat  # naming the suit
+    assert state.phase == NAME_SUIT and state.caller == seat  # naming the suit
     action = NormalPlayer(random.Random(0)).act(state.observation(seat))
     assert action == A.NAME_SUIT + D
     state, seat = auction_obs(WEAK)

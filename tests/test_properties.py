@@ -11,8 +11,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine import AUCTION, OVER, PLAY, SPECTATOR, HandState, IllegalAction, Match, Options
+from bot.engine import (
+    AUCTION,
+    DECK32,
+    DECK40,
+    DECK40_SOUTHERN,
+    OVER,
+    PLAY,
+    SPECTATOR,
+    HandState,
+    IllegalAction,
+    Match,
+    Options,
+    Phase,
+    World,
+    trick_order,
+    trick_winner,
+)
 from bot.engine import actions as A
+from bot.engine.cards import Deck
+from bot.players.search import Solver, _greedy, solve_two
 
 CONFIGS: list[tuple[str, dict[str, object]]] = [
     ("due", {}),
@@ -36,7 +54,24 @@ CONFIGS: list[tuple[str, dict[str, object]]] = [
     ("chiamata", {"cappotto": "all_tricks"}),
     ("chiamata", {"carichi": True, "overbid": False, "lead": "caller", "show_points": True}),
     ("chiamata", {"auction": "points", "lead": "caller", "cappotto": "all_tricks"}),
+    ("chiamata", {"auction_start": "dealer_left"}),  # §7.2
+    ("chiamata", {"first_must_call": True}),  # §7.2
+    ("chiamata", {"two_caller_raises": False}),  # §7.3
+    ("chiamata", {"carichi": True, "carichi_mode": "continues"}),  # §7.8
+    (
+        "chiamata",
+        {
+            "auction_start": "dealer_left",
+            "first_must_call": True,
+            "two_caller_raises": False,
+            "carichi": True,
+            "carichi_mode": "continues",
+            "lead": "caller",
+        },
+    ),
+    ("chiamata", {"auction": "points", "first_must_call": True, "auction_start": "dealer_left"}),
     ("chiamata4", {}),
+    ("chiamata4", {"carichi": True, "carichi_mode": "continues", "two_caller_raises": False}),
     ("chiamata4", {"carichi": True, "lead": "caller"}),
     ("chiamata4", {"auction": "points"}),
     ("briscolone", {}),
@@ -95,9 +130,11 @@ def check_state(s: HandState) -> None:
     back = HandState.from_dict(json.loads(json.dumps(s.to_dict())))
     assert back == s
     assert back.legal_actions() == s.legal_actions()
-    # completed tricks obey §2.3 and carry their points
+    # completed tricks obey §2.3 (the oracle, and the engine's one definition of the rule)
+    # and carry their points
     for t in s.tricks:
         assert t.winner == expected_winner(s, t)
+        assert t.seats[trick_winner(t.cards, deck.suit, deck.strength, s.briscola)] == t.winner
         assert t.points == sum(deck.points[c] for c in t.cards)
     assert sum(s.taken) == sum(t.points for t in s.tricks)
     if s.phase == PLAY:
@@ -172,6 +209,30 @@ def check_observations(s: HandState) -> None:
         check_partner_swap(s)
 
 
+def check_resample(s: HandState) -> None:
+    """`HandState.from_observation` with the real cards as the world gives back the state as
+    far as that seat can know it: the same observation and legal actions, the same trick
+    order (`trick_order(obs)`), the same fields but the history it cannot know."""
+    n = s.rules.n_players
+    if s.phase == OVER:
+        return
+    for seat in {s.current, (s.current + 1) % n}:
+        obs = s.observation(seat)
+        assert isinstance(obs.phase, Phase) and obs.phase == s.phase
+        world = World([list(h) for h in s.hands], s.talon[s.talon_pos :], list(s.removed))
+        back = HandState.from_observation(obs, world)
+        assert back.observation(seat).to_dict() == obs.to_dict()
+        if seat == s.current:  # another seat does not see the signals it sent (§5.3)
+            assert back.legal_actions() == s.legal_actions()
+        assert back.trick_order == trick_order(obs) == (s.trick_order if s.phase == PLAY else ())
+        unknown = ("seed", "actions", "talon", "talon_pos", "signals")
+        mine = {k: v for k, v in back.to_dict().items() if k not in unknown}
+        real = {k: v for k, v in s.to_dict().items() if k not in unknown}
+        assert mine == real
+        assert back.talon_left() == s.talon_left()
+        assert set(back.signals) == set(obs.signals)
+
+
 def check_spectator(s: HandState) -> None:
     """The table's shared view (the group message) shows no hand but public ones (§6.1), no
     talon card but scoperta's next, no points before the end unless show_points (§3.7), no
@@ -236,6 +297,36 @@ def check_final(s: HandState) -> None:
                 assert (res.deltas[seat] > 0) == (r.side_of[seat] == w)
 
 
+def check_auction(s: HandState) -> None:
+    """§7.2-§7.8 auction options, from the bids as played: who opened (auction_start), the
+    first word (first_must_call), no points bid by the Two's caller (two_caller_raises=false),
+    carichi ending the auction or standing as one more step (carichi_mode)."""
+    r = s.rules
+    if not r.chiamata or not s.bids:
+        return
+    n = r.n_players
+    first = (s.dealer + (-1 if r.auction_start == "dealer_left" else 1)) % n
+    assert s.bids[0][0] == first
+    if r.first_must_call:
+        assert s.bids[0][1] != A.PASS
+    two = next((seat for seat, b in s.bids if b == A.CALL_RANK + 2), None)
+    if two is not None and not r.two_caller_raises:
+        k = next(i for i, (_, b) in enumerate(s.bids) if b == A.CALL_RANK + 2)
+        assert all(b == A.PASS for seat, b in s.bids[k + 1 :] if seat == two)
+    words = [b for _, b in s.bids if b != A.PASS]
+    for i, b in enumerate(words):
+        if b == A.CARICHI:
+            if r.carichi_mode == "ends":
+                assert i == len(words) - 1  # carichi ends the auction
+            else:
+                assert i == 0 or words[i - 1] != A.CARICHI  # never over a standing carichi
+    ranks = [b - A.CALL_RANK for b in words if A.CALL_RANK <= b < A.BID_POINTS]
+    powers = [r.deck.rank_power(x) for x in ranks]
+    assert powers == sorted(powers, reverse=True) and len(set(powers)) == len(powers)
+    if s.phase != AUCTION and s.caller >= 0:
+        assert s.carichi == (words[-1] == A.CARICHI)
+
+
 # --------------------------------------------------------------------------- the main property
 
 
@@ -257,6 +348,8 @@ def test_random_hands_keep_every_invariant(variant, raw, seed, dealer, data):
     while True:
         check_state(s)
         check_observations(s)
+        check_resample(s)
+        check_auction(s)
         if s.is_terminal():
             break
         legal = s.legal_actions()
@@ -331,11 +424,18 @@ def test_playout_equals_legal_apply_loop(variant, raw, seed, prefix, rseed):
         ("due", {}),
         ("tre", {"match": "best3"}),
         ("quattro", {"match": "fixed5"}),
+        ("tre", {"match": "fixed5"}),  # §4.3: a tie for most hands stands
+        ("sei", {"match": "fixed5"}),
+        ("briskula32", {"players": 4, "match": "fixed5"}),
+        ("due", {"match": "points120"}),
+        ("tre", {"match": "points120"}),
         ("sei", {"teams": "threes", "match": "points120"}),
         ("briscolone", {}),
         ("briskula32", {"players": 3, "match": "single"}),
         ("doppia", {"players": 4, "teams": "pairs"}),
         ("chiamata", {"target": 6}),
+        ("chiamata", {"target": 4, "first_must_call": True, "auction_start": "dealer_left"}),
+        ("chiamata", {"target": 4, "carichi": True, "carichi_mode": "continues"}),
         ("chiamata4", {"target": 5}),
     ],
 )
@@ -343,7 +443,9 @@ def test_playout_equals_legal_apply_loop(variant, raw, seed, prefix, rseed):
 @given(seed=st.integers(0, 2**32 - 1), rseed=st.integers(0, 2**32))
 def test_random_matches(variant, raw, seed, rseed):
     """§3.1, §4, §7.4, §7.13, §10: the dealer stays after a void hand and moves on otherwise;
-    void hands never count; the ledger is zero-sum; a match ends exactly when its format says."""
+    void hands never count; the ledger is zero-sum; a match ends exactly when its format says
+    (fixed5 after five counted hands, ties for most hands standing; points and chiamata
+    targets to a unique top); §10.2 each losing side pays 1 to each winning side."""
     o = Options.parse(variant, raw)
     m = Match(o, seed)
     n = o.rules().n_players
@@ -371,21 +473,224 @@ def test_random_matches(variant, raw, seed, rseed):
         assert m.scores == scores and m.ledger_deltas() == tuple(scores)
         if m.over:
             top = max(scores)
-            assert top >= o.rules().target and scores.count(top) == 1
-            assert m.winner == scores.index(top)
+            assert top >= o.rules().target and scores.count(top) == 1  # §7.13
+            assert m.winners == (scores.index(top),) and m.winner == scores.index(top)
     else:
         assert sum(m.hands_won) == len(counted)
         fmt = o.rules().match
-        if fmt == "fixed5":
-            assert len(counted) >= 5 or not m.over
+        top = max(m.hands_won)
+        if fmt == "fixed5":  # §4.3: exactly five counted hands; a tie for most hands stands
+            assert m.over == (len(counted) == 5)
             if m.over:
-                assert len(counted) >= 5
+                assert m.winners == tuple(i for i, w in enumerate(m.hands_won) if w == top)
+        elif fmt.startswith("points") and m.over:  # §4.3: a unique top total at the target
+            best = max(m.side_points)
+            assert best >= int(fmt.removeprefix("points")) and m.side_points.count(best) == 1
+            assert m.winners == (m.side_points.index(best),)
+        elif m.over:
+            assert m.winners == (m.hands_won.index(top),) and m.hands_won.count(top) == 1
         if m.over:
             d = m.ledger_deltas()
             side_of = o.rules().side_of
-            for seat in range(n):
-                assert (d[seat] > 0) == (side_of[seat] == m.winner)
-                if side_of[seat] != m.winner:
-                    assert d[seat] == -1
+            n_sides = o.rules().n_sides
+            won = len(m.winners)
+            for seat in range(n):  # §10.2
+                if side_of[seat] in m.winners:
+                    assert d[seat] == n_sides - won
+                else:
+                    assert d[seat] == -won
         else:
-            assert m.ledger_deltas() == (0,) * n
+            assert m.ledger_deltas() == (0,) * n and m.winners == ()
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def test_snapshots_store_phases_as_before_and_load_either_form():
+    """`to_dict` stores the phase as the int it always was (0 auction .. 4 over), so stored
+    tables load in either direction; `from_dict` also takes the phase's name."""
+    o = Options.parse("chiamata")
+    s = HandState.deal(o, 3, 0, 0)
+    codes = {AUCTION: 0, Phase.NAME_SUIT: 1, Phase.CALL_CARD: 2, PLAY: 3, OVER: 4}
+    rng = random.Random(3)
+    seen = set()
+    while True:
+        data = json.loads(json.dumps(s.to_dict()))
+        assert data["phase"] == codes[s.phase]
+        seen.add(s.phase)
+        assert HandState.from_dict(data) == s and HandState.from_dict(data).phase is s.phase
+        data["phase"] = str(s.phase)
+        assert HandState.from_dict(data) == s and HandState.from_dict(data).phase is s.phase
+        if s.is_terminal():
+            break
+        legal = s.legal_actions()
+        s.apply(legal[rng.randrange(len(legal))])
+    assert {AUCTION, PLAY, OVER} <= seen
+
+
+# --------------------------------------------------------------------------- the trick rule
+
+
+def oracle_winner(cards, suit, strength, briscola) -> int:
+    """§2.3 / §8.3, as the rules say it: the highest briscola, else the highest of the led suit."""
+    trumps = [i for i, c in enumerate(cards) if suit[c] == briscola]
+    pool = trumps or [i for i, c in enumerate(cards) if suit[c] == suit[cards[0]]]
+    return max(pool, key=lambda i: strength[cards[i]])
+
+
+def greedy_says_friend_wins(state: HandState, cards, briscola: int, friend: int) -> bool:
+    """Whether the rollout policy (`search._greedy`, its inline copy of the trick rule) sees
+    the trick `cards` as won by `friend`'s card: as the last to play, with two cards of a suit
+    outside the deck, it loads the rich one on a friend's trick and throws the cheap one
+    otherwise."""
+    deck = state.rules.deck
+    cheap, rich = deck.size, deck.size + 1
+    suit, strength = (*deck.suit, 9, 9), (*deck.strength, 1, 2)
+    points = (*deck.points, 0, 5)
+    order = tuple(range(len(cards) + 1))
+    me = order[-1]
+    sides = tuple(0 if x in (friend, me) else 1 for x in order)
+    card = _greedy(
+        state,
+        me,
+        [cheap, rich],
+        list(cards),
+        order,
+        sides,
+        briscola,
+        suit,
+        strength,
+        points,
+        False,
+        lambda: 0.5,
+        0.0,
+    )
+    return card == rich
+
+
+def solver_winner(solver: Solver, cards, briscola: int) -> int:
+    """The index of the card that takes the trick `cards` by `Solver`'s inline copy of the rule:
+    every card is worth 1, so the trick is worth len(cards) to the side of its winner alone."""
+    n = solver.n
+    solver.hands = [[] for _ in range(n)]
+    solver.hands[len(cards) - 1] = [cards[-1]]
+    solver.trick = list(cards[:-1])
+    solver.order = tuple(range(len(cards)))
+    solver.talon, solver.tpos, solver.b = [], 0, briscola
+    solver.points = (1,) * len(solver.points)
+    solver.use_cache = False
+    takers = []
+    for k in range(len(cards)):
+        solver.mine = tuple(x == k for x in range(n))
+        if solver.root_values([cards[-1]]) == [len(cards)]:
+            takers.append(k)
+    assert len(takers) == 1, takers
+    return takers[0]
+
+
+def check_copies(state: HandState, solver: Solver, cards, briscola: int) -> None:
+    deck = state.rules.deck
+    suit, strength = deck.suit, deck.strength
+    w = trick_winner(cards, suit, strength, briscola)
+    assert w == oracle_winner(cards, suit, strength, briscola)
+    for j in range(len(cards)):
+        assert greedy_says_friend_wins(state, cards, briscola, j) == (j == w), (cards, j, w)
+    if 2 <= len(cards) <= solver.n:
+        assert solver_winner(solver, cards, briscola) == w
+    if len(cards) == 2:
+        ones = (1,) * deck.size
+        follower_takes = solve_two(cards[:1], cards[1:], True, briscola, suit, strength, ones, {})
+        assert (follower_takes == 0) == (w == 1)
+
+
+TWO_PLAYER_DECKS = [
+    (DECK40, Options.parse("due")),
+    (DECK40_SOUTHERN, Options.parse("due", {"deck": "french", "southern": True})),
+    (DECK32, Options.parse("briskula32", {"players": 2})),
+]
+
+
+@pytest.mark.parametrize(
+    ("deck", "options"), TWO_PLAYER_DECKS, ids=lambda x: getattr(x, "name", "")
+)
+def test_every_copy_of_the_trick_rule_agrees_on_every_card_pair(deck: Deck, options: Options):
+    """§2.3 (and §8.3 without briscola): for every ordered pair of cards and every briscola,
+    the engine's `trick_winner`, the engine's trick resolution (its inline copy), and the
+    search's inline copies (rollout policy, `Solver`, `solve_two`) name the same winner."""
+    assert options.rules().deck == deck
+    base = HandState.deal(options, 0, 0, 1)  # seat 0 leads
+    solver = Solver(base, (True, False))
+    for briscola in (-1, 0, 1, 2, 3):
+        for x in range(deck.size):
+            for y in range(deck.size):
+                if x == y:
+                    continue
+                check_copies(base, solver, (x, y), briscola)
+                s = base.clone()
+                s.hands, s.talon, s.talon_pos, s.turned_to = [[x], [y]], [], 0, 1
+                s.briscola = briscola
+                s.apply(x)
+                s.apply(y)
+                assert s.is_terminal()
+                assert s.tricks[-1].winner == trick_winner(
+                    (x, y), deck.suit, deck.strength, briscola
+                )
+
+
+@pytest.mark.parametrize(("variant", "raw"), CONFIGS, ids=IDS)
+def test_every_copy_of_the_trick_rule_agrees_on_random_tricks(variant, raw):
+    """The same on the tricks (and every beginning of them) of random hands of every variant:
+    doppia's double rounds (§9.2), Briscolone without briscola (§8.3), chiamata's named suit."""
+    o = options_of(variant, raw)
+    base = HandState.deal(o, 0, 0, 0)
+    n = o.rules().n_players
+    solver = Solver(base, (True,) * n)
+    for k in range(3):
+        s = HandState.deal(o, 5, k, k % n)
+        s.playout(random.Random(k))
+        for t in s.tricks:
+            for j in range(1, len(t.cards) + 1):
+                check_copies(base, solver, t.cards[:j], s.briscola)
+
+
+CHIAMATA_CONFIGS = [(v, raw) for v, raw in CONFIGS if v.startswith("chiamata")]
+
+
+@pytest.mark.parametrize(("variant", "raw"), CHIAMATA_CONFIGS, ids=lambda x: str(x))
+def test_assume_call_starts_the_play_as_the_auction_would(variant, raw):
+    """`assume_call` (the hard bidder's "what if I called this card") leaves a state in the
+    play exactly as the real auction would: the first bidder calls, everyone else passes and
+    the card is named (§7.2-7.10), or it calls carichi (§7.8)."""
+    o = options_of(variant, raw)
+    rules = o.rules()
+    play = ("caller", "partner", "called_card", "carichi", "briscola", "phase", "current")
+    for k in range(6):
+        s = HandState.deal(o, 9, k, k % rules.n_players)
+        seat = s.current
+        world = World([list(h) for h in s.hands], [], [])
+        base = HandState.from_observation(s.observation(seat), world)
+        calls = [card for card in (3, 17, 29, 35) if card not in s.hands[seat]][:1]
+        calls.append(s.hands[seat][0])  # in its own hand: alone (§7.7)
+        if rules.carichi:
+            calls.append(-1)
+        for card in calls:
+            real = s.clone()
+            if card < 0:
+                real.apply(A.CARICHI)
+            elif rules.auction == "points":
+                real.apply(A.BID_POINTS + 61)
+            else:
+                real.apply(A.CALL_RANK + rules.deck.number[card])
+            while real.phase == AUCTION:
+                real.apply(A.PASS)
+            if real.phase == Phase.NAME_SUIT:
+                real.apply(A.NAME_SUIT + rules.deck.suit[card])
+            elif real.phase == Phase.CALL_CARD:
+                real.apply(A.CALL_CARD + card)
+            supposed = base.clone()
+            supposed.assume_call(seat, card, 61)
+            assert real.phase == PLAY
+            for name in play:
+                assert getattr(supposed, name) == getattr(real, name), name
+            assert supposed.trick_order == real.trick_order and supposed.leader == real.leader
+            assert supposed.legal_actions() == real.legal_actions()

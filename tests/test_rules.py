@@ -25,6 +25,7 @@ from bot.engine import (
     Match,
     Options,
     OptionsError,
+    match_deltas,
 )
 from bot.engine import actions as A
 from bot.engine.cards import card_id
@@ -667,6 +668,78 @@ def test_s4_3_fixed5_plays_exactly_five_hands():
     assert m.counted_hands() == 5
 
 
+def test_s4_3_fixed5_three_sides_tie_for_most_hands_stands():
+    """RULES §4.3 fixed5: exactly five counted hands; with three sides a tie for most hands
+    won stands and the tied sides are all winners (paid per §10.2: +1 / +1 / -2)."""
+    m = Match(opts("tre", match="fixed5"), 1)
+    outcomes = [[60, 30, 30], [30, 60, 30], [60, 30, 30], [30, 60, 30], [30, 30, 60]]
+    assert play_match(m, outcomes) == [False] * 4 + [True]
+    assert m.hands_won == [2, 2, 1] and m.counted_hands() == 5
+    assert m.winners == (0, 1) and m.winner == -1
+    assert m.ledger_deltas() == (1, 1, -2)
+    with pytest.raises(ValueError):
+        m.deal()  # a sixth hand is never dealt
+    # three pairs in six: each member of a side pays or receives the side's amount
+    m = Match(opts("sei", match="fixed5"), 1)
+    sides = [[60, 40, 20], [40, 60, 20], [20, 40, 60], [60, 20, 40], [20, 60, 40]]
+    assert play_match(m, sides) == [False] * 4 + [True]
+    assert m.hands_won == [2, 2, 1] and m.winners == (0, 1)
+    assert m.ledger_deltas() == (1, 1, -2, 1, 1, -2)
+    # a unique top still wins alone
+    m = Match(opts("tre", match="fixed5"), 1)
+    play_match(m, [[60, 30, 30]] * 3 + [[30, 60, 30], [30, 30, 60]])
+    assert m.over and m.winners == (0,) and m.winner == 0 and m.ledger_deltas() == (2, -1, -1)
+
+
+def test_s4_3_fixed5_four_single_players_tie_stands():
+    """RULES §4.3 fixed5 with four single players (§9.1): five hands, a 2-2-1-0 tie stands and
+    both leaders win; §10.2's general rule: each losing side pays 1 to each winning side."""
+    m = Match(opts("briskula32", players=4, match="fixed5"), 2)
+    outcomes = [[70, 20, 20, 10], [20, 70, 20, 10], [70, 20, 20, 10], [20, 70, 20, 10]]
+    outcomes.append([20, 20, 70, 10])
+    assert play_match(m, outcomes) == [False] * 4 + [True]
+    assert m.hands_won == [2, 2, 1, 0] and m.winners == (0, 1)
+    assert m.ledger_deltas() == (2, 2, -2, -2)
+
+
+def test_s4_3_fixed5_tied_winners_survive_a_snapshot():
+    """RULES §4.3: a fixed5 match that ended on a tie restores with all its winners; a snapshot
+    from before tied winners (only "winner") still loads."""
+    m = Match(opts("tre", match="fixed5"), 1)
+    play_match(m, [[60, 30, 30], [30, 60, 30], [60, 30, 30], [30, 60, 30], [30, 30, 60]])
+    back = Match.from_dict(m.to_dict())
+    assert back == m and back.winners == (0, 1) and back.ledger_deltas() == (1, 1, -2)
+    old = Match(opts("due", match="single"), 1)
+    play_match(old, [[70, 50]])
+    data = old.to_dict()
+    del data["winners"]
+    restored = Match.from_dict(data)
+    assert restored.winners == (0,) and restored.winner == 0 and restored.ledger_deltas() == (1, -1)
+    data = Match(opts("due"), 1).to_dict()
+    del data["winners"]
+    assert Match.from_dict(data).winners == () and not Match.from_dict(data).over
+
+
+def test_s4_3_points_target_reached_by_both_sides_on_one_hand():
+    """RULES §4.3: when two sides reach a points target on the same hand the higher total
+    wins; equal totals play one more hand."""
+    m = Match(opts("due", match="points151"), 1)
+    assert play_match(m, [[70, 50], [50, 70], [40, 80]]) == [False, False, True]
+    assert m.side_points == [160, 200] and m.winners == (1,)  # both past 151: 200 wins
+    m = Match(opts("due", match="points120"), 1)
+    assert play_match(m, [[59, 61], [61, 59]]) == [False, False]
+    assert m.side_points == [120, 120]  # both reached it, equal: one more hand
+    assert play_match(m, [[70, 50]]) == [True]
+    assert m.side_points == [190, 170] and m.winners == (0,) and m.ledger_deltas() == (1, -1)
+    m = Match(opts("quattro", match="points121"), 1)
+    play_match(m, [[61, 59], [59, 61], [62, 58]])
+    assert m.side_points == [182, 178] and m.winners == (0,)
+    m = Match(opts("tre", match="points120"), 1)
+    assert play_match(m, [[60, 50, 10], [50, 60, 10], [10, 60, 50]]) == [False, False, True]
+    assert m.side_points == [120, 170, 70] and m.winners == (1,)  # 120 and 170 reached
+    assert m.ledger_deltas() == (-1, 2, -1)
+
+
 def test_s4_4_void_hands_never_count():
     """RULES §4.4: a void hand is not a played hand in any format."""
     m = Match(opts("due", match="fixed5"), 2)
@@ -960,6 +1033,76 @@ def test_s7_2_pass_is_final():
         s.apply(A.PASS)
 
 
+def test_s7_2_auction_start_dealer_left():
+    """RULES §7.2 option `auction_start`: `dealer_right` (default) opens with the next seat
+    after the dealer; `dealer_left` (seed 004) with the seat before it (§2.5), and the auction
+    then goes round in playing order. The first trick's lead is §7.10's, not moved."""
+    assert opts("chiamata").auction_start == "dealer_right"
+    for variant, n in (("chiamata", 5), ("chiamata4", 4)):
+        for dealer in range(n):
+            assert HandState.deal(opts(variant), 1, 0, dealer).current == (dealer + 1) % n
+            s = HandState.deal(opts(variant, auction_start="dealer_left"), 1, 0, dealer)
+            left = (dealer - 1) % n
+            assert s.phase == AUCTION and s.current == left
+            s.apply(A.CALL_RANK + 10, left)
+            assert s.current == (left + 1) % n  # round in playing order: the dealer next
+    s = HandState.deal(opts("chiamata", auction_start="dealer_left"), 1, 0, 2)
+    assert s.current == 1
+    assert_illegal(s, A.PASS, seat=3)
+    s.apply(A.CALL_RANK + 4)  # seat 1
+    for _ in range(4):
+        s.apply(A.PASS)  # 2, 3, 4, 0
+    assert s.phase == NAME_SUIT and s.caller == 1
+    s.apply(A.NAME_SUIT + D)
+    assert s.leader == 3 and s.current == 3  # §7.10 lead=dealer_right: right of dealer 2
+    s = HandState.deal(opts("chiamata", auction_start="dealer_left", auction="points"), 1, 0, 0)
+    assert s.current == 4
+
+
+def test_s7_2_first_must_call():
+    """RULES §7.2 option `first_must_call` (seed 004 "deve chiamare"): the first player may
+    not pass; the others may. Off by default. Everyone-passes (§7.4) can then never happen."""
+    s = HandState.deal(opts("chiamata"), 1, 0, 0)
+    assert opts("chiamata").first_must_call is False and A.PASS in s.legal_actions()
+    for extra in ({}, {"auction_start": "dealer_left"}, {"carichi": True}):
+        s = HandState.deal(opts("chiamata", first_must_call=True, **extra), 1, 0, 0)
+        first = s.current
+        legal = s.legal_actions()
+        assert A.PASS not in legal
+        assert {a - A.CALL_RANK for a in legal if A.CALL_RANK <= a < A.BID_POINTS} == set(
+            range(1, 11)
+        )
+        assert (A.CARICHI in legal) == bool(extra.get("carichi"))
+        assert_illegal(s, A.PASS)
+        s.apply(A.CALL_RANK + 2)  # even the Two
+        assert s.current != first and A.PASS in s.legal_actions()
+        for _ in range(s.n_players - 1):
+            s.apply(A.PASS)
+        assert s.phase == NAME_SUIT and s.caller == first and s.target == 61
+    s = HandState.deal(opts("chiamata4", first_must_call=True, auction="points"), 1, 0, 3)
+    assert s.current == 0 and A.PASS not in s.legal_actions()
+    assert min(s.legal_actions()) == A.BID_POINTS + 61
+    s.apply(A.BID_POINTS + 61)
+    assert A.PASS in s.legal_actions()
+    for seed in range(20):  # random play never ends in an all-pass redeal
+        s = run(HandState.deal(opts("chiamata", first_must_call=True), seed), rng_pick(seed))
+        assert s.bids[0][1] != A.PASS and not s.result().redeal
+
+
+def test_s7_2_auction_options_validated_per_variant():
+    """RULES §7.2: `auction_start` and `first_must_call` exist only in chiamata; a bad value or
+    another variant is refused with the reason."""
+    for name, value in (("auction_start", "dealer_left"), ("first_must_call", True)):
+        for variant in ("due", "quattro", "briscolone"):
+            with pytest.raises(OptionsError, match="only in chiamata"):
+                opts(variant, **{name: value})
+        assert getattr(opts("chiamata4", **{name: value}), name) == value
+    with pytest.raises(OptionsError, match="auction_start"):
+        opts("chiamata", auction_start="dealer_opposite")
+    with pytest.raises(OptionsError, match="first_must_call"):
+        opts("chiamata", first_must_call="sometimes")
+
+
 def test_s7_3_two_can_be_contended_by_points_62_to_120():
     """RULES §7.3: after a call of the Two the others bid points, strictly higher, from 62 up
     to 120."""
@@ -1002,6 +1145,48 @@ def test_s7_3_overbid_off_the_two_ends_the_auction():
     assert s.phase == NAME_SUIT and s.caller == 2 and s.current == 2 and s.target == 61
     s.apply(A.NAME_SUIT + S)
     assert s.called_card == card_id(2, S)
+
+
+def test_s7_3_two_caller_raises_false_the_two_caller_only_passes():
+    """RULES §7.3 option `two_caller_raises=false`: once someone bids points over their Two,
+    the Two's caller makes no points bid: on their turns they can only pass. The others still
+    raise. Default `true` (test_s7_3_two_caller_may_raise)."""
+    assert opts("chiamata").two_caller_raises is True
+    s = HandState.deal(opts("chiamata", two_caller_raises=False), 1, 0, 0)
+    s.apply(A.CALL_RANK + 6)  # seat 1
+    s.apply(A.CALL_RANK + 2)  # seat 2 calls the Two
+    s.apply(A.BID_POINTS + 62)  # seat 3
+    s.apply(A.PASS)  # seat 4
+    assert s.current == 0 and A.BID_POINTS + 63 in s.legal_actions()
+    s.apply(A.BID_POINTS + 63)  # seat 0
+    assert s.current == 1
+    s.apply(A.BID_POINTS + 64)  # seat 1, who called a rank before the Two, may raise
+    assert s.current == 2
+    assert s.legal_actions() == [A.PASS]
+    assert_illegal(s, A.BID_POINTS + 65)
+    s.apply(A.PASS)  # seat 2
+    assert s.current == 3 and A.BID_POINTS + 65 in s.legal_actions()
+    s.apply(A.PASS)
+    s.apply(A.PASS)  # seat 0
+    assert s.phase == NAME_SUIT and s.caller == 1 and s.target == 64
+    # if nobody contends the Two, its caller is the chiamante at 61
+    s = HandState.deal(opts("chiamata4", two_caller_raises=False), 1, 0, 0)
+    s.apply(A.CALL_RANK + 2)
+    for _ in range(3):
+        s.apply(A.PASS)
+    assert s.phase == NAME_SUIT and s.caller == 1 and s.target == 61
+
+
+def test_s7_3_two_caller_raises_validated():
+    """RULES §7.3: `two_caller_raises=false` needs the rank auction's overbid; with
+    overbid=false or auction=points it is refused with the reason; only in chiamata."""
+    with pytest.raises(OptionsError, match="overbid"):
+        opts("chiamata", overbid=False, two_caller_raises=False)
+    with pytest.raises(OptionsError, match="auction=points"):
+        opts("chiamata", auction="points", two_caller_raises=False)
+    with pytest.raises(OptionsError, match="only in chiamata"):
+        opts("sei", two_caller_raises=False)
+    assert opts("chiamata", overbid=False, two_caller_raises=True).two_caller_raises
 
 
 def test_s7_4_auction_ends_when_all_but_one_passed():
@@ -1139,6 +1324,75 @@ def test_s7_8_carichi():
     assert sum(r.deltas) == 0
     with pytest.raises(OptionsError):
         opts("chiamata", auction="points", carichi=True)
+
+
+def test_s7_8_carichi_mode_continues():
+    """RULES §7.8 option `carichi_mode=continues`: carichi is one more step of the auction,
+    below the last rank named; the others may go on calling ranks lower than the last one
+    named (not over carichi again); if carichi stands its caller plays alone without
+    briscola."""
+    o = opts("chiamata", carichi=True, carichi_mode="continues")
+    s = HandState.deal(o, 1, 0, 0)
+    s.apply(A.CALL_RANK + 10)  # seat 1: Re
+    s.apply(A.CARICHI)  # seat 2
+    assert s.phase == AUCTION and s.current == 3 and not s.carichi and s.caller == -1
+    legal = s.legal_actions()
+    assert A.CARICHI not in legal  # not over a standing carichi
+    assert_illegal(s, A.CARICHI)
+    assert {a - A.CALL_RANK for a in legal if A.CALL_RANK <= a < A.BID_POINTS} == {
+        9,
+        8,
+        7,
+        6,
+        5,
+        4,
+        2,
+    }  # lower than the Re, the last rank named
+    assert_illegal(s, A.CALL_RANK + 10)
+    s.apply(A.CALL_RANK + 7)  # seat 3 goes on below the Re
+    assert A.CARICHI in s.legal_actions()  # carichi may come again below the 7
+    for _ in range(4):
+        s.apply(A.PASS)  # 4, 0, 1, 2
+    assert s.phase == NAME_SUIT and s.caller == 3 and not s.carichi
+    # carichi stands: alone, no briscola, target 61
+    s = HandState.deal(o, 1, 0, 0)
+    s.apply(A.CALL_RANK + 10)  # seat 1
+    s.apply(A.CARICHI)  # seat 2
+    for _ in range(4):
+        s.apply(A.PASS)  # 3, 4, 0, 1
+    assert s.phase == PLAY and s.caller == 2 and s.partner == 2 and s.carichi
+    assert s.briscola == -1 and s.called_card == -1 and s.target == 61
+    assert s.current == 1  # §7.10 lead=dealer_right
+    r = finish_with(s, [10, 20, 70, 10, 10]).result()
+    assert r.deltas == (-1, -1, 4, -1, -1)
+    # a first call of carichi, and the Two after it leads to the points overbid (§7.3)
+    s = HandState.deal(o, 1, 0, 0)
+    s.apply(A.CARICHI)  # seat 1
+    s.apply(A.CALL_RANK + 2)  # seat 2
+    assert s.phase == AUCTION and A.BID_POINTS + 62 in s.legal_actions()
+    assert A.CARICHI not in s.legal_actions()
+    # `ends` (the default) still ends the auction at once
+    assert opts("chiamata", carichi=True).carichi_mode == "ends"
+    s = HandState.deal(opts("chiamata", carichi=True, carichi_mode="ends"), 1, 0, 0)
+    s.apply(A.CALL_RANK + 10)
+    s.apply(A.CARICHI)
+    assert s.phase == PLAY and s.caller == 2 and s.carichi
+
+
+def test_s7_8_carichi_mode_validated():
+    """RULES §7.8: `carichi_mode=continues` needs carichi=true (refused with the reason);
+    only in chiamata; unknown values refused."""
+    with pytest.raises(OptionsError, match="carichi=true"):
+        opts("chiamata", carichi_mode="continues")
+    with pytest.raises(OptionsError, match="carichi=true"):
+        opts("chiamata4", auction="points", carichi_mode="continues")
+    with pytest.raises(OptionsError, match="only in chiamata"):
+        opts("due", carichi_mode="ends")
+    with pytest.raises(OptionsError, match="carichi_mode"):
+        opts("chiamata", carichi=True, carichi_mode="sometimes")
+    assert opts("chiamata4", carichi=True, carichi_mode="continues").rules().carichi_mode == (
+        "continues"
+    )
 
 
 def test_s7_9_points_auction_then_call_any_card():
@@ -1328,6 +1582,30 @@ def test_s7_13_custom_and_open_target():
         opts("chiamata", target=-1)
     with pytest.raises(OptionsError):
         opts("due", target=11)
+
+
+def test_s7_13_several_players_reach_the_target_on_one_hand():
+    """RULES §7.13: when several players reach the target on the same hand the highest score
+    wins; equal highest scores play one more hand."""
+
+    def hand(m: Match, caller: int, partner: int, taken: list[int]) -> None:
+        s = m.deal()
+        s.caller, s.partner, s.target = caller, partner, 61
+        m.record(finish_with(s, taken))
+
+    m = Match(opts("chiamata", target=4), 1, dealer=0)
+    hand(m, 1, 2, [0, 40, 30, 25, 25])  # caller 1 and partner 2 win: +2 / +1
+    hand(m, 2, 1, [0, 30, 40, 25, 25])  # roles swapped: seats 1 and 2 at 3 each
+    assert m.scores == [-2, 3, 3, -2, -2] and not m.over
+    hand(m, 3, 4, [40, 40, 30, 10, 0])  # 3 and 4 lose: seats 1 and 2 both reach 4
+    assert m.scores == [-1, 4, 4, -4, -3] and not m.over  # equal highest: one more hand
+    hand(m, 1, 1, [10, 70, 20, 10, 10])  # seat 1 alone wins: +4
+    assert m.scores == [-2, 8, 3, -5, -4] and m.over and m.winners == (1,) and m.winner == 1
+    m = Match(opts("chiamata", target=4), 1, dealer=0)
+    hand(m, 1, 2, [0, 40, 30, 25, 25])
+    hand(m, 2, 1, [0, 30, 40, 25, 25])
+    hand(m, 1, 2, [0, 40, 30, 25, 25])  # seat 1 at 5, seat 2 at 4: both reached, 5 wins
+    assert m.scores == [-3, 5, 4, -3, -3] and m.over and m.winner == 1
 
 
 # --------------------------------------------------------------------------- §8 briscolone
@@ -1543,6 +1821,48 @@ def test_s10_2_match_winners_plus_one_losers_minus_one():
     play_match(m, [[30, 60, 30]])
     d = m.ledger_deltas()
     assert [d[i] for i in (0, 2, 3, 5)] == [-1] * 4 and d[1] == d[4] > 0 and sum(d) == 0
+
+
+def _pairwise_oracle(side_of: tuple[int, ...], winners: set[int]) -> tuple[int, ...]:
+    """§10.2 literally: every losing side pays 1 to every winning side, member by member."""
+    out = [0] * len(side_of)
+    sides = sorted(set(side_of))
+    for loser in (x for x in sides if x not in winners):
+        for winner in winners:
+            for seat, side in enumerate(side_of):
+                out[seat] += (side == winner) - (side == loser)
+    return tuple(out)
+
+
+def test_s10_2_each_losing_side_pays_one_to_each_winning_side():
+    """RULES §10.2: each losing side pays 1 to each winning side (teams: each member the
+    side's amount). Two sides +1/-1; three sides +2/-1/-1; two tied winners +1/+1/-2; four
+    single players +3/-1/-1/-1; zero-sum in every case."""
+    assert match_deltas((0, 1), 0) == (1, -1)
+    assert match_deltas((0, 1, 2), 1) == (-1, 2, -1)
+    assert match_deltas((0, 1, 2), (0, 2)) == (1, -2, 1)
+    assert match_deltas((0, 1, 2, 3), 3) == (-1, -1, -1, 3)
+    assert match_deltas((0, 1, 2, 3), (0, 1)) == (2, 2, -2, -2)
+    assert match_deltas((0, 1, 0, 1), 1) == (-1, 1, -1, 1)
+    assert match_deltas((0, 1, 2, 0, 1, 2), (1,)) == (-1, 2, -1, -1, 2, -1)
+    assert match_deltas((0, 1, 2, 0, 1, 2), (0, 1)) == (1, 1, -2, 1, 1, -2)
+    for variant, raw in (
+        ("due", {}),
+        ("tre", {}),
+        ("quattro", {}),
+        ("sei", {}),
+        ("sei", {"teams": "threes"}),
+        ("briskula32", {"players": 4}),
+        ("briskula32", {"players": 4, "teams": "pairs"}),
+        ("doppia", {"players": 4}),
+    ):
+        side_of = opts(variant, **raw).rules().side_of
+        sides = sorted(set(side_of))
+        for k in range(1, len(sides)):
+            for won in itertools.combinations(sides, k):
+                d = match_deltas(side_of, won)
+                assert d == _pairwise_oracle(side_of, set(won)), (variant, won)
+                assert sum(d) == 0
 
 
 def test_s10_2_real_matches_zero_sum():

@@ -28,6 +28,11 @@ COMBOS = [(v, {}) for v in VARIANTS] + [
     ("chiamata", {"auction": "points"}),
     ("chiamata", {"lead": "caller", "cappotto": "all_tricks"}),
     ("chiamata4", {"auction": "points"}),
+    ("chiamata", {"auction_start": "dealer_left"}),  # §7.2
+    ("chiamata", {"first_must_call": "true"}),  # §7.2
+    ("chiamata", {"two_caller_raises": "false"}),  # §7.3
+    ("chiamata", {"carichi": "true", "carichi_mode": "continues"}),  # §7.8
+    ("chiamata4", {"auction_start": "dealer_left", "first_must_call": "true"}),
     ("briskula32", {"players": "3"}),
     ("briskula32", {"players": "4", "teams": "pairs"}),
     ("doppia", {"players": "4", "teams": "pairs"}),
@@ -90,6 +95,62 @@ def test_referee_catches_a_tampered_record() -> None:
         tamper(bad)
         with pytest.raises(AssertionError):
             verify(bad)
+
+
+@pytest.mark.parametrize(
+    ("raw", "written"),
+    [
+        ({"auction_start": "dealer_left"}, {"auction_start": "dealer_left"}),
+        ({"first_must_call": "true"}, {"first_must_call": True}),
+        ({"two_caller_raises": "false"}, {"two_caller_raises": False}),
+        (
+            {"carichi": "true", "carichi_mode": "continues"},
+            {"carichi": True, "carichi_mode": "continues"},
+        ),
+    ],
+)
+def test_records_carry_the_auction_options(raw: dict[str, str], written: dict[str, object]) -> None:
+    """RULES §7.2, §7.3, §7.8: a set option is written in each record's `options` (and the
+    summary's), so the referee replays the auction under it; unset options are not written."""
+    options = Options.parse("chiamata", raw)
+    buf = io.StringIO()
+    summary = simulate(options, 30, 4, ["random"] * 5, buf)
+    assert summary["options"] == {"variant": "chiamata", **written}
+    for line in buf.getvalue().splitlines():
+        rec = json.loads(line)
+        assert rec["options"] == {"variant": "chiamata", **written}
+        verify(rec)
+
+
+def test_referee_checks_the_auction_options() -> None:
+    """The referee reads §7.2-§7.8's options: a record whose auction breaks one is rejected."""
+    buf = io.StringIO()
+    simulate(Options.parse("chiamata", {"first_must_call": "true"}), 20, 6, ["random"] * 5, buf)
+    recs = [json.loads(line) for line in buf.getvalue().splitlines()]
+    rec = recs[0]
+    verify(rec)
+    bad = json.loads(json.dumps(rec))
+    bad["options"]["auction_start"] = "dealer_left"  # the first bid is now out of turn
+    with pytest.raises(AssertionError, match="out of turn"):
+        verify(bad)
+    bad = json.loads(json.dumps(rec))
+    bad["options"]["first_must_call"] = True
+    bad["auction"][0][1] = "pass"  # the first player passed
+    with pytest.raises(AssertionError):
+        verify(bad)
+    buf = io.StringIO()
+    opts = {"carichi": "true", "carichi_mode": "continues"}
+    simulate(Options.parse("chiamata", opts), 60, 6, ["random"] * 5, buf)
+    recs = [json.loads(line) for line in buf.getvalue().splitlines()]
+    went_on = next(
+        r
+        for r in recs
+        if "carichi" in [b for _, b in r["auction"]][:-1] and r["briscola"] is not None
+    )
+    verify(went_on)
+    went_on["options"]["carichi_mode"] = "ends"  # under `ends` the auction stopped at carichi
+    with pytest.raises(AssertionError):
+        verify(went_on)
 
 
 def test_same_seed_same_deals_whoever_plays() -> None:

@@ -2,7 +2,7 @@
 
 from bot.engine.cards import DECK32, DECK40, DECK40_SOUTHERN, Deck
 from bot.engine.match import HandRecord, Match, first_dealer
-from bot.engine.observation import SPECTATOR, Observation, observe
+from bot.engine.observation import SPECTATOR, Observation, trick_order
 from bot.engine.options import (
     MATCH_FORMATS,
     VARIANTS,
@@ -10,6 +10,7 @@ from bot.engine.options import (
     OptionsError,
     Rules,
 )
+from bot.engine.phase import Phase
 from bot.engine.state import (
     AUCTION,
     CALL_CARD,
@@ -19,10 +20,12 @@ from bot.engine.state import (
     HandResult,
     HandState,
     IllegalAction,
-    Trick,
+    World,
     deal_cards,
     match_deltas,
+    observe,
 )
+from bot.engine.tricks import Trick, trick_winner
 
 __all__ = [
     "AUCTION",
@@ -45,10 +48,14 @@ __all__ = [
     "Observation",
     "Options",
     "OptionsError",
+    "Phase",
     "Rules",
     "Trick",
+    "World",
     "deal_cards",
     "first_dealer",
     "match_deltas",
     "observe",
+    "trick_order",
+    "trick_winner",
 ]

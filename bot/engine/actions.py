@@ -33,10 +33,6 @@ def is_card(action: int) -> bool:
     return 0 <= action < BLIND
 
 
-def is_bid(action: int) -> bool:
-    return CALL_RANK <= action <= CARICHI
-
-
 def describe(action: int, deck: Deck) -> str:
     """Short text for logs and the terminal: ``1D``, ``call Re``, ``Due a 64``, ``pass``...
     Never raises: a number that names nothing is described as such."""
@@ -66,16 +62,3 @@ def _describe(action: int, deck: Deck) -> str:
     if SIGNAL <= action < SIGNAL + len(SIGNAL_NAMES):
         return f"signal {SIGNAL_NAMES[action - SIGNAL]}"
     return f"action {action}"
-
-
-def bid_text(action: int) -> str:
-    """Auction record notation: rank number as a string ("10"), "62", "pass", "carichi"."""
-    if CALL_RANK <= action < BID_POINTS:
-        return str(action - CALL_RANK)
-    if BID_POINTS <= action < PASS:
-        return str(action - BID_POINTS)
-    if action == PASS:
-        return "pass"
-    if action == CARICHI:
-        return "carichi"
-    raise ValueError(f"not a bid: {action}")

@@ -99,9 +99,6 @@ class Deck:
         """Trick strength of an Italian number in this deck (suit-independent)."""
         return self.strength[self.number.index(number)]
 
-    def cards_of_number(self, number: int) -> tuple[int, ...]:
-        return tuple(c for c in range(self.size) if self.number[c] == number)
-
 
 def _italian40(name: str, strength: dict[int, int], points: dict[int, int]) -> Deck:
     ids = range(40)

@@ -49,7 +49,14 @@ class Match:
         self.side_points = [0] * self.rules.n_sides
         self.scores = [0] * n  # chiamata: running §7.12 scores per seat
         self.over = False
-        self.winner = -1  # the winning side (chiamata: the winning seat)
+        # The winning sides (chiamata: the winning seat). More than one only when fixed5 with
+        # three or more sides ends on a tie for most hands won (§4.3).
+        self.winners: tuple[int, ...] = ()
+
+    @property
+    def winner(self) -> int:
+        """The winning side (chiamata: seat), -1 while the match runs or on a tie (§4.3)."""
+        return self.winners[0] if len(self.winners) == 1 else -1
 
     @property
     def format(self) -> str:
@@ -103,20 +110,27 @@ class Match:
         if self.rules.chiamata:
             target = self.rules.target
             if target > 0:
+                # §7.13: several players at the target on the same hand: the highest score
+                # wins; equal highest scores play one more hand.
                 self._finish_if_unique_top(self.scores, target)
         elif fmt in _HANDS_TO_WIN:
             self._finish_if_unique_top(self.hands_won, _HANDS_TO_WIN[fmt])
         elif fmt in _POINT_TARGETS:
+            # §4.3: two sides at the target on the same hand: the higher total wins; equal
+            # totals play one more hand.
             self._finish_if_unique_top(self.side_points, _POINT_TARGETS[fmt])
         elif fmt == "fixed5" and self.counted_hands() >= 5:
-            # Exactly 5 hands; with three sides a tie for first plays on until it is broken.
-            self._finish_if_unique_top(self.hands_won, 0)
+            # §4.3: exactly five counted hands. A tie for most hands won (possible with three
+            # or more sides) stands: the tied sides are all winners (§10.2).
+            top = max(self.hands_won)
+            self.over = True
+            self.winners = tuple(i for i, v in enumerate(self.hands_won) if v == top)
 
     def _finish_if_unique_top(self, values: list[int], target: int) -> None:
         top = max(values)
         if top >= target and values.count(top) == 1:
             self.over = True
-            self.winner = values.index(top)
+            self.winners = (values.index(top),)
 
     def ledger_deltas(self) -> tuple[int, ...]:
         """Per seat. Chiamata: the sum of its hands' §7.12 deltas (written hand by hand);
@@ -125,7 +139,7 @@ class Match:
             return tuple(self.scores)
         if not self.over:
             return (0,) * self.rules.n_players
-        return match_deltas(self.rules.side_of, self.winner)
+        return match_deltas(self.rules.side_of, self.winners)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -151,7 +165,8 @@ class Match:
             "side_points": list(self.side_points),
             "scores": list(self.scores),
             "over": self.over,
-            "winner": self.winner,
+            "winner": self.winner,  # kept for snapshots read by older code
+            "winners": list(self.winners),
         }
 
     @classmethod
@@ -168,7 +183,10 @@ class Match:
         m.side_points = list(data["side_points"])
         m.scores = list(data["scores"])
         m.over = data["over"]
-        m.winner = data["winner"]
+        if "winners" in data:
+            m.winners = tuple(data["winners"])
+        else:  # a snapshot from before tied winners (§4.3 fixed5)
+            m.winners = (data["winner"],) if data["winner"] >= 0 else ()
         return m
 
     def __eq__(self, other: object) -> bool:

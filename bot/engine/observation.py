@@ -4,18 +4,20 @@ Hidden: other players' hands (except where the rules make them public: scoperta 
 partners after the talon §5.2), the talon order, the cards removed from the deck (§1.4), the
 chiamata partner until the called card is played (§7.6; the partner knows it), other
 pairs' signals (§5.3), and card points until the last trick unless `show_points` (§3.7).
+
+`HandState.observation(seat)` (`bot.engine.state.observe`) makes one; this module knows
+nothing of the state, so the state may build itself back from an observation
+(`HandState.from_observation`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.engine.options import Options, Rules
-from bot.engine.state import PHASE_NAMES, PLAY, Trick
-
-if TYPE_CHECKING:
-    from bot.engine.state import HandState
+from bot.engine.phase import Phase
+from bot.engine.tricks import Trick
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +27,7 @@ class Observation:
     seat: int
     hand_index: int
     dealer: int
-    phase: str
+    phase: Phase
     current: int  # seat to act, -1 when over
     legal: tuple[int, ...]  # this seat's legal actions (empty unless it is to act)
     hand: tuple[int, ...]  # own cards; empty in coperta (see hand_size)
@@ -95,87 +97,20 @@ SPECTATOR = -1
 """`observe(state, SPECTATOR)`: what the whole table sees (the group's table message)."""
 
 
-def observe(state: HandState, seat: int) -> Observation:
-    rules = state.rules
-    n = rules.n_players
-    if not SPECTATOR <= seat < n:
-        raise ValueError(f"no seat {seat} at a table of {n}")
-    side_of = rules.side_of
-    spectator = seat == SPECTATOR
-    teammates = (
-        () if spectator else tuple(s for s in range(n) if s != seat and side_of[s] == side_of[seat])
-    )
-    visible: dict[int, tuple[int, ...]] = {}
-    talon_next = -1
-    if rules.public_hands:  # §6.1
-        for s in range(n):
-            if s != seat:
-                visible[s] = tuple(state.hands[s])
-        if state.talon_pos < len(state.talon):
-            talon_next = state.talon[state.talon_pos]
-        elif state.turned >= 0 and state.turned_to < 0:
-            talon_next = state.turned
-    elif rules.reveal_partners and state.phase == PLAY and state.talon_exhausted():  # §5.2
-        for s in teammates:
-            visible[s] = tuple(state.hands[s])
-
-    plays = _current_plays(state)
-    own = () if spectator else state.hands[seat]
-    in_hand = len(own) + sum(1 for p, _ in plays if p == seat)
-    last_trick = (
-        state.phase == PLAY and state.talon_exhausted() and in_hand <= rules.plays_per_trick
-    )
-    my_side = side_of[seat]
-    my_points: int | None = None
-    if spectator:
-        pass
-    elif rules.show_points or last_trick or state.phase > PLAY:
-        if rules.chiamata:
-            my_points = state.taken[seat]
-        else:
-            my_points = sum(state.taken[s] for s in range(n) if side_of[s] == my_side)
-    all_points = tuple(state.taken) if rules.show_points or state.phase > PLAY else None
-
-    revealed = state.reveal_trick >= 0
-    if revealed or state.phase > PLAY or seat == state.partner:
-        partner = state.partner
-    else:
-        partner = -1
-    signals = tuple((s, k) for s, k in state.signals if s == seat or (s in teammates))
-    return Observation(
-        options=state.options,
-        rules=rules,
-        seat=seat,
-        hand_index=state.hand_index,
-        dealer=state.dealer,
-        phase=PHASE_NAMES[state.phase],
-        current=state.current,
-        legal=tuple(state.legal_actions()) if state.current == seat else (),
-        hand=() if rules.blind else tuple(own),
-        hand_sizes=tuple(len(h) for h in state.hands),
-        visible_hands=visible,
-        talon_left=state.talon_left(),
-        talon_next=talon_next,
-        turned=state.turned,
-        turned_to=state.turned_to,
-        briscola=state.briscola,
-        leader=state.leader,
-        trick=plays,
-        tricks=tuple(state.tricks),
-        my_points=my_points,
-        all_points=all_points,
-        teammates=teammates,
-        signals=signals,
-        bids=tuple(state.bids),
-        passed=tuple(state.passed),
-        caller=state.caller,
-        called_card=state.called_card,
-        carichi=state.carichi,
-        target=state.target,
-        partner=partner,
-        partner_revealed=revealed,
-    )
-
-
-def _current_plays(state: HandState) -> tuple[tuple[int, int], ...]:
-    return tuple(zip(state._order, state.trick, strict=False))
+def trick_order(obs: Observation) -> tuple[int, ...]:
+    """The seats that play the current trick, in order (a seat twice in doppia, §9.2; only
+    those who drew after a short talon, §9.1), from what the observation shows: the state's
+    `trick_order` as any seat can tell it. Empty outside the play."""
+    if obs.phase != Phase.PLAY:
+        return ()
+    rules = obs.rules
+    seats = rules.seat_orders[obs.leader]
+    played = [0] * rules.n_players
+    for s, _ in obs.trick:
+        played[s] += 1
+    counts = [obs.hand_sizes[s] + played[s] for s in range(rules.n_players)]
+    top = max(counts)
+    if top == 0:
+        return ()
+    seats = tuple(s for s in seats if counts[s] == top)
+    return seats * rules.plays_per_trick

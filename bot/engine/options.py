@@ -37,6 +37,30 @@ _TURNED_CARD_VARIANTS = frozenset(
     {"due", "tre", "quattro", "sei", "scoperta", "coperta", "briskula32", "doppia"}
 )
 _TEAM_VARIANTS = frozenset({"quattro", "sei", "briskula32", "doppia"})
+_CHIAMATA_OPTIONS = (
+    "auction_start",
+    "first_must_call",
+    "overbid",
+    "two_caller_raises",
+    "carichi",
+    "carichi_mode",
+    "auction",
+    "lead",
+    "cappotto",
+    "target",
+)
+
+
+# Options that refine another one, and the ones they refine: a value other than the default
+# applies only with some values of those (`_check_combination`); `Options.with_value` takes a
+# refinement back to its default when what it refines changes under it.
+REFINES: dict[str, tuple[str, ...]] = {
+    "southern": ("deck",),  # §1.3
+    "two_caller_raises": ("auction", "overbid"),  # §7.3
+    "carichi_mode": ("carichi", "auction"),  # §7.8
+    "overbid": ("auction",),  # §7.3: the rank auction's
+    "carichi": ("auction",),  # §7.8: the rank auction's
+}
 
 
 class OptionsError(ValueError):
@@ -57,8 +81,12 @@ class Options(BaseModel):
     signals: bool = False  # §5.3
     teams: Literal["none", "pairs", "threes"] | None = None  # §5.4, §9.1
     players: int | None = None  # §9: briskula32 (2..4) and doppia (2 or 4)
+    auction_start: Literal["dealer_right", "dealer_left"] = "dealer_right"  # §7.2
+    first_must_call: bool = False  # §7.2: the first player may not pass
     overbid: bool = True  # §7.3
+    two_caller_raises: bool = True  # §7.3: the Two's caller may bid points over it
     carichi: bool = False  # §7.8
+    carichi_mode: Literal["ends", "continues"] = "ends"  # §7.8
     auction: Literal["rank", "points"] = "rank"  # §7.9
     lead: Literal["dealer_right", "caller"] = "dealer_right"  # §7.10
     cappotto: Literal["zero_points", "all_tricks"] = "zero_points"  # §7.12
@@ -83,11 +111,26 @@ class Options(BaseModel):
         if chiamata:
             forbid("match", "does not apply to chiamata: it plays to `target` (§7.13)")
         else:
-            for name in ("overbid", "carichi", "auction", "lead", "cappotto", "target"):
+            for name in _CHIAMATA_OPTIONS:
                 forbid(name, "exists only in chiamata (§7)")
         if chiamata and self.auction == "points":
             forbid("overbid", "belongs to the rank auction; auction=points bids points already")
             forbid("carichi", "belongs to the rank auction (§7.8)")
+        # Options that refine another one: their default is harmless anywhere in chiamata, the
+        # other value is refused where it could never take effect.
+        if chiamata and not self.two_caller_raises:
+            if self.auction == "points":
+                raise ValueError(
+                    "option 'two_caller_raises' belongs to the rank auction's Two (§7.3); "
+                    "auction=points has no Two"
+                )
+            if not self.overbid:
+                raise ValueError(
+                    "option 'two_caller_raises=false' needs overbid=true: with overbid off the"
+                    " Two ends the auction and nobody bids points over it (§7.3)"
+                )
+        if chiamata and self.carichi_mode != "ends" and not self.carichi:
+            raise ValueError("option 'carichi_mode' needs carichi=true (§7.8)")
         if self.target < 0:
             raise ValueError("target must be 0 (open league) or a positive score")
 
@@ -128,6 +171,34 @@ class Options(BaseModel):
             return cls(variant=variant, **data)
         except ValidationError as exc:
             raise OptionsError(_explain(exc)) from None
+
+    def with_value(self, key: str, value: str | None) -> Options:
+        """These options with `key` set to `value` (None: back to its default). An option
+        that only applies with the old value goes back to its default with it (carichi=false
+        takes carichi_mode=continues back to `ends`, §7.8; overbid=false takes
+        two_caller_raises back, §7.3), so no setting is stuck behind another. Raises
+        `OptionsError` if `value` itself is refused with the rest."""
+        data = {
+            k: str(v).lower()
+            for k, v in self.explicit().items()
+            if k != "variant" and v is not None  # unset: not the value "none" (teams, §9.1)
+        }
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+        try:
+            return Options.parse(self.variant, data)
+        except OptionsError as refused:
+            dependents = [k for k in data if key in REFINES.get(k, ())]
+            if not dependents:
+                raise
+            try:
+                return Options.parse(
+                    self.variant, {k: v for k, v in data.items() if k not in dependents}
+                )
+            except OptionsError:
+                raise refused from None
 
     def resolved_match(self) -> str:
         if self.match is not None:
@@ -176,8 +247,12 @@ class Rules:
     blind: bool  # coperta (§6.2)
     retrump: bool
     show_points: bool
+    auction_start: str  # §7.2: "dealer_right" or "dealer_left"
+    first_must_call: bool  # §7.2
     overbid: bool
+    two_caller_raises: bool  # §7.3
     carichi: bool
+    carichi_mode: str  # §7.8: "ends" or "continues"
     auction: str
     lead: str
     cappotto: str
@@ -188,6 +263,13 @@ class Rules:
     @property
     def has_teams(self) -> bool:
         return self.n_sides < self.n_players
+
+    def first_bidder(self, dealer: int) -> int:
+        """§7.2: who speaks first in the auction. `dealer_right` is the next seat after the
+        dealer (§2.5); `dealer_left` (seed 004) the seat before it. Either way the auction then
+        goes round in playing order."""
+        step = -1 if self.auction_start == "dealer_left" else 1
+        return (dealer + step) % self.n_players
 
 
 _RULES_CACHE: dict[Options, Rules] = {}
@@ -250,8 +332,12 @@ def rules_for(options: Options) -> Rules:
         blind=v == "coperta",
         retrump=o.retrump,
         show_points=o.show_points,
+        auction_start=o.auction_start,
+        first_must_call=o.first_must_call,
         overbid=o.overbid,
+        two_caller_raises=o.two_caller_raises,
         carichi=o.carichi,
+        carichi_mode=o.carichi_mode,
         auction=o.auction,
         lead=o.lead,
         cappotto=o.cappotto,

@@ -13,40 +13,31 @@ hand k is a function of (options, seed, k) alone (RULES.md §3.1-3.2, §7.1).
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 from bot.engine import actions as A
 from bot.engine.cards import card_id
+from bot.engine.observation import SPECTATOR, Observation, trick_order
 from bot.engine.options import Options, Rules
+from bot.engine.phase import Phase
+from bot.engine.tricks import Trick as Trick  # re-exported: `bot.engine.state.Trick`
 
-if TYPE_CHECKING:
-    from bot.engine.observation import Observation
-
-AUCTION = 0
-NAME_SUIT = 1
-CALL_CARD = 2
-PLAY = 3
-OVER = 4
-PHASE_NAMES = ("auction", "name_suit", "call_card", "play", "over")
+AUCTION = Phase.AUCTION
+NAME_SUIT = Phase.NAME_SUIT
+CALL_CARD = Phase.CALL_CARD
+PLAY = Phase.PLAY
+OVER = Phase.OVER
+_STORED_PHASES = (AUCTION, NAME_SUIT, CALL_CARD, PLAY, OVER)
+"""`to_dict` stores a phase as its index here (the snapshot format); `from_dict` reads that
+or the phase's name."""
 
 _SIGNAL_OF_NUMBER = {n: k for k, n in enumerate(A.SIGNAL_NUMBERS)}
 
 
 class IllegalAction(ValueError):
     """The action is not legal now for that seat. The state is left exactly as it was."""
-
-
-class Trick(NamedTuple):
-    leader: int
-    seats: tuple[int, ...]  # in playing order (a seat appears twice in doppia)
-    cards: tuple[int, ...]  # cards[i] was played by seats[i]
-    winner: int
-    points: int
-
-    @property
-    def plays(self) -> tuple[tuple[int, int], ...]:
-        return tuple(zip(self.seats, self.cards, strict=True))
 
 
 _new_trick = tuple.__new__  # builds a Trick without NamedTuple's Python-level __new__
@@ -69,13 +60,15 @@ class HandResult:
         return tuple(s for s, side in enumerate(side_of) if side in self.winning_sides)
 
 
-def match_deltas(side_of: tuple[int, ...], winning_side: int) -> tuple[int, ...]:
-    """§10.2, kept zero-sum: each loser -1; the winners share the losers' total equally.
-    Two sides: +1 / -1 each. Three players: +2 / -1 / -1. Sides are equal-sized, so exact."""
-    winners = [s for s, side in enumerate(side_of) if side == winning_side]
-    losers = len(side_of) - len(winners)
-    share = losers // len(winners)
-    return tuple(share if side == winning_side else -1 for side in side_of)
+def match_deltas(side_of: tuple[int, ...], winning_sides: int | Collection[int]) -> tuple[int, ...]:
+    """§10.2: each losing side pays 1 to each winning side; each member of a side pays and
+    receives the side's amount. Two sides: +1 / -1. Three sides, one winner: +2 / -1 / -1;
+    two tied winners (fixed5): +1 / +1 / -2. Four single players: +3 / -1 / -1 / -1. Sides
+    are equal-sized in every variant, so the deltas are zero-sum."""
+    won = {winning_sides} if isinstance(winning_sides, int) else set(winning_sides)
+    n_won = len(won)
+    n_lost = len(set(side_of)) - n_won
+    return tuple(n_lost if side in won else -n_won for side in side_of)
 
 
 def deal_cards(
@@ -108,6 +101,17 @@ def deal_cards(
         turned = rest[0]
         rest = rest[1:]
     return hands, rest, turned, removed
+
+
+@dataclass(slots=True)
+class World:
+    """Where every card a seat cannot see is, in one world it cannot tell from the real one
+    (a determinization, for search): every seat's hand (its own included), the talon in
+    drawing order (without the turned card) and the cards removed from the deck (§1.4)."""
+
+    hands: list[list[int]]
+    talon: list[int]
+    removed: list[int]
 
 
 class HandState:
@@ -166,7 +170,7 @@ class HandState:
     turned_to: int  # the seat that drew the turned briscola, -1 until then
     removed: list[int]
     briscola: int
-    phase: int
+    phase: Phase
     current: int
     leader: int
     _order: tuple[int, ...]  # seats to play the current trick, in order
@@ -205,15 +209,66 @@ class HandState:
         s = cls.__new__(cls)
         s._init_common(options, rules, seed, hand_index, dealer)
         s.hands, s.talon, s.turned, s.removed = deal_cards(rules, seed, hand_index)
-        first = (dealer + 1) % rules.n_players  # §3.3, §7.2: right of the dealer
         if rules.chiamata:
             s.phase = AUCTION
-            s.current = first
+            s.current = rules.first_bidder(dealer)  # §7.2, option auction_start
             s.briscola = -1
         else:
             s.phase = PLAY
             s.briscola = -1 if rules.no_briscola else rules.deck.suit[s.turned]
-            s._start_trick(first, None)
+            s._start_trick((dealer + 1) % rules.n_players, None)  # §3.3: right of the dealer
+        return s
+
+    @classmethod
+    def from_observation(cls, obs: Observation, world: World) -> HandState:
+        """A state `obs.seat` cannot tell from the real one, with the cards it cannot see
+        where `world` puts them (OpenSpiel's `ResampleFromInfostate`; for search). The
+        auction, the tricks, the table and the signals are as observed; `world` must agree
+        with `obs` on what the seat sees (its own hand, visible hands, the turned card).
+        The seed (unknown to a seat) is 0 and `actions` is empty: the history is not
+        replayed, so `to_dict` of such a state is no record of a real hand."""
+        rules = obs.rules
+        n = rules.n_players
+        s = cls.__new__(cls)
+        s._init_common(obs.options, rules, 0, obs.hand_index, obs.dealer)
+        s.hands = [list(h) for h in world.hands]
+        s.talon = list(world.talon)
+        s.turned = obs.turned
+        s.turned_to = obs.turned_to
+        s.removed = list(world.removed)
+        s.briscola = obs.briscola
+        s.phase = obs.phase
+        s.current = obs.current
+        s.leader = obs.leader
+        s._order = trick_order(obs)
+        s.trick = [c for _, c in obs.trick]
+        s.tricks = list(obs.tricks)
+        taken = s.taken
+        won = s.won
+        for t in obs.tricks:
+            taken[t.winner] += t.points
+            won[t.winner] += 1
+        s.bids = list(obs.bids)
+        s.passed = list(obs.passed)
+        s.caller = obs.caller
+        s.called_card = obs.called_card
+        s.carichi = obs.carichi
+        s.target = obs.target
+        s.signals = list(obs.signals)
+        if rules.chiamata:
+            s.rank_bid, s.points_bid, s.last_bidder = _auction_summary(rules, obs.bids)
+            called = obs.called_card
+            if obs.carichi:
+                s.partner = obs.caller
+            else:
+                s.partner = next((p for p in range(n) if called in s.hands[p]), -1)
+                if s.partner < 0:  # already played: from the public tricks
+                    s.partner = obs.partner
+            for i, t in enumerate(obs.tricks):
+                if called in t.cards:
+                    s.reveal_trick = i
+            if s.reveal_trick < 0 and called in s.trick:
+                s.reveal_trick = len(obs.tricks)
         return s
 
     def _init_common(
@@ -278,16 +333,22 @@ class HandState:
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def current_player(self) -> int:
-        """The seat to act, or -1 when the hand is over."""
-        return self.current
-
     def talon_left(self) -> int:
         """Cards still to be drawn, the turned briscola included."""
         return len(self.talon) - self.talon_pos + (self.turned >= 0 and self.turned_to < 0)
 
     def talon_exhausted(self) -> bool:
         return self.talon_left() == 0
+
+    @property
+    def trick_order(self) -> tuple[int, ...]:
+        """The seats that play the current trick, in order (a seat twice in doppia, §9.2;
+        only those who drew after a short talon, §9.1)."""
+        return self._order
+
+    def trick_plays(self) -> tuple[tuple[int, int], ...]:
+        """(seat, card) of the cards on the table now, in playing order."""
+        return tuple(zip(self._order, self.trick, strict=False))
 
     def partner_known(self) -> bool:
         """Chiamata: whether the called card has been played (§7.6)."""
@@ -332,24 +393,39 @@ class HandState:
 
     def _auction_actions(self) -> list[int]:
         rules = self.rules
+        # §7.2 first_must_call: the first player's first word may not be a pass.
+        may_pass = [] if rules.first_must_call and not self.bids else [A.PASS]
         if rules.auction == "points":
             low = max(61, self.points_bid + 1)
-            return [A.PASS, *(A.BID_POINTS + p for p in range(low, 121))]
+            return [*may_pass, *(A.BID_POINTS + p for p in range(low, 121))]
         if self.rank_bid == 2:  # after the Two: "Due a 62 .. 120" (§7.3)
+            if not rules.two_caller_raises and self.current == self._two_caller():
+                return [A.PASS]  # §7.3 two_caller_raises=false: the Two's caller only passes
             low = max(62, self.points_bid + 1)
             return [A.PASS, *(A.BID_POINTS + p for p in range(low, 121))]
         deck = rules.deck
         top = deck.rank_power(self.rank_bid) if self.rank_bid else 99
         ranks = deck.auction_ranks()
-        legal = [A.PASS, *(A.CALL_RANK + n for n in ranks if deck.rank_power(n) < top)]
-        if rules.carichi:
+        legal = [*may_pass, *(A.CALL_RANK + n for n in ranks if deck.rank_power(n) < top)]
+        # §7.8: carichi ends the auction; with carichi_mode=continues it is one more step below
+        # the last rank named, so it cannot be called over a standing carichi.
+        if rules.carichi and (rules.carichi_mode == "ends" or self._standing_bid() != A.CARICHI):
             legal.append(A.CARICHI)
         return legal
 
+    def _standing_bid(self) -> int:
+        """The last bid that was not a pass (-1 before any)."""
+        for _, bid in reversed(self.bids):
+            if bid != A.PASS:
+                return bid
+        return -1
+
+    def _two_caller(self) -> int:
+        """The seat that called the Two (§7.3), -1 if nobody did."""
+        return next((s for s, bid in self.bids if bid == A.CALL_RANK + 2), -1)
+
     def observation(self, seat: int) -> Observation:
         """Exactly what `seat` may see now (see `bot.engine.observation`)."""
-        from bot.engine.observation import observe
-
         return observe(self, seat)
 
     # ------------------------------------------------------------------ moves
@@ -365,7 +441,7 @@ class HandState:
                 except ValueError:
                     raise IllegalAction(f"seat {current} does not hold card {action}") from None
                 self.actions.append((current, action))
-                self._play(current, action)
+                self._play(action)
                 return
         else:
             if self.phase == OVER:
@@ -385,14 +461,13 @@ class HandState:
                     if suit[action] != led and any(suit[c] == led for c in hand):
                         raise IllegalAction("you must follow the led suit (§8.2)")
                 hand.remove(action)
-                self._play(current, action)
+                self._play(action)
             elif A.BLIND <= action < A.CALL_RANK and self.rules.blind:
                 hand = self.hands[current]
                 pos = action - A.BLIND
                 if pos >= len(hand):
                     raise IllegalAction(f"no card at position {pos + 1}")
-                card = hand.pop(pos)
-                self._play(current, card)
+                self._play(hand.pop(pos))
             elif A.SIGNAL <= action < A.SIGNAL + 5 and self.rules.signals:
                 if not self.tricks or action not in self._signals_available(current):
                     raise IllegalAction("that signal is not available now (§5.3)")
@@ -415,7 +490,8 @@ class HandState:
         else:
             self._set_called(action - A.CALL_CARD)
 
-    def _play(self, seat: int, card: int) -> None:
+    def _play(self, card: int) -> None:
+        """The seat to act puts `card`, already taken from its hand, on the table."""
         trick = self.trick
         trick.append(card)
         if card == self.called_card:
@@ -429,7 +505,8 @@ class HandState:
     def _finish_trick(self) -> None:
         trick = self.trick
         order = self._order
-        # Resolve the trick (§2.3): highest briscola, else highest card of the led suit.
+        # Who takes it (§2.3): `trick_winner` inlined for speed, with the points count
+        # (tests/test_properties.py checks this copy against it).
         suit = self._suit
         strength = self._strength
         points = self._points
@@ -529,6 +606,22 @@ class HandState:
                     self.reveal_trick = len(self.tricks)
             self._finish_trick()
 
+    def play_unchecked(self, card: int) -> None:
+        """The seat to act plays `card`, which it must hold: no legality check, and not
+        recorded in `actions`. For search rollouts (their own policy, as `playout` plays
+        random moves); `apply` is the checked move."""
+        self.hands[self.current].remove(card)
+        # `_play`, inlined: this runs for every card of every rollout.
+        trick = self.trick
+        trick.append(card)
+        if card == self.called_card:
+            self.reveal_trick = len(self.tricks)
+        order = self._order
+        if len(trick) < len(order):
+            self.current = order[len(trick)]
+        else:
+            self._finish_trick()
+
     # ------------------------------------------------------------------ chiamata auction
 
     def _bid(self, seat: int, action: int) -> None:
@@ -536,13 +629,13 @@ class HandState:
         rules = self.rules
         if action == A.PASS:
             self.passed[seat] = True
-        elif action == A.CARICHI:  # §7.8: ends the auction, alone, no briscola
-            self.caller = seat
-            self.partner = seat
-            self.carichi = True
-            self.briscola = -1
-            self._begin_play()
-            return
+        elif action == A.CARICHI:
+            if rules.carichi_mode == "ends":  # §7.8: ends the auction, alone, no briscola
+                self._carichi_stands(seat)
+                return
+            # §7.8 carichi_mode=continues: a standing bid like a rank; the others may go on
+            # calling ranks lower than the last one named (rank_bid is left as it was).
+            self.last_bidder = seat
         elif action < A.BID_POINTS:
             self.rank_bid = action - A.CALL_RANK
             self.last_bidder = seat
@@ -565,12 +658,35 @@ class HandState:
             nxt = (nxt + 1) % rules.n_players
         self.current = nxt
 
+    def _carichi_stands(self, seat: int) -> None:
+        """§7.8: the carichi caller plays alone, without briscola."""
+        self.caller = seat
+        self.partner = seat
+        self.carichi = True
+        self.briscola = -1
+        self._begin_play()
+
     def _end_auction(self) -> None:
+        if self._standing_bid() == A.CARICHI:  # §7.8 carichi_mode=continues: carichi stood
+            self._carichi_stands(self.last_bidder)
+            return
         self.caller = self.last_bidder
         if self.points_bid:
             self.target = self.points_bid
         self.current = self.caller
         self.phase = NAME_SUIT if self.rules.auction == "rank" else CALL_CARD
+
+    def assume_call(self, caller: int, called_card: int, target: int) -> None:
+        """End the auction as if `caller` had won it at `target` and called `called_card`
+        (-1: carichi, alone and without briscola, §7.8), and start the play (§7.5-7.10).
+        For search over calls a seat might make (the real auction ends through `apply`)."""
+        self.caller = caller
+        self.target = target
+        if called_card < 0:
+            self.called_card = -1
+            self._carichi_stands(caller)
+        else:
+            self._set_called(called_card)
 
     def _set_called(self, card: int) -> None:
         self.called_card = card
@@ -696,7 +812,7 @@ class HandState:
             "turned_to": self.turned_to,
             "removed": list(self.removed),
             "briscola": self.briscola,
-            "phase": self.phase,
+            "phase": _STORED_PHASES.index(self.phase),
             "current": self.current,
             "leader": self.leader,
             "order": list(self._order),
@@ -736,7 +852,8 @@ class HandState:
         s.turned_to = data["turned_to"]
         s.removed = list(data["removed"])
         s.briscola = data["briscola"]
-        s.phase = data["phase"]
+        phase = data["phase"]
+        s.phase = _STORED_PHASES[phase] if isinstance(phase, int) else Phase(phase)
         s.current = data["current"]
         s.leader = data["leader"]
         s._order = tuple(data["order"])
@@ -769,5 +886,102 @@ class HandState:
     def __repr__(self) -> str:
         return (
             f"HandState({self.rules.variant}, hand {self.hand_index}, "
-            f"{PHASE_NAMES[self.phase]}, seat {self.current} to act)"
+            f"{self.phase}, seat {self.current} to act)"
         )
+
+
+def observe(state: HandState, seat: int) -> Observation:
+    """Exactly what `seat` (or `SPECTATOR`) may see of `state` now (`bot.engine.observation`)."""
+    rules = state.rules
+    n = rules.n_players
+    if not SPECTATOR <= seat < n:
+        raise ValueError(f"no seat {seat} at a table of {n}")
+    side_of = rules.side_of
+    spectator = seat == SPECTATOR
+    teammates = (
+        () if spectator else tuple(s for s in range(n) if s != seat and side_of[s] == side_of[seat])
+    )
+    visible: dict[int, tuple[int, ...]] = {}
+    talon_next = -1
+    if rules.public_hands:  # §6.1
+        for s in range(n):
+            if s != seat:
+                visible[s] = tuple(state.hands[s])
+        if state.talon_pos < len(state.talon):
+            talon_next = state.talon[state.talon_pos]
+        elif state.turned >= 0 and state.turned_to < 0:
+            talon_next = state.turned
+    elif rules.reveal_partners and state.phase == PLAY and state.talon_exhausted():  # §5.2
+        for s in teammates:
+            visible[s] = tuple(state.hands[s])
+
+    plays = state.trick_plays()
+    own = () if spectator else state.hands[seat]
+    in_hand = len(own) + sum(1 for p, _ in plays if p == seat)
+    last_trick = (
+        state.phase == PLAY and state.talon_exhausted() and in_hand <= rules.plays_per_trick
+    )
+    my_side = side_of[seat]
+    my_points: int | None = None
+    if spectator:
+        pass
+    elif rules.show_points or last_trick or state.phase == OVER:
+        if rules.chiamata:
+            my_points = state.taken[seat]
+        else:
+            my_points = sum(state.taken[s] for s in range(n) if side_of[s] == my_side)
+    all_points = tuple(state.taken) if rules.show_points or state.phase == OVER else None
+
+    revealed = state.reveal_trick >= 0
+    if revealed or state.phase == OVER or seat == state.partner:
+        partner = state.partner
+    else:
+        partner = -1
+    signals = tuple((s, k) for s, k in state.signals if s == seat or (s in teammates))
+    return Observation(
+        options=state.options,
+        rules=rules,
+        seat=seat,
+        hand_index=state.hand_index,
+        dealer=state.dealer,
+        phase=state.phase,
+        current=state.current,
+        legal=tuple(state.legal_actions()) if state.current == seat else (),
+        hand=() if rules.blind else tuple(own),
+        hand_sizes=tuple(len(h) for h in state.hands),
+        visible_hands=visible,
+        talon_left=state.talon_left(),
+        talon_next=talon_next,
+        turned=state.turned,
+        turned_to=state.turned_to,
+        briscola=state.briscola,
+        leader=state.leader,
+        trick=plays,
+        tricks=tuple(state.tricks),
+        my_points=my_points,
+        all_points=all_points,
+        teammates=teammates,
+        signals=signals,
+        bids=tuple(state.bids),
+        passed=tuple(state.passed),
+        caller=state.caller,
+        called_card=state.called_card,
+        carichi=state.carichi,
+        target=state.target,
+        partner=partner,
+        partner_revealed=revealed,
+    )
+
+
+def _auction_summary(rules: Rules, bids: tuple[tuple[int, int], ...]) -> tuple[int, int, int]:
+    """(rank_bid, points_bid, last_bidder) after `bids`, as `HandState._bid` leaves them."""
+    rank = points = 0
+    last = -1
+    for seat, bid in bids:
+        if A.CALL_RANK <= bid < A.BID_POINTS:
+            rank, last = bid - A.CALL_RANK, seat
+        elif A.BID_POINTS <= bid < A.PASS:
+            points, last = bid - A.BID_POINTS, seat
+        elif bid == A.CARICHI and rules.carichi_mode == "continues":  # §7.8
+            last = seat
+    return rank, points, last

@@ -86,6 +86,24 @@ def threshold(obs: Observation, number: int, style: BidStyle = BID) -> float:
 
 
 def normal_bid(obs: Observation, style: BidStyle = BID) -> int:
+    bid = _normal_bid(obs, style)
+    return forced_call(obs, style) if bid == A.PASS and A.PASS not in obs.legal else bid
+
+
+def forced_call(obs: Observation, style: BidStyle = BID) -> int:
+    """§7.2 `first_must_call`: the first player may not pass. The least costly call: the
+    lowest points bid, else the rank this hand calls with the best margin."""
+    legal = obs.legal
+    points = [a for a in legal if A.BID_POINTS <= a < A.PASS]
+    if points:
+        return min(points)
+    ranks = [a for a in legal if A.CALL_RANK <= a < A.BID_POINTS]
+    if ranks:
+        return max(ranks, key=lambda a: (best_call(obs, a - A.CALL_RANK, style)[1], -a))
+    return legal[0]
+
+
+def _normal_bid(obs: Observation, style: BidStyle) -> int:
     legal = set(obs.legal)
     deck = obs.rules.deck
     if A.CARICHI in legal:

@@ -20,11 +20,11 @@ import time
 
 from bot.engine import actions as A
 from bot.engine.observation import Observation
-from bot.engine.state import PLAY, HandState
+from bot.engine.state import PLAY, HandState, World
 from bot.players.common import blind_choice, card_actions, signal_to_send
 from bot.players.hard_bidding import HardBidder
 from bot.players.heuristics import score_cards
-from bot.players.knowledge import Knowledge, World, build_state, state_template
+from bot.players.knowledge import Knowledge
 from bot.players.search import Solver, SolverLimit, rollout, side_points, sides_of, solve_two
 
 DEFAULT_BUDGET = 0.2  # seconds per decision
@@ -97,7 +97,6 @@ class HardPlayer:
     def _search(self, obs: Observation, know: Knowledge, moves: list[int], deadline: float) -> int:
         rng = self._rng
         play_rng = random.Random(0)
-        template = state_template(obs)
         me = obs.seat
         k = len(moves)
         target = obs.target if obs.rules.chiamata else 61
@@ -113,7 +112,7 @@ class HardPlayer:
         finish = n_players == 2 and rules.plays_per_trick == 1 and not rules.follow_suit
 
         def evaluate(world: World) -> list[float]:
-            state = build_state(obs, world, template)
+            state = HandState.from_observation(obs, world)
             sides = sides_of(state)
             my_side = sides[me]
             two = len(set(sides)) == 2
@@ -184,7 +183,7 @@ class HardPlayer:
             world = know.sample_world(rng)
             w = 1.0  # every world counts the same (the soft weights shaped the sampling)
             if worlds == 0:
-                exact = self._exact_late(obs) and _solvable(build_state(obs, world, template))
+                exact = self._exact_late(obs) and _solvable(HandState.from_observation(obs, world))
             for i, v in enumerate(evaluate(world)):
                 values[i].append(v)
             exact = exact and solve_ok[0]

@@ -23,11 +23,11 @@ import time
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.observation import Observation
-from bot.engine.state import PLAY, HandState
+from bot.engine.state import HandState, World
 from bot.players import bidding
 from bot.players.search import rollout
 
-CARICHI_CARD = -1  # candidate marker for a carichi call (§7.8)
+CARICHI_CARD = -1  # candidate marker for a carichi call (§7.8), as `HandState.assume_call` takes it
 MIN_SAMPLES = 6
 MAX_SAMPLES = 400
 CALL_MARGIN = -0.15  # a call must beat this expected score: passing is worth less than 0
@@ -43,6 +43,12 @@ class HardBidder:
     # ------------------------------------------------------------------ decisions
 
     def bid(self, obs: Observation) -> int:
+        bid = self._bid(obs)
+        if bid == A.PASS and A.PASS not in obs.legal:  # §7.2 first_must_call
+            return bidding.forced_call(obs)
+        return bid
+
+    def _bid(self, obs: Observation) -> int:
         legal = set(obs.legal)
         point_bids = sorted(a - A.BID_POINTS for a in legal if A.BID_POINTS <= a < A.PASS)
         if point_bids:
@@ -123,7 +129,7 @@ class HardBidder:
         me = obs.seat
         held = set(obs.hand)
         unseen = [c for c in range(rules.deck.size) if c not in held]
-        template = HandState.deal(obs.options, 0, obs.hand_index, obs.dealer)
+        target = obs.target if obs.phase != "auction" else 61
         rng = self._rng
         play_rng = random.Random(0)
         out: dict[int, list[int]] = {c: [] for c in cands}
@@ -140,8 +146,11 @@ class HardBidder:
                     hands.append(unseen[pos : pos + size])
                     pos += size
             seed = rng.getrandbits(32)
+            dealt = HandState.from_observation(obs, World(hands, [], []))
             for c in cands:
-                state = _play_state(template, obs, hands, c)
+                # The hand as it would be played if this seat won the auction calling `c`.
+                state = dealt.clone()
+                state.assume_call(me, c, target)
                 play_rng.seed(seed)
                 rollout(state, play_rng)
                 partner = state.partner
@@ -153,39 +162,6 @@ class HardBidder:
             ):
                 break
         return out
-
-
-def _play_state(
-    template: HandState, obs: Observation, hands: list[list[int]], card: int
-) -> HandState:
-    """The hand as it would be played if this seat were the caller and called `card`."""
-    rules = obs.rules
-    n = rules.n_players
-    me = obs.seat
-    s = template.clone()
-    s.hands = [list(h) for h in hands]
-    s.caller = me
-    s.bids = list(obs.bids)
-    s.passed = list(obs.passed)
-    s.actions = []
-    s.target = obs.target if obs.phase != "auction" else 61
-    if card == CARICHI_CARD:
-        s.carichi = True
-        s.briscola = -1
-        s.partner = me
-        s.called_card = -1
-    else:
-        s.called_card = card
-        s.briscola = rules.deck.suit[card]
-        s.partner = next(seat for seat in range(n) if card in s.hands[seat])
-    s.phase = PLAY
-    first = (obs.dealer + 1) % n
-    if rules.lead == "caller":
-        first = me
-    s.leader = s.current = first
-    s._order = rules.seat_orders[first]
-    s.trick = []
-    return s
 
 
 def _expected(obs: Observation, card: int, pts: list[int], target: int) -> float:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.engine.observation import Observation
-from bot.players.knowledge import Knowledge, friend_probabilities, trick_order, trick_winner_index
+from bot.engine.observation import Observation, trick_order
+from bot.engine.tricks import trick_winner
+from bot.players.knowledge import Knowledge, friend_probabilities
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +119,7 @@ def score_cards(
         return (2 * q - 1) * pc + style.plain_strength * strength[c]
 
     if trick_cards:
-        wi = trick_winner_index(trick_cards, suit, strength, b)
+        wi = trick_winner(trick_cards, suit, strength, b)
         w_card = trick_cards[wi]
         w_seat = obs.trick[wi][0]
     else:
@@ -133,9 +134,7 @@ def score_cards(
         if w_card < 0:
             best, f_best = c, 1.0
         else:
-            beats = (suit[c] == suit[w_card] and strength[c] > strength[w_card]) or (
-                b >= 0 and suit[c] == b and suit[w_card] != b
-            )
+            beats = trick_winner((w_card, c), suit, strength, b) == 1
             if follow and suit[c] != suit[trick_cards[0]]:
                 beats = False
             if beats:

@@ -15,8 +15,8 @@ hands, the talon, the cards removed from the deck, §1.4) and who cannot hold wh
   a seat that loads points on the caller's winning tricks is likely the partner.
 
 `sample_world(rng)` deals the unseen cards to the unknown places consistently with the hard
-constraints (soft weights bias the deal), and `build_state` makes a `HandState` from the
-observation plus one such deal, for search. Nothing here reads anything but the observation.
+constraints (soft weights bias the deal); `HandState.from_observation(obs, world)` makes the
+state of one such deal, for search. Nothing here reads anything but the observation.
 """
 
 from __future__ import annotations
@@ -28,45 +28,11 @@ from dataclasses import dataclass, field
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.observation import Observation
-from bot.engine.state import PLAY, HandState
+from bot.engine.state import World
+from bot.engine.tricks import trick_winner
 
 TALON = -2
 REMOVED = -3
-
-
-def trick_winner_index(
-    cards: list[int] | tuple[int, ...],
-    suit: tuple[int, ...],
-    strength: tuple[int, ...],
-    briscola: int,
-) -> int:
-    """Index of the card that wins (so far) a trick of `cards` (§2.3, §8.3)."""
-    best = 0
-    best_card = cards[0]
-    for i in range(1, len(cards)):
-        c = cards[i]
-        if suit[c] == suit[best_card]:
-            if strength[c] > strength[best_card]:
-                best, best_card = i, c
-        elif suit[c] == briscola:
-            best, best_card = i, c
-    return best
-
-
-def trick_order(obs: Observation) -> tuple[int, ...]:
-    """The seats that play the current trick, in order (a seat twice in doppia, §9.2; only
-    those who drew after a short talon, §9.1)."""
-    rules = obs.rules
-    seats = rules.seat_orders[obs.leader]
-    played = [0] * rules.n_players
-    for s, _ in obs.trick:
-        played[s] += 1
-    counts = [obs.hand_sizes[s] + played[s] for s in range(rules.n_players)]
-    top = max(counts)
-    if top == 0:
-        return ()
-    seats = tuple(s for s in seats if counts[s] == top)
-    return seats * rules.plays_per_trick
 
 
 def friend_probabilities(obs: Observation, suspicion: list[float] | None = None) -> list[float]:
@@ -471,16 +437,6 @@ class Knowledge:
         return World(hands, talon, removed)
 
 
-@dataclass(slots=True)
-class World:
-    """One determinization: every hand, the talon in drawing order (without the turned card),
-    the removed cards."""
-
-    hands: list[list[int]]
-    talon: list[int]
-    removed: list[int]
-
-
 def partner_suspicion(obs: Observation) -> list[float]:
     """Chiamata, before the reveal: log-likelihood-like score per seat of being the partner,
     from how it played around the caller's tricks (loading points on them, or taking them)."""
@@ -498,11 +454,9 @@ def partner_suspicion(obs: Observation) -> list[float]:
         cards: list[int] = []
         for i, (seat, c) in enumerate(plays):
             if i > 0 and seat != caller:
-                w = trick_winner_index(cards, suit, strength, b)
+                w = trick_winner(cards, suit, strength, b)
                 winner_seat = plays[w][0]
-                beats = (suit[c] == suit[cards[w]] and strength[c] > strength[cards[w]]) or (
-                    suit[c] == b and suit[cards[w]] != b
-                )
+                beats = trick_winner((cards[w], c), suit, strength, b) == 1
                 if winner_seat == caller:
                     if beats and sum(points[x] for x in cards) >= 4:
                         score[seat] -= 1.0  # took points off the caller
@@ -518,78 +472,3 @@ def partner_suspicion(obs: Observation) -> list[float]:
     score[caller] = 0.0
     score[obs.seat] = 0.0
     return [max(-3.0, min(3.0, x)) for x in score]
-
-
-def build_state(obs: Observation, world: World, template: HandState | None = None) -> HandState:
-    """A `HandState` in the play phase made of the observation and one sampled world.
-    `template`, when given, must come from `state_template(obs)` (saves re-dealing)."""
-    rules = obs.rules
-    n = rules.n_players
-    s = (template or state_template(obs)).clone()
-    s.hands = [list(h) for h in world.hands]
-    s.talon = list(world.talon)
-    s.talon_pos = 0
-    s.turned = obs.turned
-    s.turned_to = obs.turned_to
-    s.removed = list(world.removed)
-    s.briscola = obs.briscola
-    s.phase = PLAY
-    s.current = obs.current
-    s.leader = obs.leader
-    s._order = trick_order(obs)
-    s.trick = [c for _, c in obs.trick]
-    s.tricks = list(obs.tricks)
-    taken = [0] * n
-    won = [0] * n
-    for t in obs.tricks:
-        taken[t.winner] += t.points
-        won[t.winner] += 1
-    s.taken = taken
-    s.won = won
-    s.bids = list(obs.bids)
-    s.passed = list(obs.passed)
-    s.caller = obs.caller
-    s.called_card = obs.called_card
-    s.carichi = obs.carichi
-    s.target = obs.target
-    s.signals = list(obs.signals)
-    s.actions = []
-    if rules.chiamata:
-        s.rank_bid, s.points_bid, s.last_bidder = auction_summary(obs)
-        if obs.carichi:
-            s.partner = obs.caller
-        else:
-            s.partner = holder(world.hands, obs.called_card)
-            if s.partner < 0:  # already played: from the public tricks
-                s.partner = obs.partner
-        reveal = -1
-        for i, t in enumerate(obs.tricks):
-            if obs.called_card in t.cards:
-                reveal = i
-        if reveal < 0 and any(c == obs.called_card for _, c in obs.trick):
-            reveal = len(obs.tricks)
-        s.reveal_trick = reveal
-    return s
-
-
-def state_template(obs: Observation) -> HandState:
-    return HandState.deal(obs.options, 0, obs.hand_index, obs.dealer)
-
-
-def holder(hands: list[list[int]], card: int) -> int:
-    for s, h in enumerate(hands):
-        if card in h:
-            return s
-    return -1
-
-
-def auction_summary(obs: Observation) -> tuple[int, int, int]:
-    """(rank_bid, points_bid, last_bidder) of the auction so far, from the public bids."""
-    rank = points = 0
-    last = -1
-    for seat, bid in obs.bids:
-        if A.CALL_RANK <= bid < A.BID_POINTS:
-            rank, last = bid - A.CALL_RANK, seat
-        elif A.BID_POINTS <= bid < A.PASS:
-            points, last = bid - A.BID_POINTS, seat
-    return rank, points, last

@@ -37,8 +37,7 @@ def rollout(
 ) -> None:
     """Play `state` to the end with the greedy policy (every seat); with `stop_at_empty`,
     stop at the start of the first trick after the talon is gone (to solve the rest).
-    Plays are made on the state directly (as `HandState.playout` does), not recorded in
-    `state.actions`."""
+    Plays are made with `HandState.play_unchecked` (unchecked, not recorded in `state.actions`)."""
     rules = state.rules
     suit = rules.deck.suit
     strength = rules.deck.strength
@@ -49,30 +48,23 @@ def rollout(
     rand = rng.random
     hands = state.hands
     talon = state.talon
-    called = state.called_card
+    order = state.trick_order
     while state.phase == PLAY:
         trick = state.trick
-        if (
-            stop_at_empty
-            and not trick
-            and state.talon_pos >= len(talon)
-            and (state.turned < 0 or state.turned_to >= 0)
-        ):
-            return
+        if not trick:
+            if (
+                stop_at_empty
+                and state.talon_pos >= len(talon)
+                and (state.turned < 0 or state.turned_to >= 0)
+            ):
+                return
+            order = state.trick_order  # a new trick (the order changes only between tricks)
         seat = state.current
         hand = hands[seat]
-        order = state._order
         card = _greedy(
             state, seat, hand, trick, order, sides, b, suit, strength, points, follow, rand, eps
         )
-        hand.remove(card)
-        trick.append(card)
-        if card == called:
-            state.reveal_trick = len(state.tricks)
-        if len(trick) < len(order):
-            state.current = order[len(trick)]
-        else:
-            state._finish_trick()
+        state.play_unchecked(card)
 
 
 def _greedy(
@@ -102,6 +94,8 @@ def _greedy(
     if not trick:
         # Lead the cheapest card: no briscola, fewest points, weakest.
         return _cheapest(cand, suit, strength, points, b)
+    # The trick so far: `bot.engine.tricks.trick_winner` (§2.3) inlined for speed, with its
+    # points (tests/test_properties.py checks this copy against it).
     w = 0
     wc = trick[0]
     pts = points[wc]
@@ -204,7 +198,7 @@ class Solver:
             talon.append(state.turned)
         self.talon = talon
         self.tpos = 0
-        self.order = state._order
+        self.order = state.trick_order
         self.trick = list(state.trick)
         self.nodes = 0
         self.max_nodes = max_nodes
@@ -217,7 +211,7 @@ class Solver:
         if rules.plays_per_trick != 1 or rules.blind or state.phase != PLAY:
             return False
         left = state.talon_left()
-        return left % rules.n_players == 0 and len(state._order) == rules.n_players
+        return left % rules.n_players == 0 and len(state.trick_order) == rules.n_players
 
     def value(self) -> float:
         """Exact points my side wins from now on."""
@@ -316,6 +310,8 @@ class Solver:
             return v
         suit, strength, points = self.suit, self.strength, self.points
         b = self.b
+        # `bot.engine.tricks.trick_winner` (§2.3) inlined: this runs at every leaf
+        # (tests/test_properties.py checks this copy against it).
         w = 0
         wc = trick[0]
         pts = points[wc]
@@ -380,6 +376,7 @@ def solve_two(
         reply = INF if lead_is_mine else -1
         for j, y in enumerate(follow):
             pts = points[x] + points[y]
+            # `trick_winner((x, y), ...) == 1` inlined (§2.3; tests/test_properties.py checks it)
             if (suit[y] == suit[x] and strength[y] > strength[x]) or (
                 suit[y] == b and suit[x] != b
             ):  # the follower takes it and leads next

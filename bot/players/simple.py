@@ -14,6 +14,8 @@ import random
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.observation import Observation
+from bot.engine.tricks import trick_winner
+from bot.players import bidding
 
 
 class SimplePlayer:
@@ -50,12 +52,7 @@ class SimplePlayer:
 
         if not obs.trick:
             return min(cards, key=cheap)
-        best_seat, best_card = obs.trick[0]
-        for seat, c in obs.trick[1:]:
-            if (suit[c] == suit[best_card] and strength[c] > strength[best_card]) or (
-                suit[c] == b and suit[best_card] != b
-            ):
-                best_seat, best_card = seat, c
+        best_seat, best_card = obs.trick[trick_winner([c for _, c in obs.trick], suit, strength, b)]
         trick_points = sum(points[c] for _, c in obs.trick)
         to_come = obs.rules.n_players * obs.rules.plays_per_trick - len(obs.trick) - 1
         if best_seat in _friends(obs):
@@ -63,12 +60,7 @@ class SimplePlayer:
                 return max(cards, key=lambda c: (suit[c] != b, points[c], -strength[c]))
             return min(cards, key=cheap)
 
-        def beats(c: int) -> bool:
-            if suit[c] == suit[best_card]:
-                return strength[c] > strength[best_card]
-            return suit[c] == b
-
-        winners = [c for c in cards if beats(c)]
+        winners = [c for c in cards if trick_winner((best_card, c), suit, strength, b) == 1]
         plain = [c for c in winners if suit[c] != b]
         if plain:
             return max(plain, key=lambda c: (points[c], strength[c]))
@@ -99,6 +91,12 @@ class SimplePlayer:
         return [n for n in obs.rules.deck.auction_ranks() if card_id(n, s) not in held]
 
     def _bid(self, obs: Observation) -> int:
+        bid = self._choose_bid(obs)
+        if bid == A.PASS and A.PASS not in obs.legal:  # §7.2 first_must_call
+            return bidding.forced_call(obs)
+        return bid
+
+    def _choose_bid(self, obs: Observation) -> int:
         legal = set(obs.legal)
         s, rating = self._best_suit(obs)
         point_bids = sorted(a - A.BID_POINTS for a in legal if A.BID_POINTS <= a < A.PASS)

@@ -1,0 +1,42 @@
+"""Tricks: a completed trick's record and who takes a trick (RULES.md §2.3, §8.3, §9.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+
+class Trick(NamedTuple):
+    leader: int
+    seats: tuple[int, ...]  # in playing order (a seat appears twice in doppia)
+    cards: tuple[int, ...]  # cards[i] was played by seats[i]
+    winner: int
+    points: int
+
+    @property
+    def plays(self) -> tuple[tuple[int, int], ...]:
+        return tuple(zip(self.seats, self.cards, strict=True))
+
+
+def trick_winner(
+    cards: Sequence[int], suit: Sequence[int], strength: Sequence[int], briscola: int
+) -> int:
+    """Index in `cards` (in playing order, the led card first) of the card that takes the
+    trick, or would take it if it ended now: the highest briscola, else the highest card of
+    the led suit; a card of another suit that is not briscola never wins (§2.3, and §9.2 for
+    doppia's two rounds). Without a briscola (`briscola` -1: Briscolone §8.3, carichi §7.8)
+    the highest card of the led suit. `suit` and `strength` are the deck's tables.
+
+    The one definition of the rule: the engine resolves tricks with it, players judge tricks
+    with it; a search loop that keeps an inline copy for speed is checked against it by a
+    test (`tests/test_properties.py`)."""
+    best = 0
+    best_card = cards[0]
+    for i in range(1, len(cards)):
+        c = cards[i]
+        if suit[c] == suit[best_card]:
+            if strength[c] > strength[best_card]:
+                best, best_card = i, c
+        elif suit[c] == briscola:
+            best, best_card = i, c
+    return best
