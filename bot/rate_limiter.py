@@ -201,6 +201,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         self._chats: dict[int | str, _Gate] = {}
         self._shared: _Gate | None = None
         self._chatless_blocked_until = 0.0
+        self._private_from = 0.0
         self._rng = random.Random()
         self.on_group_call: Callable[[int, float], None] | None = None
         self.stats: dict[str, int] = {"retry_after": 0, "server_error": 0, "gave_up": 0}
@@ -209,7 +210,11 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         return asyncio.get_running_loop().time()
 
     async def initialize(self) -> None:
-        return None
+        # A private chat's calls are not noted (too many to write down), and the previous
+        # run may have called a chat just before it died: no private call in the first
+        # second (plus the margin) of a run.
+        lim = self.limits
+        self._private_from = self.now() + lim.second * (1.0 + lim.margin)
 
     async def shutdown(self) -> None:
         for gate in [*self._chats.values(), *([self._shared] if self._shared else [])]:
@@ -232,6 +237,8 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             )
             reserve = lim.group_reserve if group else 0
             gate = self._chats[chat_id] = _Gate(window, self.now, reserve)
+            if not group:
+                gate.blocked_until = self._private_from
             if len(self._chats) > 4096:
                 self._forget_idle()
         return gate

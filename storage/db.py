@@ -103,6 +103,7 @@ def _table(row: sqlite3.Row) -> TableRow:
         lang=row["lang"],
         created_at=_dt(row["created_at"]),
         updated_at=_dt(row["updated_at"]),
+        timers_json=row["timers_json"],
     )
 
 
@@ -291,6 +292,7 @@ class Database:
         options_json: str,
         seats_json: str,
         lang: str | None,
+        timers_json: str | None = None,
     ) -> TableRow:
         """A new table in the lobby (move_no 0). Raises TableExists if the chat already has
         a table in the lobby or playing."""
@@ -305,9 +307,19 @@ class Database:
             try:
                 cur = await conn.execute(
                     "INSERT INTO tables (chat_id, creator_id, status, variant, options_json,"
-                    " seats_json, lang, created_at, updated_at)"
-                    " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?)",
-                    (chat_id, creator_id, variant, options_json, seats_json, lang, now, now),
+                    " seats_json, lang, created_at, updated_at, timers_json)"
+                    " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        chat_id,
+                        creator_id,
+                        variant,
+                        options_json,
+                        seats_json,
+                        lang,
+                        now,
+                        now,
+                        timers_json,
+                    ),
                 )
             except sqlite3.IntegrityError as exc:  # the partial unique index, as a backstop
                 raise TableExists(chat_id, None) from exc
@@ -358,11 +370,13 @@ class Database:
         status: TableStatus | Unset = UNSET,
         table_message_id: int | Unset | None = UNSET,
         lang: str | Unset | None = UNSET,
+        timers_json: str | Unset | None = UNSET,
         expected_move_no: int | None = None,
     ) -> TableRow:
         """Set only the columns given. Changing seats, options, variant or status bumps
         move_no (the table's version) so a concurrent `save_move` or `update_lobby` that read
-        the old version fails with StaleMove; table_message_id and lang alone do not.
+        the old version fails with StaleMove; table_message_id, lang and timers_json alone
+        do not.
         With `expected_move_no`, raises StaleMove (writing nothing) unless it matches.
         Raises TableExists if the new status would give the chat a second active table."""
         changes: dict[str, Any] = {}
@@ -380,6 +394,8 @@ class Database:
             changes["table_message_id"] = table_message_id
         if not isinstance(lang, Unset):
             changes["lang"] = lang
+        if not isinstance(timers_json, Unset):
+            changes["timers_json"] = timers_json
         async with self._write() as conn:
             row = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (table_id,))
             if row is None:
@@ -414,6 +430,8 @@ class Database:
         move: Move | None,
         ledger: LedgerRecord | None = None,
         urgent: bool = False,
+        seats_json: str | None = None,
+        timers_json: str | None = None,
     ) -> int:
         """In one transaction: check the stored move_no is `expected_move_no` (else
         StaleMove, nothing written), write the snapshot and status, append `move` to the log
@@ -421,18 +439,36 @@ class Database:
         already recorded; LedgerNotZeroSum is raised before anything is written).
         Returns the new move_no (expected_move_no + 1). A finished or cancelled table
         refuses further saves with TableClosed. `urgent`: a person waits for it (their
-        move goes before the bot's own writes)."""
+        move goes before the bot's own writes). `seats_json` and `timers_json`, if given,
+        are written too (a seat the turn timer handed to a computer; the new deadlines)."""
         _check_status(status)
         if ledger is not None:
             _check_ledger(ledger)
         new_no = expected_move_no + 1
         now = _now()
+        extra_sql, extra = "", []
+        if seats_json is not None:
+            extra_sql += ", seats_json = ?"
+            extra.append(seats_json)
+        if timers_json is not None:
+            extra_sql += ", timers_json = ?"
+            extra.append(timers_json)
         async with self._write(URGENT if urgent else NORMAL) as conn:
             try:
                 cur = await conn.execute(
                     "UPDATE tables SET match_json = ?, hand_json = ?, status = ?, move_no = ?,"
-                    f" updated_at = ? WHERE table_id = ? AND move_no = ? AND {_ACTIVE_SQL}",
-                    (match_json, hand_json, status, new_no, now, table_id, expected_move_no),
+                    f" updated_at = ?{extra_sql} WHERE table_id = ? AND move_no = ?"
+                    f" AND {_ACTIVE_SQL}",
+                    (
+                        match_json,
+                        hand_json,
+                        status,
+                        new_no,
+                        now,
+                        *extra,
+                        table_id,
+                        expected_move_no,
+                    ),
                 )
             except sqlite3.IntegrityError as exc:
                 found = await self._one(
@@ -457,6 +493,17 @@ class Database:
             if ledger is not None:
                 await self._insert_ledger(conn, ledger)
         return new_no
+
+    async def set_timers(self, table_id: int, timers_json: str | None) -> bool:
+        """Store what an active table waits for (`bot.deadlines`) without changing its
+        version: a deadline that passed (a mention sent) or a request to cancel. False if
+        the table is no longer active."""
+        async with self._write() as conn:
+            cur = await conn.execute(
+                f"UPDATE tables SET timers_json = ? WHERE table_id = ? AND {_ACTIVE_SQL}",
+                (timers_json, table_id),
+            )
+            return bool(cur.rowcount == 1)
 
     async def moves(self, table_id: int) -> list[MoveRow]:
         """The table's move log in order."""
@@ -520,11 +567,14 @@ class Database:
         *,
         shown: Sequence[tuple[int, int, str]] = (),
         group_calls: Sequence[tuple[int, float]] = (),
+        editing: Sequence[tuple[int, int, str]] = (),
     ) -> None:
-        """In one transaction: what messages show now (chat_id, message_id, digest) and
-        calls made about groups (chat_id, Unix time). Calls older than five minutes are
-        forgotten now and then."""
-        if not shown and not group_calls:
+        """In one transaction: what messages show now (chat_id, message_id, digest), calls
+        made about groups (chat_id, Unix time), and messages about to be edited (chat_id,
+        message_id, digest of the new content: until its edit is confirmed by a later
+        `shown`, the message may show either, so `shown_many` knows nothing of it). Calls
+        older than five minutes are forgotten now and then."""
+        if not shown and not group_calls and not editing:
             return
         now = _now()
         # in turn with the computers' moves (a lower priority could wait for a long time
@@ -534,8 +584,15 @@ class Database:
                 await conn.executemany(
                     "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
                     " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET"
-                    " digest = excluded.digest, updated_at = excluded.updated_at",
+                    " digest = excluded.digest, editing = NULL, updated_at = excluded.updated_at",
                     [(c, m, d, now) for c, m, d in shown],
+                )
+            if editing:  # after `shown`: an edit noted here comes after those confirmed
+                await conn.executemany(
+                    "INSERT INTO shown_messages (chat_id, message_id, digest, editing, updated_at)"
+                    " VALUES (?, ?, '', ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET"
+                    " editing = excluded.editing, updated_at = excluded.updated_at",
+                    [(c, m, d, now) for c, m, d in editing],
                 )
             if group_calls:
                 await conn.executemany(
@@ -552,7 +609,9 @@ class Database:
         return (await self.shown_many([(chat_id, message_id)])).get((chat_id, message_id))
 
     async def shown_many(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], str]:
-        """The stored digests of these (chat_id, message_id), for those that have one."""
+        """The stored digests of these (chat_id, message_id), for those that have one and
+        were not being edited when last noted (a crash may have come between the edit and its
+        confirmation: then the message shows the old content or the new one)."""
         out: dict[tuple[int, int], str] = {}
         async with self._read() as conn:
             for i in range(0, len(keys), 300):
@@ -561,7 +620,7 @@ class Database:
                 rows = await self._all(
                     conn,
                     "SELECT chat_id, message_id, digest FROM shown_messages"
-                    f" WHERE (chat_id, message_id) IN (VALUES {values})",
+                    f" WHERE (chat_id, message_id) IN (VALUES {values}) AND editing IS NULL",
                     [x for key in chunk for x in key],
                 )
                 out.update({(r["chat_id"], r["message_id"]): str(r["digest"]) for r in rows})

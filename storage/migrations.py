@@ -164,7 +164,21 @@ _V2: Final[Migration] = (
     "CREATE INDEX group_calls_by_time ON group_calls (at)",
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2)
+_V3: Final[Migration] = (
+    # What each table waits for (bot.deadlines): deadlines as absolute Unix times and what
+    # they were set for, and a pending request to cancel the match, as JSON. Written with the
+    # move that sets them, so a restarted bot re-arms what is left of each wait.
+    "ALTER TABLE tables ADD COLUMN timers_json TEXT",
+)
+
+_V4: Final[Migration] = (
+    # The digest of the content a message is being edited to, written before the edit and
+    # cleared when it is confirmed: a restarted bot does not trust the stored digest of a
+    # message whose edit was under way when the previous run died.
+    "ALTER TABLE shown_messages ADD COLUMN editing TEXT",
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 
 

@@ -45,6 +45,8 @@ class TableRow:
     lang: str | None
     created_at: datetime
     updated_at: datetime
+    timers_json: str | None = None
+    """What the table waits for (`bot.deadlines.Pending`), or None."""
 
     @property
     def active(self) -> bool:

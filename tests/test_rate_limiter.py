@@ -224,3 +224,16 @@ async def test_a_restarted_limiter_starts_from_the_calls_noted_by_the_previous_r
     t0 = time.monotonic()
     await call(second, rec, "editMessageText", OTHER_GROUP)
     assert time.monotonic() - t0 < FAST.minute / 2
+
+
+async def test_a_new_run_waits_a_private_window_before_calling_a_private_chat() -> None:
+    """Private chats' calls are not noted: a run's first call into one waits until a call
+    the previous run made just before it died has left Telegram's window."""
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    await limiter.initialize()
+    t0 = time.monotonic()
+    await call(limiter, rec, "editMessageText", PERSON)
+    assert time.monotonic() - t0 >= FAST.second
+    t0 = time.monotonic()
+    await call(limiter, rec, "editMessageText", GROUP)  # groups start from their notes
+    assert time.monotonic() - t0 < FAST.second

@@ -708,6 +708,37 @@ async def test_shown_messages_remember_the_newest_digest(db: Database) -> None:
     assert await db.shown(42, 7) == "cc"
 
 
+async def test_a_message_being_edited_has_no_trusted_digest(db: Database) -> None:
+    """An edit is noted before it is made and confirmed after: in between (a crash there),
+    the message may show the old content or the new, so no digest is trusted for it."""
+    await db.write_notes(shown=[(-100, 7, "old")])
+    await db.write_notes(editing=[(-100, 7, "new")])
+    assert await db.shown(-100, 7) is None
+    assert await db.shown_many([(-100, 7)]) == {}
+    await db.write_notes(shown=[(-100, 7, "new")])  # confirmed
+    assert await db.shown(-100, 7) == "new"
+    # confirmed and the next edit noted in one write: the edit comes after, so it counts
+    await db.write_notes(shown=[(-100, 7, "new")], editing=[(-100, 7, "newer")])
+    assert await db.shown(-100, 7) is None
+    await db.write_notes(editing=[(-100, 8, "first")])  # a message never noted before
+    assert await db.shown(-100, 8) is None
+
+
+async def test_notes_write_an_edit_before_it_is_made(db: Database) -> None:
+    """`Notes.editing` returns once the edit is written, together with the confirmations
+    noted before it; a later confirmation clears it."""
+    from bot.telegram_out import Notes
+
+    notes = Notes(db, interval=60.0)  # confirmations alone would wait a minute
+    notes.shown(-100, 7, "aa")
+    await asyncio.wait_for(notes.editing(-100, 9, "bb"), 5)
+    assert await db.shown(-100, 7) == "aa"  # written with the edit, not a minute later
+    assert await db.shown(-100, 9) is None
+    notes.shown(-100, 9, "bb")
+    await notes.close()
+    assert await db.shown(-100, 9) == "bb"
+
+
 async def test_group_calls_are_noted_and_old_ones_pruned(db: Database) -> None:
     for k in range(600):  # a prune runs every 500 notes and drops what is over 5 minutes old
         await db.write_notes(group_calls=[(-100 - k % 2, 1000.0 + k)])
