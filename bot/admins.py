@@ -55,6 +55,10 @@ class AdminCache:
         except TimeoutError:
             raise AdminUnknown from None
 
+    def remember(self, chat_id: int, user_id: int, admin: bool) -> None:
+        """What Telegram just told unasked (a my_chat_member update: the bot's own rights)."""
+        self._known[(chat_id, user_id)] = (admin, self.clock() + self.ttl)
+
     async def _ask(self, key: tuple[int, int]) -> bool:
         chat_id, user_id = key
         self.questions += 1

@@ -20,6 +20,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from bot import players
 from bot.admins import AdminCache, AdminUnknown
 from bot.config import Settings
+from bot.deadlines import Timing
 from bot.i18n import COMMANDS, t
 from bot.rate_limiter import Limits, PacedRateLimiter
 from bot.service import TableService
@@ -31,7 +32,8 @@ log = logging.getLogger(__name__)
 
 
 class JobTimers:
-    """Turn timers on PTB's JobQueue."""
+    """The tables' timers (`bot.deadlines`: one per table, for its earliest deadline) on
+    PTB's JobQueue."""
 
     def __init__(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         self.app = application
@@ -175,6 +177,7 @@ def _post_init(settings: Settings) -> Any:
             default_lang=settings.default_language,
             bot_delay=settings.bot_move_delay,
             thinker=thinker,
+            timing=Timing(scale=settings.timer_scale),
         )
         service_ref.append(service)
         application.bot_data.update(
@@ -236,7 +239,8 @@ def run(settings: Settings) -> int:
     application = build_application(settings)
     try:
         application.run_polling(
-            allowed_updates=[Update.MESSAGE, Update.CALLBACK_QUERY],
+            # MY_CHAT_MEMBER: the bot was added to a group (it greets)
+            allowed_updates=[Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER],
             stop_signals=(signal.SIGINT, signal.SIGTERM),
             close_loop=False,
         )

@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     # Telegram's 20 a minute per group some are left for answers and notices
     group_edit_interval: float = 4.0
     bot_move_delay: float = 0.0  # seconds a computer player waits before moving
+    # every wait of bot.deadlines (turn timer, mention, next hand, lobby expiry, cancel
+    # request) is multiplied by this: tests shorten them; the values are at 1
+    timer_scale: float = Field(default=1.0, gt=0.0, le=100.0)
     # seconds the `hard` computer player thinks per move (it stops earlier when sure)
     hard_budget: float = Field(default=0.2, gt=0.0, le=10.0)
     # worker processes for the `hard` player's search (unset: one per core but one; 0: threads)

@@ -12,9 +12,11 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot.deadlines import TIMEOUTS_TO_AWAY, TIMER_DEFAULT, Pending
 from bot.engine import HandState, IllegalAction, Match, Options, OptionsError
 from bot.engine import actions as A
 from bot.i18n import LEVEL_NAMES, level_name, parse_level
+from bot.ledger import without_computers
 from bot.players import DEFAULT_LEVEL, LEVELS, make_player
 
 Status = Literal["lobby", "playing", "finished", "cancelled"]
@@ -26,6 +28,9 @@ CANCELLED: Status = "cancelled"
 BOT_USER_BASE = -1000  # ledger ids of computer players: one per level, negative
 # Fixed forever (ledger rows refer to them): a new level gets a new number, never a reused one.
 BOT_LEDGER_IDS = {"random": -1000, "simple": -1001, "easy": -1002, "normal": -1003, "hard": -1004}
+# First names of computer players, in the order they are given (one per seat, never twice at a
+# table): "🤖 Ada (difficile)". Tables stored with the older "🤖 difficile 1" still load.
+BOT_NAMES = ("Ada", "Bruno", "Carla", "Dario", "Elsa", "Franco", "Gina", "Lino", "Marta", "Nino")
 
 
 class TableError(Exception):
@@ -42,6 +47,11 @@ class Seat:
     user_id: int | None  # the person who owns the seat (ledger), None for a computer player
     name: str
     level: str | None = None  # a computer player's level while one plays the seat
+    lang: str | None = None  # a person's language for their private messages (None: the table's)
+    # why a computer plays a person's seat: "left" (/leave; /join takes it back) or
+    # "timeout" (the turn timer ran out twice in a row; "Riprendo il posto" takes it back)
+    away: str | None = None
+    timeouts: int = 0  # the turn timer ran out on this many of the person's turns in a row
 
     @property
     def is_bot(self) -> bool:
@@ -56,11 +66,21 @@ class Seat:
         return BOT_USER_BASE - 100 - zlib.crc32(level.encode()) % 1_000_000
 
     def to_json(self) -> dict[str, Any]:
-        return {"user_id": self.user_id, "name": self.name, "level": self.level}
+        out = {"user_id": self.user_id, "name": self.name, "level": self.level}
+        if self.lang is not None:
+            out["lang"] = self.lang
+        if self.away:
+            out["away"] = self.away
+        if self.timeouts:
+            out["timeouts"] = self.timeouts
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Seat:
-        return cls(d["user_id"], d["name"], d.get("level"))
+        level, away = d.get("level"), d.get("away")
+        if away is None and d["user_id"] is not None and level is not None:
+            away = "left"  # stored before seats said why
+        return cls(d["user_id"], d["name"], level, d.get("lang"), away, int(d.get("timeouts", 0)))
 
 
 @dataclass
@@ -72,13 +92,19 @@ class Table:
     seats: list[Seat] = field(default_factory=list)
     status: Status = LOBBY
     lang: str = "it"
-    timer: int = 0  # seconds a person has to act before a computer plays for them; 0 = off
+    timer: int = TIMER_DEFAULT  # seconds a person has to act before a computer plays; 0 = off
+    counts: bool = False  # §10.5: a table with computer seats writes to the group ledger
+    pin: bool = False  # the bot pins the table message (when it is an admin that may)
+    rematch: int | None = None  # the table opened by this finished one's rematch button
     match: Match | None = None
     hand: HandState | None = None
     move_no: int = 0  # the stored version (storage bumps it on every write)
     table_message_id: int | None = None
     seed: str = ""
     last_events: list[str] = field(default_factory=list)  # for rendering, not persisted
+    pending: Pending = field(default_factory=Pending)  # deadlines (bot.deadlines), stored apart
+    # why a closed table closed, for its message: {"key": i18n key, "who": name}
+    closed: dict[str, str] | None = None
 
     # ------------------------------------------------------------------ lobby
 
@@ -113,7 +139,7 @@ class Table:
         if self.status != LOBBY:
             raise TableError("err_started")
 
-    def join(self, user_id: int, name: str) -> int:
+    def join(self, user_id: int, name: str, lang: str | None = None) -> int:
         self._require_lobby()
         seat = self.seat_of(user_id)
         if seat is not None:
@@ -121,7 +147,7 @@ class Table:
             raise TableError("err_already_seated")
         if len(self.seats) >= self.n_players:
             raise TableError("err_full", n=self.n_players)
-        self.seats.append(Seat(user_id, name))
+        self.seats.append(Seat(user_id, name, lang=lang))
         return len(self.seats) - 1
 
     def leave(self, user_id: int) -> None:
@@ -135,7 +161,38 @@ class Table:
             raise TableError("err_no_table")
         if self.seats[seat].is_bot:
             raise TableError("err_already_left")
-        self.seats[seat].level = DEFAULT_LEVEL  # a computer plays on; the owner keeps the ledger
+        # a computer plays on; the owner keeps the ledger and may come back with /join
+        self.seats[seat].level = DEFAULT_LEVEL
+        self.seats[seat].away = "left"
+        self.seats[seat].timeouts = 0
+
+    def rejoin(self, user_id: int) -> int:
+        """A person takes back the seat a computer plays for them (after /leave or two
+        timeouts in a row)."""
+        if self.status != PLAYING:
+            raise TableError("err_no_table")
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise TableError("err_started")
+        s = self.seats[seat]
+        if not s.away:
+            raise TableError("err_not_away")
+        s.level, s.away, s.timeouts = None, None, 0
+        return seat
+
+    def timed_out(self, seat: int) -> bool:
+        """The turn timer ran out on `seat` (a computer plays this move). True if the seat now
+        stays with the computer (the timeouts in a row reached TIMEOUTS_TO_AWAY)."""
+        s = self.seats[seat]
+        s.timeouts += 1
+        if s.timeouts >= TIMEOUTS_TO_AWAY:
+            s.level, s.away = DEFAULT_LEVEL, "timeout"
+            return True
+        return False
+
+    def people(self) -> list[int]:
+        """The user ids of the people who own a seat (whether they play it now or not)."""
+        return [s.user_id for s in self.seats if s.user_id is not None]
 
     def add_bot(self, level: str = DEFAULT_LEVEL) -> int:
         """Seat a computer player of `level` (easy, normal, hard; Italian names too)."""
@@ -146,9 +203,16 @@ class Table:
             raise TableError("err_bad_level", levels=", ".join(names[lv] for lv in LEVELS))
         if len(self.seats) >= self.n_players:
             raise TableError("err_full", n=self.n_players)
-        number = sum(1 for s in self.seats if s.is_bot) + 1
-        self.seats.append(Seat(None, f"🤖 {level_name(self.lang, found)} {number}", found))
+        name = f"🤖 {self._bot_name()} ({level_name(self.lang, found)})"
+        self.seats.append(Seat(None, name, found))
         return len(self.seats) - 1
+
+    def _bot_name(self) -> str:
+        """A first name for a new computer player, not yet used at the table (by a computer
+        or by a person), so it is never confused with a score ("🤖 Ada (difficile)")."""
+        taken = {w.lower() for s in self.seats for w in s.name.replace("🤖", " ").split()}
+        free = [n for n in BOT_NAMES if n.lower() not in taken]
+        return free[0] if free else f"{BOT_NAMES[0]} {len(self.seats) + 1}"
 
     def set_options(self, options: Options) -> None:
         self._require_lobby()
@@ -157,14 +221,10 @@ class Table:
         self.options = options
 
     def set_option(self, key: str, value: str) -> None:
-        data = self.options.explicit()
-        variant = data.pop("variant")
-        if value == "default":
-            data.pop(key, None)
-        else:
-            data[key] = value
+        """Set one rule option (`Options.with_value`: an option that only applied with the
+        old value goes back to its default)."""
         try:
-            options = Options.parse(variant, data)
+            options = self.options.with_value(key, None if value == "default" else value)
         except OptionsError as exc:
             raise TableError("err_option", reason=str(exc)) from None
         self.set_options(options)
@@ -194,6 +254,8 @@ class Table:
             raise TableError("err_not_your_table")
         if hand_index != self.hand.hand_index or self.hand.is_terminal():
             raise TableError("err_hand_over")
+        if self.seats[seat].is_bot:  # the computer plays the seat until they take it back
+            raise TableError("err_away")
         if self.hand.current != seat:
             raise TableError("err_not_your_turn")
         if A.is_card(action):  # a card names itself: stale once it has left the hand
@@ -250,8 +312,24 @@ class Table:
             self.status = FINISHED
         return self.ledger_deltas(deltas)
 
+    def computer_seats(self) -> set[int]:
+        """Seats of computer players (§10.5); a person who left keeps their seat's ledger."""
+        return {i for i, s in enumerate(self.seats) if s.user_id is None}
+
+    def counted_deltas(self, deltas: tuple[int, ...]) -> tuple[int, ...]:
+        """Per seat, what the group ledger receives (§10.5): a table of people writes its
+        deltas; one with computer seats nothing, unless `counts`, and then no computer pays
+        or collects (`bot.ledger.without_computers`)."""
+        computers = self.computer_seats()
+        if not computers:
+            return deltas
+        if not self.counts:
+            return (0,) * len(deltas)
+        return tuple(without_computers(deltas, computers))
+
     def ledger_deltas(self, deltas: tuple[int, ...]) -> dict[int, int]:
         out: dict[int, int] = {}
+        deltas = self.counted_deltas(deltas)
         for seat, d in enumerate(deltas):
             lid = self.seats[seat].ledger_id()
             out[lid] = out.get(lid, 0) + d
@@ -271,7 +349,15 @@ class Table:
 
     def seats_json(self) -> str:
         return json.dumps(
-            {"seats": [s.to_json() for s in self.seats], "timer": self.timer, "seed": self.seed}
+            {
+                "seats": [s.to_json() for s in self.seats],
+                "timer": self.timer,
+                "seed": self.seed,
+                "counts": self.counts,  # §10.5
+                "pin": self.pin,
+                "rematch": self.rematch,
+            }
+            | ({"closed": self.closed} if self.closed else {})
         )
 
     def options_json(self) -> str:
@@ -298,6 +384,7 @@ class Table:
         hand_json: str | None,
         move_no: int,
         table_message_id: int | None,
+        timers_json: str | None = None,
     ) -> Table:
         opts = json.loads(options_json)
         variant = opts.pop("variant")
@@ -311,9 +398,14 @@ class Table:
             status=status,
             lang=lang,
             timer=extra.get("timer", 0),
+            counts=extra.get("counts", False),  # §10.5; absent in older snapshots
+            pin=extra.get("pin", False),
+            rematch=extra.get("rematch"),
             move_no=move_no,
             table_message_id=table_message_id,
             seed=extra.get("seed", ""),
+            pending=Pending.from_json(timers_json),
+            closed=extra.get("closed"),
         )
         if match_json:
             t.match = Match.from_dict(json.loads(match_json))

@@ -21,6 +21,13 @@ message may be edited once more to what it already shows, answered "not modified
 - "message to edit not found" / "message can't be edited": sent anew, the new id stored.
 - Forbidden on a private message: reported once to `on_blocked` (the group is told); on the
   group message (the bot was removed): the table message is given up.
+
+Your turn (`show_private(..., notify=True)`): an edit notifies nobody, so when a person's
+turn comes their hand is sent as a new message (which notifies) and the one it replaces is
+deleted (if Telegram refuses, e.g. a message over 48 hours old, it is edited into a pointer
+to the new one instead: it never keeps live buttons). Only when the message shown is not a
+your-turn message already: the digest noted for a your-turn message carries `TURN_MARK`, so
+a second render of the same turn, or a restarted bot, edits instead of sending again.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
+from bot.i18n import t
 from bot.render_tg import Keyboard, Rendered
 from bot.tables import CANCELLED, FINISHED, Table
 from storage import Database
@@ -45,6 +53,7 @@ log = logging.getLogger(__name__)
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
 NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
+TURN_MARK = "t:"  # prefix of the noted digest of a private message sent for the person's turn
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -71,23 +80,44 @@ def digest(content: Rendered) -> str:
 class Notes:
     """What messages show and which calls were made about groups, written to the database
     in one transaction every `interval` seconds (a tap's own write never queues behind them
-    one by one)."""
+    one by one).
+
+    An edit is noted before it is made (`editing`, written at once with whatever else is
+    waiting, and awaited): if the bot dies between the edit and the note confirming it, the
+    restarted bot knows the message may show either content and edits it, rather than
+    trusting an old digest that may equal what it wants to show while Telegram still shows
+    the edited content (a person would keep buttons of a turn that is over)."""
 
     def __init__(self, db: Database, interval: float = NOTES_INTERVAL) -> None:
         self.db = db
         self.interval = interval
         self._shown: dict[tuple[int, int], str] = {}
         self._calls: list[tuple[int, float]] = []
+        self._editing: dict[tuple[int, int], str] = {}
+        self._written: asyncio.Future[None] | None = None  # resolved by the next write
         self._wake = asyncio.Event()
+        self._now = asyncio.Event()  # an edit waits: write without gathering first
         self._task: asyncio.Task[None] | None = None
 
     def shown(self, chat_id: int, message_id: int, digest: str) -> None:
         self._shown[(chat_id, message_id)] = digest
+        self._editing.pop((chat_id, message_id), None)
         self._kick()
 
     def group_call(self, chat_id: int, at: float) -> None:
         self._calls.append((chat_id, at))
         self._kick()
+
+    async def editing(self, chat_id: int, message_id: int, digest: str) -> None:
+        """Note that the message is about to be edited to content `digest`; returns once that
+        is written (with everything noted before it, so confirmations keep their order)."""
+        self._editing[(chat_id, message_id)] = digest
+        if self._written is None:
+            self._written = asyncio.get_running_loop().create_future()
+        written = self._written
+        self._now.set()
+        self._kick()
+        await asyncio.shield(written)
 
     def _kick(self) -> None:
         self._wake.set()
@@ -97,19 +127,29 @@ class Notes:
     async def _run(self) -> None:
         while True:
             await self._wake.wait()
-            await asyncio.sleep(self.interval)  # gather what comes meanwhile
+            if not self._now.is_set():  # gather what comes meanwhile
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._now.wait(), self.interval)
             self._wake.clear()
+            self._now.clear()
             await self.flush()
 
     async def flush(self) -> None:
         shown, self._shown = self._shown, {}
         calls, self._calls = self._calls, []
+        editing, self._editing = self._editing, {}
+        written, self._written = self._written, None
         try:
             await self.db.write_notes(
-                shown=[(c, m, d) for (c, m), d in shown.items()], group_calls=calls
+                shown=[(c, m, d) for (c, m), d in shown.items()],
+                group_calls=calls,
+                editing=[(c, m, d) for (c, m), d in editing.items()],
             )
         except Exception as exc:  # at worst one "not modified" or one 429 after a restart
             log.warning("writing the notes failed: %s", exc)
+        finally:
+            if written is not None and not written.done():
+                written.set_result(None)
 
     async def close(self) -> None:
         if self._task is not None:
@@ -130,6 +170,8 @@ class _Slot:
     message_id: int | None = None
     loaded: bool = False  # `sent` was read from the database for `message_id`
     urgent: bool = False
+    notify: bool = False  # `desired` is for the person's turn (see `show_private`)
+    repost: bool = False  # the group's table message goes out anew at the bottom (`repost`)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     resyncs: int = 0
@@ -165,9 +207,38 @@ class TelegramOutbox:
         self._put(table, table.chat_id, None, content, urgent)
 
     def show_private(
-        self, table: Table, user_id: int, content: Rendered, *, urgent: bool = False
+        self,
+        table: Table,
+        user_id: int,
+        content: Rendered,
+        *,
+        urgent: bool = False,
+        notify: bool = False,
     ) -> None:
-        self._put(table, user_id, user_id, content, urgent)
+        """Show `content` as the person's hand message. `notify`: it is their turn, so unless
+        the message shown is already one of their turn, it goes out as a new message (which
+        notifies) and the old one is deleted."""
+        self._put(table, user_id, user_id, content, urgent, notify)
+
+    def repost(self, table: Table, content: Rendered) -> None:
+        """Send the group's table message anew, at the bottom of the chat (/table): the new
+        message id is stored, the old message deleted (or, if Telegram refuses, edited into
+        a pointer to the new one, without buttons), so no two live copies exist. If the
+        table is pinned (`Table.pin`), the new message is pinned."""
+        self._put(table, table.chat_id, None, content, True)
+        self._slots[(table.table_id, None)].repost = True  # no await since `_put`
+
+    async def pin(self, table: Table) -> None:
+        """Pin the table message (best effort: a refusal, e.g. the bot is no admin any
+        more, is only logged)."""
+        if table.table_message_id is not None:
+            await self._pin(table.chat_id, table.table_message_id)
+
+    async def _pin(self, chat_id: int, message_id: int) -> None:
+        try:
+            await self.bot.pin_chat_message(chat_id, message_id, disable_notification=True)
+        except TelegramError as exc:
+            log.info("pinning %s/%s failed: %s", chat_id, message_id, exc)
 
     def unblock(self, user_id: int) -> None:
         self._blocked = {k for k in self._blocked if k[1] != user_id}
@@ -192,6 +263,21 @@ class TelegramOutbox:
             )
         except TelegramError as exc:
             log.info("editing %s/%s failed: %s", chat_id, message_id, exc)
+
+    async def post(self, chat_id: int, content: Rendered) -> int | None:
+        """Send a new message the outbox does not keep (a request with buttons, edited
+        later with `edit`); its id, or None if it could not be sent."""
+        try:
+            msg = await self.bot.send_message(
+                chat_id,
+                content.text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup(content.keyboard),
+            )
+        except TelegramError as exc:
+            log.warning("send to %s failed: %s", chat_id, exc)
+            return None
+        return msg.message_id
 
     def pending(self) -> int:
         """Messages with content still to send."""
@@ -236,7 +322,13 @@ class TelegramOutbox:
     # ------------------------------------------------------------------ internals
 
     def _put(
-        self, table: Table, chat_id: int, user_id: int | None, content: Rendered, urgent: bool
+        self,
+        table: Table,
+        chat_id: int,
+        user_id: int | None,
+        content: Rendered,
+        urgent: bool,
+        notify: bool = False,
     ) -> None:
         key = (table.table_id, user_id)
         slot = self._slots.get(key)
@@ -247,6 +339,7 @@ class TelegramOutbox:
         if user_id is not None and (table.table_id, user_id) in self._blocked:
             return
         slot.desired = content
+        slot.notify = notify
         slot.urgent = slot.urgent or urgent
         slot.wake.set()
         if slot.task is None or slot.task.done():
@@ -266,11 +359,11 @@ class TelegramOutbox:
         while True:
             await slot.wake.wait()
             slot.wake.clear()
-            content = slot.desired
+            content, notify = slot.desired, slot.notify
             if content is not None:
                 slot.urgent = False
                 try:
-                    sent = await self._send(slot, content)
+                    sent = await self._send(slot, content, notify)
                 except Exception as exc:
                     sent = False
                     if isinstance(exc, TelegramError) and not isinstance(exc, BadRequest):
@@ -345,13 +438,24 @@ class TelegramOutbox:
             task = self._private_loads[tid] = asyncio.create_task(load())
         return await task
 
-    async def _send(self, slot: _Slot, content: Rendered) -> bool:
+    async def _send(self, slot: _Slot, content: Rendered, notify: bool = False) -> bool:
         """Send or edit the slot's message. True once Telegram shows `content`; False if it
-        cannot (a person who has not started the bot, a group that removed the bot)."""
+        cannot (a person who has not started the bot, a group that removed the bot).
+        `notify` (a private message for the person's turn): a new message replaces the one
+        shown, unless that one is already of their turn."""
         mid = await self._message_id(slot)
         want = digest(content)
+        if notify and slot.user_id is not None:
+            want = TURN_MARK + want
+        moved: int | None = None
+        if slot.repost and slot.user_id is None:  # /table: a new message at the bottom
+            slot.repost = False
+            moved, mid = mid, None
         if mid is not None and slot.sent == want:
             return True
+        replaced: int | None = moved
+        if want.startswith(TURN_MARK) and not (slot.sent or "").startswith(TURN_MARK):
+            replaced, mid = mid, None  # a fresh message notifies; an edit would not
         reply_markup = markup(content.keyboard)
         for _ in range(2):
             try:
@@ -361,11 +465,19 @@ class TelegramOutbox:
                         content.text,
                         parse_mode=ParseMode.HTML,
                         reply_markup=reply_markup,
-                        disable_notification=slot.user_id is None,
+                        # a group's table message and a hand that is not one's turn: silent
+                        disable_notification=not want.startswith(TURN_MARK),
                     )
                     await self._remember(slot, msg)
                     mid = msg.message_id
+                    if replaced is not None and replaced != mid:
+                        # noted first: a bot restarted meanwhile edits the new one
+                        slot.sent = want
+                        self.notes.shown(slot.chat_id, mid, want)
+                        await self._drop_replaced(slot, replaced)
+                        replaced = None
                 else:
+                    await self.notes.editing(slot.chat_id, mid, want)
                     await self.bot.edit_message_text(
                         content.text,
                         chat_id=slot.chat_id,
@@ -395,6 +507,28 @@ class TelegramOutbox:
             return True
         return False
 
+    async def _drop_replaced(self, slot: _Slot, message_id: int) -> None:
+        """Delete a hand message that a newer one replaced. Telegram refuses for a message
+        over 48 hours old: it is then edited into a pointer to the new one (no buttons). A
+        failure changes nothing else: the new message is the one kept up to date."""
+        try:
+            await self.bot.delete_message(slot.chat_id, message_id)
+            return
+        except TelegramError as exc:
+            if "not found" in str(exc).lower():
+                return  # the person deleted it
+            log.info("deleting %s/%s failed (%s): editing it", slot.chat_id, message_id, exc)
+        title = f"#{slot.table.table_id}"
+        text = f"{t(slot.table.lang, 'pm_replaced')} ({title})"
+        if slot.user_id is None:  # the group's table message, re-posted by /table
+            text = t(slot.table.lang, "table_moved")
+        try:
+            await self.bot.edit_message_text(
+                text, chat_id=slot.chat_id, message_id=message_id, parse_mode=ParseMode.HTML
+            )
+        except TelegramError as exc:
+            log.info("editing the replaced %s/%s failed: %s", slot.chat_id, message_id, exc)
+
     async def _remember(self, slot: _Slot, msg: Message) -> None:
         slot.message_id = msg.message_id
         slot.loaded = True
@@ -402,6 +536,8 @@ class TelegramOutbox:
         if slot.user_id is None:
             slot.table.table_message_id = msg.message_id
             await self.db.update_lobby(tid, table_message_id=msg.message_id)
+            if slot.table.pin:  # a pinned table stays pinned in its new message
+                await self._pin(slot.chat_id, msg.message_id)
         else:
             self._private_ids.setdefault(tid, {})[slot.user_id] = msg.message_id
             await self.db.set_private_message(tid, slot.user_id, slot.chat_id, msg.message_id)

@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
 
 from handlers.callbacks import on_callback
-from handlers.commands import COMMAND_HANDLERS
+from handlers.commands import COMMAND_HANDLERS, cmd_unknown, on_my_chat_member
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     for name, callback in COMMAND_HANDLERS.items():
         application.add_handler(CommandHandler(name, callback))
+    # after the known commands (the first handler that matches answers): any other command
+    application.add_handler(MessageHandler(filters.COMMAND, cmd_unknown))
     application.add_handler(CallbackQueryHandler(on_callback))
+    application.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
 
 
 __all__ = ["register"]

@@ -15,7 +15,7 @@ from bot.admins import AdminUnknown
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service import Reply
-from handlers.common import admin_check, is_group, person, send_to, service
+from handlers.common import admin_check, bot_admin_check, is_group, person, send_to, service
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,8 @@ async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     # it goes to the chat as a message.
     if reply.keyboard and query.message is not None:
         await send_to(context, query.message.chat.id, reply)
+    if reply.repost is not None and query.message is not None:  # a /new picker came late
+        await service(context).repost(query.message.chat.id, reply.repost)
 
 
 _INT = re.compile(r"-?[0-9]{1,15}")
@@ -75,8 +77,23 @@ async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply
         if nums is None:
             return bad
         return await svc.next_hand(who, nums[0], nums[1])
+    if kind == "m" and len(parts) == 5:  # points bids: the screen with every value
+        nums = _ints(parts[1:])
+        if nums is None:
+            return bad
+        return await svc.bid_page(who, *nums)
+    if kind == "b" and len(parts) == 2:  # "Riprendo il posto" (issue 11 §3)
+        nums = _ints(parts[1:])
+        if nums is None:
+            return bad
+        return await svc.resume(who, nums[0])
     if chat is None:
         return bad
+    if kind == "c" and len(parts) == 3 and parts[2] in ("y", "n"):  # cancel consent
+        ids = _ints(parts[1:2])
+        if ids is None:
+            return bad
+        return await svc.cancel_vote(chat.id, who, ids[0], parts[2] == "y")
     if kind == "v" and len(parts) == 2:
         picker = query.message.message_id if query.message is not None else None
         return await svc.new_table(chat.id, who, parts[1], is_group(chat), picker_message_id=picker)
@@ -113,5 +130,23 @@ async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply
         if ids is None:
             return bad
         admin = admin_check(context, chat, user)
-        return await svc.set_option(chat.id, who, parts[2], parts[3], ids[0], is_admin=admin)
+        return await svc.set_option(
+            chat.id,
+            who,
+            parts[2],
+            parts[3],
+            ids[0],
+            is_admin=admin,
+            bot_admin=bot_admin_check(context, chat),
+        )
+    if kind == "o" and len(parts) == 3:  # the settings panel: one setting's screen
+        ids = _ints(parts[1:2])
+        if ids is None:
+            return bad
+        return await svc.show_option(chat.id, ids[0], parts[2])
+    if kind == "r" and len(parts) == 2:  # a rematch: same seats, same settings
+        ids = _ints(parts[1:])
+        if ids is None:
+            return bad
+        return await svc.rematch(chat.id, who, ids[0])
     return bad

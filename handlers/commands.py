@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from telegram import Update
+from telegram import ChatMember, Update
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from bot.admins import AdminCache
+from bot.i18n import t
 from bot.service import Reply
-from handlers.common import admin_check, is_group, person, send, service
+from handlers.common import admin_check, bot_admin_check, is_group, person, send, service
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 
@@ -40,6 +47,7 @@ async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await service(context).new_table(
             chat.id, person(user), args[0] if args else None, is_group(chat)
         ),
+        context,  # /new during a game: the table is re-posted below the answer
     )
 
 
@@ -83,7 +91,7 @@ async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 
 
 async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """/settings shows the buttons; /settings key=value ... sets options directly."""
+    """/settings shows the panel; /settings key=value ... sets settings, all or nothing."""
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
@@ -92,26 +100,46 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     if not args:
         await send(update, await svc.show_settings(chat.id))
         return
-    admin = admin_check(context, chat, user)
-    reply = Reply("")
+    pairs = []
     for arg in args:
         key, sep, value = arg.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip() or not value.strip():
             lang = await svc.chat_lang(chat.id)
-            from bot.i18n import t
+            await send(update, Reply(t(lang, "err_settings_usage")))
+            return
+        pairs.append((key.strip().lower(), value.strip().lower()))
+    reply = await svc.set_options(
+        chat.id,
+        person(user),
+        pairs,
+        is_admin=admin_check(context, chat, user),
+        panel=False,
+        bot_admin=bot_admin_check(context, chat),
+    )
+    await send(update, reply)
 
-            reply = Reply(t(lang, "err_bad_args", usage="/settings match=best3 overbid=false"))
-            break
-        reply = await svc.set_option(
-            chat.id,
-            person(user),
-            key.strip().lower(),
-            value.strip().lower(),
-            is_admin=admin,
-            panel=False,
-        )
-        if reply.alert:
-            break
+
+async def cmd_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/table: the group's table message again at the bottom of the chat."""
+    chat = update.effective_chat
+    if chat is None:
+        return
+    await send(update, await service(context).repost(chat.id))
+
+
+async def cmd_unknown(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A command the bot does not know (registered after every known one)."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not message.text:
+        return
+    command = message.text.split()[0]
+    name, _, addressee = command.partition("@")
+    me = context.bot.username or ""
+    if addressee and addressee.lower() != me.lower():
+        return  # another bot's command
+    reply = await service(context).unknown_command(
+        chat.id, name, is_group=is_group(chat), addressed=bool(addressee)
+    )
     await send(update, reply)
 
 
@@ -141,9 +169,31 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(
         update,
         await service(context).set_lang(
-            chat.id, person(user), args[0] if args else "", is_group(chat)
+            chat.id,
+            person(user),
+            args[0] if args else "",
+            is_group(chat),
+            is_admin=admin_check(context, chat, user),
         ),
     )
+
+
+async def on_my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot's own membership changed: when it was added to a group, it greets once."""
+    change = update.my_chat_member
+    if change is None or not is_group(change.chat):
+        return
+    was = change.old_chat_member.status
+    now = change.new_chat_member.status
+    admins: AdminCache = context.application.bot_data["admins"]
+    admins.remember(change.chat.id, context.bot.id, now == ChatMember.ADMINISTRATOR)
+    joined = (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+    if now in joined and was not in joined:  # not a promotion of a bot already there
+        reply = await service(context).greet(change.chat.id)
+        try:
+            await context.bot.send_message(change.chat.id, reply.text, parse_mode=ParseMode.HTML)
+        except TelegramError as exc:
+            log.warning("greeting %s failed: %s", change.chat.id, exc)
 
 
 COMMAND_HANDLERS: dict[str, Handler] = {
@@ -159,4 +209,5 @@ COMMAND_HANDLERS: dict[str, Handler] = {
     "rules": cmd_rules,
     "help": cmd_help,
     "lang": cmd_lang,
+    "table": cmd_table,
 }

@@ -86,6 +86,8 @@ T = TypeVar("T")
 JSONDict = dict[str, Any]
 
 MAX_MESSAGE_LENGTH = 4096
+MAX_INLINE_BUTTONS = 100  # buttons of one inline keyboard ("reply markup is too long")
+DELETE_MAX_AGE = 48 * 3600  # seconds after which deleteMessage refuses (Bot API)
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_CALLBACK_ANSWER_LENGTH = 200
 MAX_LONG_POLL_SECONDS = 50.0
@@ -319,7 +321,7 @@ class FakeUser:
     first_name: str
     username: str | None = None
     last_name: str | None = None
-    language_code: str | None = "en"
+    language_code: str | None = "it"  # scripted people speak Italian unless told otherwise
 
     def to_api(self) -> JSONDict:
         data: JSONDict = {"id": self.id, "is_bot": False, "first_name": self.first_name}
@@ -346,6 +348,7 @@ class FakeChat:
     member_ids: set[int] = field(default_factory=set)
     bot_is_admin: bool = False
     bot_is_member: bool = True
+    pinned: list[int] = field(default_factory=list)  # pinned message ids, the newest last
 
     def to_api(self) -> JSONDict:
         if self.type == "private":
@@ -400,6 +403,7 @@ class FakeMessage:
     deleted: bool = False
     seen_by_bot: bool = True
     versions: list[str] = field(default_factory=list)
+    service: str | None = None  # a service message ("pinned_message", "new_chat_members")
 
     @property
     def buttons(self) -> list[FakeButton]:
@@ -1043,6 +1047,8 @@ class FakeTelegram:
             "getMyCommands": self._get_my_commands,
             "deleteMyCommands": self._delete_my_commands,
             "sendChatAction": self._send_chat_action,
+            "pinChatMessage": self._pin_chat_message,
+            "unpinChatMessage": self._unpin_chat_message,
         }
         for name in ("setMyDescription", "setMyShortDescription", "setMyName", "setChatMenuButton"):
             self._handlers[name] = self._setting_handler(name)
@@ -1579,11 +1585,31 @@ class FakeTelegram:
         else:
             raise _bad("unsupported parse_mode")
         text, entities = _trim(text, entities)
+        entities = [m for e in entities if (m := self._mention(e)) is not None]
         if not text:
             raise _bad("message text is empty")
         if len(text) > MAX_MESSAGE_LENGTH:
             raise _bad("message is too long")
         return text, raw, parse_mode, entities
+
+    def _mention(self, entity: JSONDict) -> JSONDict | None:
+        """An inline link to tg://user?id=<id> mentions that user: Telegram turns it into a
+        "text_mention" entity carrying the user (and notifies them). Only a user Telegram
+        lets the bot mention becomes one (this fake: one it knows); otherwise the link is
+        dropped and the text stays plain."""
+        url = entity.get("url") or ""
+        if entity.get("type") != "text_link" or not url.startswith("tg://user?id="):
+            return entity
+        user_id = url.removeprefix("tg://user?id=")
+        user = self._users.get(int(user_id)) if user_id.isdigit() else None
+        if user is None:
+            return None
+        return {
+            "type": "text_mention",
+            "offset": entity["offset"],
+            "length": entity["length"],
+            "user": user.to_api(),
+        }
 
     @staticmethod
     def _validate_markup(markup: Any) -> JSONDict | None:
@@ -1600,6 +1626,8 @@ class FakeTelegram:
                 'can\'t parse inline keyboard button: Field "inline_keyboard" of the '
                 "InlineKeyboardMarkup must be an Array of Arrays"
             )
+        if sum(len(row) for row in rows) > MAX_INLINE_BUTTONS:
+            raise _bad("reply markup is too long")
         for row in rows:
             for button in row:
                 if not isinstance(button, dict):
@@ -1659,6 +1687,29 @@ class FakeTelegram:
         self._messages.setdefault(chat.id, []).append(message)
         self._by_id[(chat.id, message_id)] = message
         return message
+
+    def _service_message(
+        self,
+        chat: FakeChat,
+        service: str,
+        *,
+        from_user: JSONDict,
+        from_bot: bool,
+        reply_to: int | None = None,
+    ) -> FakeMessage:
+        """A service message (a pin, a member added): no text of its own."""
+        note = self._new_message(
+            chat,
+            from_user=from_user,
+            from_bot=from_bot,
+            text="",
+            raw_text="",
+            parse_mode=None,
+            entities=[],
+            reply_to=reply_to,
+        )
+        note.service = service
+        return note
 
     def _message_api(self, message: FakeMessage, *, with_reply: bool = True) -> JSONDict:
         data: JSONDict = {
@@ -1778,7 +1829,12 @@ class FakeTelegram:
         chat = self._chats[message.chat_id]
         if not message.from_bot and chat.type != "private" and not chat.bot_is_admin:
             raise _bad("message can't be deleted")
+        # Bot API: "a message can only be deleted if it was sent less than 48 hours ago"
+        if time.time() - message.date >= DELETE_MAX_AGE:
+            raise _bad("message can't be deleted for everyone")
         message.deleted = True
+        if message.message_id in chat.pinned:  # a deleted message is no longer pinned
+            chat.pinned.remove(message.message_id)
         return True
 
     def _answer_callback_query(self, params: JSONDict) -> bool:
@@ -1921,6 +1977,45 @@ class FakeTelegram:
         self._commands.pop(self._scope_key(params), None)
         return True
 
+    def _pin_chat_message(self, params: JSONDict) -> bool:
+        """pinChatMessage: in a group only an admin with can_pin_messages (this fake's admin
+        bot has it) may pin; the group then shows a service message from the bot, which
+        notifies nobody with disable_notification."""
+        chat = self._chat_from_param(params.get("chat_id"))
+        if params.get("message_id") is None:
+            raise _bad("message identifier is not specified")
+        if chat.type != "private" and not chat.bot_is_admin:
+            raise _bad("not enough rights to manage pinned messages in the chat")
+        message = self._by_id.get((chat.id, int(params["message_id"])))
+        if message is None or message.deleted:
+            raise _bad("message to pin not found")
+        if message.message_id in chat.pinned:
+            chat.pinned.remove(message.message_id)
+        chat.pinned.append(message.message_id)
+        if chat.type != "private":
+            self._service_message(
+                chat,
+                "pinned_message",
+                from_user=self._bot_user(),
+                from_bot=True,
+                reply_to=message.message_id,
+            )
+        return True
+
+    def _unpin_chat_message(self, params: JSONDict) -> bool:
+        chat = self._chat_from_param(params.get("chat_id"))
+        if chat.type != "private" and not chat.bot_is_admin:
+            raise _bad("not enough rights to manage pinned messages in the chat")
+        message_id = params.get("message_id")
+        if message_id is None:
+            if chat.pinned:
+                chat.pinned.pop()
+        elif int(message_id) in chat.pinned:
+            chat.pinned.remove(int(message_id))
+        else:
+            raise _bad("message to unpin not found")
+        return True
+
     def _send_chat_action(self, params: JSONDict) -> bool:
         chat = self._chat_from_param(params.get("chat_id"))
         self._check_can_write(chat)
@@ -1942,7 +2037,7 @@ class FakeTelegram:
         username: str | None = None,
         last_name: str | None = None,
         *,
-        language_code: str | None = "en",
+        language_code: str | None = "it",
     ) -> FakeUser:
         """Register a person; their private chat has ``chat_id == id``."""
         if id <= 0:
@@ -1963,6 +2058,7 @@ class FakeTelegram:
         members: Iterable[FakeUser] = (),
         username: str | None = None,
         bot_is_admin: bool = False,
+        bot_is_member: bool = True,
     ) -> FakeChat:
         """A supergroup the bot is in (``chat_id`` negative, e.g. -1001234567890)."""
         if chat_id >= 0:
@@ -1976,6 +2072,7 @@ class FakeTelegram:
             admin_ids={a.id for a in admins},
             member_ids={m.id for m in members},
             bot_is_admin=bot_is_admin,
+            bot_is_member=bot_is_member,  # False: the bot is added later (`add_bot_to`)
         )
         with self._lock:
             for person in [*([owner] if owner else []), *admins, *members]:
@@ -1988,9 +2085,63 @@ class FakeTelegram:
             group = self._chats[self._chat_id(chat)]
             group.admin_ids = {a.id for a in admins}
 
-    def set_bot_admin(self, chat: ChatRef, is_admin: bool = True) -> None:
+    def add_bot_to(self, chat: ChatRef, by: FakeUser, *, as_admin: bool = False) -> None:
+        """``by`` adds the bot to the group ``chat``: Telegram sends the bot a my_chat_member
+        update (its status from "left" to "member", or "administrator") and the group gets
+        the service message "``by`` added the bot" (a message update: bots see service
+        messages even with privacy mode on)."""
         with self._lock:
-            self._chats[self._chat_id(chat)].bot_is_admin = is_admin
+            group = self._chat_for(chat)
+            if group.type == "private":
+                raise ValueError("bots are added to groups")
+            old = self._member_api(group, self.bot_id)
+            group.bot_is_member = True
+            group.bot_is_admin = as_admin
+            group.member_ids.add(by.id)
+            self._users.setdefault(by.id, by)
+            new = self._member_api(group, self.bot_id)
+            payload = {
+                "chat": group.to_api(),
+                "from": by.to_api(),
+                "date": int(time.time()),
+                "old_chat_member": old,
+                "new_chat_member": new,
+            }
+            note = self._service_message(
+                group, "new_chat_members", from_user=by.to_api(), from_bot=False
+            )
+            data = self._message_api(note)
+            data.pop("text", None)
+            data["new_chat_members"] = [self._bot_user()]
+            data["new_chat_member"] = self._bot_user()
+            data["new_chat_participant"] = self._bot_user()
+        self._enqueue("my_chat_member", payload)
+        self._enqueue("message", data)
+
+    def pinned(self, chat: ChatRef) -> list[int]:
+        """The chat's pinned message ids, the newest last."""
+        with self._lock:
+            return list(self._chat_for(chat).pinned)
+
+    def set_bot_admin(
+        self, chat: ChatRef, is_admin: bool = True, *, by: FakeUser | None = None
+    ) -> None:
+        """Promote (or demote) the bot. With ``by`` (who did it), the bot gets the
+        my_chat_member update Telegram sends when its rights change."""
+        with self._lock:
+            group = self._chats[self._chat_id(chat)]
+            old = self._member_api(group, self.bot_id)
+            group.bot_is_admin = is_admin
+            new = self._member_api(group, self.bot_id)
+            payload = {
+                "chat": group.to_api(),
+                "from": by.to_api() if by is not None else {},
+                "date": int(time.time()),
+                "old_chat_member": old,
+                "new_chat_member": new,
+            }
+        if by is not None and old != new and group.bot_is_member:
+            self._enqueue("my_chat_member", payload)
 
     def block_bot(self, user: FakeUser) -> None:
         """The user blocks the bot: sends to them fail with 403 until they write again."""
@@ -2194,6 +2345,12 @@ class FakeTelegram:
         with self._lock:
             found = self._messages.get(self._chat_id(chat), [])
             return [copy.deepcopy(m) for m in found if m.from_bot and not m.deleted]
+
+    def age_message(self, chat: ChatRef, message_id: int, seconds: float) -> None:
+        """Make a message look ``seconds`` older (its date), e.g. past deleteMessage's 48 h."""
+        with self._lock:
+            found = self._by_id[(self._chat_id(chat), message_id)]
+            found.date -= int(seconds)
 
     def message(self, chat: ChatRef, message_id: int) -> FakeMessage:
         with self._lock:

@@ -18,17 +18,20 @@ from functools import cache
 
 import pytest
 
-from bot.engine import SPECTATOR, VARIANTS, Options, OptionsError, observe
+from bot.engine import SPECTATOR, VARIANTS, HandState, Options, OptionsError, observe
 from bot.engine import actions as A
 from bot.engine.state import PLAY
+from bot.i18n import t
 from bot.render_text import card_name
 from bot.render_tg import (
     MAX_CALLBACK_BYTES,
     SETTING_CHOICES,
     Rendered,
     lobby_message,
+    option_message,
     private_message,
     settings_message,
+    short_name,
     table_message,
     variant_picker,
 )
@@ -134,6 +137,13 @@ def cards_named(text: str, options: Options, lang: str) -> set[int]:
     return {names[m] for m in pattern.findall(text)}
 
 
+def public_cards(hand: HandState) -> set[int]:
+    """The cards everybody has seen: those played (taken or on the table), the turned
+    briscola and the called card."""
+    played = {c for tr in hand.tricks for _, c in tr.plays} | set(hand.trick)
+    return played | {hand.turned, hand.called_card}
+
+
 POINTS_LINE = re.compile(r"^(Punti|Points): ", re.M)
 TRICK_POINTS = re.compile(r"\(\d+ (punti|points)\)")
 
@@ -156,7 +166,10 @@ def check_state(table: Table) -> None:
         assert seat.name in plain
     if not terminal:
         who = table.seats[hand.current].name
-        assert (f"Tocca a {who}." if lang == "it" else f"{who} to play.") in plain
+        # Italian: "tocca ad Anna" before the vowel a, else "tocca a Mario" (issue 11 §6)
+        first = next((c for c in who if c.isalpha()), "")
+        to = "ad" if first in "aA" else "a"
+        assert (f"Tocca {to} {who}." if lang == "it" else f"{who} to play.") in plain
     # §3.7: no card points before the end unless show_points
     if not rules.show_points and not terminal:
         assert not POINTS_LINE.search(plain), plain
@@ -173,10 +186,12 @@ def check_state(table: Table) -> None:
     assert "📶" not in plain  # §5.3 signals go to the partner only
     # the buttons of the group message
     for text, data in buttons(group):
-        assert data.startswith(("n:", "l:", "s:")), (text, data)
+        assert data.startswith(("n:", "l:", "s:", "r:")), (text, data)
         if data.startswith("n:"):
             assert terminal and table.status == PLAYING
             assert data == f"n:{TABLE_ID}:{hand.hand_index}"
+        if data.startswith("r:"):  # the rematch, once the match is over (issue 11 §7)
+            assert table.status == FINISHED and data == f"r:{TABLE_ID}"
 
     for seat in range(table.n_players):
         check_private(table, seat)
@@ -191,18 +206,22 @@ def check_private(table: Table, seat: int) -> None:
     r = private_message(table, seat, lang)
     plain = check(r)
     obs = hand.observation(seat)
-    # no other seat's card, except what the rules make visible to this seat
-    allowed = set(hand.hands[seat]) | {hand.turned, obs.talon_next}
+    # a phone screen, and Telegram's limit on a message
+    assert len(plain) <= 1000 and len(r.text.encode()) <= 4096, (len(plain), plain)
+    # no other seat's card, except what the rules make visible to this seat: its own hand,
+    # the cards played (this trick and the taken ones), the turned and the called card
+    own = set() if rules.blind else set(hand.hands[seat])  # coperta: not even one's own
+    allowed = own | public_cards(hand) | {obs.talon_next}
     for other, cards in obs.visible_hands.items():
         assert rules.public_hands or (
             rules.reveal_partners and hand.talon_exhausted() and other in obs.teammates
         )
         allowed |= set(cards)
-    if rules.blind:
-        allowed -= set(hand.hands[seat])  # coperta: not even one's own cards...
-        allowed.add(hand.turned)  # ...but the face-up briscola stays public once drawn
     assert cards_named(plain, options, lang) <= allowed, (seat, plain)
-    assert not POINTS_LINE.search(plain) and not TRICK_POINTS.search(plain), plain
+    # §3.7: no card points before the end unless show_points (one's own pile at the last
+    # trick is shown as "I tuoi punti", never as a "Punti:" line)
+    if not rules.show_points and not hand.is_terminal():
+        assert not POINTS_LINE.search(plain) and not TRICK_POINTS.search(plain), plain
     # the partner alone is told (§7.6)
     told = "socio" in plain or "partner:" in plain.lower() or "the partner" in plain
     assert told == (
@@ -215,16 +234,27 @@ def check_private(table: Table, seat: int) -> None:
     ), (seat, plain)
 
     # §5.3: the signals this seat sent or its partner sent it, and no others
-    assert plain.count("📶") == len(obs.signals)
+    # (the end-of-hand summary shows no signals any more)
+    assert plain.count("📶") == (0 if hand.is_terminal() else len(obs.signals))
     for who, _ in obs.signals:
         assert who == seat or who in obs.teammates
-        assert table.seats[who].name in plain
+        assert short_name(table.seats[who].name) in plain
 
     user_id = USER_BASE + seat
     moves = act_actions(r)
     plays = [(h, s, a, label) for h, s, a, label in moves if a < A.CALL_RANK]
     if hand.phase == PLAY and not rules.blind:
-        assert sorted(a for _, _, a, _ in plays) == sorted(hand.hands[seat])
+        offered = sorted(a for _, _, a, _ in plays)
+        if rules.follow_suit and hand.current == seat and not hand.is_terminal():
+            # §8.2: on one's turn only the cards one may play are buttons; the rest is named
+            playable = [c for c in hand.hands[seat] if c in hand.legal_actions()]
+            assert offered == sorted(playable)
+            unplayable = set(hand.hands[seat]) - set(playable)
+            if unplayable:
+                line = next(x for x in plain.splitlines() if x.startswith("🚫"))
+                assert cards_named(line, options, lang) == unplayable, line
+        else:
+            assert offered == sorted(hand.hands[seat])
         for _, _, a, label in plays:
             assert cards_named(label, options, lang) == {a}
     if rules.blind and hand.phase == PLAY:
@@ -296,7 +326,11 @@ def test_render_a_whole_match(variant: str) -> None:
     play_random(table, rng, hands=50)
     assert table.status == FINISHED
     plain = check(table_message(table, "it"))
-    assert "Partita finita" in plain and not table_message(table, "it").keyboard
+    assert "Partita finita" in plain
+    # only the rematch is left to tap (issue 11 §7); once it is taken, nothing
+    assert buttons(table_message(table, "it")) == [("🔁 Rivincita", f"r:{TABLE_ID}")]
+    table.rematch = TABLE_ID + 1
+    assert not table_message(table, "it").keyboard
 
 
 @pytest.mark.parametrize("lang", ["it", "en"])
@@ -316,18 +350,27 @@ def test_lobby_settings_and_picker(lang: str) -> None:
             table.add_bot("difficile" if lang == "it" else "hard")
             table.timer = 120
             text = check(table_message(table, lang))
-            assert ("🤖 difficile 1" if lang == "it" else "🤖 hard 1") in text
+            # a computer player has a name and its level in words (issue 11 §6)
+            assert ("🤖 Ada (difficile)" if lang == "it" else "🤖 Ada (hard)") in text
             assert table.seats[-1].level == "hard"
             panel = settings_message(table, lang)
             check(panel)
+            # the panel opens one screen per setting (issue 11 §5), whose values are buttons
             for _, data in buttons(panel):
                 kind, tid, *rest = data.split(":")
-                assert int(tid) == TABLE_ID and kind in ("s", "l")
-                if kind == "s":  # every offered setting is valid for this table
-                    key, value = rest
-                    if key != "timer":
-                        probe = Table(TABLE_ID, CHAT_ID, USER_BASE, table.options)
-                        probe.set_option(key, value)
+                assert int(tid) == TABLE_ID and kind in ("o", "l")
+                if kind != "o":
+                    continue
+                screen = option_message(table, rest[0], lang)
+                check(screen)
+                for _, value_data in buttons(screen):
+                    kind, tid, *rest = value_data.split(":")
+                    assert int(tid) == TABLE_ID and kind in ("s", "l")
+                    if kind == "s":  # every offered setting is valid for this table
+                        key, value = rest
+                        if key not in ("timer", "pin", "counts"):
+                            probe = Table(TABLE_ID, CHAT_ID, USER_BASE, table.options)
+                            probe.set_option(key, value)
 
 
 # ------------------------------------------------------------------------------ §7.6
@@ -416,14 +459,157 @@ def test_nothing_hints_at_the_partner_before_the_called_card(variant: str) -> No
     assert compared > 50
 
 
+# ------------------------------------------------------------------------------ the hand message
+
+# Names as long as Telegram allows (64), each character costing the most: HTML escapes,
+# flags (two code points, 8 bytes), joined emoji.
+LONG_NAMES = [
+    "<&>" * 21 + "<",
+    "🇮🇹" * 32,
+    "&amp;" * 12 + "<b>",
+    "👩\u200d👩\u200d👧" * 12 + "x",
+    "Z" * 64,
+    "_*[](){}~`>#+-=|.!" * 3 + "<i>&</i>" * 1 + "ab",
+]
+HAND_OPTIONS: dict[str, list[dict[str, str]]] = {
+    "chiamata": [{"auction": "points"}, {"carichi": "true", "show_points": "true"}],
+    "chiamata4": [{}, {"auction": "points"}],
+    "quattro": [{"signals": "true", "show_points": "true"}],
+    "sei": [{"signals": "true"}, {"teams": "threes"}],
+    "briskula32": [{"players": "4", "teams": "pairs"}],
+    "doppia": [{"players": "4", "teams": "pairs"}],
+    "due": [{"deck": "french", "southern": "true"}],
+}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_hand_message_fits_a_phone_and_shows_only_public_cards(variant: str) -> None:
+    """Issue 11 §2, over random hands of every variant with the longest, most hostile names:
+    every seat's hand message at every moment (each bid, card, signal, the end of the hand)
+    fits in 1,000 characters and 4,096 bytes, is valid HTML, names no card but its own, the
+    cards played, the turned and the called card and those the rules show it (§5.2, §6.1),
+    and says whose turn it is."""
+    longest = 0
+    states = 0
+    for k, opts in enumerate([{}, *HAND_OPTIONS.get(variant, [])]):
+        for seed in range(3):
+            rng = random.Random(f"fits:{variant}:{k}:{seed}")
+            options = Options.parse(variant, opts)
+            table = Table(TABLE_ID, CHAT_ID, USER_BASE, options, lang=("it", "en")[seed % 2])
+            for i in range(table.n_players):
+                table.join(USER_BASE + i, LONG_NAMES[(i + seed) % len(LONG_NAMES)])
+            table.start(f"fits:{variant}:{seed}")
+            for _ in range(2):
+                hand = table.hand
+                assert hand is not None
+                while True:
+                    for seat in range(table.n_players):
+                        r = private_message(table, seat, table.lang)
+                        plain, _ = parse_html(r.text)
+                        longest = max(longest, len(plain))
+                        assert len(plain) <= 1000, (len(plain), plain)
+                        assert len(r.text.encode()) <= 4096
+                        obs = hand.observation(seat)
+                        allowed = public_cards(hand) | {obs.talon_next}
+                        if not options.rules().blind:
+                            allowed |= set(hand.hands[seat])
+                        for cards in obs.visible_hands.values():
+                            allowed |= set(cards)
+                        assert cards_named(plain, options, table.lang) <= allowed, plain
+                        second = plain.splitlines()[1]
+                        if hand.is_terminal():
+                            assert second.startswith("🏁"), plain
+                        elif hand.current == seat:
+                            assert second.startswith("👉"), plain
+                        else:
+                            assert second.startswith("⏳"), plain
+                            assert short_name(table.seats[hand.current].name) in second
+                        states += 1
+                    if hand.is_terminal():
+                        break
+                    bids = [a for a in hand.legal_actions() if A.CALL_RANK <= a < A.PASS]
+                    if bids and rng.random() < 0.7:  # long auctions: bid more than pass
+                        table.apply(hand.current, rng.choice(bids))
+                    else:
+                        table.apply(hand.current, rng.choice(hand.legal_actions()))
+                table.finish_hand()
+                if table.status == FINISHED:
+                    break
+                table.next_hand()
+    assert states > 100
+    assert longest > 150  # the texts were not trivially short
+
+
+def play_to_the_end(table: Table, rng: random.Random) -> HandState:
+    hand = table.hand
+    assert hand is not None
+    while not hand.is_terminal():
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    table.finish_hand()
+    return hand
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_each_player_gets_their_own_end_of_hand_summary(lang: str) -> None:
+    """Issue 11 §2: at the end of a hand each hand message sums it up for its reader: won or
+    lost, everyone's card points, in chiamata the caller's result and the reader's score,
+    what the group's ledger receives for them (§10.1, §10.5), and the match standing."""
+    won_text, lost_text = ("hai vinto", "hai perso") if lang == "it" else ("you win", "you lose")
+    score = "Il tuo punteggio della mano" if lang == "it" else "Your score for the hand"
+    ledger = "Registro del gruppo" if lang == "it" else "Group ledger"
+    for seed in range(6):
+        rng = random.Random(seed)
+        table = new_table("chiamata", {}, lang, seed=f"summary:{seed}")
+        hand = play_to_the_end(table, rng)
+        res = hand.result()
+        for seat in range(5):
+            r = private_message(table, seat, lang)
+            plain = check(r)
+            if res.redeal:
+                assert "🏁" in plain and score not in plain
+                continue
+            won = (seat in (hand.caller, hand.partner)) == (res.winning_sides == (0,))
+            assert (won_text if won else lost_text) in plain.splitlines()[1], plain
+            assert f"{score}: {res.deltas[seat]:+d}" in plain, plain
+            assert f"{ledger}: {res.deltas[seat]:+d}" in plain, plain  # people only
+            for s in range(5):
+                assert f"{short_name(table.seats[s].name)} {res.card_points[s]}" in plain
+            assert not cards_named(plain, table.options, lang) - public_cards(hand)
+            assert [b.data for row in r.keyboard for b in row] == [f"n:{TABLE_ID}:0"]
+    # with a computer seat the ledger gets nothing, unless the table counts (then the
+    # computer neither pays nor collects); at a match's end only, outside chiamata (§10.2)
+    for counts in (False, True):
+        table = Table(TABLE_ID, CHAT_ID, USER_BASE, Options.parse("due", {"match": "single"}))
+        table.lang = lang
+        table.join(USER_BASE, NAMES[0])
+        table.add_bot("normal")
+        table.counts = counts
+        table.start("summary:due")
+        rng = random.Random(1)
+        while table.status != FINISHED:
+            hand = play_to_the_end(table, rng)
+            if table.status != FINISHED:  # a void hand (60-60) is replayed
+                assert "🏁" in check(private_message(table, 0, lang))
+                table.next_hand()
+        plain = check(private_message(table, 0, lang))
+        assert table.match is not None and "🏆" in plain
+        if counts:
+            want = table.counted_deltas(table.match.ledger_deltas())[0]
+            assert f"{ledger}: {want:+d}" in plain, plain
+        else:
+            assert f"{ledger}: " in plain and ("non conta" in plain or "not count" in plain)
+        assert not private_message(table, 0, lang).keyboard  # the match is over
+
+
 # ------------------------------------------------------------------------------ efficiency
 
 
 @pytest.mark.parametrize("variant", ["chiamata", "chiamata4"])
-def test_a_card_play_changes_no_other_private_message_in_chiamata(variant: str) -> None:
-    """In chiamata's play phase a card play edits the player's own hand message and the group
-    message only: nothing per-turn sits in everybody's private message."""
-    changed_others = 0
+def test_a_card_play_changes_no_other_players_buttons_in_chiamata(variant: str) -> None:
+    """In chiamata's play phase a card play changes the other hand messages only in their
+    text (the card now on the table, whose turn it is: issue 11 §2): nobody else's buttons
+    change, and everything the others' messages add is what the table shows anyway."""
+    changed_text = 0
     for seed in range(15):
         table = chiamata_in_play(variant, seed + 100)
         if table is None:
@@ -435,13 +621,21 @@ def test_a_card_play_changes_no_other_private_message_in_chiamata(variant: str) 
         before = [private_message(table, s, "it") for s in range(n)]
         while not hand.is_terminal():
             seat = hand.current
-            table.apply(seat, rng.choice(hand.legal_actions()))
+            action = rng.choice(hand.legal_actions())
+            table.apply(seat, action)
             after = [private_message(table, s, "it") for s in range(n)]
-            changed_others += sum(
-                1 for s in range(n) if s != seat and after[s].key() != before[s].key()
-            )
+            for s in range(n):
+                if s == seat:
+                    continue
+                if not hand.is_terminal():  # (at the end: the summary's "next hand")
+                    assert after[s].keyboard == before[s].keyboard, s
+                if after[s].text != before[s].text:
+                    changed_text += 1
+                    if not hand.is_terminal():  # the card just played is shown to everyone
+                        name = card_name(action, hand.rules.deck, "it")
+                        assert name in after[s].text, (name, after[s].text)
             before = after
-    assert changed_others == 0
+    assert changed_text > 0
 
 
 def test_blind_buttons_are_stamped_per_seat() -> None:
@@ -486,7 +680,8 @@ def test_signals_reach_the_partner_only() -> None:
                 seen = check(private_message(table, partner, "it"))
                 assert f"📶 Segnale di {name}: " in seen
                 for other in (seat + 1) % 4, (seat + 3) % 4:  # the opponents
-                    assert name not in check(private_message(table, other, "it"))
+                    # (they see the name elsewhere: the cards on the table, whose turn)
+                    assert f"Segnale di {name}" not in check(private_message(table, other, "it"))
                 assert "📶" not in check(table_message(table, "it"))
             else:
                 table.apply(seat, rng.choice(legal))
@@ -517,9 +712,32 @@ def test_computer_levels_in_the_lobby(lang: str) -> None:
         )
     assert [s.to_json() for s in table.seats] == before
     lobby = lobby_message(table, lang)
-    bot_buttons = [d for _, d in buttons(lobby) if ":bot" in d]
-    assert bot_buttons == [f"l:{TABLE_ID}:bot:{lv}" for lv in ("easy", "normal", "hard")]
+    # the table is full (five seats): no button offers a seat (issue 11 §5) ...
+    assert not [d for _, d in buttons(lobby) if d.endswith((":join", ":fill")) or ":bot" in d]
     with pytest.raises(TableError):
-        table.add_bot("hard")  # the table is full (five seats)
+        table.add_bot("hard")
+    # ... and with a free seat each level has its button
+    free = table.seats.pop()
+    bot_buttons = [d for _, d in buttons(lobby_message(table, lang)) if ":bot" in d]
+    assert bot_buttons == [f"l:{TABLE_ID}:bot:{lv}" for lv in ("easy", "normal", "hard")]
+    table.seats.append(free)
     # the ledger ids of computer players are fixed per level
     assert {s.ledger_id() for s in table.seats if s.is_bot} == {-1002, -1003, -1004}
+
+
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_first_must_call_prompt_offers_no_pass(lang: str) -> None:
+    """§7.2 `first_must_call`: the first to speak may not pass, and the prompt does not invite
+    them to; the next one may pass again, and is told so."""
+    table = new_table("chiamata", {"first_must_call": "true"}, lang, "seed-fmc")
+    assert table.hand is not None
+    first = table.hand.current
+    r = private_message(table, first, lang)
+    assert A.PASS not in [a for _, _, a, _ in act_actions(r)]
+    assert t(lang, "your_bid_no_pass") in r.text
+    assert "oppure passa" not in r.text and "or pass" not in r.text
+    table.apply(first, next(a for a in table.hand.legal_actions() if a != A.PASS))
+    second = table.hand.current
+    r2 = private_message(table, second, lang)
+    assert A.PASS in [a for _, _, a, _ in act_actions(r2)]
+    assert ("oppure passa" if lang == "it" else "or pass") in r2.text

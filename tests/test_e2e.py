@@ -30,8 +30,7 @@ from bot.engine import DECK40, HandState
 from bot.engine import actions as A
 from bot.ledger import min_payments
 from bot.render_text import card_name
-from bot.tables import BOT_LEDGER_IDS
-from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser, Limits
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
@@ -195,6 +194,11 @@ def hand_message(fake: FakeTelegram, user: FakeUser) -> FakeMessage:
     raise LookupError(f"no hand message for {user.first_name}")
 
 
+def your_turn(msg: FakeMessage) -> bool:
+    """A hand message of its reader's turn ("👉 Tocca a te", or the prompt of a bid)."""
+    return "👉" in msg.text
+
+
 def action_of(button: FakeButton) -> int:
     assert button.callback_data is not None
     return int(button.callback_data.split(":")[-1])
@@ -241,7 +245,8 @@ class Game:
 
     def whose_turn(self, text: str) -> FakeUser | None:
         for p in self.people:
-            if f"Tocca a {p.first_name}." in text:
+            # Italian: "Tocca ad Ana", "Tocca a Mario" (issue 11 §6)
+            if f"Tocca a {p.first_name}." in text or f"Tocca ad {p.first_name}." in text:
                 return p
         return None
 
@@ -263,7 +268,11 @@ class Game:
             if hand_over(msg):
                 return None, msg
             who = self.whose_turn(msg.text)
-            return (who, msg) if who is not None else None
+            # and their hand message says so: on one's turn it comes anew (issue 11 §1), the
+            # one it replaces (with the same card buttons) is deleted
+            if who is None or not your_turn(hand_message(self.fake, who)):
+                return None
+            return who, msg
 
         return await self.fake.wait_for(ready, WAIT, message="a person's turn on the table")
 
@@ -414,12 +423,17 @@ EXPECTED_FAILURES = (
 
 
 @contextlib.asynccontextmanager
-async def telegram(allow: tuple[str, ...] = ()) -> AsyncIterator[FakeTelegram]:
-    """The stand-in server; afterwards: no error inside it, and every call the bot made
-    succeeded but for the expected refusals (and the errors the test injected)."""
-    async with FakeTelegram(threaded=True, bot_username=BOT_NAME) as fake:
+async def telegram(
+    allow: tuple[str, ...] = (), limits: Limits | None = None
+) -> AsyncIterator[FakeTelegram]:
+    """The stand-in server (enforcing `limits`, if given); afterwards: no error inside it, no
+    call refused by a limit, and every call the bot made succeeded but for the expected
+    refusals (and the errors the test injected)."""
+    async with FakeTelegram(threaded=True, bot_username=BOT_NAME, limits=limits) as fake:
         yield fake
         assert not fake.internal_errors, fake.internal_errors
+        refused = [(c.method, c.refused_by) for c in fake.limit_violations]
+        assert not refused, refused
         failed = [
             (c.method, c.description)
             for c in fake.calls
@@ -432,14 +446,20 @@ async def telegram(allow: tuple[str, ...] = ()) -> AsyncIterator[FakeTelegram]:
 
 
 async def say(fake: FakeTelegram, user: FakeUser, chat: Any, text: str) -> FakeMessage:
-    """`user` writes `text`; returns the bot's reply in that chat (a new message)."""
+    """`user` writes `text`; returns the bot's reply in that chat (a new message): the one
+    that replies to the command, else the first new one that is not a hand or table message
+    (one's turn brings a new hand message, issue 11 §1) nor a reminder."""
     before = len(fake.bot_messages(chat))
-    await fake.send_text(user, chat, text)
-    return await fake.wait_for(
-        lambda: fake.bot_messages(chat)[before] if len(fake.bot_messages(chat)) > before else None,
-        WAIT,
-        message=f"a reply to {text!r}",
-    )
+    command = await fake.send_text(user, chat, text)
+
+    def reply() -> FakeMessage | None:
+        new = fake.bot_messages(chat)[before:]
+        for m in new:
+            if m.reply_to_message_id == command.message_id:
+                return m
+        return next((m for m in new if not m.text.startswith(("🃏", "⏰"))), None)
+
+    return await fake.wait_for(reply, WAIT, message=f"a reply to {text!r}")
 
 
 async def open_table(
@@ -474,6 +494,21 @@ async def start_table(fake: FakeTelegram, group: FakeChat, creator: FakeUser) ->
     qid = await fake.press(creator, msg)
     assert (await fake.answer_for(qid, WAIT)).text in (None, "")
     await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
+
+
+async def started_game(
+    bot: BotProcess, group: FakeChat, people: list[FakeUser], variant: str, **table: Any
+) -> Game:
+    """The bot started; each person opens a private chat with it, the first opens a table
+    in the group (`open_table`, with its `bots` and `settings`), the others join, and the
+    first starts it."""
+    await bot.start()
+    fake = bot.fake
+    for p in people:
+        await say(fake, p, p, "/start")
+    await open_table(fake, group, people[0], people[1:], variant, **table)
+    await start_table(fake, group, people[0])
+    return Game(fake, group, people, Store(bot.db_path))
 
 
 def export(bot: BotProcess, chat_id: int) -> dict[str, Any]:
@@ -517,8 +552,9 @@ def api_cost(fake: FakeTelegram, since: int) -> dict[str, int]:
     return dict(counts)
 
 
-async def quiet(fake: FakeTelegram, period: float = 0.3) -> None:
-    """Wait until the bot has made no call (polling aside) for `period` seconds."""
+async def quiet(fake: FakeTelegram, period: float = 1.1) -> None:
+    """Wait until the bot has made no call (polling aside) for `period` seconds (more than
+    the second a private chat's call may be held back by the bot's pacing)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + WAIT
     last = -1
@@ -597,8 +633,27 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             assert (await fake.answer_for(qid, WAIT)).text is None
             lobby = await fake.wait_for(lambda: table_message(fake, group), WAIT)
             assert "<Luigi & Co>" in lobby.text and "&lt;Luigi &amp; Co&gt;" in lobby.raw_text
-            again = await say(fake, luigi, group, "/new due")
+            # (the answer replies to the command; the re-post deletes a message meanwhile)
+            command = await fake.send_text(luigi, group, "/new due")
+            answers = await fake.wait_for(
+                lambda: [
+                    m
+                    for m in fake.bot_messages(group)
+                    if m.reply_to_message_id == command.message_id
+                ],
+                WAIT,
+            )
+            again = answers[0]
             assert "già un tavolo" in again.text
+            # ... and the table comes again below that answer, the old one deleted (issue 11 §7)
+            await fake.wait_for(
+                lambda: (
+                    [m.message_id for m in fake.bot_messages(group) if m.text[:1] == "🃏"]
+                    == [table_message(fake, group).message_id]
+                    and table_message(fake, group).message_id > again.message_id
+                ),
+                WAIT,
+            )
             # /addbot with a garbage level: a clear answer, no seat taken; then a hard one
             bad = await say(fake, luigi, group, "/addbot <b>guru</b>")
             assert "Livello sconosciuto" in bad.text, bad.text
@@ -606,7 +661,10 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             assert "(1/2)" in table_message(fake, group).text
             await fake.send_text(luigi, group, "/addbot difficile")
             await fake.wait_for(
-                lambda: "🤖 difficile 1" in table_message(fake, group).text, WAIT, message="bot"
+                # a computer player has a name and its level in words (issue 11 §6)
+                lambda: "🤖 Ada (difficile)" in table_message(fake, group).text,
+                WAIT,
+                message="bot",
             )
             assert (await say(fake, luigi, group, "/settings match=single")).text == "Impostato."
             # /go by someone who neither opened the table nor administers the group
@@ -662,7 +720,7 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             await game.play_match()
             final = game.table()
             assert "Partita finita" in final.text
-            assert not final.buttons
+            assert [b.text for b in final.buttons] == ["🔁 Rivincita"]  # only (issue 11 §7)
             # a card button from the finished hand: "that hand is over", nothing changes
             snap = store.snapshot(group.id)
             private = hand_message(fake, luigi)
@@ -672,14 +730,10 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             )
             assert store.snapshot(group.id) == snap
 
-            # §10.2: +1 / -1 for the match; /score and the export agree
-            data = check_ledger(bot, group.id, hands=1)
-            by_user = {b["user_id"]: b for b in data["balances"]}
-            assert by_user[luigi.id]["name"] == "<Luigi & Co>"
-            assert abs(by_user[luigi.id]["balance"]) == 1
-            score = await say(fake, luigi, group, "/score")
-            assert "<Luigi & Co>" in score.text and "🍺" in score.text
-            assert "&lt;Luigi &amp; Co&gt;" in score.raw_text
+            # §10.5: a table with a computer seat writes nothing to the ledger (its creator
+            # did not switch "counts" on): no human owes beer to a computer
+            check_ledger(bot, group.id, hands=0)
+            assert "Nessuna partita" in (await say(fake, luigi, group, "/score")).text
             # a second /new works once the match is over
             assert await bot.stop(signal.SIGINT) == 0
             bot.check_logs()
@@ -708,7 +762,9 @@ async def test_quattro_partner_hand_after_talon_and_a_player_without_private_cha
             for _ in range(2):
                 qid = await fake.press(luigi, table_message(fake, group).button("+ 🤖 normale"))
                 await fake.answer_for(qid, WAIT)
-            assert (await say(fake, luigi, group, "/settings match=single")).text == "Impostato."
+            # §10.5: the creator lets this table with computer seats count in the ledger
+            reply = await say(fake, luigi, group, "/settings match=single counts=true")
+            assert reply.text == "Impostato."
             await fake.wait_for(lambda: "(4/4)" in table_message(fake, group).text, WAIT)
             await start_table(fake, group, luigi)
 
@@ -757,9 +813,11 @@ async def test_quattro_partner_hand_after_talon_and_a_player_without_private_cha
             assert all(n > 0 for n in seen_partner.values()), seen_partner
             # the group never shows a hand (§5.2 is between partners only)
             assert not any("Carte di" in v for v in final.versions)
-            # ledger §10.2: each member of a pair +1 / -1; the two computers share one id
+            # ledger §10.2 and §10.5: each member of a pair +1 / -1, the computers neither pay
+            # nor collect (what Luigi and Ana won or lost against each other stands)
             data = check_ledger(bot, group.id, hands=1)
             balances = {b["user_id"]: b["balance"] for b in data["balances"]}
+            assert set(balances) == {luigi.id, ana.id}
             assert balances[luigi.id] == -balances[ana.id] != 0
             assert await bot.stop() == 0
             bot.check_logs()
@@ -791,16 +849,10 @@ def overbid_auction(
         "Passo",
     ]
     labels = [b.text for b in bids]
-    if game.bids_in_hand == 2:  # only the quick steps over the Two, and pass
-        assert labels == [
-            "Due a 62",
-            "Due a 63",
-            "Due a 64",
-            "Due a 66",
-            "Due a 71",
-            "Due a 120",
-            "Passo",
-        ], labels
+    if game.bids_in_hand == 2:  # the quick steps over the Two (+1, +2, +5, +10), and pass
+        assert labels == ["Due a 62", "Due a 63", "Due a 66", "Due a 71", "Passo"], labels
+        # the other values are one tap away, on a second screen (issue 11 §5)
+        assert "Altri valori…" in [b.text for b in msg.buttons], msg.keyboard
     if game.bids_in_hand == 1:  # only ranks below the Re (§7.2)
         assert "Chiama il Re" not in labels and "Chiama l'Asso" not in labels
         assert "Chiama il Cavallo" in labels
@@ -909,7 +961,7 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
                 sees hints at them; once played, the table announces them."""
                 nonlocal revealed_seen
                 st = state(store, group.id)
-                if st.caller < 0 or st.phase != 3:
+                if st.caller < 0 or st.phase != "play":
                     return
                 text = game.table().text
                 partner = by_seat[st.partner]
@@ -928,7 +980,7 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
                 steps += 1
                 await secrecy()
                 st = state(store, group.id)
-                if not safety_done and st.phase == 3 and len(st.tricks) == 2 and not st.trick:
+                if not safety_done and st.phase == "play" and len(st.tricks) == 2 and not st.trick:
                     safety_done = True
                     mark = fake.mark()
                     await safety_checks(game, tid, st, by_seat, old_bid, stranger)
@@ -936,15 +988,24 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
                     safety_cost = api_cost(fake, mark)
                     safety_cost["answerCallbackQuery"] -= 1  # the double tap: its card play counts
                     safety_cost["editMessageText"] = 0  # its edits are the play's
+                    # and so are the next player's new hand message and the old one's delete
+                    safety_cost["sendMessage"] = safety_cost["deleteMessage"] = 0
                 assert steps < 200
             st = state(store, group.id)
             assert st.is_terminal() and st.caller == seat_of[old_bid[1][0].id]
             assert st.target == 64 and st.partner != st.caller
             assert revealed_seen or st.reveal_trick == len(st.tricks) - 1
             assert f"Il socio è {by_seat[st.partner].first_name}" in game.table().text
-            # nobody else was ever told; the table said nothing before the reveal
+            # nobody else was ever told (in any of their hand messages, those replaced on
+            # their turns included); the table said nothing before the reveal
             for p in people:
-                told = any("socio" in v for v in hand_message(fake, p).versions)
+                versions = [
+                    v
+                    for m in fake.messages(p, include_deleted=True)
+                    if m.from_bot and m.versions[0].startswith("🃏")
+                    for v in m.versions
+                ]
+                told = any("socio" in v for v in versions)
                 assert told == (p is by_seat[st.partner]), p
             versions = game.table().versions
             first = next(i for i, v in enumerate(versions) if "Il socio è" in v)
@@ -982,7 +1043,8 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
             assert "si era chiamato in mano" in game.table().text
             hand2 = st
 
-            # one table message in the group, one hand message per person, edited in place
+            # one table message in the group, one hand message per person (edited in place;
+            # on each of their turns a new one, the one it replaced deleted)
             assert len([m for m in fake.bot_messages(group) if m.text.startswith("🃏")]) == 1
             for p in people:
                 assert len([m for m in fake.bot_messages(p) if m.text.startswith("🃏")]) == 1
@@ -1012,9 +1074,11 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
             f"per card play ({sends / 40:.2f} message sends/edits); whole hand incl. auction "
             f"{cost_hand} -> {per_card_hand:.2f} per card play"
         )
-        # one answer + the player's own hand + the (coalesced) table message
-        assert sends / 40 <= 2.1
-        assert per_card <= 3.25
+        # one answer; the player's own hand; the next player's hand as a new message and the
+        # delete of the one it replaces; the three others' hands, which show the cards on the
+        # table and whose turn it is (issue 11 §1-§2); the (coalesced) table message
+        assert sends / 40 <= 6.2
+        assert per_card <= 8.25
 
 
 async def safety_checks(
@@ -1029,6 +1093,7 @@ async def safety_checks(
     fake, group = game.fake, game.group
     current = by_seat[st.current]
     other = by_seat[(st.current + 1) % 5]
+    assert (await game.turn())[0] == current  # their hand message of this turn is out
     cur_msg = hand_message(fake, current)
     other_msg = hand_message(fake, other)
     their_card = card_buttons(other_msg)[0].callback_data or ""
@@ -1116,7 +1181,6 @@ async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_pat
             cost = api_cost(fake, mark)
             plays = sum(1 for _, a in st.actions if a < A.CALL_RANK)
             assert plays == 40
-            hands_written = 1
 
             # ---- the next hand: killed (-9) in the middle, restarted, completed
             await game.next_hand()
@@ -1127,7 +1191,7 @@ async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_pat
                     break
                 assert st.caller < 0  # only a redeal ends a hand this early
                 await game.next_hand()
-            assert st.phase == 3
+            assert st.phase == "play"
             await quiet(fake)
             assert not fake.pending_updates()
             cards_before = sorted(
@@ -1175,9 +1239,9 @@ async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_pat
                 if hidx == final.hand_index:
                     replay.apply(action, seat)
             assert replay == final  # the move log replays to the stored hand
-            hands_written += final.caller >= 0
-            data = check_ledger(bot, group.id, hands=hands_written)
-            assert {b["user_id"] for b in data["balances"]} <= {luigi.id, BOT_LEDGER_IDS["normal"]}
+            # §10.5: a table with computer seats writes nothing unless its creator chose so
+            data = check_ledger(bot, group.id, hands=0)
+            assert data["balances"] == []
             assert await bot.stop() == 0
             bot.check_logs()
         per_card = sum(cost.values()) / 40
@@ -1223,17 +1287,25 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
             await fake.wait_for(lambda: "(1/3)" in table_message(fake, group).text, WAIT)
             assert "Servono 3 giocatori" in await tap(mario, "Inizia")
 
-            # the settings panel, by buttons: every tap sets an allowed value
+            # the settings panel, by buttons: a screen per setting, its values in words
+            # (issue 11 §5: no more cycling through raw values)
             assert await tap(mario, "Impostazioni") == ""
             await fake.wait_for(lambda: "⚙️" in table_message(fake, group).text, WAIT)
-            assert await tap(mario, "match: best5") == "Impostato."
-            await fake.wait_for(lambda: table_message(fake, group).button("match: points120"), WAIT)
-            assert "Solo chi" in await tap(stranger, "match:")
+            assert await tap(mario, "Formato: al meglio delle 5 mani") == ""
+            await fake.wait_for(lambda: table_message(fake, group).button("a 120 punti"), WAIT)
+            assert "Solo chi" in await tap(stranger, "a 120 punti")
+            assert await tap(mario, "a 120 punti") == "Impostato."
+            await fake.wait_for(
+                lambda: table_message(fake, group).button("Formato: a 120 punti"), WAIT
+            )
             assert await tap(mario, "Indietro") == ""
-            await fake.wait_for(lambda: "match=points120" in table_message(fake, group).text, WAIT)
+            await fake.wait_for(
+                lambda: "Formato: a 120 punti" in table_message(fake, group).text, WAIT
+            )
             assert json.loads(store.table(group.id)["options_json"])["match"] == "points120"
 
-            # /lang: the table message follows
+            # /lang: the table message follows (in a group, an admin's command: issue 11 §6)
+            fake.set_admins(group, [mario])
             assert (await say(fake, mario, group, "/lang en")).text == "Language set: English."
             await fake.wait_for(lambda: "table open" in table_message(fake, group).text, WAIT)
             assert (await say(fake, mario, group, "/lang it")).text == "Lingua impostata: italiano."
@@ -1260,15 +1332,22 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
             await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
             game = Game(fake, group, [mario], store)
             assert await game.step()
-            shown = {m.message_id for m in fake.bot_messages(group) if m.text.startswith("🃏")}
-            mine = {m.message_id for m in fake.bot_messages(mario) if m.text.startswith("🃏")}
             # "message to edit not found" (deleted by someone): sent anew, play goes on
+            since = fake.mark()
             fake.inject_error("editMessageText", 400, not_found, times=2)
             assert await game.step()
             await quiet(fake)
-            shown2 = {m.message_id for m in fake.bot_messages(group) if m.text.startswith("🃏")}
-            mine2 = {m.message_id for m in fake.bot_messages(mario) if m.text.startswith("🃏")}
-            assert len(shown2 - shown) + len(mine2 - mine) == 2
+            refused = [c for c in fake.calls_of("editMessageText", since=since) if not c.ok]
+            assert len(refused) == 2
+            for c in refused:  # each one's content goes out as a new message at once
+                chat = c.params["chat_id"]
+                after = [
+                    x
+                    for x in fake.calls[c.seq :]
+                    if x.method != "getUpdates" and x.params.get("chat_id") == chat
+                ]
+                assert after and after[0].method == "sendMessage" and after[0].ok, after[:1]
+                assert after[0].params["text"] == c.params["text"]
             assert await game.step()
             # flood control: RetryAfter is waited out and the edit goes through
             fake.inject_retry_after("editMessageText", 1)

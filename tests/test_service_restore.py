@@ -4,48 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.render_tg import Keyboard, Rendered
 from bot.service import Person, TableService
-from bot.tables import FINISHED, Table
+from bot.tables import FINISHED
 from storage import Database
+from tests.test_service_timers import Out, Timers
 
 CHAT = -100555
-
-
-class RecordingOutbox:
-    def __init__(self) -> None:
-        self.group: list[str] = []
-
-    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
-        self.group.append(content.text)
-
-    def show_private(
-        self, table: Table, user_id: int, content: Rendered, *, urgent: bool = False
-    ) -> None:
-        pass
-
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
-        pass
-
-    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
-        pass
-
-    async def preload(self, tables: list[Table]) -> None:
-        pass
-
-    def unblock(self, user_id: int) -> None:
-        pass
-
-    async def flush(self) -> None:
-        pass
-
-
-class NoTimers:
-    def start(self, table_id: int, seconds: float, token: str) -> None:
-        pass
-
-    def cancel(self, table_id: int) -> None:
-        pass
 
 
 async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Path) -> None:
@@ -53,8 +17,8 @@ async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Pat
     restore() renders the tables that ended recently once more."""
     url = f"sqlite:///{tmp_path / 'b.db'}"
     db = await Database.open(url)
-    out = RecordingOutbox()
-    svc = TableService(db, out, NoTimers(), "test_bot")
+    out = Out()
+    svc = TableService(db, out, Timers(), "test_bot")
     ana = Person(7, "Ana_Maria*")
     await svc.new_table(CHAT, ana, "due", True)
     await svc.set_option(CHAT, ana, "match", "single")
@@ -75,11 +39,11 @@ async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Pat
         await svc.act(ana, tid, table.hand.hand_index, stamp, action)
         await svc.idle()
     assert table.status == FINISHED
-    final = out.group[-1]
+    final = out.group[-1].text
     await db.close()
 
     db2 = await Database.open(url)
-    out2 = RecordingOutbox()
-    assert await TableService(db2, out2, NoTimers(), "test_bot").restore() == 0  # none active
-    assert out2.group == [final]  # the result is shown again, exactly as it was
+    out2 = Out()
+    assert await TableService(db2, out2, Timers(), "test_bot").restore() == 0  # none active
+    assert [c.text for c in out2.group] == [final]  # the result is shown again, exactly as it was
     await db2.close()

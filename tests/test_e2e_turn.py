@@ -1,0 +1,468 @@
+"""End to end, issue 11 §1-§2: your turn finds you, your hand shows the table.
+
+`python -m bot` against the stand-in Bot API (tests/fake_telegram.py). On a person's turn
+their hand comes as a new message (one that notifies: no `disable_notification`) and the one
+it replaces is deleted; everyone else's hand message is edited (silently). The hand message
+shows whose turn it is, the cards on the table and who played them, the last trick and who
+took it, the briscola, in chiamata the caller, the called card and the target (and to the
+partner alone that they are it), the match standing, and at the end each player's summary.
+
+The five-people test runs with Telegram's real limits enforced by the stand-in server (20
+calls a minute into a group, 30 a second, one a second into a private chat) and the bot's
+real pacing (a group edit at most every 4 s), and reports the calls per card played.
+People act on what their private chat shows them; the database is read only to know the
+truth to compare with (whose turn it is, the cards on the table, the partner, the ledger).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+from bot.engine import AUCTION, DECK40, PLAY, HandState
+from bot.engine import actions as A
+from bot.render_text import card_name
+from tests.fake_telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
+from tests.test_e2e import (
+    OK,
+    WAIT,
+    BotProcess,
+    Store,
+    act_buttons,
+    bid_buttons,
+    bot_guard,
+    card_buttons,
+    check_ledger,
+    hand_message,
+    own_cards,
+    quiet,
+    say,
+    started_game,
+    state,
+    suit_button,
+    suit_phase,
+    telegram,
+    your_turn,
+)
+from tests.test_e2e_robust import REAL_PACE, TELEGRAM_LIMITS
+
+DELETE_TOO_OLD = "message can't be deleted for everyone"
+
+
+def hand_messages(fake: FakeTelegram, user: FakeUser) -> list[FakeMessage]:
+    """Every hand message the bot sent the person, the deleted ones too, oldest first."""
+    return [
+        m
+        for m in fake.messages(user, include_deleted=True)
+        if m.from_bot and m.versions[0].startswith("🃏")
+    ]
+
+
+def send_call(fake: FakeTelegram, user: FakeUser, message_id: int) -> dict[str, Any]:
+    """The parameters of the sendMessage that created the message."""
+    for c in fake.calls_of("sendMessage"):
+        if (
+            c.ok
+            and int(c.params.get("chat_id", 0)) == user.id
+            and c.result["message_id"] == message_id
+        ):
+            return c.params
+    raise LookupError(f"no sendMessage made message {message_id} for {user.first_name}")
+
+
+def notifies(params: dict[str, Any]) -> bool:
+    return not params.get("disable_notification")
+
+
+def card(c: int) -> str:
+    return card_name(c, DECK40, "it")
+
+
+def plays_text(plays: list[tuple[int, int]], names: dict[int, str]) -> str:
+    return ", ".join(f"{names[s]}: {card(c)}" for s, c in plays)
+
+
+def shows(msg: FakeMessage, text: str) -> FakeMessage | None:
+    return msg if text in msg.text else None
+
+
+def your_turn_text(text: str) -> bool:
+    return "👉" in text
+
+
+def line_of(msg: FakeMessage, start: str) -> str:
+    return next((x for x in msg.text.splitlines() if x.startswith(start)), "")
+
+
+class Turns:
+    """Drives people from their private chats: the person whose turn it is acts on the
+    hand message that says so, and every turn is checked as it arrives."""
+
+    def __init__(self, fake: FakeTelegram, store: Store, chat_id: int, people: list[FakeUser]):
+        self.fake = fake
+        self.store = store
+        self.chat_id = chat_id
+        self.by_seat = dict(enumerate(people))
+        self.names = {s: p.first_name for s, p in self.by_seat.items()}
+        self.acted: dict[int, tuple[int, str]] = {}  # user -> (message id, text) acted on
+        self.moves_after: dict[int, int] = {}  # user -> the hand's moves once they acted
+        self.known: dict[int, int] = {}  # user -> the id of their hand message, as last seen
+        self.turn_of: dict[int, int] = {}  # user -> the hand's moves when their turn was seen
+        self.new_turns = 0  # turns that came as a new message
+        self.kept_turns = 0  # turns that came before the message stopped showing the last
+        self.replaced: list[tuple[FakeUser, int]] = []  # (person, message id) to be deleted
+
+    async def next(self) -> tuple[FakeUser, FakeMessage, HandState] | None:
+        st = state(self.store, self.chat_id)
+        if st.is_terminal():
+            return None
+        who = self.by_seat[st.current]
+
+        def ready() -> FakeMessage | None:
+            msg = hand_message(self.fake, who)
+            if not your_turn(msg) or not act_buttons(msg):
+                return None
+            if (msg.message_id, msg.raw_text) == self.acted.get(who.id):
+                return None  # still the one just tapped
+            return msg
+
+        msg = await self.fake.wait_for(ready, WAIT, message=f"{who.first_name}'s turn")
+        before = self.known.get(who.id)
+        again = len(st.actions) == self.moves_after.get(who.id)  # nobody moved since
+        if len(st.actions) == self.turn_of.get(who.id):  # this turn, seen already
+            assert msg.message_id == before
+        elif not again and before is not None and msg.message_id == before:
+            # the message never stopped saying it is their turn (their next turn came
+            # before the edit that says it is not): an edit, nothing to notify
+            assert all(your_turn_text(v) for v in msg.versions), msg.versions
+            self.kept_turns += 1
+        elif not again and before is not None:
+            # §1: a turn is a new message, which notifies; the old one is deleted
+            assert msg.message_id > before, (who.first_name, msg.message_id, before)
+            assert notifies(send_call(self.fake, who, msg.message_id))
+            self.new_turns += 1
+            self.replaced.append((who, before))
+        elif before is not None:  # the same person again (the suit, then the card): edited
+            assert msg.message_id == before
+        self.known[who.id] = msg.message_id
+        self.turn_of[who.id] = len(st.actions)
+        return who, msg, st
+
+    def seen(self, who: FakeUser) -> None:
+        """Note the person's hand message as it is now (before their turns come)."""
+        self.known[who.id] = hand_message(self.fake, who).message_id
+
+    async def press(self, who: FakeUser, msg: FakeMessage, button: FakeButton) -> None:
+        st = state(self.store, self.chat_id)
+        self.moves_after[who.id] = len(st.actions) + 1
+        qid = await self.fake.press(who, button)
+        assert (await self.fake.answer_for(qid, WAIT)).text == OK
+        self.acted[who.id] = (msg.message_id, msg.raw_text)
+
+    async def replaced_are_deleted(self) -> None:
+        for who, mid in self.replaced:
+            await self.fake.wait_for(
+                lambda who=who, mid=mid: self.fake.message(who, mid).deleted,
+                WAIT,
+                message="the replaced hand message deleted",
+            )
+
+
+async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_cost(
+    tmp_path: Path,
+) -> None:
+    async with asyncio.timeout(240), telegram(limits=TELEGRAM_LIMITS) as fake:
+        people = [
+            fake.user(701, "<Luigi & Co>"),
+            fake.user(702, "Ana_Maria*"),
+            fake.user(703, "🍕 Pino"),
+            fake.user(704, "[x](y)"),
+            fake.user(705, "Eve <b>"),
+        ]
+        group = fake.group(-100700, "Chiamata & co", admins=[people[0]])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            store = (await started_game(bot, group, people, "chiamata")).store
+            for p in people:
+                await fake.wait_for(lambda p=p: hand_message(fake, p), WAIT)
+            turns = Turns(fake, store, group.id, people)
+            names = turns.names
+            st = state(store, group.id)
+            first = turns.by_seat[st.current]
+            # the deal: the first to bid is notified, the others' hands arrive silently
+            for p in people:
+                params = send_call(fake, p, hand_message(fake, p).message_id)
+                assert notifies(params) == (p is first), p.first_name
+                if p is not first:
+                    turns.seen(p)
+
+            # ---- the auction: the first bidder calls the Re, everyone else passes; the
+            # caller names a suit whose Re they do not hold (so there is a partner)
+            bids = 0
+            while True:
+                got = await turns.next()
+                assert got is not None
+                who, msg, st = got
+                buttons = bid_buttons(msg)
+                if not buttons:
+                    break
+                held = own_cards(msg)
+                assert len(held) == 8, msg.text  # one's cards, to bid with
+                # everybody's word so far, the last one each
+                for s, a in st.bids if st.caller < 0 else ():
+                    label = "Re" if a == A.CALL_RANK + 10 else "passo"
+                    assert f"{names[s]}: {label}" in line_of(msg, "Asta: "), msg.text
+                if suit_phase(buttons):
+                    button = suit_button(buttons, held=held, want_held=False)
+                elif bids == 0:
+                    button = next(b for b in buttons if b.text == "Chiama il Re")
+                else:
+                    button = next(b for b in buttons if b.text == "Passo")
+                bids += 1
+                await turns.press(who, msg, button)
+                # someone else sees whose turn it is now, in their own hand message
+                st = state(store, group.id)
+                if not st.is_terminal() and st.phase == AUCTION:
+                    other = turns.by_seat[(st.current + 2) % 5]
+                    await fake.wait_for(
+                        lambda other=other, st=st: (
+                            f"Tocca a {names[st.current]}." in hand_message(fake, other).text
+                            or f"Tocca ad {names[st.current]}." in hand_message(fake, other).text
+                        ),
+                        WAIT,
+                        message="whose turn, in another's hand message",
+                    )
+            st = state(store, group.id)
+            assert st.caller >= 0 and st.partner != st.caller and st.phase == PLAY
+            caller, partner = names[st.caller], names[st.partner]
+            call_line = f"📣 {caller} chiama {card(st.called_card)} · obiettivo {st.target}"
+            # ---- the call, as each person sees it; the partner alone is told
+            for seat, p in turns.by_seat.items():
+                m = await fake.wait_for(
+                    lambda p=p: shows(hand_message(fake, p), call_line),
+                    WAIT,
+                    message="the call in every hand message",
+                )
+                assert ("Sei il socio" in m.text) == (seat == st.partner), (p.first_name, m.text)
+                assert f"Briscola: {card(st.called_card).split(' di ')[1]}" in m.text
+
+            # ---- the play, measured from the first card
+            mark = fake.mark()
+            started = asyncio.get_running_loop().time()
+            checked_table = checked_last = revealed_seen = 0
+            names_by_seat = names
+            while (got := await turns.next()) is not None:
+                who, msg, st = got
+                assert msg.text.splitlines()[1].startswith("👉 Tocca a te"), msg.text
+                plays = list(zip(st._order, st.trick, strict=False))
+                if plays:  # the cards on the table and who played them
+                    assert f"In tavola: {plays_text(plays, names_by_seat)}" in msg.text, msg.text
+                    checked_table += 1
+                else:
+                    assert "In tavola" not in msg.text
+                if st.tricks:  # the last trick and who took it
+                    last = st.tricks[-1]
+                    want = (
+                        f"Ultima presa: {plays_text(list(last.plays), names_by_seat)}"
+                        f" → {names_by_seat[last.winner]}"
+                    )
+                    assert want in msg.text, msg.text
+                    checked_last += 1
+                assert call_line in msg.text
+                if st.reveal_trick >= 0:  # the partner, once the called card is out
+                    assert f"🤝 {partner}" in msg.text, msg.text
+                    revealed_seen += 1
+                else:
+                    assert "🤝" not in msg.text
+                    assert ("Sei il socio" in msg.text) == (st.current == st.partner)
+                # never a card of anyone else's hand
+                others = {
+                    card(c)
+                    for s, h in enumerate(st.hands)
+                    if s != st.current
+                    for c in h
+                    if c != st.called_card  # public since the call
+                }
+                assert not any(c in msg.text for c in others), msg.text
+                await turns.press(who, msg, card_buttons(msg)[0])
+            await quiet(fake, 1.5)
+            elapsed = asyncio.get_running_loop().time() - started
+            cost = {k: v for k, v in fake.counts(since=mark).items() if k != "getUpdates"}
+            st = state(store, group.id)
+            assert st.is_terminal() and sum(1 for _, a in st.actions if a < A.CALL_RANK) == 40
+            assert checked_table >= 30 and checked_last >= 35 and revealed_seen >= 1
+            await turns.replaced_are_deleted()
+            # one live hand message each, and one per turn sent (the replaced ones deleted)
+            turn_starts = sum(
+                1 for i, (s, _) in enumerate(st.actions) if i == 0 or st.actions[i - 1][0] != s
+            )
+            # all but the first bidder's first (and those that came before the edit saying
+            # the last one was over: rare, one second at most after a tap)
+            assert turns.new_turns + turns.kept_turns == turn_starts - 1
+            assert turns.kept_turns <= 4, turns.kept_turns
+            for p in people:
+                live = [m for m in fake.bot_messages(p) if m.text.startswith("🃏")]
+                assert len(live) == 1, p.first_name
+            sent = sum(len(hand_messages(fake, p)) for p in people)
+            assert sent == len(people) + turns.new_turns
+
+            # ---- the end of the hand: each one's own summary, and the ledger agrees
+            data = check_ledger(bot, group.id, hands=1)
+            deltas = {int(u): d for u, d in data["hands"][0]["deltas"].items()}
+            res = st.result()
+            for seat, p in turns.by_seat.items():
+                m = hand_message(fake, p)
+                on_caller_side = seat in (st.caller, st.partner)
+                won = (res.winning_sides == (0,)) == on_caller_side
+                assert ("hai vinto" if won else "hai perso") in m.text, m.text
+                assert f"📒 Il tuo punteggio della mano: {deltas[p.id]:+d}" in m.text, m.text
+                assert f"📒 Registro del gruppo: {deltas[p.id]:+d}" in m.text, m.text
+                assert f"Punti: {names[0]} {res.card_points[0]}" in m.text, m.text
+                assert f"Partita: {names[0]} {deltas[people[0].id]:+d}" in m.text
+                assert f"🤝 {partner}" in m.text
+                assert not card_buttons(m)
+            assert await bot.stop() == 0
+            bot.check_logs()
+
+        peak = fake.max_group_calls_per_minute()
+        plays = 40
+        sends = cost.get("sendMessage", 0)
+        edits = cost.get("editMessageText", 0)
+        deletes = cost.get("deleteMessage", 0)
+        answers = cost.get("answerCallbackQuery", 0)
+        group_calls = sum(
+            1
+            for c in fake.calls[mark:]
+            if c.method != "getUpdates" and int(c.params.get("chat_id", 0) or 0) == group.id
+        )
+        print(
+            f"\n[turn cost] chiamata, 5 people, real limits: {cost} over {plays} cards in "
+            f"{elapsed:.0f} s -> {(sends + edits + deletes) / plays:.2f} sends+edits+deletes "
+            f"per card ({sends / plays:.2f} sends, {edits / plays:.2f} edits, "
+            f"{deletes / plays:.2f} deletes), answers {answers / plays:.2f} per card; "
+            f"group calls in the play {group_calls} ({group_calls / elapsed * 60:.1f}/min); "
+            f"busiest group minute {peak.calls}"
+        )
+        assert peak.calls <= 20
+        assert answers == plays
+        # per card: the player's own message, the next player's new message and the delete
+        # of their old one, the three others' edits; the group's edit (at most one in 4 s)
+        assert deletes <= plays and sends <= plays
+        assert (sends + edits + deletes) / plays <= 7.5
+
+
+async def test_turn_message_once_per_turn_across_a_second_render_a_restart_and_a_48h_delete(
+    tmp_path: Path,
+) -> None:
+    """A second render of the same turn (/start t<table> in private) and a restart edit the
+    turn's message, never send another; after a restart the next turn replaces the message
+    the restarted bot knows (its id is stored). A message Telegram will not delete (over 48
+    hours old) is edited into a pointer to the new one, without buttons; play goes on."""
+    async with (
+        asyncio.timeout(180),
+        telegram(allow=(DELETE_TOO_OLD,)) as fake,
+    ):
+        luigi = fake.user(801, "<Luigi & Co>")
+        group = fake.group(-100800, "Due")
+        # the computer waits before moving, so that Luigi's hand shows the computer's turn
+        with bot_guard(BotProcess(fake, tmp_path, BOT_MOVE_DELAY="2")) as bot:
+            game = await started_game(bot, group, [luigi], "due", bots=1, settings="match=single")
+            store = game.store
+            tid = game.table_id()
+            turns = Turns(fake, store, group.id, [luigi])
+
+            async def luigi_turn(lead: bool = False) -> FakeMessage:
+                """Luigi's next turn (the computer's are waited out); `lead`: the next one
+                where he leads the trick (he plays second on the others), so that after his
+                card the computer must move."""
+                while True:
+                    st = state(store, group.id)
+                    assert not st.is_terminal()
+                    if st.current != 0:
+                        await asyncio.sleep(0.1)
+                        continue
+                    got = await turns.next()
+                    assert got is not None
+                    if not lead or not got[2].trick:
+                        return got[1]
+                    await turns.press(luigi, got[1], card_buttons(got[1])[0])
+
+            async def play(msg: FakeMessage) -> None:
+                """Luigi leads; his hand then shows the computer's turn (edited in place)."""
+                await turns.press(luigi, msg, card_buttons(msg)[0])
+                await fake.wait_for(
+                    lambda: "⏳" in hand_message(fake, luigi).text, WAIT, message="⏳"
+                )
+                assert hand_message(fake, luigi).message_id == msg.message_id
+
+            def sends_to_luigi() -> int:
+                return sum(
+                    1
+                    for c in fake.calls_of("sendMessage")
+                    if c.ok and int(c.params["chat_id"]) == luigi.id
+                )
+
+            await play(await luigi_turn(lead=True))
+            msg = await luigi_turn()  # a new message (checked by Turns), the old deleted
+            await turns.replaced_are_deleted()
+
+            # a second render of the same turn: the reply, and no second hand message
+            await quiet(fake)
+            before = sends_to_luigi()
+            reply = await say(fake, luigi, luigi, f"/start t{tid}")
+            assert "Sei al tavolo" in reply.text
+            await quiet(fake)
+            assert sends_to_luigi() == before + 1  # the reply only
+            assert hand_message(fake, luigi).message_id == msg.message_id
+
+            # a restart during his turn: the turn's message stays, nothing is sent anew
+            msg = await luigi_turn(lead=True)
+            await quiet(fake)
+            await bot.stop(signal.SIGTERM)
+            mark = fake.mark()
+            await bot.start()
+            await quiet(fake, 1.0)
+            assert not [
+                c
+                for c in fake.calls_of("sendMessage", since=mark)
+                if int(c.params["chat_id"]) == luigi.id
+            ]
+            assert hand_message(fake, luigi).message_id == msg.message_id
+            await play(msg)
+            msg2 = await luigi_turn()  # the restarted bot replaced the message it knew
+            assert msg2.message_id > msg.message_id
+            await turns.replaced_are_deleted()
+
+            # a message over 48 hours old cannot be deleted: it loses its buttons instead
+            msg2 = await luigi_turn(lead=True)
+            await play(msg2)
+            fake.age_message(luigi, msg2.message_id, 49 * 3600)
+            msg3 = await luigi_turn()
+            assert msg3.message_id > msg2.message_id
+            old = await fake.wait_for(
+                lambda: shows(fake.message(luigi, msg2.message_id), "⬇️"),
+                WAIT,
+                message="the old message pointing to the new one",
+            )
+            assert not old.deleted and not old.buttons, old
+            assert "più recente" in old.text
+            failed = [
+                c
+                for c in fake.calls_of("deleteMessage")
+                if not c.ok and int(c.params["message_id"]) == msg2.message_id
+            ]
+            assert failed and DELETE_TOO_OLD in (failed[0].description or "")
+            # and the game goes on from the new message
+            button = card_buttons(msg3)[0]
+            await turns.press(luigi, msg3, button)
+            await fake.wait_for(
+                lambda: (
+                    button.callback_data
+                    not in [b.callback_data for b in hand_message(fake, luigi).buttons]
+                ),
+                WAIT,
+            )
+            assert len([m for m in fake.bot_messages(luigi) if m.text.startswith("🃏")]) == 1
+            assert await bot.stop() == 0
+            bot.check_logs()

@@ -1,0 +1,226 @@
+"""Issue 11 §5-§7 without a bot: the settings in words, the points bids in two taps, labels
+without codes, computer players' names, Italian that reads right.
+
+The end-to-end side (a real bot against the stand-in Bot API) is tests/test_e2e_group.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.engine import VARIANTS, Options
+from bot.engine import actions as A
+from bot.i18n import LANGS, option_help, option_text, t, value_text
+from bot.render_tg import (
+    SETTING_CHOICES,
+    Rendered,
+    lobby_message,
+    option_message,
+    private_message,
+    setting_values,
+    settings_message,
+    table_message,
+)
+from bot.tables import Seat, Table
+from tests.fake_telegram import parse_html
+
+TID = 4_242
+CHAT = -100_777
+
+
+def plain(r: Rendered) -> str:
+    text, _ = parse_html(r.text)
+    return text
+
+
+def data_of(r: Rendered) -> list[tuple[str, str]]:
+    return [(b.text, b.data or "") for row in r.keyboard for b in row]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_setting_and_value_has_words_in_every_language(lang: str) -> None:
+    """Every key of SETTING_CHOICES (new rule options included: they get caught here) has
+    a name, a one-line explanation and a name for each value, in each language."""
+    for key, values in SETTING_CHOICES.items():
+        name = option_text(lang, key)
+        assert name and name != key, (lang, key)
+        help_line = option_help(lang, key)
+        assert help_line and "\n" not in help_line and len(help_line) <= 160, (lang, key)
+        for value in values:
+            words = value_text(lang, key, value)
+            assert words, (lang, key, value)
+
+
+def lobby_table(variant: str, lang: str, opts: dict[str, str] | None = None) -> Table:
+    table = Table(TID, CHAT, 1, Options.parse(variant, opts or {}), lang=lang)
+    table.join(1, "Anna")
+    return table
+
+
+RAW = re.compile(r"\b[a-z]+_[a-z_]+\b|\w+=\w+")  # show_points, dealer_right, match=best5
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_settings_speak_in_words(variant: str, lang: str) -> None:
+    """The lobby names the rules in words; the panel lists each setting with its value in
+    words; each setting's screen explains it and offers exactly the values the rules allow
+    with the others, the current one ticked."""
+    table = lobby_table(variant, lang)
+    table.add_bot("hard")
+    lobby = plain(lobby_message(table, lang))
+    assert not RAW.search(lobby), lobby
+    panel = settings_message(table, lang)
+    labels = [text for text, data in data_of(panel) if data.startswith("o:")]
+    assert labels
+    for label in labels:
+        assert ": " in label and not RAW.search(label), label
+    for _, data in data_of(panel):
+        if not data.startswith("o:"):
+            continue
+        key = data.split(":")[2]
+        screen = option_message(table, key, lang)
+        text = plain(screen)
+        assert option_help(lang, key) in text and not RAW.search(text), text
+        values = [d.split(":")[3] for _, d in data_of(screen) if d.startswith("s:")]
+        assert values == setting_values(table, key) and len(values) >= 2, (key, values)
+        ticked = [label for label, d in data_of(screen) if label.startswith("✅")]
+        assert len(ticked) == 1, (key, ticked)
+        for value in values:  # each offered value is allowed with the other settings
+            if key in ("timer", "pin", "counts"):
+                continue
+            probe = Table(TID, CHAT, 1, table.options)
+            probe.set_option(key, value)
+
+
+def chiamata_at_the_two(lang: str, opts: dict[str, str] | None = None) -> Table:
+    table = Table(TID, CHAT, 1, Options.parse("chiamata", opts or {}), lang=lang)
+    for i in range(5):
+        table.join(10 + i, f"P{i}")
+    table.start("two-taps")
+    hand = table.hand
+    assert hand is not None
+    table.apply(hand.current, A.CALL_RANK + 2)  # the first to speak calls the Two (§7.3)
+    return table
+
+
+def reach(table: Table, seat: int, lang: str) -> dict[int, int]:
+    """Each points bid offered to `seat` and the taps it takes (1 or 2)."""
+    first = private_message(table, seat, lang)
+    taps = {int(d.split(":")[4]): 1 for _, d in data_of(first) if d.startswith("a:")}
+    more = [d for _, d in data_of(first) if d.startswith("m:")]
+    assert len(more) == 1, data_of(first)
+    assert more[0].endswith(":1")
+    second = private_message(table, seat, lang, bid_page=1)
+    back = [d for _, d in data_of(second) if d.startswith("m:")]
+    assert back == [more[0][:-1] + "0"]
+    for _, d in data_of(second):
+        if d.startswith("a:"):
+            taps.setdefault(int(d.split(":")[4]), 2)
+    return taps
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_points_bid_is_two_taps_away(lang: str) -> None:
+    """§7.3: after the Two, any legal points bid takes at most two taps: +1, +2, +5, +10 on
+    the first screen, every value on the second; pass is on both."""
+    table = chiamata_at_the_two(lang)
+    hand = table.hand
+    assert hand is not None
+    seat = hand.current
+    legal = set(hand.legal_actions())
+    points = {a for a in legal if A.BID_POINTS <= a < A.PASS}
+    taps = reach(table, seat, lang)
+    assert {a for a in taps if A.BID_POINTS <= a < A.PASS} == points
+    quick = sorted(a - A.BID_POINTS for a, n in taps.items() if n == 1 and a in points)
+    assert quick == [62, 63, 66, 71], quick
+    assert taps[A.PASS] == 1
+    # raised to 80: the next one starts from there
+    table.apply(seat, A.BID_POINTS + 80)
+    nxt = hand.current
+    taps = reach(table, nxt, lang)
+    quick = sorted(a - A.BID_POINTS for a, n in taps.items() if n == 1 and a != A.PASS)
+    assert quick == [81, 82, 85, 90]
+    assert {a - A.BID_POINTS for a in taps if a != A.PASS} == set(range(81, 121))
+    # a handful of values left: all on the first screen
+    table.apply(nxt, A.BID_POINTS + 117)
+    last = private_message(table, hand.current, lang)
+    assert not [d for _, d in data_of(last) if d.startswith("m:")]
+    offered = {int(d.split(":")[4]) - A.BID_POINTS for _, d in data_of(last) if d.startswith("a:")}
+    assert {118, 119, 120} <= offered
+
+
+def test_points_auction_two_taps() -> None:
+    """§7.9: the points auction starts at 61, the same two screens."""
+    table = Table(TID, CHAT, 1, Options.parse("chiamata", {"auction": "points"}), lang="it")
+    for i in range(5):
+        table.join(10 + i, f"P{i}")
+    table.start("points")
+    hand = table.hand
+    assert hand is not None
+    taps = reach(table, hand.current, "it")
+    points = {a for a in hand.legal_actions() if A.BID_POINTS <= a < A.PASS}
+    assert {a for a in taps if a in points} == points
+    assert sorted(a - A.BID_POINTS for a, n in taps.items() if n == 1 and a in points) == [
+        61,
+        62,
+        65,
+        70,
+    ]
+
+
+def test_suit_buttons_have_no_card_codes() -> None:
+    """The caller names the suit: 'Denari: 2 di denari', not '... (2D)'."""
+    table = chiamata_at_the_two("it", {"overbid": "false"})
+    hand = table.hand
+    assert hand is not None
+    assert hand.observation(hand.current).phase == "name_suit"
+    labels = [text for text, d in data_of(private_message(table, hand.current, "it"))]
+    assert len(labels) == 4
+    for label in labels:
+        assert re.fullmatch(r"\w+: 2 di \w+", label), labels
+
+
+def test_computer_players_have_names_not_numbers() -> None:
+    table = Table(TID, CHAT, 1, Options.parse("chiamata"), lang="it")
+    table.join(1, "Ada Lovelace")  # a person named Ada: no computer is called Ada too
+    for level in ("difficile", "easy", "normale", "hard"):
+        table.add_bot(level)
+    names = [s.name for s in table.seats[1:]]
+    assert names == [
+        "🤖 Bruno (difficile)",
+        "🤖 Carla (facile)",
+        "🤖 Dario (normale)",
+        "🤖 Elsa (difficile)",
+    ]
+    assert not any(re.search(r"\d", n) for n in names)  # never confused with a score
+    # a table stored with the old names still loads
+    old = Seat.from_json({"user_id": None, "name": "🤖 difficile 1", "level": "hard"})
+    assert old.name == "🤖 difficile 1" and old.is_bot and old.lang is None
+    assert Seat.from_json(Seat(5, "Anna", lang="en").to_json()).lang == "en"
+
+
+def test_italian_that_reads_right() -> None:
+    assert t("it", "turn_line", who="Anna") == "Tocca ad <b>Anna</b>."
+    assert t("it", "turn_line", who="🤖 Ada (difficile)") == "Tocca ad <b>🤖 Ada (difficile)</b>."
+    assert t("it", "turn_line", who="Mario") == "Tocca a <b>Mario</b>."
+    # teams win in the plural: "Vincono Mario e Luigi"
+    table = Table(TID, CHAT, 1, Options.parse("quattro", {"match": "single"}), lang="it")
+    for i, name in enumerate(["Mario", "Anna", "Luigi", "Bea"]):
+        table.join(100 + i, name)
+    table.start("plural")
+    hand = table.hand
+    assert hand is not None
+    while not hand.is_terminal():
+        table.apply(hand.current, hand.legal_actions()[0])
+    table.finish_hand()
+    text = plain(table_message(table, "it"))
+    rec = table.match.records[-1] if table.match else None
+    assert rec is not None
+    if not rec.void:
+        assert re.search(r"Vincono (Mario e Luigi|Anna e Bea) con \d+ punti\.", text), text
+        assert re.search(r"Partita finita: vincono (Mario e Luigi|Anna e Bea)\.", text), text
+        en = plain(table_message(table, "en"))
+        assert re.search(r"(Mario and Luigi|Anna and Bea) win with", en), en

@@ -1,0 +1,495 @@
+"""The table service's deadlines without Telegram (issue 11 §3: nobody stalls the table):
+the turn timer, the mention and the reminder, the seat kept by the computer and taken back,
+the next hand and the lobby's expiry, deadlines across a restart, and cancel consent.
+
+Time is a fake clock; the timer the service arms is fired by hand (as PTB's JobQueue would)."""
+
+from __future__ import annotations
+
+import html
+import json
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.deadlines import Pending, Timing
+from bot.render_tg import Keyboard, Rendered
+from bot.service import Person, Reply, TableService
+from bot.tables import CANCELLED, LOBBY, PLAYING, Table
+from storage import Database
+
+CHAT = -100777
+ANA = Person(11, "Ana")
+BEA = Person(12, "Bea <&> *x*")
+CLEO = Person(13, "Cleo_")
+BOSS = Person(99, "Boss")  # a group admin who does not play
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Timers:
+    """What the service armed: one timer per table (seconds from the clock's now, token)."""
+
+    def __init__(self) -> None:
+        self.armed: dict[int, tuple[float, str]] = {}
+
+    def start(self, table_id: int, seconds: float, token: str) -> None:
+        self.armed[table_id] = (seconds, token)
+
+    def cancel(self, table_id: int) -> None:
+        self.armed.pop(table_id, None)
+
+
+class Out:
+    def __init__(self) -> None:
+        self.group: list[Rendered] = []
+        self.private: dict[int, Rendered] = {}
+        self.said: list[tuple[int, str]] = []
+        self.posted: list[tuple[int, Rendered]] = []
+        self.edits: list[tuple[int, int, Rendered]] = []
+
+    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
+        self.group.append(content)
+
+    def show_private(
+        self,
+        table: Table,
+        user_id: int,
+        content: Rendered,
+        *,
+        urgent: bool = False,
+        notify: bool = False,
+    ) -> None:
+        self.private[user_id] = content
+
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
+        self.said.append((chat_id, text))
+
+    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        self.edits.append((chat_id, message_id, content))
+
+    async def post(self, chat_id: int, content: Rendered) -> int | None:
+        self.posted.append((chat_id, content))
+        return 900 + len(self.posted)
+
+    async def preload(self, tables: list[Table]) -> None:
+        pass
+
+    def unblock(self, user_id: int) -> None:
+        pass
+
+    async def flush(self) -> None:
+        pass
+
+    def group_said(self) -> list[str]:
+        return [text for chat, text in self.said if chat == CHAT]
+
+
+class Rig:
+    def __init__(self, db: Database, url: str) -> None:
+        self.db, self.url = db, url
+        self.clock = Clock()
+        self.timers = Timers()
+        self.out = Out()
+        self.svc = self.service(db)
+
+    def service(self, db: Database) -> TableService:
+        timing = Timing(clock=self.clock)
+        return TableService(db, self.out, self.timers, "test_bot", timing=timing)
+
+    def table(self) -> Table:
+        (table,) = self.svc.tables.values()
+        return table
+
+    def armed(self, tid: int) -> float:
+        return self.timers.armed[tid][0]
+
+    async def fire(self, tid: int) -> None:
+        """The armed timer runs out: the clock moves on to it and the service is told."""
+        seconds, token = self.timers.armed[tid]
+        self.clock.now += seconds
+        await self.svc.timeout(tid, token)
+        await self.svc.idle()
+
+    def stored(self, tid: int) -> tuple[str, Pending, Any]:
+        """What the database holds: status, deadlines, seats (read as the bot left them)."""
+        conn = sqlite3.connect(self.db.path)
+        try:
+            status, timers, seats = conn.execute(
+                "SELECT status, timers_json, seats_json FROM tables WHERE table_id = ?", (tid,)
+            ).fetchone()
+        finally:
+            conn.close()
+        return status, Pending.from_json(timers), json.loads(seats)
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    url = f"sqlite:///{tmp_path / 't.db'}"
+    db = await Database.open(url)
+    r = Rig(db, url)
+    yield r
+    await r.svc.close()
+    await db.close()
+
+
+async def open_game(
+    rig: Rig, variant: str, people: list[Person], timer: str = "60", match: str = "single"
+) -> int:
+    svc = rig.svc
+    for p in people:  # they opened a private chat with the bot
+        await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
+    await svc.new_table(CHAT, people[0], variant, True)
+    for p in people[1:]:
+        await svc.join(CHAT, p)
+    await svc.set_option(CHAT, people[0], "match", match, panel=False)
+    if timer != "60":
+        await svc.set_option(CHAT, people[0], "timer", timer, panel=False)
+    reply = await svc.start(CHAT, people[0], is_admin=False, fill=True)
+    assert reply.text == "", reply
+    await svc.idle()
+    table = rig.table()
+    assert table.status == PLAYING
+    return table.table_id
+
+
+def to_act(table: Table) -> int:
+    assert table.hand is not None
+    return table.hand.current
+
+
+async def play(rig: Rig, person: Person) -> Reply:
+    """`person` plays their first legal action."""
+    table = rig.table()
+    assert table.hand is not None
+    action = table.hand.legal_actions()[0]
+    stamp = 0 if action < 100 else table.turn_start()
+    reply = await rig.svc.act(person, table.table_id, table.hand.hand_index, stamp, action)
+    await rig.svc.idle()
+    return reply
+
+
+async def test_timer_defaults_to_60_and_settings_offer_off_to_300(rig: Rig) -> None:
+    await rig.svc.new_table(CHAT, ANA, "due", True)
+    table = rig.table()
+    assert table.timer == 60
+    for value in ("0", "30", "60", "120", "300"):
+        reply = await rig.svc.set_option(CHAT, ANA, "timer", value, panel=False)
+        assert reply.text == "Impostato.", reply
+        assert table.timer == int(value)
+    for garbage in ("45", "-1", "1e9", "<b>"):
+        reply = await rig.svc.set_option(CHAT, ANA, "timer", garbage, panel=False)
+        assert reply.text != "Impostato." and table.timer == 300
+
+
+async def test_slow_player_is_mentioned_reminded_then_the_computer_plays(rig: Rig) -> None:
+    tid = await open_game(rig, "due", [ANA, BEA])
+    table = rig.table()
+    names = {ANA.user_id: ANA, BEA.user_id: BEA}
+    first = table.seats[to_act(table)]
+    assert first.user_id is not None
+    who = names[first.user_id]
+    moves = len(await rig.db.moves(tid))
+    # half the timer: the group mentions them (a real mention, the name escaped)
+    assert rig.armed(tid) == pytest.approx(30.0)
+    await rig.fire(tid)
+    (mention,) = rig.out.group_said()
+    assert f'<a href="tg://user?id={who.user_id}">' in mention
+    if who is BEA:
+        assert "Bea &lt;&amp;&gt; *x*</a>" in mention
+    assert "30 secondi" in mention
+    # three quarters: the reminder in private, with the seconds left
+    assert rig.armed(tid) == pytest.approx(15.0)
+    await rig.fire(tid)
+    assert rig.out.said[-1][0] == who.user_id and "15 secondi" in rig.out.said[-1][1]
+    assert len(await rig.db.moves(tid)) == moves  # nobody has moved yet
+    # the timer runs out: the computer plays that move, the group is told once
+    assert rig.armed(tid) == pytest.approx(15.0)
+    await rig.fire(tid)
+    log = await rig.db.moves(tid)
+    assert len(log) == moves + 1 and log[-1].user_id is None
+    assert log[-1].seat == table.seats.index(first)
+    name = html.escape(first.name, quote=False)
+    assert rig.out.group_said()[-1] == f"⏱ {name}: tempo scaduto, gioca il computer."
+    assert first.timeouts == 1 and not first.is_bot  # one timeout: the seat is still theirs
+    _, _, seats = rig.stored(tid)
+    assert [s.get("timeouts", 0) for s in seats["seats"]] == [s.timeouts for s in table.seats]
+
+
+async def test_two_timeouts_in_a_row_hand_the_seat_to_the_computer_until_taken_back(
+    rig: Rig,
+) -> None:
+    tid = await open_game(rig, "due", [ANA, BEA])
+    table = rig.table()
+    bea_seat = table.seat_of(BEA.user_id)
+    assert bea_seat is not None
+    # Ana plays at once whenever it is her turn; Bea never does
+    for _ in range(10):
+        if table.seats[bea_seat].is_bot:
+            break
+        if to_act(table) == bea_seat:
+            await rig.fire(tid)
+        else:
+            assert (await play(rig, ANA)).text == "Fatto."
+    seat = table.seats[bea_seat]
+    assert seat.is_bot and seat.away == "timeout" and seat.timeouts == 2
+    notices = [x for x in rig.out.group_said() if "Bea" in x and "⏱" in x]
+    assert notices[-1].startswith("⏱ Bea &lt;&amp;&gt; *x*: tempo scaduto due volte di fila")
+    assert len(notices) == 2  # one per timeout, nothing more
+    mentions = [x for x in rig.out.group_said() if "tg://user?id=12" in x]
+    assert len(mentions) == 2  # once per slow turn
+    # her private message: no cards, the button that takes the seat back
+    private = rig.out.private[BEA.user_id]
+    assert [[b.data for b in row] for row in private.keyboard] == [[f"b:{tid}"]]
+    assert "🤖" in rig.out.group[-1].text
+    # from now on the computer plays her turns without waiting
+    said = len(rig.out.said)
+    for _ in range(4):
+        if to_act(table) == bea_seat:
+            break
+        assert (await play(rig, ANA)).text == "Fatto."
+    assert to_act(table) != bea_seat  # the computer moved for her at once
+    assert len(rig.out.said) == said  # and nobody was mentioned or told anything
+    _, _, seats = rig.stored(tid)
+    assert seats["seats"][bea_seat]["away"] == "timeout"
+    # a card button from before: refused while the computer has the seat
+    assert table.hand is not None
+    card = table.hand.hands[bea_seat][0]
+    stale = await rig.svc.act(BEA, tid, table.hand.hand_index, 0, card)
+    assert stale.text.startswith("Al tuo posto gioca il computer")
+    # a stale timer does nothing
+    before = len(await rig.db.moves(tid))
+    await rig.svc.timeout(tid, "not-the-token")
+    assert len(await rig.db.moves(tid)) == before
+    # the button: someone else, a forged table, then Bea herself (twice)
+    assert (await rig.svc.resume(CLEO, tid)).text == "Non giochi a questo tavolo."
+    assert (await rig.svc.resume(BEA, tid + 50)).text == "Quella mano è finita."
+    assert (await rig.svc.resume(ANA, tid)).text == "Il posto è già tuo."
+    assert (await rig.svc.resume(BEA, tid)).text == "Bentornato: il posto è di nuovo tuo."
+    seat = rig.table().seats[bea_seat]  # (a refused tap reloads the table from the database)
+    assert not seat.is_bot and seat.away is None and seat.timeouts == 0
+    assert (await rig.svc.resume(BEA, tid)).text == "Il posto è già tuo."
+    assert rig.out.private[BEA.user_id].text != private.text
+    _, _, seats = rig.stored(tid)
+    assert "away" not in seats["seats"][bea_seat]
+
+
+async def test_leave_then_join_takes_the_seat_back(rig: Rig) -> None:
+    tid = await open_game(rig, "due", [ANA, BEA], timer="0")
+    table = rig.table()
+    left = await rig.svc.leave(CHAT, BEA)
+    assert "gioca il computer" in left.text and "/join" in left.text
+    seat = table.seats[table.seat_of(BEA.user_id) or 0]
+    assert seat.is_bot and seat.away == "left"
+    assert rig.out.private[BEA.user_id].keyboard == []  # no live buttons after /leave
+    assert (await rig.svc.join(CHAT, CLEO)).text == "La partita è già iniziata."
+    assert (await rig.svc.join(CHAT, BEA)).text == "Bentornato: il posto è di nuovo tuo."
+    seat = rig.table().seats[table.seat_of(BEA.user_id) or 0]
+    assert not seat.is_bot and seat.away is None
+    assert (await rig.svc.join(CHAT, BEA)).text == "Il posto è già tuo."
+    assert rig.table().table_id == tid
+
+
+async def test_no_timer_still_mentions_a_slow_player_once_and_never_plays_for_them(
+    rig: Rig,
+) -> None:
+    tid = await open_game(rig, "due", [ANA, BEA], timer="0")
+    assert rig.armed(tid) == pytest.approx(45.0)
+    moves = len(await rig.db.moves(tid))
+    await rig.fire(tid)
+    (mention,) = rig.out.group_said()
+    assert "tg://user?id=" in mention and mention.endswith("tocca a te!")
+    assert tid not in rig.timers.armed  # nothing more to wait for
+    assert len(await rig.db.moves(tid)) == moves
+
+
+async def test_deadlines_survive_a_restart_and_what_passed_fires_at_once(rig: Rig) -> None:
+    tid = await open_game(rig, "due", [ANA, BEA])
+    _, pending, _ = rig.stored(tid)
+    assert pending.at["timeout"] == pytest.approx(rig.clock.now + 60)  # absolute, stored
+    # a restart 10 s into the turn: what is left is armed, not a fresh timer
+    rig.clock.now += 10
+    db2 = await Database.open(rig.url)
+    svc2 = rig.service(db2)
+    assert await svc2.restore() == 1
+    assert rig.armed(tid) == pytest.approx(20.0)  # the mention, at 30 s from the turn's start
+    await svc2.close()
+    await db2.close()
+    # a restart after the turn timer ran out while the bot was down: the timer's move at
+    # once, without the mention and the reminder that are moot by now
+    rig.clock.now += 120
+    db3 = await Database.open(rig.url)
+    svc3 = rig.service(db3)
+    rig.svc = svc3
+    moves = len(await db3.moves(tid))
+    said = len(rig.out.said)
+    assert await svc3.restore() == 1
+    assert rig.armed(tid) == 0.0
+    await rig.fire(tid)
+    assert len(await db3.moves(tid)) == moves + 1
+    (notice,) = [text for _, text in rig.out.said[said:]]
+    assert notice.endswith(": tempo scaduto, gioca il computer.")
+    assert not any("tg://user" in text for _, text in rig.out.said[said:])
+    await db3.close()
+    rig.db = await Database.open(rig.url)  # for the fixture's teardown
+
+
+async def test_the_next_hand_starts_by_itself_after_a_pause(rig: Rig) -> None:
+    tid = await open_game(rig, "due", [ANA], match="best3")
+    table = rig.table()
+    assert table.hand is not None
+    while not table.hand.is_terminal():
+        assert (await play(rig, ANA)).text == "Fatto."
+    assert table.status == PLAYING
+    index = table.hand.hand_index
+    assert rig.armed(tid) == pytest.approx(15.0)
+    await rig.fire(tid)
+    assert table.hand.hand_index == index + 1 and not table.hand.is_terminal()
+    # the "next hand" button of the finished hand is stale now
+    reply = await rig.svc.next_hand(ANA, tid, index)
+    assert reply.text == "Pulsante scaduto: usa quelli aggiornati."
+
+
+async def test_a_lobby_nobody_starts_expires_with_a_message_and_no_buttons(rig: Rig) -> None:
+    await rig.svc.new_table(CHAT, ANA, "due", True)
+    tid = rig.table().table_id
+    assert rig.armed(tid) == pytest.approx(1800.0)
+    rig.clock.now += 600
+    await rig.svc.join(CHAT, BEA)  # a change in the lobby starts the wait again
+    assert rig.armed(tid) == pytest.approx(1800.0)
+    await rig.fire(tid)
+    assert rig.svc.tables == {}
+    status, pending, seats = rig.stored(tid)
+    assert status == CANCELLED and pending.at == {}
+    assert seats["closed"] == {"key": "lobby_expired"}
+    last = rig.out.group[-1]
+    assert last.text == "⌛ Tavolo scaduto: nessuno l'ha avviato." and last.keyboard == []
+    assert rig.out.group_said() == [
+        "⌛ Il tavolo di Briscola a due è scaduto: nessuno l'ha avviato. Per giocare, aprine"
+        " un altro con /new."
+    ]
+    assert "Non c'è un tavolo" in (await rig.svc.join(CHAT, CLEO)).text
+    assert "sei seduto" in (await rig.svc.new_table(CHAT, CLEO, "due", True)).text
+    assert rig.table().status == LOBBY  # a new table opens
+
+
+async def test_cancelling_a_match_with_the_ledger_at_stake_needs_everyone(rig: Rig) -> None:
+    tid = await open_game(rig, "tre", [ANA, BEA, CLEO], timer="0")
+    svc = rig.svc
+    # not seated and not an admin: refused
+    assert "un amministratore" in (await svc.cancel(CHAT, BOSS, is_admin=False)).text
+    # the creator is no admin: the others are asked, with buttons
+    assert (await svc.cancel(CHAT, ANA, is_admin=False)).text == ""
+    ((chat, request),) = rig.out.posted
+    assert chat == CHAT and rig.table().status == PLAYING
+    assert "tg://user?id=12" in request.text and "tg://user?id=13" in request.text
+    assert "Bea &lt;&amp;&gt; *x*" in request.text
+    assert [b.data for b in request.keyboard[0]] == [f"c:{tid}:y", f"c:{tid}:n"]
+    assert "già una richiesta" in (await svc.cancel(CHAT, BEA, is_admin=False)).text
+    # who may answer, and only once
+    assert (await svc.cancel_vote(CHAT, ANA, tid, True)).text.startswith("L'hai chiesto tu")
+    assert (await svc.cancel_vote(CHAT, BOSS, tid, True)).text.startswith("Decidono")
+    assert (await svc.cancel_vote(CHAT - 1, BEA, tid, True)).text.startswith("Nessuna")
+    assert (await svc.cancel_vote(CHAT, BEA, tid + 9, True)).text.startswith("Nessuna")
+    assert (await svc.cancel_vote(CHAT, BEA, tid, True)).text.startswith("D'accordo")
+    assert (await svc.cancel_vote(CHAT, BEA, tid, True)).text == "Hai già risposto."
+    _, pending, _ = rig.stored(tid)
+    assert pending.cancel is not None and pending.cancel.agreed == [BEA.user_id]
+    # Cleo says no: play goes on, the request loses its buttons
+    assert (await svc.cancel_vote(CHAT, CLEO, tid, False)).text.startswith("Va bene")
+    await svc.idle()
+    (_, mid, refused) = rig.out.edits[-1]
+    assert mid == 901 and "Cleo_ non è d'accordo" in refused.text and refused.keyboard == []
+    assert rig.table().status == PLAYING
+    assert (await svc.cancel_vote(CHAT, BEA, tid, True)).text.startswith("Nessuna")
+    # asked again, and this time everyone agrees
+    assert (await svc.cancel(CHAT, BEA, is_admin=False)).text == ""
+    assert (await svc.cancel_vote(CHAT, ANA, tid, True)).text.startswith("D'accordo")
+    reply = await svc.cancel_vote(CHAT, CLEO, tid, True)
+    assert reply.text == "Tavolo annullato."
+    await svc.idle()
+    (_, mid, done) = rig.out.edits[-1]
+    assert mid == 902 and done.keyboard == []
+    assert "l'ha chiesto Bea &lt;&amp;&gt; *x*, d'accordo Ana, Cleo_" in done.text
+    status, _, seats = rig.stored(tid)
+    assert status == CANCELLED
+    assert seats["closed"] == {"key": "cancelled_agreed", "who": BEA.name}
+    assert rig.out.group[-1].keyboard == []
+    assert "l'ha chiesto Bea" in rig.out.group[-1].text
+    assert all(not c.keyboard for c in rig.out.private.values())
+    assert await rig.db.balances(CHAT) == []  # nothing written to the ledger
+
+
+async def test_an_admin_cancels_at_once_and_an_unanswered_request_lapses(rig: Rig) -> None:
+    tid = await open_game(rig, "due", [ANA, BEA], timer="0")
+    assert (await rig.svc.cancel(CHAT, BEA, is_admin=False)).text == ""
+    # nobody answers: after two minutes the request lapses (the mention comes first)
+    for _ in range(3):
+        if rig.table().pending.cancel is None:
+            break
+        await rig.fire(tid)
+    assert rig.table().pending.cancel is None and rig.table().status == PLAYING
+    (_, _, lapsed) = rig.out.edits[-1]
+    assert lapsed.text.startswith("⌛ Non hanno risposto tutti") and lapsed.keyboard == []
+    # a group admin who does not play cancels at once; the group is told who
+    reply = await rig.svc.cancel(CHAT, BOSS, is_admin=True)
+    assert reply.text == "🛑 Tavolo annullato da Boss."
+    status, _, seats = rig.stored(tid)
+    assert status == CANCELLED and seats["closed"] == {"key": "cancelled_by", "who": "Boss"}
+    assert rig.out.group[-1].text == "🛑 Tavolo annullato da Boss."
+
+
+async def test_a_match_against_computers_is_cancelled_by_its_creator_at_once(rig: Rig) -> None:
+    tid = await open_game(rig, "due", [ANA], timer="0")
+    assert (await rig.svc.cancel(CHAT, ANA, is_admin=False)).text == ("🛑 Tavolo annullato da Ana.")
+    assert rig.stored(tid)[0] == CANCELLED
+    assert rig.out.posted == []
+    # the lobby keeps its rule: the creator or an admin
+    await rig.svc.new_table(CHAT, ANA, "due", True)
+    assert rig.table().status == LOBBY
+    assert "Solo chi" in (await rig.svc.cancel(CHAT, BEA, is_admin=False)).text
+    assert (await rig.svc.cancel(CHAT, ANA, is_admin=False)).text == "Tavolo annullato."
+    assert rig.out.group[-1] == Rendered("🛑 Tavolo annullato da Ana.", [])
+
+
+async def test_storage_writes_deadlines_without_changing_the_version(tmp_path: Path) -> None:
+    db = await Database.open(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        row = await db.create_table(
+            CHAT, 1, "due", '{"variant": "due"}', '{"seats": []}', "it", timers_json='{"at": {}}'
+        )
+        tid = row.table_id
+        assert row.timers_json == '{"at": {}}' and row.move_no == 0
+        assert await db.set_timers(tid, '{"at": {"expire": 5.0}}')
+        row2 = await db.get_table(tid)
+        assert row2 is not None and row2.move_no == 0
+        assert Pending.from_json(row2.timers_json).at == {"expire": 5.0}
+        row3 = await db.update_lobby(tid, timers_json=None)  # alone: no new version
+        assert row3.move_no == 0 and row3.timers_json is None
+        new_no = await db.save_move(
+            tid,
+            0,
+            match_json=None,
+            hand_json=None,
+            status="playing",
+            move=None,
+            seats_json='{"seats": [], "timer": 30}',
+            timers_json='{"at": {"timeout": 9.5}}',
+        )
+        row4 = await db.get_table(tid)
+        assert row4 is not None and row4.move_no == new_no == 1
+        assert json.loads(row4.seats_json)["timer"] == 30
+        assert Pending.from_json(row4.timers_json).at == {"timeout": 9.5}
+        await db.update_lobby(tid, status="cancelled")
+        assert not await db.set_timers(tid, '{"at": {}}')  # a closed table waits for nothing
+    finally:
+        await db.close()
