@@ -77,6 +77,7 @@ class Reply:
     keyboard: Keyboard | None = None
     alert: bool = False
     repost: int | None = None  # re-post this table's message below the reply (`repost`)
+    key: str = ""  # the `bot.i18n` key of the outcome, for callers to compare (not `text`)
 
 
 # Whether the person is an admin of the group: asked only when it matters (they are not the
@@ -170,7 +171,9 @@ class TableService:
         return await self.db.chat_lang(chat_id) or self.default_lang
 
     def _err(self, lang: str, exc: TableError) -> Reply:
-        return Reply(t(lang, exc.key, **exc.kw), alert=exc.key.startswith("err_option"))
+        return Reply(
+            t(lang, exc.key, **exc.kw), alert=exc.key.startswith("err_option"), key=exc.key
+        )
 
     async def _table_for_chat(self, chat_id: int) -> Table | None:
         for table in self.tables.values():
@@ -398,7 +401,7 @@ class TableService:
             self._render(table, urgent=starting or table.status == CANCELLED)
             if table.status == CANCELLED:
                 self.tables.pop(tid, None)
-        return Reply(t(lang, msg) if msg else "")
+        return Reply(t(lang, msg) if msg else "", key=msg)
 
     async def join(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
         await self.db.upsert_user(person.user_id, person.name)
@@ -507,7 +510,7 @@ class TableService:
 
         reply = await self._lobby_op(chat_id, op, table_id=table_id)
         table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
-        ok = table is not None and reply.text == t(table.lang, "ok_option")
+        ok = table is not None and reply.key == "ok_option"
         if ok and table is not None and table.status == LOBBY:
             if panel:
                 self.out.show_table(table, settings_message(table, table.lang))

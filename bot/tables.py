@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from bot.deadlines import TIMEOUTS_TO_AWAY, TIMER_DEFAULT, Pending
 from bot.engine import HandState, IllegalAction, Match, Options, OptionsError
@@ -18,12 +18,13 @@ from bot.engine import actions as A
 from bot.i18n import LEVEL_NAMES, level_name, parse_level
 from bot.ledger import without_computers
 from bot.players import DEFAULT_LEVEL, LEVELS, make_player
+from storage.models import TableStatus
 
-Status = Literal["lobby", "playing", "finished", "cancelled"]
-LOBBY: Status = "lobby"
-PLAYING: Status = "playing"
-FINISHED: Status = "finished"
-CANCELLED: Status = "cancelled"
+Status = TableStatus
+LOBBY = TableStatus.LOBBY
+PLAYING = TableStatus.PLAYING
+FINISHED = TableStatus.FINISHED
+CANCELLED = TableStatus.CANCELLED
 
 BOT_USER_BASE = -1000  # ledger ids of computer players: one per level, negative
 # Fixed forever (ledger rows refer to them): a new level gets a new number, never a reused one.
@@ -101,7 +102,6 @@ class Table:
     move_no: int = 0  # the stored version (storage bumps it on every write)
     table_message_id: int | None = None
     seed: str = ""
-    last_events: list[str] = field(default_factory=list)  # for rendering, not persisted
     pending: Pending = field(default_factory=Pending)  # deadlines (bot.deadlines), stored apart
     # why a closed table closed, for its message: {"key": i18n key, "who": name}
     closed: dict[str, str] | None = None
@@ -395,7 +395,7 @@ class Table:
             creator_id=creator_id,
             options=Options.parse(variant, opts),
             seats=[Seat.from_json(s) for s in extra["seats"]],
-            status=status,
+            status=TableStatus(status),
             lang=lang,
             timer=extra.get("timer", 0),
             counts=extra.get("counts", False),  # §10.5; absent in older snapshots

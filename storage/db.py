@@ -37,6 +37,7 @@ from storage.errors import (
 )
 from storage.migrations import migrate
 from storage.models import (
+    ACTIVE_STATUSES,
     TABLE_STATUSES,
     UNSET,
     Balance,
@@ -92,7 +93,7 @@ def _table(row: sqlite3.Row) -> TableRow:
         table_id=row["table_id"],
         chat_id=row["chat_id"],
         creator_id=row["creator_id"],
-        status=row["status"],
+        status=TableStatus(row["status"]),
         variant=row["variant"],
         options_json=row["options_json"],
         seats_json=row["seats_json"],
@@ -124,7 +125,10 @@ def _check_ledger(record: LedgerRecord) -> None:
     utc_iso(record.finished_at)
 
 
-_ACTIVE_SQL: Final = "status IN ('lobby', 'playing')"  # ACTIVE_STATUSES
+# A table in the lobby or playing. Literals, written from the enum: SQLite uses the partial
+# index `tables_one_active_per_chat` (WHERE status IN ('lobby', 'playing')) only for a query
+# whose WHERE names the same values, which bound parameters would not.
+_ACTIVE_SQL: Final = f"status IN ({', '.join(repr(str(s)) for s in ACTIVE_STATUSES)})"
 
 
 # Who goes first when several wait for the database: a person's move (the tap is answered
@@ -300,7 +304,9 @@ class Database:
         async with self._write() as conn:
             await self._ensure_chat(conn, chat_id)
             existing = await self._one(
-                conn, f"SELECT table_id FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}", (chat_id,)
+                conn,
+                f"SELECT table_id FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}",
+                (chat_id,),
             )
             if existing is not None:
                 raise TableExists(chat_id, existing["table_id"])
@@ -308,10 +314,11 @@ class Database:
                 cur = await conn.execute(
                     "INSERT INTO tables (chat_id, creator_id, status, variant, options_json,"
                     " seats_json, lang, created_at, updated_at, timers_json)"
-                    " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         chat_id,
                         creator_id,
+                        TableStatus.LOBBY,
                         variant,
                         options_json,
                         seats_json,
@@ -336,7 +343,9 @@ class Database:
         """The chat's table in the lobby or playing, if any."""
         async with self._read() as conn:
             row = await self._one(
-                conn, f"SELECT * FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}", (chat_id,)
+                conn,
+                f"SELECT * FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}",
+                (chat_id,),
             )
         return None if row is None else _table(row)
 

@@ -7,11 +7,21 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final, Literal
+from enum import StrEnum
+from typing import Any, Final
 
-TableStatus = Literal["lobby", "playing", "finished", "cancelled"]
-TABLE_STATUSES: Final[tuple[TableStatus, ...]] = ("lobby", "playing", "finished", "cancelled")
-ACTIVE_STATUSES: Final[tuple[TableStatus, ...]] = ("lobby", "playing")
+
+class TableStatus(StrEnum):
+    """A table's status: the values are what the `tables.status` column stores."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+TABLE_STATUSES: Final[tuple[TableStatus, ...]] = tuple(TableStatus)
+ACTIVE_STATUSES: Final[tuple[TableStatus, ...]] = (TableStatus.LOBBY, TableStatus.PLAYING)
 
 
 class _Unset(enum.Enum):

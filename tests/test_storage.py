@@ -774,3 +774,20 @@ async def test_a_persons_move_goes_before_the_bots_own_writes() -> None:
         tasks[2].cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     assert order == ["person", "computer", "notes"]
+
+
+async def test_a_chats_active_table_is_found_by_the_partial_index(db_url: str) -> None:
+    """The active-status condition is written as literals from `TableStatus`, so SQLite can
+    use the partial index of one active table per chat (bound parameters would not)."""
+    from storage.db import _ACTIVE_SQL
+
+    db = await Database.open(db_url)
+    await db.close()
+    conn = sqlite3.connect(db_url.removeprefix("sqlite:///"))
+    try:
+        plan = conn.execute(
+            f"EXPLAIN QUERY PLAN SELECT * FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}", (1,)
+        ).fetchall()
+    finally:
+        conn.close()
+    assert any("tables_one_active_per_chat" in str(row) for row in plan), plan
