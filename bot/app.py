@@ -15,11 +15,12 @@ from urllib.parse import quote
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, TelegramError
-from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder, Defaults
 
 from bot import players
 from bot.admins import AdminCache, AdminUnknown
 from bot.config import Settings
+from bot.context import CONTEXT_TYPES, BotContext, BotData
 from bot.deadlines import Timing
 from bot.i18n import COMMANDS, t
 from bot.rate_limiter import Limits, PacedRateLimiter
@@ -53,13 +54,12 @@ class JobTimers:
             job.schedule_removal()
 
 
-async def _on_timer(context: ContextTypes.DEFAULT_TYPE) -> None:
+async def _on_timer(context: BotContext) -> None:
     job = context.job
     if job is None or not isinstance(job.data, tuple):
         return
     table_id, token = job.data
-    service: TableService = context.application.bot_data["service"]
-    await service.timeout(table_id, token)
+    await context.service.timeout(table_id, token)
 
 
 class RedactingFormatter(logging.Formatter):
@@ -114,6 +114,8 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
         ApplicationBuilder()
         .token(settings.bot_token.get_secret_value())
         .base_url(settings.telegram_base_url)
+        .defaults(Defaults(parse_mode=ParseMode.HTML))  # every message the bot sends is HTML
+        .context_types(CONTEXT_TYPES)
         .rate_limiter(PacedRateLimiter(limits))
         .concurrent_updates(True)
         .post_init(_post_init(settings))
@@ -126,7 +128,7 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
     return application
 
 
-async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_error(update: object, context: BotContext) -> None:
     """The last resort for an exception in a handler: log it with the update, and tell the
     person something went wrong (a tap is always answered by its own handler)."""
     error = context.error
@@ -137,10 +139,10 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         described = update.to_dict() if isinstance(update, Update) else repr(update)
         log.error("handling an update failed: %s", described, exc_info=error)
     if isinstance(update, Update) and update.effective_chat is not None and update.message:
-        service: TableService | None = context.application.bot_data.get("service")
+        service = context.bot_data.service
         lang = service.default_lang if service is not None else "it"
         try:
-            await update.effective_chat.send_message(t(lang, key), parse_mode=ParseMode.HTML)
+            await update.effective_chat.send_message(t(lang, key))
         except TelegramError as exc:
             log.warning("could not tell %s about the error: %s", update.effective_chat.id, exc)
 
@@ -180,9 +182,9 @@ def _post_init(settings: Settings) -> Any:
             timing=Timing(scale=settings.timer_scale),
         )
         service_ref.append(service)
-        application.bot_data.update(
-            db=db, outbox=outbox, service=service, admins=AdminCache(application.bot)
-        )
+        data: BotData = application.bot_data
+        data.db, data.outbox, data.service = db, outbox, service
+        data.admins = AdminCache(application.bot)
         await _set_commands(application)
         began = time.perf_counter()
         restored = await service.restore()
@@ -212,24 +214,21 @@ async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> 
     """After the updates in hand are processed and before the bot's HTTP client is closed:
     stop the computer players and send what the outbox still holds, for a few seconds (every
     action is already stored: a restarted bot shows and plays what is left)."""
-    service = application.bot_data.get("service")
-    if service is not None:
-        await service.close()
-    outbox = application.bot_data.get("outbox")
-    if outbox is not None:
-        await outbox.close()
+    data: BotData = application.bot_data
+    if data.service is not None:
+        await data.service.close()
+    if data.outbox is not None:
+        await data.outbox.close()
 
 
 async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    service = application.bot_data.get("service")
-    if service is not None:
-        await service.close()  # idempotent; post_stop did it unless start-up failed
-    outbox = application.bot_data.get("outbox")
-    if outbox is not None:
-        await outbox.close()
-    db = application.bot_data.get("db")
-    if db is not None:
-        await db.close()
+    data: BotData = application.bot_data
+    if data.service is not None:
+        await data.service.close()  # idempotent; post_stop did it unless start-up failed
+    if data.outbox is not None:
+        await data.outbox.close()
+    if data.db is not None:
+        await data.db.close()
     log.info("bot stopped")
 
 

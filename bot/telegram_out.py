@@ -7,6 +7,9 @@ message waits `group_interval` seconds between sends (Telegram allows about 20 m
 minute in a group), so a burst of moves costs one edit; an `urgent` change (the lobby became
 a game, the table was cancelled: old buttons must go) is sent without that wait.
 
+Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.app`) give each call
+`parse_mode=HTML`.
+
 Pacing and retries of single calls live in `bot.rate_limiter` (the one retry layer). When a
 call still fails there, the message keeps its newest content and is tried again after
 `resync_after` seconds or at the next change, so a table never stays stale.
@@ -40,7 +43,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
-from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import t
@@ -245,9 +247,7 @@ class TelegramOutbox:
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
         try:
-            await self.bot.send_message(
-                chat_id, text, parse_mode=ParseMode.HTML, reply_markup=markup(keyboard)
-            )
+            await self.bot.send_message(chat_id, text, reply_markup=markup(keyboard))
         except TelegramError as exc:
             log.warning("send to %s failed: %s", chat_id, exc)
 
@@ -258,7 +258,6 @@ class TelegramOutbox:
                 content.text,
                 chat_id=chat_id,
                 message_id=message_id,
-                parse_mode=ParseMode.HTML,
                 reply_markup=markup(content.keyboard),
             )
         except TelegramError as exc:
@@ -271,7 +270,6 @@ class TelegramOutbox:
             msg = await self.bot.send_message(
                 chat_id,
                 content.text,
-                parse_mode=ParseMode.HTML,
                 reply_markup=markup(content.keyboard),
             )
         except TelegramError as exc:
@@ -463,7 +461,6 @@ class TelegramOutbox:
                     msg = await self.bot.send_message(
                         slot.chat_id,
                         content.text,
-                        parse_mode=ParseMode.HTML,
                         reply_markup=reply_markup,
                         # a group's table message and a hand that is not one's turn: silent
                         disable_notification=not want.startswith(TURN_MARK),
@@ -482,7 +479,6 @@ class TelegramOutbox:
                         content.text,
                         chat_id=slot.chat_id,
                         message_id=mid,
-                        parse_mode=ParseMode.HTML,
                         reply_markup=reply_markup,
                     )
             except BadRequest as exc:
@@ -523,9 +519,7 @@ class TelegramOutbox:
         if slot.user_id is None:  # the group's table message, re-posted by /table
             text = t(slot.table.lang, "table_moved")
         try:
-            await self.bot.edit_message_text(
-                text, chat_id=slot.chat_id, message_id=message_id, parse_mode=ParseMode.HTML
-            )
+            await self.bot.edit_message_text(text, chat_id=slot.chat_id, message_id=message_id)
         except TelegramError as exc:
             log.info("editing the replaced %s/%s failed: %s", slot.chat_id, message_id, exc)
 

@@ -6,14 +6,13 @@ from typing import Any
 
 from telegram.ext import (
     Application,
-    CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
     MessageHandler,
     filters,
 )
 
-from handlers.callbacks import on_callback
+from handlers.callbacks import callback_handlers
 from handlers.commands import COMMAND_HANDLERS, cmd_unknown, on_my_chat_member
 
 
@@ -22,7 +21,8 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         application.add_handler(CommandHandler(name, callback))
     # after the known commands (the first handler that matches answers): any other command
     application.add_handler(MessageHandler(filters.COMMAND, cmd_unknown))
-    application.add_handler(CallbackQueryHandler(on_callback))
+    for handler in callback_handlers():  # one per kind of tap, then the fallback
+        application.add_handler(handler)
     application.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
 
 

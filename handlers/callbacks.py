@@ -1,152 +1,211 @@
 """Button taps. The data names the table and the action; the actor is always the tapping user.
-Every query is answered exactly once, whatever happens, and promptly: the service stores the
-action and returns (computer players move afterwards), and nothing here waits on a call that
-spends a group's budget for longer than the admin cache's short timeout."""
+Each kind of tap has its `CallbackQueryHandler`, routed by the data's pattern (`bot.render_tg`,
+next to the encoder); a tap that matches none (forged or stale data) gets the fallback's
+answer. Every query is answered exactly once, whatever happens, and promptly: the service
+stores the action and returns (computer players move afterwards), and nothing here waits on a
+call that spends a group's budget for longer than the admin cache's short timeout."""
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
 
-from telegram import Update
-from telegram.ext import ContextTypes
+from telegram import Chat, Update
+from telegram.ext import CallbackQueryHandler
 
+from bot import render_tg as cb
 from bot.admins import AdminUnknown
+from bot.context import BotContext
 from bot.i18n import t
-from bot.players import DEFAULT_LEVEL, LEVELS
-from bot.service import Reply
-from handlers.common import admin_check, bot_admin_check, is_group, person, send_to, service
+from bot.players import DEFAULT_LEVEL
+from bot.service import Person, Reply
+from handlers.common import admin_check, bot_admin_check, is_group, person, send_to
 
 log = logging.getLogger(__name__)
 
 
-async def on_callback(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    query = update.callback_query
-    if query is None:
-        return
-    reply = Reply(t("it", "err_bad_data"), alert=False)
-    try:
-        reply = await _dispatch(update, context)
-    except AdminUnknown:  # Telegram is slow to say who the admins are: the next tap knows
-        reply = Reply(t(service(context).default_lang, "err_busy"))
-    except Exception:
-        log.exception("callback %r failed", query.data)
-        reply = Reply(t("it", "err_busy"))
-    finally:
+@dataclass(frozen=True, slots=True)
+class Tap:
+    """A tap, parsed: who tapped, where (None when the message is too old to say), and the
+    fields of its data (the pattern's groups)."""
+
+    update: Update
+    context: BotContext
+    who: Person
+    chat: Chat | None
+    fields: tuple[str, ...]
+
+    def ints(self) -> list[int]:
+        """The fields, for a pattern whose fields are all numbers."""
+        return [int(f) for f in self.fields]
+
+    def bad(self) -> Reply:
+        return Reply(t(self.context.service.default_lang, "err_bad_data"))
+
+
+Action = Callable[[Tap], Awaitable[Reply]]
+Handler = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
+
+
+def answering(action: Action) -> Handler:
+    """The handler of one kind of tap: runs `action` and answers the query, once."""
+
+    async def on_tap(update: Update, context: BotContext) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        reply = Reply(t("it", "err_bad_data"), alert=False)
         try:
-            await query.answer(reply.text[:200] or None, show_alert=reply.alert)
-        except Exception as exc:  # an expired query cannot be answered; nothing else to do
-            log.info("answering a callback failed: %s", exc)
-    # A reply with buttons (the deep link to the private chat) cannot ride on the answer:
-    # it goes to the chat as a message.
-    if reply.keyboard and query.message is not None:
-        await send_to(context, query.message.chat.id, reply)
-    if reply.repost is not None and query.message is not None:  # a /new picker came late
-        await service(context).repost(query.message.chat.id, reply.repost)
+            chat = query.message.chat if query.message is not None else None
+            # No match: the fallback, or a tap without data (PTB hands that to the first
+            # handler, with `True` for a match).
+            match = context.match if isinstance(context.match, re.Match) else None
+            fields = match.groups() if match is not None else ()
+            tap = Tap(update, context, person(query.from_user), chat, fields)
+            reply = await (action if match is not None else _unknown)(tap)
+        except AdminUnknown:  # Telegram is slow to say who the admins are: the next tap knows
+            reply = Reply(t(context.service.default_lang, "err_busy"))
+        except Exception:
+            log.exception("callback %r failed", query.data)
+            reply = Reply(t("it", "err_busy"))
+        finally:
+            try:
+                await query.answer(reply.text[:200] or None, show_alert=reply.alert)
+            except Exception as exc:  # an expired query cannot be answered; nothing else to do
+                log.info("answering a callback failed: %s", exc)
+        # A reply with buttons (the deep link to the private chat) cannot ride on the answer:
+        # it goes to the chat as a message.
+        if reply.keyboard and query.message is not None:
+            await send_to(context, query.message.chat.id, reply)
+        if reply.repost is not None and query.message is not None:  # a /new picker came late
+            await context.service.repost(query.message.chat.id, reply.repost)
+
+    return on_tap
 
 
-_INT = re.compile(r"-?[0-9]{1,15}")
+# The taps that need no chat: they name the table, and work from the private chat too.
 
 
-def _ints(parts: list[str]) -> list[int] | None:
-    """The numbers of the callback data, or None if one is not a (sane) integer."""
-    if not all(_INT.fullmatch(p) for p in parts):
-        return None
-    return [int(p) for p in parts]
+async def _act(tap: Tap) -> Reply:
+    table_id, hand_index, stamp, action = tap.ints()
+    return await tap.context.service.act(tap.who, table_id, hand_index, stamp, action)
 
 
-async def _dispatch(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Reply:
-    query = update.callback_query
+async def _next_hand(tap: Tap) -> Reply:
+    table_id, hand_index = tap.ints()
+    return await tap.context.service.next_hand(tap.who, table_id, hand_index)
+
+
+async def _bid_page(tap: Tap) -> Reply:  # points bids: the screen with every value
+    table_id, hand_index, stamp, page = tap.ints()
+    return await tap.context.service.bid_page(tap.who, table_id, hand_index, stamp, page)
+
+
+async def _resume(tap: Tap) -> Reply:  # "Riprendo il posto" (issue 11 §3)
+    return await tap.context.service.resume(tap.who, int(tap.fields[0]))
+
+
+# The taps on a message in a chat (the group's): without the chat, the data is not enough.
+
+
+def _in_chat(action: Callable[[Tap, Chat], Awaitable[Reply]]) -> Action:
+    async def in_chat(tap: Tap) -> Reply:
+        if tap.chat is None:
+            return tap.bad()
+        return await action(tap, tap.chat)
+
+    return in_chat
+
+
+async def _cancel_vote(tap: Tap, chat: Chat) -> Reply:  # cancel consent
+    table, vote = tap.fields
+    return await tap.context.service.cancel_vote(chat.id, tap.who, int(table), vote == "y")
+
+
+async def _variant(tap: Tap, chat: Chat) -> Reply:
+    query = tap.update.callback_query
+    picker = query.message.message_id if query is not None and query.message else None
+    variant = tap.fields[0]
+    return await tap.context.service.new_table(
+        chat.id, tap.who, variant, is_group(chat), picker_message_id=picker
+    )
+
+
+async def _lobby_bot(tap: Tap, chat: Chat) -> Reply:
+    table, level = tap.fields
+    return await tap.context.service.add_bot(chat.id, level, int(table))
+
+
+async def _lobby(tap: Tap, chat: Chat) -> Reply:
+    svc, who = tap.context.service, tap.who
+    table_id, op = int(tap.fields[0]), tap.fields[1]
+    if op == "join":
+        return await svc.join(chat.id, who, table_id)
+    if op == "leave":
+        return await svc.leave(chat.id, who, table_id)
+    if op == "bot":
+        return await svc.add_bot(chat.id, DEFAULT_LEVEL, table_id)
+    if op == "settings":
+        return await svc.show_settings(chat.id, table_id)
+    if op == "back":
+        return await svc.back_to_lobby(chat.id, table_id)
+    query = tap.update.callback_query
     assert query is not None
-    user = query.from_user
-    svc = service(context)
-    data = query.data or ""
-    parts = data.split(":")
-    kind = parts[0]
-    chat = query.message.chat if query.message is not None else None
-    bad = Reply(t(svc.default_lang, "err_bad_data"))
-    who = person(user)
-    if kind == "a" and len(parts) == 5:
-        nums = _ints(parts[1:])
-        if nums is None:
-            return bad
-        table_id, hand_index, stamp, action = nums
-        return await svc.act(who, table_id, hand_index, stamp, action)
-    if kind == "n" and len(parts) == 3:
-        nums = _ints(parts[1:])
-        if nums is None:
-            return bad
-        return await svc.next_hand(who, nums[0], nums[1])
-    if kind == "m" and len(parts) == 5:  # points bids: the screen with every value
-        nums = _ints(parts[1:])
-        if nums is None:
-            return bad
-        return await svc.bid_page(who, *nums)
-    if kind == "b" and len(parts) == 2:  # "Riprendo il posto" (issue 11 §3)
-        nums = _ints(parts[1:])
-        if nums is None:
-            return bad
-        return await svc.resume(who, nums[0])
-    if chat is None:
-        return bad
-    if kind == "c" and len(parts) == 3 and parts[2] in ("y", "n"):  # cancel consent
-        ids = _ints(parts[1:2])
-        if ids is None:
-            return bad
-        return await svc.cancel_vote(chat.id, who, ids[0], parts[2] == "y")
-    if kind == "v" and len(parts) == 2:
-        picker = query.message.message_id if query.message is not None else None
-        return await svc.new_table(chat.id, who, parts[1], is_group(chat), picker_message_id=picker)
-    if kind == "l" and len(parts) == 4 and parts[2] == "bot":
-        ids = _ints(parts[1:2])
-        if ids is None or parts[3] not in LEVELS:
-            return bad
-        return await svc.add_bot(chat.id, parts[3], ids[0])
-    if kind == "l" and len(parts) == 3:
-        ids = _ints(parts[1:2])
-        if ids is None:
-            return bad
-        table_id, op = ids[0], parts[2]
-        if op == "join":
-            return await svc.join(chat.id, who, table_id)
-        if op == "leave":
-            return await svc.leave(chat.id, who, table_id)
-        if op == "bot":
-            return await svc.add_bot(chat.id, DEFAULT_LEVEL, table_id)
-        if op == "settings":
-            return await svc.show_settings(chat.id, table_id)
-        if op == "back":
-            return await svc.back_to_lobby(chat.id, table_id)
-        if op in ("go", "fill", "cancel"):
-            admin = admin_check(context, chat, user)
-            if op == "cancel":
-                return await svc.cancel(chat.id, who, is_admin=admin, table_id=table_id)
-            return await svc.start(
-                chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id
-            )
-        return bad
-    if kind == "s" and len(parts) == 4:
-        ids = _ints(parts[1:2])
-        if ids is None:
-            return bad
-        admin = admin_check(context, chat, user)
-        return await svc.set_option(
-            chat.id,
-            who,
-            parts[2],
-            parts[3],
-            ids[0],
-            is_admin=admin,
-            bot_admin=bot_admin_check(context, chat),
-        )
-    if kind == "o" and len(parts) == 3:  # the settings panel: one setting's screen
-        ids = _ints(parts[1:2])
-        if ids is None:
-            return bad
-        return await svc.show_option(chat.id, ids[0], parts[2])
-    if kind == "r" and len(parts) == 2:  # a rematch: same seats, same settings
-        ids = _ints(parts[1:])
-        if ids is None:
-            return bad
-        return await svc.rematch(chat.id, who, ids[0])
-    return bad
+    admin = admin_check(tap.context, chat, query.from_user)
+    if op == "cancel":
+        return await svc.cancel(chat.id, who, is_admin=admin, table_id=table_id)
+    return await svc.start(chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id)
+
+
+async def _setting(tap: Tap, chat: Chat) -> Reply:
+    table, key, value = tap.fields
+    query = tap.update.callback_query
+    assert query is not None
+    return await tap.context.service.set_option(
+        chat.id,
+        tap.who,
+        key,
+        value,
+        int(table),
+        is_admin=admin_check(tap.context, chat, query.from_user),
+        bot_admin=bot_admin_check(tap.context, chat),
+    )
+
+
+async def _option(tap: Tap, chat: Chat) -> Reply:  # the settings panel: one setting's screen
+    table, key = tap.fields
+    return await tap.context.service.show_option(chat.id, int(table), key)
+
+
+async def _rematch(tap: Tap, chat: Chat) -> Reply:  # a rematch: same seats, same settings
+    return await tap.context.service.rematch(chat.id, tap.who, int(tap.fields[0]))
+
+
+async def _unknown(tap: Tap) -> Reply:  # forged or stale data, or none
+    return tap.bad()
+
+
+ROUTES: tuple[tuple[re.Pattern[str], Action], ...] = (
+    (cb.CB_ACT, _act),
+    (cb.CB_NEXT, _next_hand),
+    (cb.CB_BIDS, _bid_page),
+    (cb.CB_RESUME, _resume),
+    (cb.CB_CANCEL_VOTE, _in_chat(_cancel_vote)),
+    (cb.CB_VARIANT, _in_chat(_variant)),
+    (cb.CB_LOBBY_BOT, _in_chat(_lobby_bot)),
+    (cb.CB_LOBBY, _in_chat(_lobby)),
+    (cb.CB_SETTING, _in_chat(_setting)),
+    (cb.CB_OPTION, _in_chat(_option)),
+    (cb.CB_REMATCH, _in_chat(_rematch)),
+)
+
+
+def callback_handlers() -> list[CallbackQueryHandler[BotContext, None]]:
+    """One handler per kind of tap, then the fallback (no pattern) for forged or stale data:
+    it must come last (the first handler that matches answers)."""
+    handlers = [CallbackQueryHandler(answering(action), pattern=p) for p, action in ROUTES]
+    handlers.append(CallbackQueryHandler(answering(_unknown)))
+    return handlers

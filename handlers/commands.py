@@ -7,29 +7,27 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram import ChatMember, Update
-from telegram.constants import ParseMode
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes
 
-from bot.admins import AdminCache
+from bot.context import BotContext
 from bot.i18n import t
 from bot.service import Reply
-from handlers.common import admin_check, bot_admin_check, is_group, person, send, service
+from handlers.common import admin_check, bot_admin_check, is_group, person, send
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+Handler = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
 
 
-def _args(context: ContextTypes.DEFAULT_TYPE) -> list[str]:
+def _args(context: BotContext) -> list[str]:
     return list(context.args or [])
 
 
-async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_start(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    svc = service(context)
+    svc = context.service
     if is_group(chat):
         await send(update, await svc.help(chat.id))
         return
@@ -37,65 +35,65 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(update, await svc.private_start(person(user), args[0] if args else ""))
 
 
-async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_new(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
     args = _args(context)
     await send(
         update,
-        await service(context).new_table(
+        await context.service.new_table(
             chat.id, person(user), args[0] if args else None, is_group(chat)
         ),
         context,  # /new during a game: the table is re-posted below the answer
     )
 
 
-async def cmd_join(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_join(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    await send(update, await service(context).join(chat.id, person(user)))
+    await send(update, await context.service.join(chat.id, person(user)))
 
 
-async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_leave(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    await send(update, await service(context).leave(chat.id, person(user)))
+    await send(update, await context.service.leave(chat.id, person(user)))
 
 
-async def cmd_addbot(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_addbot(update: Update, context: BotContext) -> None:
     chat = update.effective_chat
     if chat is None:
         return
     args = _args(context)
-    svc = service(context)
+    svc = context.service
     await send(update, await (svc.add_bot(chat.id, args[0]) if args else svc.add_bot(chat.id)))
 
 
-async def cmd_go(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_go(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
     admin = admin_check(context, chat, user)
-    await send(update, await service(context).start(chat.id, person(user), is_admin=admin))
+    await send(update, await context.service.start(chat.id, person(user), is_admin=admin))
 
 
-async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_cancel(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
     admin = admin_check(context, chat, user)
-    await send(update, await service(context).cancel(chat.id, person(user), is_admin=admin))
+    await send(update, await context.service.cancel(chat.id, person(user), is_admin=admin))
 
 
-async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_settings(update: Update, context: BotContext) -> None:
     """/settings shows the panel; /settings key=value ... sets settings, all or nothing."""
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    svc = service(context)
+    svc = context.service
     args = _args(context)
     if not args:
         await send(update, await svc.show_settings(chat.id))
@@ -119,15 +117,15 @@ async def cmd_settings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await send(update, reply)
 
 
-async def cmd_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_table(update: Update, context: BotContext) -> None:
     """/table: the group's table message again at the bottom of the chat."""
     chat = update.effective_chat
     if chat is None:
         return
-    await send(update, await service(context).repost(chat.id))
+    await send(update, await context.service.repost(chat.id))
 
 
-async def cmd_unknown(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_unknown(update: Update, context: BotContext) -> None:
     """A command the bot does not know (registered after every known one)."""
     chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None or not message.text:
@@ -137,38 +135,38 @@ async def cmd_unknown(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     me = context.bot.username or ""
     if addressee and addressee.lower() != me.lower():
         return  # another bot's command
-    reply = await service(context).unknown_command(
+    reply = await context.service.unknown_command(
         chat.id, name, is_group=is_group(chat), addressed=bool(addressee)
     )
     await send(update, reply)
 
 
-async def cmd_score(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_score(update: Update, context: BotContext) -> None:
     if update.effective_chat is None:
         return
-    await send(update, await service(context).score(update.effective_chat.id))
+    await send(update, await context.service.score(update.effective_chat.id))
 
 
-async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_rules(update: Update, context: BotContext) -> None:
     if update.effective_chat is None:
         return
-    await send(update, await service(context).rules(update.effective_chat.id))
+    await send(update, await context.service.rules(update.effective_chat.id))
 
 
-async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_help(update: Update, context: BotContext) -> None:
     if update.effective_chat is None:
         return
-    await send(update, await service(context).help(update.effective_chat.id))
+    await send(update, await context.service.help(update.effective_chat.id))
 
 
-async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def cmd_lang(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
     args = _args(context)
     await send(
         update,
-        await service(context).set_lang(
+        await context.service.set_lang(
             chat.id,
             person(user),
             args[0] if args else "",
@@ -178,20 +176,20 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
 
 
-async def on_my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_my_chat_member(update: Update, context: BotContext) -> None:
     """The bot's own membership changed: when it was added to a group, it greets once."""
     change = update.my_chat_member
     if change is None or not is_group(change.chat):
         return
     was = change.old_chat_member.status
     now = change.new_chat_member.status
-    admins: AdminCache = context.application.bot_data["admins"]
+    admins = context.admins
     admins.remember(change.chat.id, context.bot.id, now == ChatMember.ADMINISTRATOR)
     joined = (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)
     if now in joined and was not in joined:  # not a promotion of a bot already there
-        reply = await service(context).greet(change.chat.id)
+        reply = await context.service.greet(change.chat.id)
         try:
-            await context.bot.send_message(change.chat.id, reply.text, parse_mode=ParseMode.HTML)
+            await context.bot.send_message(change.chat.id, reply.text)
         except TelegramError as exc:
             log.warning("greeting %s failed: %s", change.chat.id, exc)
 

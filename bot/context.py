@@ -1,0 +1,45 @@
+"""The typed context the handlers get (PTB's `ContextTypes`): what the bot keeps for its
+lifetime is a `BotData`, opened in `post_init`, and the handlers reach the service as
+`context.service`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram.ext import CallbackContext, ContextTypes, ExtBot
+
+from bot.admins import AdminCache
+from bot.service import TableService
+from bot.telegram_out import TelegramOutbox
+from storage import Database
+
+
+class BotData:
+    """PTB's `bot_data`, typed: empty until `post_init` opens the services."""
+
+    def __init__(self) -> None:
+        self.db: Database | None = None
+        self.outbox: TelegramOutbox | None = None
+        self.service: TableService | None = None
+        self.admins: AdminCache | None = None
+
+
+class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
+    """The context of every handler and job."""
+
+    @property
+    def service(self) -> TableService:
+        svc = self.bot_data.service
+        if svc is None:
+            raise RuntimeError("the bot has not started")
+        return svc
+
+    @property
+    def admins(self) -> AdminCache:
+        admins = self.bot_data.admins
+        if admins is None:
+            raise RuntimeError("the bot has not started")
+        return admins
+
+
+CONTEXT_TYPES = ContextTypes(context=BotContext, bot_data=BotData)
