@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine import actions as A
-from bot.telegram_out import NOTES_INTERVAL
+from bot.telegram.outbox import NOTES_INTERVAL
 from tests.fake_telegram import (
     ButtonNotFound,
     FakeButton,

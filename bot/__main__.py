@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from bot.cli_export import add_export_parser
-    from bot.cli_play import add_play_parser
-    from bot.cli_simulate import add_simulate_parser
+    from bot.cli.export import add_export_parser
+    from bot.cli.play import add_play_parser
+    from bot.cli.simulate import add_simulate_parser
 
     parser = argparse.ArgumentParser(
         prog="python -m bot",
@@ -38,7 +38,7 @@ def run_bot() -> int:
     if settings.bot_token is None or not settings.bot_token.get_secret_value().strip():
         print(NO_TOKEN_HELP, file=sys.stderr)
         return 2
-    from bot.app import run
+    from bot.telegram.app import run
 
     return run(settings)
 
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         return run_bot()
-    from bot.cli_simulate import cli_error, stdout_to_devnull
+    from bot.cli.simulate import cli_error, stdout_to_devnull
 
     try:
         result: int = args.func(args)
@@ -72,7 +72,7 @@ def _reader_gone() -> int:
     interpreter's final flush does not raise BrokenPipeError again, and the exit status is 0,
     not 141 (128 + SIGPIPE, what a process killed by the signal reports), so that a script
     under `set -o pipefail` does not fail for having read only what it needed."""
-    from bot.cli_simulate import stdout_to_devnull
+    from bot.cli.simulate import stdout_to_devnull
 
     stdout_to_devnull()
     return 0

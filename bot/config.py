@@ -19,7 +19,8 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///briscola.db"
     default_language: Literal["it", "en"] = "it"
     log_level: str = "INFO"
-    # Telegram's limits (bot.rate_limiter); tests against the stand-in server may raise them.
+    # Telegram's limits (bot.telegram.rate_limiter); tests against the stand-in server may
+    # raise them.
     rate_per_second: int = Field(default=30, ge=1)
     group_rate_per_minute: int = Field(default=20, ge=1)
     private_rate_per_second: int = Field(default=1, ge=1)
@@ -27,7 +28,7 @@ class Settings(BaseSettings):
     # Telegram's 20 a minute per group some are left for answers and notices
     group_edit_interval: float = 4.0
     bot_move_delay: float = 0.0  # seconds a computer player waits before moving
-    # every wait of bot.deadlines (turn timer, mention, next hand, lobby expiry, cancel
+    # every wait of bot.table.deadlines (turn timer, mention, next hand, lobby expiry, cancel
     # request) is multiplied by this: tests shorten them; the values are at 1
     timer_scale: float = Field(default=1.0, gt=0.0, le=100.0)
     # seconds the `hard` computer player thinks per move (it stops earlier when sure)

@@ -7,7 +7,7 @@ Telegram is reached only through `Outbox` (rendering is coalesced there) and `Ti
 
 A person's action returns as soon as it is stored, so the tap is answered at once; the
 computer players then move in a background task per table (`_play_computers`), thinking
-without the table's lock (`bot.thinker`: `hard` in worker processes) and applying a decision
+without the table's lock (`bot.players.thinker`: `hard` in worker processes) and applying a decision
 only if the table has not changed meanwhile.
 """
 
@@ -22,12 +22,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from bot.deadlines import TURN_KINDS, CancelRequest, Timing
 from bot.engine import VARIANTS, Options
 from bot.i18n import LANGS, option_name, t, value_name, variant_name
-from bot.ledger import hand_key, match_key, settle
 from bot.players import DEFAULT_LEVEL
-from bot.render_tg import (
+from bot.players.thinker import Job, Thinker
+from bot.table.deadlines import TURN_KINDS, CancelRequest, Timing
+from bot.table.ledger import hand_key, match_key, settle
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
+from bot.telegram.callback_data import callback_data
+from bot.telegram.render import (
     SETTING_CHOICES,
     TABLE_SETTINGS,
     Button,
@@ -35,7 +38,6 @@ from bot.render_tg import (
     Rendered,
     applicable_settings,
     away_private,
-    callback_data,
     frozen_private,
     mention,
     option_message,
@@ -45,8 +47,6 @@ from bot.render_tg import (
     table_message,
     variant_picker,
 )
-from bot.tables import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
-from bot.thinker import Job, Thinker
 from storage import (
     Database,
     LedgerRecord,
@@ -663,7 +663,7 @@ class TableService:
         return Reply(t(lang, "ok_played"))
 
     async def timeout(self, table_id: int, token: str) -> None:
-        """The table's timer fired (`bot.deadlines`): do what is due, then arm the next
+        """The table's timer fired (`bot.table.deadlines`): do what is due, then arm the next
         deadline. A timer whose token is no longer the table's does nothing."""
         async with self._lock(table_id):
             table = self.tables.get(table_id)

@@ -1,9 +1,10 @@
-"""Button taps. The data names the table and the action; the actor is always the tapping user.
-Each kind of tap has its `CallbackQueryHandler`, routed by the data's pattern (`bot.render_tg`,
-next to the encoder); a tap that matches none (forged or stale data) gets the fallback's
-answer. Every query is answered exactly once, whatever happens, and promptly: the service
-stores the action and returns (computer players move afterwards), and nothing here waits on a
-call that spends a group's budget for longer than the admin cache's short timeout."""
+"""Button taps. The data names the table and the action; the actor is always the tapping user. Each
+kind of tap has its `CallbackQueryHandler`, routed by the data's pattern
+(`bot.telegram.callback_data`, next to the encoder); a tap that matches none (forged or stale
+data) gets the fallback's answer. Every query is answered exactly once, whatever happens, and
+promptly: the service stores the action and returns (computer players move afterwards), and
+nothing here waits on a call that spends a group's budget for longer than the admin cache's
+short timeout."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from typing import Any
 from telegram import Chat, Update
 from telegram.ext import CallbackQueryHandler
 
-from bot import render_tg as cb
-from bot.admins import AdminUnknown
-from bot.context import BotContext
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
 from bot.service import Person, Reply
+from bot.telegram import callback_data as cb
+from bot.telegram.admins import AdminUnknown
+from bot.telegram.context import BotContext
 from handlers.common import admin_check, bot_admin_check, is_group, person, send_to
 
 log = logging.getLogger(__name__)

@@ -9,9 +9,9 @@ from typing import Any
 from telegram import ChatMember, Update
 from telegram.error import TelegramError
 
-from bot.context import BotContext
 from bot.i18n import t
 from bot.service import Reply
+from bot.telegram.context import BotContext
 from handlers.common import admin_check, bot_admin_check, is_group, person, send
 
 log = logging.getLogger(__name__)

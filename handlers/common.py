@@ -7,10 +7,10 @@ import logging
 from telegram import Chat, ReplyParameters, Update, User
 from telegram.error import TelegramError
 
-from bot.context import BotContext
 from bot.i18n import lang_of
 from bot.service import AdminCheck, Person, Reply
-from bot.telegram_out import markup
+from bot.telegram.context import BotContext
+from bot.telegram.outbox import markup
 
 log = logging.getLogger(__name__)
 

@@ -504,7 +504,7 @@ class Database:
         return new_no
 
     async def set_timers(self, table_id: int, timers_json: str | None) -> bool:
-        """Store what an active table waits for (`bot.deadlines`) without changing its
+        """Store what an active table waits for (`bot.table.deadlines`) without changing its
         version: a deadline that passed (a mention sent) or a request to cancel. False if
         the table is no longer active."""
         async with self._write() as conn:

@@ -165,7 +165,7 @@ _V2: Final[Migration] = (
 )
 
 _V3: Final[Migration] = (
-    # What each table waits for (bot.deadlines): deadlines as absolute Unix times and what
+    # What each table waits for (bot.table.deadlines): deadlines as absolute Unix times and what
     # they were set for, and a pending request to cancel the match, as JSON. Written with the
     # move that sets them, so a restarted bot re-arms what is left of each wait.
     "ALTER TABLE tables ADD COLUMN timers_json TEXT",

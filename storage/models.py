@@ -56,7 +56,7 @@ class TableRow:
     created_at: datetime
     updated_at: datetime
     timers_json: str | None = None
-    """What the table waits for (`bot.deadlines.Pending`), or None."""
+    """What the table waits for (`bot.table.deadlines.Pending`), or None."""
 
     @property
     def active(self) -> bool:

@@ -1,4 +1,4 @@
-"""Telegram rendering (bot/render_tg.py) over random games of every variant, without a bot.
+"""Telegram rendering (bot/telegram/render.py) over random games of every variant, without a bot.
 
 Every state of every hand is rendered: the group's table message, each seat's private hand
 message, and the lobby, settings panel and variant picker. Each text must be valid Telegram
@@ -18,13 +18,14 @@ from functools import cache
 
 import pytest
 
+from bot.cli.render import card_name
 from bot.engine import SPECTATOR, VARIANTS, HandState, Options, OptionsError, observe
 from bot.engine import actions as A
 from bot.engine.state import PLAY
 from bot.i18n import t
-from bot.render_text import card_name
-from bot.render_tg import (
-    MAX_CALLBACK_BYTES,
+from bot.table.table import FINISHED, PLAYING, Table, TableError
+from bot.telegram.callback_data import MAX_CALLBACK_BYTES
+from bot.telegram.render import (
     SETTING_CHOICES,
     Rendered,
     lobby_message,
@@ -35,7 +36,6 @@ from bot.render_tg import (
     table_message,
     variant_picker,
 )
-from bot.tables import FINISHED, PLAYING, Table, TableError
 from tests.fake_telegram import parse_html
 
 NAMES = [

@@ -1,4 +1,4 @@
-"""`python -m bot play` (bot/cli_play.py) and the text renderer (bot/render_text.py).
+"""`python -m bot play` (bot/cli/play.py) and the text renderer (bot/cli/render.py).
 
 Matches are driven by scripted answers; every printed chunk is checked against the hidden
 state of the hand in progress, so a card held by another seat is never printed (RULES.md
@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 
-from bot import cli_play
-from bot import render_text as R
-from bot.cli_play import add_play_parser, main_play, run_play
+from bot.cli import play as cli_play
+from bot.cli import render as R
+from bot.cli.play import add_play_parser, main_play, run_play
 from bot.engine import actions as A
 from bot.engine.cards import DECK32, DECK40, Deck
 from bot.engine.match import Match

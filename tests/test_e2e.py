@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.cli.render import card_name
 from bot.engine import DECK40, HandState
 from bot.engine import actions as A
-from bot.ledger import min_payments
-from bot.render_text import card_name
+from bot.table.ledger import min_payments
 from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser, Limits
 
 REPO = Path(__file__).resolve().parents[1]

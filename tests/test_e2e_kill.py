@@ -56,9 +56,9 @@ from typing import Any
 
 from bot.engine import HandState, Match, Options
 from bot.engine import actions as A
-from bot.ledger import hand_key, match_key, without_computers
-from bot.render_tg import Button, Rendered
-from bot.telegram_out import digest
+from bot.table.ledger import hand_key, match_key, without_computers
+from bot.telegram.outbox import digest
+from bot.telegram.render import Button, Rendered
 from tests.fake_telegram import (
     ApiCall,
     ButtonNotFound,

@@ -21,9 +21,9 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from bot.cli.render import card_name
 from bot.engine import AUCTION, DECK40, PLAY, HandState
 from bot.engine import actions as A
-from bot.render_text import card_name
 from tests.fake_telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
 from tests.test_e2e import (
     OK,

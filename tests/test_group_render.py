@@ -13,7 +13,8 @@ import pytest
 from bot.engine import VARIANTS, Options
 from bot.engine import actions as A
 from bot.i18n import LANGS, option_help, option_text, t, value_text
-from bot.render_tg import (
+from bot.table.table import Seat, Table
+from bot.telegram.render import (
     SETTING_CHOICES,
     Rendered,
     lobby_message,
@@ -23,7 +24,6 @@ from bot.render_tg import (
     settings_message,
     table_message,
 )
-from bot.tables import Seat, Table
 from tests.fake_telegram import parse_html
 
 TID = 4_242

@@ -1,4 +1,4 @@
-"""bot/ledger.py: settling balances with the fewest payments, and the exports (RULES §10)."""
+"""bot/table/ledger.py: settling balances with the fewest payments, and the exports (RULES §10)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.engine import Options, match_deltas
-from bot.ledger import (
+from bot.table.ledger import (
     MAX_EXACT,
     export_csv,
     export_json,
@@ -24,7 +24,7 @@ from bot.ledger import (
     settle,
     without_computers,
 )
-from bot.tables import Seat, Table
+from bot.table.table import Seat, Table
 from storage import Balance, LedgerHand
 
 

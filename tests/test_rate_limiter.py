@@ -1,4 +1,4 @@
-"""bot.rate_limiter: the windows are never overfilled, a 429 holds back only its own chat,
+"""bot.telegram.rate_limiter: the windows are never overfilled, a 429 holds back only its own chat,
 answers to taps never wait behind edits, transient failures are retried in this one layer
 (issue 10, points 1, 2 and 4). The windows are shortened so the tests take about a second;
 what is asserted are orders and counts, not durations."""
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from bot.rate_limiter import Limits, PacedRateLimiter, Window
+from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
 
 GROUP, OTHER_GROUP, PERSON = -1001, -1002, 42
 FAST = Limits(

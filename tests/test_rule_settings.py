@@ -8,8 +8,8 @@ import pytest
 
 from bot.engine import VARIANTS, Options
 from bot.i18n import LANGS, option_help, option_text, value_text
-from bot.render_tg import SETTING_CHOICES, applicable_settings
-from bot.tables import Seat, Table
+from bot.table.table import Seat, Table
+from bot.telegram.render import SETTING_CHOICES, applicable_settings
 
 NEW = ("auction_start", "first_must_call", "two_caller_raises", "carichi_mode")
 
@@ -80,7 +80,7 @@ def test_no_setting_is_stuck_behind_another() -> None:
     its default (carichi=false: carichi_mode=ends; overbid=false: two_caller_raises=true), in
     the panel's choices and at the table; a value refused by itself still is."""
     from bot.engine import OptionsError
-    from bot.render_tg import setting_values
+    from bot.telegram.render import setting_values
 
     carichi = Options.parse("chiamata", {"carichi": "true", "carichi_mode": "continues"})
     off = carichi.with_value("carichi", "false")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.service import Person, TableService
-from bot.tables import FINISHED
+from bot.table.table import FINISHED
 from storage import Database
 from tests.test_service_timers import Out, Timers
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from bot.deadlines import Pending, Timing
-from bot.render_tg import Keyboard, Rendered
 from bot.service import Person, Reply, TableService
-from bot.tables import CANCELLED, LOBBY, PLAYING, Table
+from bot.table.deadlines import Pending, Timing
+from bot.table.table import CANCELLED, LOBBY, PLAYING, Table
+from bot.telegram.render import Keyboard, Rendered
 from storage import Database
 
 CHAT = -100777

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli_simulate import simulate
+from bot.cli.simulate import simulate
 from bot.engine import VARIANTS, Options
 from bot.players import configure
 from bot.players.hard import DEFAULT_BUDGET
@@ -291,7 +291,7 @@ def test_cli_budget_bound_is_the_hard_budget_setting() -> None:
     """--budget takes what HARD_BUDGET takes (bot/config.py): more than 0, at most 10 s."""
     from pydantic import ValidationError
 
-    from bot.cli_simulate import MAX_BUDGET, budget_error
+    from bot.cli.simulate import MAX_BUDGET, budget_error
     from bot.config import Settings
 
     assert Settings(hard_budget=MAX_BUDGET).hard_budget == MAX_BUDGET

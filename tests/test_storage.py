@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.cli_export import add_export_parser, main_export
+from bot.cli.export import add_export_parser, main_export
 from bot.engine import HandState, Match, Options
-from bot.ledger import settle
+from bot.table.ledger import settle
 from storage import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -727,7 +727,7 @@ async def test_a_message_being_edited_has_no_trusted_digest(db: Database) -> Non
 async def test_notes_write_an_edit_before_it_is_made(db: Database) -> None:
     """`Notes.editing` returns once the edit is written, together with the confirmations
     noted before it; a later confirmation clears it."""
-    from bot.telegram_out import Notes
+    from bot.telegram.outbox import Notes
 
     notes = Notes(db, interval=60.0)  # confirmations alone would wait a minute
     notes.shown(-100, 7, "aa")

@@ -7,8 +7,8 @@ import asyncio
 import json
 import sqlite3
 
-from bot.cli_simulate import cli_error, write_stdout
-from bot.ledger import export_csv, export_json
+from bot.cli.simulate import cli_error, write_stdout
+from bot.table.ledger import export_csv, export_json
 
 # SQLite stores integers in 64 bits: a chat id or an epoch beyond cannot be in the database
 _SQLITE_MAX = 2**63 - 1

@@ -2,7 +2,7 @@
 
 The human holds one seat (0 by default); every other seat is a computer player
 (`bot.players.make_player`). Everything printed comes from the human seat's `Observation`
-(through `bot.render_text`) or from the finished hands' results, so no hidden card is shown.
+(through `bot.cli.render`) or from the finished hands' results, so no hidden card is shown.
 
     run_play("due", seed=7, options={}, lang="it")
 
@@ -16,8 +16,8 @@ import argparse
 import random
 from collections.abc import Callable, Mapping
 
-from bot import render_text as R
-from bot.cli_simulate import MAX_BUDGET, budget_error, cli_error
+from bot.cli import render as R
+from bot.cli.simulate import MAX_BUDGET, budget_error, cli_error
 from bot.engine.match import Match
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS, Options, OptionsError

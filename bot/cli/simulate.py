@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from bot.engine import VARIANTS, HandState, Options, OptionsError, first_dealer
 from bot.players import DEFAULT_LEVEL, PLAYERS, configure, make_player
-from bot.record import hand_record
+from bot.table.record import hand_record
 
 MAX_GAMES = 1_000_000
 # seconds per move of the `hard` player: the bounds of HARD_BUDGET (`Settings.hard_budget`)

@@ -378,7 +378,7 @@ _T: dict[str, dict[str, str]] = {
 # ---------------------------------------------------------------------------------------------
 # Issue 11 §4-§7 (helper "group"): settings in words, /table, greeting, unknown commands,
 # rematch, per-user language, computer players' names, the bid keyboard's second screen.
-# Every key of `bot.render_tg.SETTING_CHOICES` needs `opt_<key>` (its name), `opt_<key>_help`
+# Every key of `bot.telegram.render.SETTING_CHOICES` needs `opt_<key>` (its name), `opt_<key>_help`
 # (one line) and a name for each value: `val_<key>_<value>`, or the generic `val_<value>`
 # (true, false); tests/test_group_render.py checks both languages.
 _T["it"].update(

@@ -8,9 +8,9 @@ from typing import Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
-from bot.admins import AdminCache
 from bot.service import TableService
-from bot.telegram_out import TelegramOutbox
+from bot.telegram.admins import AdminCache
+from bot.telegram.outbox import TelegramOutbox
 from storage import Database
 
 

@@ -12,12 +12,12 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.deadlines import TIMEOUTS_TO_AWAY, TIMER_DEFAULT, Pending
 from bot.engine import HandState, IllegalAction, Match, Options, OptionsError
 from bot.engine import actions as A
 from bot.i18n import LEVEL_NAMES, level_name, parse_level
-from bot.ledger import without_computers
 from bot.players import DEFAULT_LEVEL, LEVELS, make_player
+from bot.table.deadlines import TIMEOUTS_TO_AWAY, TIMER_DEFAULT, Pending
+from bot.table.ledger import without_computers
 from storage.models import TableStatus
 
 Status = TableStatus
@@ -102,7 +102,8 @@ class Table:
     move_no: int = 0  # the stored version (storage bumps it on every write)
     table_message_id: int | None = None
     seed: str = ""
-    pending: Pending = field(default_factory=Pending)  # deadlines (bot.deadlines), stored apart
+    # deadlines (bot.table.deadlines), stored apart
+    pending: Pending = field(default_factory=Pending)
     # why a closed table closed, for its message: {"key": i18n key, "who": name}
     closed: dict[str, str] | None = None
 
@@ -319,7 +320,7 @@ class Table:
     def counted_deltas(self, deltas: tuple[int, ...]) -> tuple[int, ...]:
         """Per seat, what the group ledger receives (§10.5): a table of people writes its
         deltas; one with computer seats nothing, unless `counts`, and then no computer pays
-        or collects (`bot.ledger.without_computers`)."""
+        or collects (`bot.table.ledger.without_computers`)."""
         computers = self.computer_seats()
         if not computers:
             return deltas

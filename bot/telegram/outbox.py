@@ -7,10 +7,10 @@ message waits `group_interval` seconds between sends (Telegram allows about 20 m
 minute in a group), so a burst of moves costs one edit; an `urgent` change (the lobby became
 a game, the table was cancelled: old buttons must go) is sent without that wait.
 
-Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.app`) give each call
-`parse_mode=HTML`.
+Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.telegram.app`) give
+each call `parse_mode=HTML`.
 
-Pacing and retries of single calls live in `bot.rate_limiter` (the one retry layer). When a
+Pacing and retries of single calls live in `bot.telegram.rate_limiter` (the one retry layer). When a
 call still fails there, the message keeps its newest content and is tried again after
 `resync_after` seconds or at the next change, so a table never stays stale.
 
@@ -46,8 +46,8 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import t
-from bot.render_tg import Keyboard, Rendered
-from bot.tables import CANCELLED, FINISHED, Table
+from bot.table.table import CANCELLED, FINISHED, Table
+from bot.telegram.render import Keyboard, Rendered
 from storage import Database
 
 log = logging.getLogger(__name__)

@@ -5,19 +5,7 @@ built from the spectator's observation (`observe(state, SPECTATOR)`): only what 
 table may see. A private message is built from that seat's observation only.
 Keyboards are plain data (`Button` rows); the Telegram adapter turns them into markup.
 
-Callback data (at most 64 bytes, `callback_data()` checks it):
-    a:<table>:<hand>:<stamp>:<action>   a move; stamp = the turn's start for bids (0 for cards)
-    l:<table>:<op>                      lobby: join, leave, bot, go, fill, cancel, settings, back
-    l:<table>:bot:<level>               lobby: seat a computer player of that level
-    s:<table>:<key>:<value>             a setting
-    n:<table>:<hand>                    next hand
-    o:<table>:<key>                     the settings panel's screen of one setting
-    r:<table>                           a rematch of a finished match (same seats, settings)
-    m:<table>:<hand>:<stamp>:<page>     points bids: the screen with every value (1) or not (0)
-    v:<variant>                         the variant picked after a bare /new
-    b:<table>                           take one's seat back from the computer ("Riprendo")
-    c:<table>:<y|n>                     agree (or not) to cancel the running match
-Each kind has its pattern (`CB_*`, next to `callback_data()`), which routes the taps.
+Button data: `bot.telegram.callback_data`.
 """
 
 from __future__ import annotations
@@ -27,6 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from bot.cli.render import action_label, bid_label, card_name, rank_name, suit_name
 from bot.engine import SPECTATOR, Observation, observe
 from bot.engine import actions as A
 from bot.engine.cards import card_id
@@ -42,10 +31,8 @@ from bot.i18n import (
     variant_name,
 )
 from bot.players import LEVELS
-from bot.render_text import action_label, bid_label, card_name, rank_name, suit_name
-from bot.tables import CANCELLED, FINISHED, LOBBY, PLAYING, Table
-
-MAX_CALLBACK_BYTES = 64
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
+from bot.telegram.callback_data import callback_data
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,37 +55,6 @@ class Rendered:
         return self.text, tuple(
             tuple((b.text, b.data, b.url) for b in row) for row in self.keyboard
         )
-
-
-def callback_data(*parts: object) -> str:
-    data = ":".join(str(p) for p in parts)
-    if len(data.encode()) > MAX_CALLBACK_BYTES:
-        raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
-    return data
-
-
-# The patterns of the callback data, one per kind of tap (the handlers route taps with them:
-# PTB's `CallbackQueryHandler(pattern=...)`, matched with `re.match`); data that matches none
-# is forged or stale, and answered as such. `\Z`, not `$`: no trailing newline slips through.
-_INT = r"(-?[0-9]{1,15})"  # a table id, a hand, a stamp, an action
-_WORD = r"([^:]*)"  # a variant, a setting's key or value (the service checks them)
-
-
-def _pattern(kind: str, *fields: str) -> re.Pattern[str]:
-    return re.compile(":".join((kind, *fields)) + r"\Z")
-
-
-CB_ACT = _pattern("a", _INT, _INT, _INT, _INT)  # table, hand, stamp, action
-CB_NEXT = _pattern("n", _INT, _INT)  # table, hand
-CB_BIDS = _pattern("m", _INT, _INT, _INT, _INT)  # table, hand, stamp, page
-CB_RESUME = _pattern("b", _INT)  # table
-CB_CANCEL_VOTE = _pattern("c", _INT, "([yn])")  # table, yes or no
-CB_VARIANT = _pattern("v", _WORD)  # variant
-CB_LOBBY_BOT = _pattern("l", _INT, "bot", "(" + "|".join(map(re.escape, LEVELS)) + ")")
-CB_LOBBY = _pattern("l", _INT, "(join|leave|bot|settings|back|go|fill|cancel)")  # table, op
-CB_SETTING = _pattern("s", _INT, _WORD, _WORD)  # table, key, value
-CB_OPTION = _pattern("o", _INT, _WORD)  # table, key
-CB_REMATCH = _pattern("r", _INT)  # table
 
 
 def esc(text: str) -> str:
@@ -216,7 +172,7 @@ SETTING_CHOICES: dict[str, tuple[str, ...]] = {
     "lead": ("dealer_right", "caller"),
     "cappotto": ("zero_points", "all_tricks"),
     "target": ("11", "21", "0"),
-    "timer": ("0", "30", "60", "120", "300"),  # seconds per move (bot.deadlines)
+    "timer": ("0", "30", "60", "120", "300"),  # seconds per move (bot.table.deadlines)
     "counts": ("false", "true"),  # §10.5: a table setting, only with computer seats
     "pin": ("false", "true"),  # a table setting: the bot pins the table message
 }

@@ -18,22 +18,22 @@ from telegram.error import InvalidToken, TelegramError
 from telegram.ext import Application, ApplicationBuilder, Defaults
 
 from bot import players
-from bot.admins import AdminCache, AdminUnknown
 from bot.config import Settings
-from bot.context import CONTEXT_TYPES, BotContext, BotData
-from bot.deadlines import Timing
 from bot.i18n import COMMANDS, t
-from bot.rate_limiter import Limits, PacedRateLimiter
+from bot.players.thinker import Thinker
 from bot.service import TableService
-from bot.telegram_out import Notes, TelegramOutbox
-from bot.thinker import Thinker
+from bot.table.deadlines import Timing
+from bot.telegram.admins import AdminCache, AdminUnknown
+from bot.telegram.context import CONTEXT_TYPES, BotContext, BotData
+from bot.telegram.outbox import Notes, TelegramOutbox
+from bot.telegram.rate_limiter import Limits, PacedRateLimiter
 from storage import Database
 
 log = logging.getLogger(__name__)
 
 
 class JobTimers:
-    """The tables' timers (`bot.deadlines`: one per table, for its earliest deadline) on
+    """The tables' timers (`bot.table.deadlines`: one per table, for its earliest deadline) on
     PTB's JobQueue."""
 
     def __init__(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -1,0 +1,1 @@
+"""The command line: `python -m bot simulate | play | export`, and the terminal rendering."""

@@ -1,0 +1,56 @@
+"""What a button carries: the callback data of each kind of tap, and its pattern.
+
+Callback data (at most 64 bytes, `callback_data()` checks it):
+    a:<table>:<hand>:<stamp>:<action>   a move; stamp = the turn's start for bids (0 for cards)
+    l:<table>:<op>                      lobby: join, leave, bot, go, fill, cancel, settings, back
+    l:<table>:bot:<level>               lobby: seat a computer player of that level
+    s:<table>:<key>:<value>             a setting
+    n:<table>:<hand>                    next hand
+    o:<table>:<key>                     the settings panel's screen of one setting
+    r:<table>                           a rematch of a finished match (same seats, settings)
+    m:<table>:<hand>:<stamp>:<page>     points bids: the screen with every value (1) or not (0)
+    v:<variant>                         the variant picked after a bare /new
+    b:<table>                           take one's seat back from the computer ("Riprendo")
+    c:<table>:<y|n>                     agree (or not) to cancel the running match
+Each kind has its pattern (`CB_*`, next to `callback_data()`), which routes the taps
+(`handlers/callbacks.py`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.players import LEVELS
+
+MAX_CALLBACK_BYTES = 64
+
+
+def callback_data(*parts: object) -> str:
+    data = ":".join(str(p) for p in parts)
+    if len(data.encode()) > MAX_CALLBACK_BYTES:
+        raise ValueError(f"callback data over {MAX_CALLBACK_BYTES} bytes: {data!r}")
+    return data
+
+
+# The patterns of the callback data, one per kind of tap (the handlers route taps with them:
+# PTB's `CallbackQueryHandler(pattern=...)`, matched with `re.match`); data that matches none
+# is forged or stale, and answered as such. `\Z`, not `$`: no trailing newline slips through.
+_INT = r"(-?[0-9]{1,15})"  # a table id, a hand, a stamp, an action
+_WORD = r"([^:]*)"  # a variant, a setting's key or value (the service checks them)
+
+
+def _pattern(kind: str, *fields: str) -> re.Pattern[str]:
+    return re.compile(":".join((kind, *fields)) + r"\Z")
+
+
+CB_ACT = _pattern("a", _INT, _INT, _INT, _INT)  # table, hand, stamp, action
+CB_NEXT = _pattern("n", _INT, _INT)  # table, hand
+CB_BIDS = _pattern("m", _INT, _INT, _INT, _INT)  # table, hand, stamp, page
+CB_RESUME = _pattern("b", _INT)  # table
+CB_CANCEL_VOTE = _pattern("c", _INT, "([yn])")  # table, yes or no
+CB_VARIANT = _pattern("v", _WORD)  # variant
+CB_LOBBY_BOT = _pattern("l", _INT, "bot", "(" + "|".join(map(re.escape, LEVELS)) + ")")
+CB_LOBBY = _pattern("l", _INT, "(join|leave|bot|settings|back|go|fill|cancel)")  # table, op
+CB_SETTING = _pattern("s", _INT, _WORD, _WORD)  # table, key, value
+CB_OPTION = _pattern("o", _INT, _WORD)  # table, key
+CB_REMATCH = _pattern("r", _INT)  # table
