@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, Literal
 
 from telegram import ChatMember, Update
 from telegram.error import TelegramError
@@ -73,19 +73,21 @@ async def cmd_addbot(update: Update, context: BotContext) -> None:
 
 
 async def cmd_go(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
-    admin = admin_check(context, chat, user)
-    await send(update, await context.service.start(chat.id, person(user), is_admin=admin))
+    await _with_admin(update, context, "start")
 
 
 async def cmd_cancel(update: Update, context: BotContext) -> None:
+    await _with_admin(update, context, "cancel")
+
+
+async def _with_admin(update: Update, context: BotContext, op: Literal["start", "cancel"]) -> None:
+    """/go and /cancel: the service decides, told whether the sender is a group admin."""
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
     admin = admin_check(context, chat, user)
-    await send(update, await context.service.cancel(chat.id, person(user), is_admin=admin))
+    call = context.service.start if op == "start" else context.service.cancel
+    await send(update, await call(chat.id, person(user), is_admin=admin))
 
 
 async def cmd_settings(update: Update, context: BotContext) -> None:

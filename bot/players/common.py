@@ -26,3 +26,16 @@ def blind_choice(obs: Observation, rng: random.Random) -> int | None:
 
 def card_actions(obs: Observation) -> list[int]:
     return [a for a in obs.legal if A.is_card(a)]
+
+
+def obvious_move(obs: Observation, rng: random.Random) -> int | None:
+    """A card-play move that needs no thought: a blind position (§6.2), a signal (§5.3), or the
+    only card there is. None when the player must choose."""
+    blind = blind_choice(obs, rng)
+    if blind is not None:
+        return blind
+    signal = signal_to_send(obs)
+    if signal is not None:
+        return signal
+    cards = card_actions(obs)
+    return cards[0] if len(cards) == 1 else None

@@ -21,7 +21,7 @@ import time
 from bot.engine import actions as A
 from bot.engine.observation import Observation
 from bot.engine.state import PLAY, HandState, World
-from bot.players.common import blind_choice, card_actions, signal_to_send
+from bot.players.common import card_actions, obvious_move
 from bot.players.hard_bidding import HardBidder
 from bot.players.heuristics import score_cards
 from bot.players.knowledge import Knowledge
@@ -77,15 +77,10 @@ class HardPlayer:
             if obs.phase == "name_suit":
                 return A.NAME_SUIT + bidder.name_suit(obs)
             return A.CALL_CARD + bidder.call_card(obs)
-        blind = blind_choice(obs, self._rng)
-        if blind is not None:
-            return blind
-        signal = signal_to_send(obs)
-        if signal is not None:
-            return signal
+        move = obvious_move(obs, self._rng)
+        if move is not None:
+            return move
         cards = card_actions(obs)
-        if len(cards) == 1:
-            return cards[0]
         know = Knowledge.of(obs)
         moves = distinct_moves(obs, know, cards)
         if len(moves) == 1:

@@ -14,7 +14,7 @@ import random
 from bot.engine import actions as A
 from bot.engine.observation import Observation
 from bot.players import bidding
-from bot.players.common import blind_choice, card_actions, signal_to_send
+from bot.players.common import card_actions, obvious_move
 from bot.players.heuristics import NORMAL, Style, score_cards
 from bot.players.knowledge import Knowledge
 
@@ -39,14 +39,9 @@ class NormalPlayer:
             return A.NAME_SUIT + bidding.normal_suit(obs, self._bid)
         if obs.phase == "call_card":
             return A.CALL_CARD + bidding.normal_card(obs, self._bid)
-        blind = blind_choice(obs, self._rng)
-        if blind is not None:
-            return blind
-        signal = signal_to_send(obs)
-        if signal is not None:
-            return signal
+        move = obvious_move(obs, self._rng)
+        if move is not None:
+            return move
         cards = card_actions(obs)
-        if len(cards) == 1:
-            return cards[0]
         scores = score_cards(obs, Knowledge.of(obs), cards, self._style)
         return max(cards, key=lambda c: (scores[c], -c))
