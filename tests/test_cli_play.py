@@ -27,6 +27,8 @@ from bot.engine.match import Match
 from bot.engine.observation import Observation
 from bot.engine.options import Options
 from bot.engine.state import CALL_CARD, NAME_SUIT, OVER, PLAY, HandState
+from bot.i18n import LANGS
+from bot.i18n import words as W
 from bot.players import make_player
 
 BAD_INPUTS = ["abc", "0", "99", ""]
@@ -63,8 +65,8 @@ def card_patterns(card: int, state: HandState) -> list[re.Pattern[str]]:
 def _card_patterns(card: int, deck: Deck, french: bool) -> list[re.Pattern[str]]:
     label = re.escape(deck.label(card))
     pats = [re.compile(rf"(?<![0-9A-Za-z]){label}(?![0-9A-Za-z])")]
-    for lang in R.LANGS:
-        name = re.escape(R.card_name(card, deck, lang, french=french))
+    for lang in LANGS:
+        name = re.escape(W.card_name(card, deck, lang, french=french))
         pats.append(re.compile(rf"(?<![0-9A-Za-z]){name}(?![0-9A-Za-z])"))
     return pats
 
@@ -177,20 +179,20 @@ def play(
 
 
 def test_card_names_italian_english_and_notation() -> None:
-    assert R.card_name(DECK40.card("1D"), DECK40) == "Asso di denari"
-    assert R.card_name(DECK40.card("10S"), DECK40) == "Re di spade"
-    assert R.card_name(DECK40.card("3B"), DECK40) == "3 di bastoni"
-    assert R.card_name(DECK40.card("9C"), DECK40) == "Cavallo di coppe"
-    assert R.card_name(DECK40.card("8C"), DECK40, "en") == "Jack of cups"
-    assert R.card_name(DECK40.card("1D"), DECK40, "en") == "Ace of coins"
+    assert W.card_name(DECK40.card("1D"), DECK40) == "Asso di denari"
+    assert W.card_name(DECK40.card("10S"), DECK40) == "Re di spade"
+    assert W.card_name(DECK40.card("3B"), DECK40) == "3 di bastoni"
+    assert W.card_name(DECK40.card("9C"), DECK40) == "Cavallo di coppe"
+    assert W.card_name(DECK40.card("8C"), DECK40, "en") == "Jack of cups"
+    assert W.card_name(DECK40.card("1D"), DECK40, "en") == "Ace of coins"
     # §1.3 french display names
-    assert R.card_name(DECK40.card("9C"), DECK40, french=True) == "Donna di cuori"
-    assert R.card_name(DECK40.card("10B"), DECK40, "en", french=True) == "King of clubs"
+    assert W.card_name(DECK40.card("9C"), DECK40, french=True) == "Donna di cuori"
+    assert W.card_name(DECK40.card("10B"), DECK40, "en", french=True) == "King of clubs"
     # §9.1 Briškula32
     assert DECK32.label(DECK32.card("TD")) == "TD"
-    assert R.card_name(DECK32.card("TD"), DECK32) == "10 di denari"
-    assert R.card_name(DECK32.card("9S"), DECK32, "en") == "9 of swords"
-    assert R.card_name(DECK32.card("QB"), DECK32, "en", french=True) == "Queen of clubs"
+    assert W.card_name(DECK32.card("TD"), DECK32) == "10 di denari"
+    assert W.card_name(DECK32.card("9S"), DECK32, "en") == "9 of swords"
+    assert W.card_name(DECK32.card("QB"), DECK32, "en", french=True) == "Queen of clubs"
 
 
 def _obs(variant: str, opts: dict[str, str] | None = None, seed: int = 1) -> Observation:
@@ -200,27 +202,27 @@ def _obs(variant: str, opts: dict[str, str] | None = None, seed: int = 1) -> Obs
 
 def test_action_labels() -> None:
     obs = _obs("chiamata")
-    assert R.action_label(A.CALL_RANK + 10, obs) == "Chiama il Re"
-    assert R.action_label(A.CALL_RANK + 1, obs) == "Chiama l'Asso"
-    assert R.action_label(A.CALL_RANK + 10, obs, "en") == "Call the King"
-    assert R.action_label(A.BID_POINTS + 64, obs) == "Due a 64"
-    assert R.action_label(A.PASS, obs) == "Passo"
-    assert R.action_label(A.PASS, obs, "en") == "Pass"
-    assert R.action_label(A.CARICHI, obs).startswith("Carichi")
-    assert R.action_label(A.NAME_SUIT + 2, obs).startswith("Spade")
-    assert R.action_label(A.NAME_SUIT + 3, obs, "en").startswith("Batons")
-    assert R.action_label(A.CALL_CARD + 0, obs) == "Chiama Asso di denari (1D)"
-    assert R.action_label(A.SIGNAL + 0, obs) == "Segnale al compagno: ho l'Asso di briscola"
-    assert "Ace" in R.action_label(A.SIGNAL + 0, obs, "en")
-    assert R.action_label(A.BLIND + 1, obs) == "Carta coperta n.2"
-    assert R.action_label(A.BLIND + 1, obs, "en") == "Face-down card #2"
-    assert R.action_label(DECK40.card("10S"), obs) == "Re di spade (10S)"
+    assert W.action_label(A.CALL_RANK + 10, obs) == "Chiama il Re"
+    assert W.action_label(A.CALL_RANK + 1, obs) == "Chiama l'Asso"
+    assert W.action_label(A.CALL_RANK + 10, obs, "en") == "Call the King"
+    assert W.action_label(A.BID_POINTS + 64, obs) == "Due a 64"
+    assert W.action_label(A.PASS, obs) == "Passo"
+    assert W.action_label(A.PASS, obs, "en") == "Pass"
+    assert W.action_label(A.CARICHI, obs).startswith("Carichi")
+    assert W.action_label(A.NAME_SUIT + 2, obs).startswith("Spade")
+    assert W.action_label(A.NAME_SUIT + 3, obs, "en").startswith("Batons")
+    assert W.action_label(A.CALL_CARD + 0, obs) == "Chiama Asso di denari (1D)"
+    assert W.action_label(A.SIGNAL + 0, obs) == "Segnale al compagno: ho l'Asso di briscola"
+    assert "Ace" in W.action_label(A.SIGNAL + 0, obs, "en")
+    assert W.action_label(A.BLIND + 1, obs) == "Carta coperta n.2"
+    assert W.action_label(A.BLIND + 1, obs, "en") == "Face-down card #2"
+    assert W.action_label(DECK40.card("10S"), obs) == "Re di spade (10S)"
     points = _obs("chiamata", {"auction": "points"})
-    assert R.action_label(A.BID_POINTS + 70, points) == "A 70 punti"
+    assert W.action_label(A.BID_POINTS + 70, points) == "A 70 punti"
     french = _obs("due", {"deck": "french"})
-    assert R.action_label(DECK40.card("1D"), french, "en") == "Ace of diamonds (1D)"
+    assert W.action_label(DECK40.card("1D"), french, "en") == "Ace of diamonds (1D)"
     with pytest.raises(ValueError, match="language"):
-        R.action_label(A.PASS, obs, "fr")
+        W.action_label(A.PASS, obs, "fr")
 
 
 def test_coperta_choices_are_blind_positions_and_own_hand_unseen() -> None:
@@ -281,7 +283,7 @@ def test_rendering_for_seat_0_never_names_another_seats_card(
     for seed in range(6):
         prev: Observation | None = None
         for state, obs in _walk(variant, opts, seed):
-            for lang in R.LANGS:
+            for lang in LANGS:
                 text = R.render_table(obs, lang=lang)
                 if obs.legal and obs.phase in ("play", "auction"):
                     text += "\n" + R.render_choices(obs, lang)
@@ -303,8 +305,8 @@ def test_due_opponent_hand_never_in_table_text() -> None:
             text = R.render_table(obs) + R.render_table(obs, lang="en")
             for card in set(state.hands[1]) - {state.turned}:
                 assert DECK40.label(card) not in re.findall(r"\((\w+)\)", text)
-                assert R.card_name(card, DECK40) not in text
-                assert R.card_name(card, DECK40, "en") not in text
+                assert W.card_name(card, DECK40) not in text
+                assert W.card_name(card, DECK40, "en") not in text
 
 
 def test_points_only_when_the_observation_exposes_them() -> None:
@@ -332,7 +334,7 @@ def test_signals_reach_the_partner_only() -> None:
         pytest.fail("no seed gives a signal to send")
     sender = state.current
     before = [state.observation(s) for s in range(4)]
-    assert R.action_label(signals[0], before[sender]).startswith("Segnale al compagno")
+    assert W.action_label(signals[0], before[sender]).startswith("Segnale al compagno")
     state.apply(signals[0], sender)
     for s in range(4):
         obs = state.observation(s)

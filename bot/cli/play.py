@@ -22,6 +22,7 @@ from bot.engine.match import Match
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS, Options, OptionsError
 from bot.engine.state import HandState
+from bot.i18n import LANGS, plain, variant_name
 from bot.players import DEFAULT_LEVEL, PLAYERS, Player, configure, make_player
 
 InputFn = Callable[[str], str]
@@ -29,42 +30,13 @@ OutputFn = Callable[[str], None]
 
 _QUIT_WORDS = frozenset({"q", "quit", "exit", "esci"})
 
-_MSG: dict[str, dict[str, str]] = {
-    "it": {
-        "intro": "{variant} · codice partita {seed} · avversari: {players}{opts}",
-        "intro_seat": "Giochi al posto {n}. Scrivi il numero della scelta; q per uscire.",
-        "empty": "Non hai scritto niente: scrivi un numero da 1 a {k}.",
-        "nan": "{text!r} non è un numero: scrivi un numero da 1 a {k}.",
-        "range": "{n} non è tra le scelte: scrivi un numero da 1 a {k}.",
-        "quit": "Partita interrotta. Alla prossima!",
-        "continue": "Invio per la mano successiva, q per uscire: ",
-        "bad_seat": "Errore: il posto {seat} non esiste (0..{last}).",
-        "error": "Errore: {msg}",
-        "you": "Tu",
-        "bot": "Bot {n}",
-    },
-    "en": {
-        "intro": "{variant} · seed {seed} · opponents: {players}{opts}",
-        "intro_seat": "You play in seat {n}. Type the number of your choice; q to quit.",
-        "empty": "Nothing typed: enter a number from 1 to {k}.",
-        "nan": "{text!r} is not a number: enter a number from 1 to {k}.",
-        "range": "{n} is not one of the choices: enter a number from 1 to {k}.",
-        "quit": "Match abandoned. See you next time!",
-        "continue": "Enter for the next hand, q to quit: ",
-        "bad_seat": "Error: there is no seat {seat} (0..{last}).",
-        "error": "Error: {msg}",
-        "you": "You",
-        "bot": "Bot {n}",
-    },
-}
-
 
 class _Quit(Exception):
     """The human asked to stop (q, end of input or Ctrl-C)."""
 
 
 def _msg(lang: str, key: str, **kw: object) -> str:
-    return _MSG[lang][key].format(**kw)
+    return plain(lang, key, **kw)
 
 
 def seat_names(n_players: int, human: int, lang: str = "it") -> list[str]:
@@ -73,10 +45,10 @@ def seat_names(n_players: int, human: int, lang: str = "it") -> list[str]:
     k = 0
     for s in range(n_players):
         if s == human:
-            names.append(_msg(lang, "you"))
+            names.append(_msg(lang, "cli_you"))
         else:
             k += 1
-            names.append(_msg(lang, "bot", n=k))
+            names.append(_msg(lang, "play_bot", n=k))
     return names
 
 
@@ -97,7 +69,7 @@ def ask_choice(obs: Observation, lang: str, input_fn: InputFn, output_fn: Output
         if text.lower() in _QUIT_WORDS:
             raise _Quit
         if not text:
-            output_fn(_msg(lang, "empty", k=k))
+            output_fn(_msg(lang, "play_empty", k=k))
             continue
         try:
             n = int(text)
@@ -105,10 +77,10 @@ def ask_choice(obs: Observation, lang: str, input_fn: InputFn, output_fn: Output
             card = _parse_card(text, obs)
             if card is not None:
                 return card
-            output_fn(_msg(lang, "nan", text=text, k=k))
+            output_fn(_msg(lang, "play_nan", text=text, k=k))
             continue
         if not 1 <= n <= k:
-            output_fn(_msg(lang, "range", n=n, k=k))
+            output_fn(_msg(lang, "play_range", n=n, k=k))
             continue
         return choices[n - 1][0]
 
@@ -170,34 +142,34 @@ def run_play(
 ) -> int:
     """Play a full match in the terminal. Returns 0 when it ends or the human quits, 2 when the
     variant, options, seat, opponent type or language are not valid (the reason is printed)."""
-    if lang not in _MSG:
+    if lang not in LANGS:
         output_fn(f"Error: unknown language {lang!r}; use it or en")
         return 2
     try:
         opts = Options.parse(variant, options)
         n = opts.rules().n_players
         if not 0 <= seat < n:
-            output_fn(_msg(lang, "bad_seat", seat=seat, last=n - 1))
+            output_fn(_msg(lang, "play_bad_seat", seat=seat, last=n - 1))
             return 2
         players: dict[int, Player] = {
             s: make_player(opponents, seed=f"{seed}:{s}") for s in range(n) if s != seat
         }
     except (OptionsError, ValueError) as exc:
-        output_fn(_msg(lang, "error", msg=exc))
+        output_fn(_msg(lang, "play_error", msg=exc))
         return 2
     names = seat_names(n, seat, lang)
     extra = ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
     output_fn(
         _msg(
             lang,
-            "intro",
-            variant=R.VARIANT_NAMES[lang][opts.variant],
+            "play_intro",
+            variant=variant_name(lang, opts.variant),
             seed=seed,
             players=opponents,
             opts=f" · {extra}" if extra else "",
         )
     )
-    output_fn(_msg(lang, "intro_seat", name=names[seat], n=seat + 1))
+    output_fn(_msg(lang, "play_intro_seat", name=names[seat], n=seat + 1))
     match = Match(opts, seed)
     open_league = match.rules.chiamata and match.rules.target == 0
     try:
@@ -208,13 +180,13 @@ def run_play(
             output_fn(R.render_hand_result(final, record, names, lang))
             if not match.over:
                 output_fn(R.render_match_status(match, names, lang))
-            if open_league and _read(input_fn, _msg(lang, "continue")).strip().lower() in (
+            if open_league and _read(input_fn, _msg(lang, "play_continue")).strip().lower() in (
                 _QUIT_WORDS
             ):
                 raise _Quit
     except _Quit:
         output_fn("")
-        output_fn(_msg(lang, "quit"))
+        output_fn(_msg(lang, "play_quit"))
         return 0
     output_fn("")
     output_fn(R.render_match_result(match, names, seat, lang))
@@ -263,7 +235,7 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         help=f"the hard player's thinking time per move (default: 0.2; at most {MAX_BUDGET:g})",
     )
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default: 0)")
-    p.add_argument("--lang", default="it", choices=R.LANGS, help="language (default: it)")
+    p.add_argument("--lang", default="it", choices=LANGS, help="language (default: it)")
     p.set_defaults(func=main_play)
 
 

@@ -15,7 +15,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from bot.cli.render import action_label, bid_label, card_name, rank_name, suit_name
 from bot.engine import SPECTATOR, Observation, observe
 from bot.engine import actions as A
 from bot.engine.cards import card_id
@@ -30,6 +29,7 @@ from bot.i18n import (
     value_name,
     variant_name,
 )
+from bot.i18n.words import action_label, bid_label, card_name, rank_name, rank_word, suit_name
 from bot.players import LEVELS
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
 from bot.telegram.callback_data import callback_data
@@ -101,7 +101,7 @@ def lobby_message(table: Table, lang: str) -> Rendered:
     ]
     for i in range(table.n_players):
         if i < len(table.seats):
-            lines.append(f"{i + 1}. {esc(table.seats[i].name)}")
+            lines.append(f"{i + 1}. {esc(seat_name(table, i, lang))}")
         else:
             lines.append(f"{i + 1}. {t(lang, 'lobby_empty_seat')}")
     lines.append(t(lang, "lobby_options", options_html=options_summary(table, lang)))
@@ -289,8 +289,18 @@ def option_message(table: Table, key: str, lang: str) -> Rendered:
 # ---------------------------------------------------------------------- the group's table
 
 
-def _names(table: Table) -> list[str]:
-    return [s.name for s in table.seats]
+def seat_name(table: Table, seat: int, lang: str) -> str:
+    """How a seat is called (plain text: escape it where it goes): a person by their name, a
+    computer player by its first name and its level in `lang`, "🤖 Ada (difficile)". A table
+    stored when seats kept their whole name ("🤖 Ada (difficile)") shows it as it is."""
+    s = table.seats[seat]
+    if s.user_id is not None or s.level is None or s.name.startswith("🤖"):
+        return s.name
+    return f"🤖 {s.name} ({level_name(lang, s.level)})"
+
+
+def _names(table: Table, lang: str) -> list[str]:
+    return [seat_name(table, seat, lang) for seat in range(len(table.seats))]
 
 
 def table_message(table: Table, lang: str) -> Rendered:
@@ -301,7 +311,7 @@ def table_message(table: Table, lang: str) -> Rendered:
     hand = table.hand
     assert hand is not None
     obs = observe(hand, SPECTATOR)
-    names = _names(table)
+    names = _names(table, lang)
     n = table.n_players
     # the hand's number: a void hand (§4.4) and its replay share one
     counted = table.match.counted_hands() if table.match else 0
@@ -447,8 +457,8 @@ def _points(points: tuple[int, ...], names: list[str]) -> str:
     return ", ".join(f"{esc(names[s])} {p}" for s, p in enumerate(points))
 
 
-def _side_label(table: Table, side: int, side_of: tuple[int, ...]) -> str:
-    return " &amp; ".join(esc(table.seats[s].name) for s, x in enumerate(side_of) if x == side)
+def _side_label(names: list[str], side: int, side_of: tuple[int, ...]) -> str:
+    return " &amp; ".join(esc(names[s]) for s, x in enumerate(side_of) if x == side)
 
 
 def _score(table: Table, names: list[str]) -> str:
@@ -459,11 +469,11 @@ def _score(table: Table, names: list[str]) -> str:
         return ", ".join(f"{esc(names[s])} {v:+d}" for s, v in enumerate(m.scores))
     side_of = rules.side_of
     values = m.side_points if rules.match.startswith("points") else m.hands_won
-    return ", ".join(f"{_side_label(table, side, side_of)} {v}" for side, v in enumerate(values))
+    return ", ".join(f"{_side_label(names, side, side_of)} {v}" for side, v in enumerate(values))
 
 
 def hand_result_lines(table: Table, rec: HandRecord, lang: str) -> list[str]:
-    names = _names(table)
+    names = _names(table, lang)
     hand = table.hand
     assert hand is not None
     if rec.redeal:
@@ -493,7 +503,7 @@ def hand_result_lines(table: Table, rec: HandRecord, lang: str) -> list[str]:
 def match_over_line(table: Table, lang: str) -> str:
     m = table.match
     assert m is not None
-    names = _names(table)
+    names = _names(table, lang)
     rules = table.options.rules()
     if rules.chiamata:
         winners = [names[m.winner]]
@@ -561,7 +571,7 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
     hand = table.hand
     assert hand is not None
     obs = hand.observation(seat)
-    nm = [short_name(s.name) for s in table.seats]
+    nm = [short_name(name) for name in _names(table, lang)]
     tid = table.table_id
     hidx = hand.hand_index
     variant = variant_name(lang, table.options.variant)
@@ -817,9 +827,7 @@ def _prompt(obs: Observation, lang: str) -> str:
         rank = next(
             a - A.CALL_RANK for _, a in reversed(obs.bids) if A.CALL_RANK <= a < A.BID_POINTS
         )
-        from bot.engine.cards import RANK_NAMES_EN, RANK_NAMES_IT
-
-        return t(lang, "your_suit", rank=(RANK_NAMES_IT if lang == "it" else RANK_NAMES_EN)[rank])
+        return t(lang, "your_suit", rank=rank_word(rank, lang))
     if obs.phase == "call_card":
         return t(lang, "your_card_call", n=obs.target)
     key = "your_bid"
