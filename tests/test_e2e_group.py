@@ -430,7 +430,7 @@ async def test_briscolone_only_playable_cards_and_a_rematch(tmp_path: Path) -> N
             seats = json.loads(rows[1]["seats_json"])["seats"]
             assert [(s["user_id"], s["name"], s["level"]) for s in seats] == [
                 (anna.id, "Anna", None),
-                (None, "🤖 Ada (normale)", "normal"),
+                (None, "Ada", "normal"),  # a computer: first name and level, no words
             ]
             assert "(2/2)" in lobby.text and "una mano sola" in lobby.text
             # the finished match's message keeps its result and loses the button

@@ -20,6 +20,7 @@ from bot.telegram.render import (
     lobby_message,
     option_message,
     private_message,
+    seat_name,
     setting_values,
     settings_message,
     table_message,
@@ -188,17 +189,35 @@ def test_computer_players_have_names_not_numbers() -> None:
     table.join(1, "Ada Lovelace")  # a person named Ada: no computer is called Ada too
     for level in ("difficile", "easy", "normale", "hard"):
         table.add_bot(level)
-    names = [s.name for s in table.seats[1:]]
+    # the table stores what happened: a computer of a level, its first name (no words of a
+    # language); it is named where it is shown, in the language it is shown in
+    assert [(s.user_id, s.name, s.level) for s in table.seats[1:]] == [
+        (None, "Bruno", "hard"),
+        (None, "Carla", "easy"),
+        (None, "Dario", "normal"),
+        (None, "Elsa", "hard"),
+    ]
+    names = [seat_name(table, seat, "it") for seat in range(1, 5)]
     assert names == [
         "🤖 Bruno (difficile)",
         "🤖 Carla (facile)",
         "🤖 Dario (normale)",
         "🤖 Elsa (difficile)",
     ]
+    assert [seat_name(table, seat, "en") for seat in range(1, 5)] == [
+        "🤖 Bruno (hard)",
+        "🤖 Carla (easy)",
+        "🤖 Dario (normal)",
+        "🤖 Elsa (hard)",
+    ]
     assert not any(re.search(r"\d", n) for n in names)  # never confused with a score
-    # a table stored with the old names still loads
-    old = Seat.from_json({"user_id": None, "name": "🤖 difficile 1", "level": "hard"})
-    assert old.name == "🤖 difficile 1" and old.is_bot and old.lang is None
+    assert seat_name(table, 0, "en") == "Ada Lovelace"  # a person: their name as it is
+    # a table stored with the old names still loads, and shows them as they were
+    for whole in ("🤖 difficile 1", "🤖 Ada (difficile)"):
+        old = Seat.from_json({"user_id": None, "name": whole, "level": "hard"})
+        assert old.name == whole and old.is_bot and old.lang is None
+        table.seats[1] = old
+        assert seat_name(table, 1, "en") == seat_name(table, 1, "it") == whole
     assert Seat.from_json(Seat(5, "Anna", lang="en").to_json()).lang == "en"
 
 

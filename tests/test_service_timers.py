@@ -60,6 +60,12 @@ class Out:
     def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
         self.group.append(content)
 
+    def repost(self, table: Table, content: Rendered) -> None:
+        self.group.append(content)
+
+    async def pin(self, table: Table) -> None:
+        pass
+
     def show_private(
         self,
         table: Table,
@@ -480,7 +486,7 @@ async def test_storage_writes_deadlines_without_changing_the_version(tmp_path: P
             0,
             match_json=None,
             hand_json=None,
-            status="playing",
+            status=PLAYING,
             move=None,
             seats_json='{"seats": [], "timer": 30}',
             timers_json='{"at": {"timeout": 9.5}}',
@@ -489,7 +495,7 @@ async def test_storage_writes_deadlines_without_changing_the_version(tmp_path: P
         assert row4 is not None and row4.move_no == new_no == 1
         assert json.loads(row4.seats_json)["timer"] == 30
         assert Pending.from_json(row4.timers_json).at == {"timeout": 9.5}
-        await db.update_lobby(tid, status="cancelled")
+        await db.update_lobby(tid, status=CANCELLED)
         assert not await db.set_timers(tid, '{"at": {}}')  # a closed table waits for nothing
     finally:
         await db.close()

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.engine import HandState, IllegalAction, Match, Options, OptionsError
 from bot.engine import actions as A
-from bot.i18n import LEVEL_NAMES, level_name, parse_level
+from bot.i18n import level_name, parse_level
 from bot.players import DEFAULT_LEVEL, LEVELS, make_player
 from bot.table.deadlines import TIMEOUTS_TO_AWAY, TIMER_DEFAULT, Pending
 from bot.table.ledger import without_computers
@@ -30,7 +30,9 @@ BOT_USER_BASE = -1000  # ledger ids of computer players: one per level, negative
 # Fixed forever (ledger rows refer to them): a new level gets a new number, never a reused one.
 BOT_LEDGER_IDS = {"random": -1000, "simple": -1001, "easy": -1002, "normal": -1003, "hard": -1004}
 # First names of computer players, in the order they are given (one per seat, never twice at a
-# table): "🤖 Ada (difficile)". Tables stored with the older "🤖 difficile 1" still load.
+# table). A computer's seat stores its first name and its level, never words of a language: it
+# is shown as "🤖 Ada (difficile)" where it is shown (`bot.telegram.render.seat_name`). Tables
+# stored with a whole name ("🤖 Ada (difficile)", the older "🤖 difficile 1") keep it.
 BOT_NAMES = ("Ada", "Bruno", "Carla", "Dario", "Elsa", "Franco", "Gina", "Lino", "Marta", "Nino")
 
 
@@ -46,6 +48,8 @@ class TableError(Exception):
 @dataclass
 class Seat:
     user_id: int | None  # the person who owns the seat (ledger), None for a computer player
+    # a person's name; a computer player's first name ("Ada"), or the whole name it was
+    # stored with before ("🤖 Ada (difficile)", shown as it is)
     name: str
     level: str | None = None  # a computer player's level while one plays the seat
     lang: str | None = None  # a person's language for their private messages (None: the table's)
@@ -200,17 +204,17 @@ class Table:
         self._require_lobby()
         found = parse_level(level)
         if found is None or found not in LEVELS:
-            names = LEVEL_NAMES.get(self.lang, LEVEL_NAMES["it"])
-            raise TableError("err_bad_level", levels=", ".join(names[lv] for lv in LEVELS))
+            levels = ", ".join(level_name(self.lang, lv) for lv in LEVELS)
+            raise TableError("err_bad_level", levels=levels)
         if len(self.seats) >= self.n_players:
             raise TableError("err_full", n=self.n_players)
-        name = f"🤖 {self._bot_name()} ({level_name(self.lang, found)})"
-        self.seats.append(Seat(None, name, found))
+        self.seats.append(Seat(None, self._bot_name(), found))
         return len(self.seats) - 1
 
     def _bot_name(self) -> str:
         """A first name for a new computer player, not yet used at the table (by a computer
-        or by a person), so it is never confused with a score ("🤖 Ada (difficile)")."""
+        or by a person), so it is never confused with a score ("Ada": "🤖 Ada (difficile)"
+        where it is shown)."""
         taken = {w.lower() for s in self.seats for w in s.name.replace("🤖", " ").split()}
         free = [n for n in BOT_NAMES if n.lower() not in taken]
         return free[0] if free else f"{BOT_NAMES[0]} {len(self.seats) + 1}"

@@ -1,0 +1,175 @@
+"""Closing a table: /cancel (a lobby, or a running match: an admin at once, a player with
+the others' agreement), the votes on a request to cancel, and `_close`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.i18n import t
+from bot.service.lobby import Lobby
+from bot.service.types import AdminCheck, Person, Reply
+from bot.table.deadlines import CancelRequest
+from bot.table.table import CANCELLED, PLAYING, Table, TableError
+from bot.telegram.callback_data import callback_data
+from bot.telegram.render import Button, Rendered, mention
+from storage import StorageError
+
+log = logging.getLogger(__name__)
+
+
+class Closing(Lobby):
+    """Cancel, cancel consent, close."""
+
+    async def cancel(
+        self,
+        chat_id: int,
+        person: Person,
+        *,
+        is_admin: bool | AdminCheck,
+        table_id: int | None = None,
+    ) -> Reply:
+        """Cancel the table. A lobby: its creator or an admin. A running match with the
+        ledger at stake (other people seated, and it writes the group ledger) is not a way to
+        dodge a loss: an admin cancels it at once, a player asks the others (buttons), and
+        the group is told who cancelled it."""
+        found = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if found is not None and found.chat_id == chat_id and found.status == PLAYING:
+            return await self._cancel_match(chat_id, person, is_admin, found)
+        admin = await self._admin(chat_id, person, is_admin, table_id)
+
+        def op(tb: Table) -> str:
+            if person.user_id != tb.creator_id and not admin:
+                raise TableError("err_not_allowed")
+            tb.cancel()
+            tb.closed = {"key": "cancelled_by", "who": person.name}  # the table says who
+            return "cancelled"
+
+        return await self._lobby_op(chat_id, op, table_id=table_id)
+
+    async def _close(self, table: Table, closed: dict[str, str]) -> bool:
+        """Cancel the table now, saying why (under its lock). False if the write failed."""
+        tid = table.table_id
+        table.cancel()
+        table.closed = closed
+        self._plan(table)
+        try:
+            row = await self.db.update_lobby(
+                tid,
+                status=CANCELLED,
+                seats_json=table.seats_json(),
+                timers_json=table.pending.to_json(),
+                expected_move_no=table.move_no,
+            )
+        except StorageError:
+            log.exception("table %s: closing failed, reloading", tid)
+            await self._reload(tid)
+            return False
+        table.move_no = row.move_no
+        self._settle(table)
+        self._render(table, urgent=True)  # nobody keeps live buttons
+        return True
+
+    async def _cancel_match(
+        self, chat_id: int, person: Person, is_admin: bool | AdminCheck, table: Table
+    ) -> Reply:
+        lang = table.lang
+        others = [u for u in table.people() if u != person.user_id]
+        # the ledger is at stake when other people play and the match writes the ledger
+        stake = bool(others) and (not table.computer_seats() or table.counts)
+
+        async def admin() -> bool:
+            return is_admin if isinstance(is_admin, bool) else await is_admin()
+
+        if (not stake and person.user_id == table.creator_id) or await admin():
+            tid = table.table_id
+            async with self._lock(tid):
+                current = self.tables.get(tid)
+                if current is None or current.status != PLAYING:
+                    return Reply(t(lang, "err_no_table"))
+                self._end_request(current, "cancel_moot")
+                if not await self._close(current, {"key": "cancelled_by", "who": person.name}):
+                    return Reply(t(lang, "err_busy"))
+            return Reply(t(lang, "cancelled_by", who=person.name))
+        if not stake:
+            return Reply(t(lang, "err_not_allowed"))
+        if table.seat_of(person.user_id) is None:
+            return Reply(t(lang, "err_cancel_not_allowed"))
+        return await self._ask_cancel(table, person, others)
+
+    async def _ask_cancel(self, table: Table, person: Person, others: list[int]) -> Reply:
+        """A player asks to cancel: a group message asks the others, with buttons."""
+        tid, lang = table.table_id, table.lang
+        async with self._lock(tid):
+            current = self.tables.get(tid)
+            if current is None or current.status != PLAYING:
+                return Reply(t(lang, "err_no_table"))
+            if current.pending.cancel is not None:
+                return Reply(t(lang, "err_cancel_pending"))
+            request = CancelRequest(person.user_id, person.name, others)
+            current.pending.cancel = request
+            current.pending.at["cancel"] = self.timing.cancel_wait(self.timing.now())
+            await self._store_pending(current)
+            self._arm(current)
+            names = {s.user_id: s.name for s in current.seats if s.user_id is not None}
+        who_html = ", ".join(mention(u, names.get(u, str(u))) for u in others)
+        content = Rendered(
+            t(lang, "cancel_request", who=person.name, others_html=who_html),
+            [
+                [
+                    Button(t(lang, "btn_cancel_yes"), callback_data("c", tid, "y")),
+                    Button(t(lang, "btn_cancel_no"), callback_data("c", tid, "n")),
+                ]
+            ],
+        )
+        message_id = await self.out.post(table.chat_id, content)
+        async with self._lock(tid):
+            current = self.tables.get(tid)
+            if current is None or current.pending.cancel is not request:
+                if message_id is not None:  # settled meanwhile: no live buttons
+                    gone = Rendered(t(lang, "cancel_moot"), [])
+                    self._spawn(self.out.edit(table.chat_id, message_id, gone))
+                return Reply("")
+            if message_id is None:  # nobody could answer it
+                self._end_request(current, "cancel_moot")
+                await self._store_pending(current)
+                self._arm(current)
+                return Reply(t(lang, "err_busy"))
+            request.message_id = message_id
+            await self._store_pending(current)
+        return Reply("")
+
+    async def cancel_vote(self, chat_id: int, person: Person, table_id: int, agree: bool) -> Reply:
+        """A tap on a request to cancel: only the players asked may answer, once."""
+        lang = await self.chat_lang(chat_id)
+        table = self.tables.get(table_id)
+        if table is None or table.chat_id != chat_id:
+            return Reply(t(lang, "err_no_request"))
+        async with self._lock(table_id):
+            table = self.tables.get(table_id)
+            request = table.pending.cancel if table is not None else None
+            if table is None or request is None or table.status != PLAYING:
+                return Reply(t(lang, "err_no_request"))
+            lang = table.lang
+            if person.user_id == request.by:
+                return Reply(t(lang, "err_own_request"))
+            if person.user_id not in request.need:
+                return Reply(t(lang, "err_not_your_vote"))
+            if person.user_id in request.agreed:
+                return Reply(t(lang, "err_voted"))
+            if not agree:
+                self._end_request(table, "cancel_refused", who=person.name)
+                await self._store_pending(table)
+                self._arm(table)
+                return Reply(t(lang, "ok_refused"))
+            request.agreed.append(person.user_id)
+            if set(request.need) - set(request.agreed):
+                await self._store_pending(table)
+                return Reply(t(lang, "ok_agreed_wait"))
+            names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
+            agreed = ", ".join(names.get(u, str(u)) for u in request.agreed)
+            self._end_request(table, "cancel_done", who=request.by_name, agreed=agreed)
+            closed = {"key": "cancelled_agreed", "who": request.by_name}
+            if not await self._close(table, closed):
+                return Reply(t(lang, "err_busy"))
+        return Reply(t(lang, "cancelled"))  # a tap's answer is plain text: no names in it

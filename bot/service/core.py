@@ -1,0 +1,237 @@
+"""What every concern of the service builds on (`ServiceCore`): the state (the tables in
+memory, a lock per table, the timers armed, the computer players' tasks), a table found or
+reloaded from the database, what a table shows (`_render`), and the deadlines its state sets
+(`_plan`, stored with every write; `_arm`, one timer per table; what the timer does when it
+fires is in `waits.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable
+
+from bot.i18n import t
+from bot.players.thinker import Thinker
+from bot.service.types import Outbox, Reply, Timers
+from bot.table.deadlines import TURN_KINDS, Timing
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
+from bot.telegram.render import (
+    Rendered,
+    away_private,
+    frozen_private,
+    private_message,
+    table_message,
+)
+from storage import Database, TableRow
+
+log = logging.getLogger(__name__)
+
+
+def _their_turn(table: Table, seat: int) -> bool:
+    """Whether `seat` is to act now (a bid, the suit, the called card, a card, a signal)."""
+    hand = table.hand
+    return (
+        table.status == PLAYING
+        and hand is not None
+        and not hand.is_terminal()
+        and hand.current == seat
+    )
+
+
+class ServiceCore:
+    """The shared state and the steps every concern uses."""
+
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        timers: Timers,
+        bot_username: str,
+        default_lang: str = "it",
+        bot_delay: float = 0.0,
+        thinker: Thinker | None = None,
+        timing: Timing | None = None,
+    ) -> None:
+        self.db = db
+        self.out = outbox
+        self.timers = timers
+        self.timing = timing if timing is not None else Timing()
+        self._background: set[asyncio.Task[None]] = set()  # notices on their way
+        self.bot_username = bot_username
+        self.default_lang = default_lang
+        self.bot_delay = bot_delay
+        self.tables: dict[int, Table] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._chat_locks: dict[int, asyncio.Lock] = {}
+        self._timer_tokens: dict[int, str] = {}
+        self.thinker = thinker if thinker is not None else Thinker(workers=0)
+        self._computers: dict[int, asyncio.Task[None]] = {}
+        # (table, seat) -> (version, turn) while that seat looks at every points bid (§7.3)
+        self._bid_pages: dict[tuple[int, int], tuple[int, int]] = {}
+        self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
+
+    def _lock(self, table_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(table_id, asyncio.Lock())
+
+    async def chat_lang(self, chat_id: int) -> str:
+        return await self.db.chat_lang(chat_id) or self.default_lang
+
+    def _err(self, lang: str, exc: TableError) -> Reply:
+        return Reply(
+            t(lang, exc.key, **exc.kw), alert=exc.key.startswith("err_option"), key=exc.key
+        )
+
+    async def _table_for_chat(self, chat_id: int) -> Table | None:
+        for table in self.tables.values():
+            if table.chat_id == chat_id and table.status in (LOBBY, PLAYING):
+                return table
+        return None
+
+    def _from_row(self, row: TableRow) -> Table:
+        return Table.restore(
+            table_id=row.table_id,
+            chat_id=row.chat_id,
+            creator_id=row.creator_id,
+            status=row.status,
+            lang=row.lang or self.default_lang,
+            options_json=row.options_json,
+            seats_json=row.seats_json,
+            match_json=row.match_json,
+            hand_json=row.hand_json,
+            move_no=row.move_no,
+            table_message_id=row.table_message_id,
+            timers_json=row.timers_json,
+        )
+
+    async def _reload(self, table_id: int) -> Table | None:
+        row = await self.db.get_table(table_id)
+        if row is None:
+            self.tables.pop(table_id, None)
+            return None
+        table = self._from_row(row)
+        self.tables[table_id] = table
+        return table
+
+    def deep_link(self, table_id: int) -> str:
+        return f"https://t.me/{self.bot_username}?start=t{table_id}"
+
+    def _lang_for(self, table: Table, user_id: int) -> str:
+        """The language to answer a seated person's tap in: theirs, else the table's."""
+        seat = table.seat_of(user_id)
+        return (table.seats[seat].lang if seat is not None else None) or table.lang
+
+    def _render(self, table: Table, resend: bool = False, urgent: bool = False) -> None:
+        lang = table.lang
+        self.out.show_table(table, table_message(table, lang), urgent=urgent)
+        if table.status in (FINISHED, CANCELLED):  # no more bids: forget their screens
+            for seat in range(len(table.seats)):
+                self._bid_pages.pop((table.table_id, seat), None)
+        if table.hand is None:
+            return
+        for seat, s in enumerate(table.seats):
+            if s.user_id is None:
+                continue
+            plang = s.lang or lang  # each person in their own language (issue 11 §6)
+            if table.status == CANCELLED:  # nobody's buttons work any more
+                content = frozen_private(table, plang, "cancelled")
+            elif s.is_bot:  # they left, or ran out of time twice: the computer plays
+                content = away_private(table, seat, plang)
+            else:
+                page = self._bid_pages.get((table.table_id, seat))
+                more = int(page is not None and page == (table.move_no, table.turn_start()))
+                content = private_message(table, seat, plang, bid_page=more)
+            # their turn: the hand comes as a new message, which notifies (an edit does not)
+            notify = not s.is_bot and _their_turn(table, seat)
+            self.out.show_private(table, s.user_id, content, notify=notify)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        """Send a notice without holding the table (the group's budget may make it wait)."""
+
+        async def run() -> None:
+            await coro
+
+        task = asyncio.create_task(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _store_pending(self, table: Table) -> None:
+        """Write the deadlines alone (a mention sent, a request to cancel)."""
+        try:
+            await self.db.set_timers(table.table_id, table.pending.to_json())
+        except Exception:  # at worst a notice is sent twice after a restart
+            log.exception("table %s: storing the deadlines failed", table.table_id)
+
+    def _plan(self, table: Table, *, activity: bool = False) -> None:
+        """Set the table's deadlines for its state now (under its lock, before the state is
+        written, so they are stored with it). A person's turn keeps the deadlines it began
+        with whatever else is written meanwhile; `activity`: a change in the lobby, which
+        starts its expiry again."""
+        p = table.pending
+        now = self.timing.now()
+        hand = table.hand
+        if table.status == LOBBY:
+            p.turn, p.cancel = None, None
+            p.at = {k: v for k, v in p.at.items() if k == "expire"}
+            if activity or "expire" not in p.at:
+                p.at["expire"] = self.timing.lobby_expiry(now)
+            return
+        if table.status != PLAYING or hand is None:  # closed: nothing to wait for
+            p.at.clear()
+            p.turn = None
+            return
+        p.at.pop("expire", None)
+        if hand.is_terminal():  # the pause before the next hand
+            key = [hand.hand_index, -1, -1]
+            if p.turn != key:
+                for k in TURN_KINDS:
+                    p.at.pop(k, None)
+                p.turn = key
+                if table.timer:
+                    p.at["next"] = self.timing.next_hand(now)
+            return
+        p.at.pop("next", None)
+        seat = hand.current
+        if table.seats[seat].user_id is None or table.seats[seat].is_bot:
+            for k in TURN_KINDS:  # a computer plays: nobody is waited for
+                p.at.pop(k, None)
+            p.turn = None
+            return
+        key = [hand.hand_index, len(hand.actions), seat]
+        if p.turn != key:
+            for k in TURN_KINDS:
+                p.at.pop(k, None)
+            p.turn = key
+            p.at.update(self.timing.turn_deadlines(table.timer, now))
+
+    def _arm(self, table: Table) -> None:
+        """One timer per table, for its earliest deadline (at once if it has passed)."""
+        tid = table.table_id
+        self.timers.cancel(tid)
+        self._timer_tokens.pop(tid, None)
+        if table.status not in (LOBBY, PLAYING):
+            return
+        first = table.pending.earliest()
+        if first is None:
+            return
+        token = secrets.token_hex(4)
+        self._timer_tokens[tid] = token
+        self.timers.start(tid, max(0.0, first[1] - self.timing.now()), token)
+
+    def _turn_key(self, table: Table) -> list[int] | None:
+        hand = table.hand
+        if table.status != PLAYING or hand is None or hand.is_terminal():
+            return None
+        return [hand.hand_index, len(hand.actions), hand.current]
+
+    def _end_request(self, table: Table, key: str, **kw: str) -> None:
+        """A request to cancel is settled: its message says how, and loses its buttons."""
+        request = table.pending.cancel
+        if request is None:
+            return
+        table.pending.cancel = None
+        table.pending.at.pop("cancel", None)
+        if request.message_id is not None:
+            content = Rendered(t(table.lang, key, **kw), [])
+            self._spawn(self.out.edit(table.chat_id, request.message_id, content))

@@ -1,0 +1,461 @@
+"""The lobby: a new table, join, leave, a computer seated, the settings, the start, a seat
+taken back, the rematch. Every change goes through `_lobby_op` (under the table's lock,
+written before it is shown).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Callable
+
+from bot.engine import VARIANTS, Options
+from bot.i18n import option_name, t, value_name
+from bot.players import DEFAULT_LEVEL
+from bot.service.play import Play
+from bot.service.types import AdminCheck, Person, Reply
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
+from bot.telegram.render import (
+    SETTING_CHOICES,
+    TABLE_SETTINGS,
+    Button,
+    Rendered,
+    applicable_settings,
+    option_message,
+    setting_values,
+    settings_message,
+    table_message,
+    variant_picker,
+)
+from storage import StorageError, TableExists, UserRow
+
+log = logging.getLogger(__name__)
+
+REPOST_EVERY = 5.0  # seconds: /table re-posts a group's table message at most this often
+
+
+class Lobby(Play):
+    """What a tap or command does before (and around) the start."""
+
+    async def new_table(
+        self,
+        chat_id: int,
+        person: Person,
+        variant: str | None,
+        is_group: bool,
+        picker_message_id: int | None = None,
+    ) -> Reply:
+        """Open a table. `picker_message_id`: the variant picker the choice came from; it
+        becomes the table message (its variant buttons go away)."""
+        lang = await self.chat_lang(chat_id)
+        if not is_group:
+            return Reply(t(lang, "err_group_only"))
+        existing = await self._table_for_chat(chat_id)
+        if existing is not None:  # /new during a game: where the table is, how to close it
+            return await self._exists(existing, picker_message_id)
+        if variant is None:
+            picker = variant_picker(lang)
+            return Reply(picker.text, picker.keyboard)
+        variant = variant.strip().lower()
+        if variant not in VARIANTS:
+            return Reply(t(lang, "err_bad_variant", given=variant, variants=", ".join(VARIANTS)))
+        user = await self._user(person)
+        lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
+        async with lock:
+            existing = await self._table_for_chat(chat_id)
+            if existing is not None:
+                return await self._exists(existing, picker_message_id)
+            table = Table(0, chat_id, person.user_id, Options.parse(variant), lang=lang)
+            table.join(person.user_id, person.name, self._person_lang(person, user))
+            if not await self._create(table):
+                return Reply(t(lang, "err_table_exists"))
+            if picker_message_id is not None:
+                await self.db.update_lobby(table.table_id, table_message_id=picker_message_id)
+                table.table_message_id = picker_message_id
+            self.tables[table.table_id] = table
+        self._render(table, urgent=True)
+        return self._with_link(table, person, Reply(""), user)
+
+    async def _exists(self, table: Table, picker_message_id: int | None) -> Reply:
+        """/new while the group has a table: say so, and re-post the table below."""
+        lang = table.lang
+        if picker_message_id is not None:  # the variant picker of a /new that came too late
+            gone = Rendered(t(lang, "err_table_exists"), [])
+            await self.out.edit(table.chat_id, picker_message_id, gone)
+        return Reply(t(lang, "table_exists_moved"), repost=table.table_id)
+
+    async def _create(self, table: Table) -> bool:
+        """Store a new lobby `table` (its id and move number set from the row) with its
+        expiry, and arm its timer. False if the chat has an open table already."""
+        self._plan(table, activity=True)  # the lobby's expiry, written with the table
+        try:
+            row = await self.db.create_table(
+                table.chat_id,
+                table.creator_id,
+                table.options.variant,
+                table.options_json(),
+                table.seats_json(),
+                table.lang,
+                timers_json=table.pending.to_json(),
+            )
+        except TableExists:
+            return False
+        table.table_id = row.table_id
+        table.move_no = row.move_no
+        self._arm(table)
+        return True
+
+    async def repost(self, chat_id: int, table_id: int | None = None) -> Reply:
+        """/table: the group's table message again at the bottom of the chat (the old one is
+        deleted or frozen, see `Outbox.repost`). At most once every `REPOST_EVERY` seconds
+        per group: a second /table meanwhile costs no call."""
+        lang = await self.chat_lang(chat_id)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
+            return Reply(t(lang, "err_no_table"))
+        now = asyncio.get_running_loop().time()
+        if now - self._reposted.get(chat_id, -REPOST_EVERY) < REPOST_EVERY:
+            return Reply("")
+        self._reposted[chat_id] = now
+        async with self._lock(table.table_id):
+            current = self.tables.get(table.table_id)
+            if current is not None:
+                self.out.repost(current, table_message(current, current.lang))
+        return Reply("")
+
+    async def _user(self, person: Person) -> UserRow | None:
+        """Note the person (their name as Telegram gives it now) and read what is stored
+        about them (their /lang, whether they opened a private chat with the bot): two calls,
+        whatever is then needed of them."""
+        await self.db.upsert_user(person.user_id, person.name)
+        return await self.db.get_user(person.user_id)
+
+    @staticmethod
+    def _person_lang(person: Person, user: UserRow | None) -> str | None:
+        """A person's language for their private messages: the one they chose with /lang,
+        else their Telegram language, else None (the table's)."""
+        return (user.lang if user is not None else None) or person.lang
+
+    async def _lobby_op(
+        self,
+        chat_id: int,
+        op: Callable[[Table], str],
+        *,
+        table_id: int | None = None,
+    ) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        found = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if found is None:
+            return Reply(t(lang, "err_no_table"))
+        tid = found.table_id
+        async with self._lock(tid):
+            table = self.tables.get(tid)  # the current object (a failed write reloads it)
+            if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
+                return Reply(t(lang, "err_no_table"))
+            lang = table.lang
+            was = table.status
+            try:
+                msg = op(table)
+            except TableError as exc:
+                await self._reload(tid)
+                return self._err(lang, exc)
+            starting = was == LOBBY and table.status == PLAYING
+            self._plan(table, activity=True)
+            try:
+                row = await self.db.update_lobby(
+                    tid,
+                    seats_json=table.seats_json(),
+                    options_json=table.options_json(),
+                    variant=table.options.variant,
+                    # a start is written below, with the match and the dealt hand, at once
+                    status=LOBBY if starting else table.status,
+                    timers_json=table.pending.to_json(),
+                    expected_move_no=table.move_no,
+                )
+            except StorageError:
+                log.exception("table %s: lobby write failed, reloading", tid)
+                await self._reload(tid)
+                return Reply(t(lang, "err_busy"))
+            table.move_no = row.move_no
+            if table.status == PLAYING:
+                try:
+                    await self._save(table, None)  # the match and the dealt hand
+                except TableError as exc:
+                    return self._err(lang, exc)
+            self._settle(table)  # computers, deadlines; a closed table is let go
+            # a start or a cancel makes the lobby's buttons meaningless: show it at once
+            self._render(table, urgent=starting or table.status == CANCELLED)
+            if table.status == CANCELLED:
+                self.tables.pop(tid, None)
+        return Reply(t(lang, msg) if msg else "", key=msg)
+
+    async def join(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
+        user = await self._user(person)
+        plang = self._person_lang(person, user)
+
+        def op(tb: Table) -> str:
+            if tb.status == PLAYING and tb.seat_of(person.user_id) is not None:
+                tb.rejoin(person.user_id)  # back from /leave or from two timeouts
+                return "ok_back"
+            tb.join(person.user_id, person.name, plang)
+            return "ok_joined"
+
+        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if reply.text and table is not None and table.seat_of(person.user_id) is not None:
+            return self._with_link(table, person, reply, user)
+        return reply
+
+    def _with_link(self, table: Table, person: Person, reply: Reply, user: UserRow | None) -> Reply:
+        """A seated person who never opened a private chat with the bot (`user`, as `_user`
+        read it) gets the deep link that opens it (/start t<table> seats them and sends their
+        hand)."""
+        if user is None or user.can_dm:
+            return reply
+        lang = table.lang
+        link = [[Button(t(lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
+        return Reply(t(lang, "need_dm", who=person.name), link)
+
+    async def leave(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
+        def op(tb: Table) -> str:
+            playing = tb.status == PLAYING
+            tb.leave(person.user_id)
+            return "ok_left_playing" if playing else "ok_left"
+
+        return await self._lobby_op(chat_id, op, table_id=table_id)
+
+    async def add_bot(
+        self, chat_id: int, level: str = DEFAULT_LEVEL, table_id: int | None = None
+    ) -> Reply:
+        return await self._lobby_op(
+            chat_id, lambda tb: (tb.add_bot(level), "")[1], table_id=table_id
+        )
+
+    async def set_option(
+        self,
+        chat_id: int,
+        person: Person,
+        key: str,
+        value: str,
+        table_id: int | None = None,
+        *,
+        is_admin: bool | AdminCheck = False,
+        panel: bool = True,
+        bot_admin: AdminCheck | None = None,
+    ) -> Reply:
+        """Set one setting before the start (`set_options`)."""
+        return await self.set_options(
+            chat_id,
+            person,
+            [(key, value)],
+            table_id,
+            is_admin=is_admin,
+            panel=panel,
+            bot_admin=bot_admin,
+        )
+
+    async def set_options(
+        self,
+        chat_id: int,
+        person: Person,
+        pairs: list[tuple[str, str]],
+        table_id: int | None = None,
+        *,
+        is_admin: bool | AdminCheck = False,
+        panel: bool = True,
+        bot_admin: AdminCheck | None = None,
+    ) -> Reply:
+        """Set settings before the start, all or nothing: if one is refused (an unknown
+        setting, a value it does not take, one the other settings exclude) nothing changes
+        and the answer names the values allowed. `panel`: the change came from the settings
+        buttons, so the table message goes back to the settings panel (a /settings k=v
+        command leaves the lobby, which lists the settings, in place). `bot_admin`: whether
+        the bot administers the group, asked only to turn `pin` on."""
+        admin = await self._admin(chat_id, person, is_admin, table_id)
+        may_pin = True
+        if ("pin", "true") in pairs and bot_admin is not None:
+            may_pin = await bot_admin()
+
+        def op(tb: Table) -> str:
+            if person.user_id != tb.creator_id and not admin:
+                raise TableError("err_not_allowed")
+            if tb.status != LOBBY:
+                raise TableError("err_started")
+            pending = list(pairs)
+            progress = True
+            while pending and progress:  # in any order: deck=french southern=true too
+                progress = False
+                for pair in list(pending):
+                    with contextlib.suppress(TableError):
+                        self._set_one(tb, *pair, may_pin=may_pin)
+                        pending.remove(pair)
+                        progress = True
+            if pending:  # the first refused one says why (the table is then reloaded)
+                self._set_one(tb, *pending[0], may_pin=may_pin)
+            return "ok_option"
+
+        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        ok = table is not None and reply.key == "ok_option"
+        if ok and table is not None and table.status == LOBBY:
+            if panel:
+                self.out.show_table(table, settings_message(table, table.lang))
+            if table.pin and ("pin", "true") in pairs:
+                await self.out.pin(table)
+        return reply
+
+    @staticmethod
+    def _set_one(tb: Table, key: str, value: str, *, may_pin: bool) -> None:
+        """Set one setting on `tb`, or raise TableError naming what is allowed."""
+        lang = tb.lang
+        computers = bool(tb.computer_seats())
+        if key not in SETTING_CHOICES:
+            keys = ", ".join(applicable_settings(tb.options, computers=computers))
+            raise TableError("err_unknown_option", given=key, keys=keys)
+        name = option_name(lang, key)
+        allowed = setting_values(tb, key)
+        if not allowed:
+            raise TableError("err_option_fixed", name=name)
+        words = ", ".join(f"{v} ({value_name(lang, key, v)})" for v in allowed)
+        if value not in SETTING_CHOICES[key]:
+            raise TableError("err_option_value", name=name, value=value, values=words)
+        if value not in allowed:
+            raise TableError(
+                "err_option_combo", name=name, value_name=value_name(lang, key, value), values=words
+            )
+        if key == "pin" and value == "true" and not may_pin:
+            raise TableError("err_pin_not_admin")
+        if key == "timer":
+            tb.timer = int(value)
+        elif key in TABLE_SETTINGS:  # pin, counts (§10.5: only with computer seats)
+            setattr(tb, key, value == "true")
+        else:
+            tb.set_option(key, value)
+
+    async def show_option(self, chat_id: int, table_id: int, key: str) -> Reply:
+        """The settings panel's screen of one setting (a button of `settings_message`)."""
+        lang = await self.chat_lang(chat_id)
+        table = self.tables.get(table_id)
+        if table is None or table.chat_id != chat_id:
+            return Reply(t(lang, "err_no_table"))
+        if table.status != LOBBY:
+            return Reply(t(table.lang, "err_started"))
+        if not setting_values(table, key):
+            return Reply(t(table.lang, "err_bad_data"))
+        self.out.show_table(table, option_message(table, key, table.lang))
+        return Reply("")
+
+    async def show_settings(self, chat_id: int, table_id: int | None = None) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if table is None or table.chat_id != chat_id:
+            return Reply(t(lang, "err_no_table"))
+        if table.status != LOBBY:
+            return Reply(t(table.lang, "err_started"))
+        self.out.show_table(table, settings_message(table, table.lang))
+        return Reply("")
+
+    async def back_to_lobby(self, chat_id: int, table_id: int) -> Reply:
+        table = self.tables.get(table_id)
+        if table is None or table.chat_id != chat_id:
+            return Reply(t(await self.chat_lang(chat_id), "err_no_table"))
+        self._render(table)
+        return Reply("")
+
+    async def start(
+        self,
+        chat_id: int,
+        person: Person,
+        *,
+        is_admin: bool | AdminCheck,
+        fill: bool = False,
+        table_id: int | None = None,
+    ) -> Reply:
+        admin = await self._admin(chat_id, person, is_admin, table_id)
+
+        def op(tb: Table) -> str:
+            if person.user_id != tb.creator_id and not admin:
+                raise TableError("err_not_allowed")
+            if fill:
+                while len(tb.seats) < tb.n_players:
+                    tb.add_bot(DEFAULT_LEVEL)
+            tb.start(secrets.token_hex(8))
+            return ""
+
+        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        return reply
+
+    async def _admin(
+        self, chat_id: int, person: Person, is_admin: bool | AdminCheck, table_id: int | None
+    ) -> bool:
+        """Whether `person` may manage the table as an admin. The table's creator needs no
+        check, so Telegram is asked only for someone else (and only once it matters)."""
+        if isinstance(is_admin, bool):
+            return is_admin
+        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        if table is None or table.chat_id != chat_id or table.creator_id == person.user_id:
+            return False
+        return await is_admin()
+
+    async def resume(self, person: Person, table_id: int) -> Reply:
+        """ "Riprendo il posto": the person takes their seat back from the computer."""
+        table = self.tables.get(table_id)
+        if table is None or table.status != PLAYING:
+            return Reply(t(table.lang if table else self.default_lang, "err_hand_over"))
+        if table.seat_of(person.user_id) is None:
+            return Reply(t(table.lang, "err_not_your_table"))
+        return await self._lobby_op(
+            table.chat_id,
+            lambda tb: (tb.rejoin(person.user_id), "ok_back")[1],
+            table_id=table_id,
+        )
+
+    async def rematch(self, chat_id: int, person: Person, table_id: int) -> Reply:
+        """The rematch button of a finished match: a new table with the same settings and
+        the same seats (the people who stayed to the end, the computers), in its lobby. The
+        table's creator or anyone who played may tap it; it works once (a double tap, or a
+        second person's tap, finds the rematch open)."""
+        lang = await self.chat_lang(chat_id)
+        lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
+        async with lock:
+            row = await self.db.get_table(table_id)
+            if row is None or row.chat_id != chat_id or row.status != FINISHED:
+                return Reply(t(lang, "err_bad_data"))
+            old = self._from_row(row)
+            lang = old.lang
+            if old.rematch is not None:
+                return Reply(t(lang, "err_rematch_done"))
+            seat = old.seat_of(person.user_id)
+            if person.user_id != old.creator_id and (seat is None or old.seats[seat].is_bot):
+                return Reply(t(lang, "err_rematch_not_seated"))
+            if await self._table_for_chat(chat_id) is not None:
+                return Reply(t(lang, "err_table_exists"))
+            await self.db.upsert_user(person.user_id, person.name)
+            table = Table(
+                0,
+                chat_id,
+                person.user_id,
+                old.options,
+                lang=lang,
+                timer=old.timer,
+                counts=old.counts,
+                pin=old.pin,
+            )
+            for s in old.seats:
+                if s.user_id is None:  # a computer keeps its seat (and its name)
+                    table.seats.append(Seat(None, s.name, s.level))
+                elif not s.is_bot or s.user_id == person.user_id:  # who played to the end
+                    table.seats.append(Seat(s.user_id, s.name, lang=s.lang))
+            if not await self._create(table):
+                return Reply(t(lang, "err_table_exists"))
+            self.tables[table.table_id] = table
+            old.rematch = table.table_id
+            try:
+                await self.db.update_lobby(old.table_id, seats_json=old.seats_json())
+            except StorageError:  # the new table stands; a second tap would find it open
+                log.exception("table %s: noting its rematch failed", old.table_id)
+        self.out.show_table(old, table_message(old, lang))  # its rematch button goes
+        self._render(table, urgent=True)
+        return Reply("")

@@ -1,0 +1,145 @@
+"""People and words: the private chat's /start, a private message refused, the greeting,
+/help, /rules, /score, /lang, an unknown command.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.engine import VARIANTS
+from bot.i18n import LANGS, t, variant_name
+from bot.service.lobby import Lobby
+from bot.service.types import AdminCheck, Person, Reply
+from bot.table.ledger import settle
+from bot.table.table import Table
+from bot.telegram.render import Button
+from storage import StorageError
+
+log = logging.getLogger(__name__)
+
+
+class People(Lobby):
+    """Answers about people, languages and the ledger."""
+
+    async def private_start(self, person: Person, payload: str) -> Reply:
+        await self.db.upsert_user(person.user_id, person.name, can_dm=True)
+        self.out.unblock(person.user_id)  # before anything is rendered for them
+        user = await self.db.get_user(person.user_id)
+        lang = (user.lang if user else None) or person.lang or self.default_lang
+        if payload.startswith("t") and payload[1:].isdigit():
+            table = self.tables.get(int(payload[1:]))
+            if table is None:
+                return Reply(t(lang, "err_hand_over"))
+            lang = table.lang
+            if table.seat_of(person.user_id) is None:
+                reply = await self.join(table.chat_id, person, table.table_id)
+                if table.seat_of(person.user_id) is None:
+                    return reply
+            async with self._lock(table.table_id):
+                current = self.tables.get(table.table_id)
+                if current is not None:
+                    self._render(current)
+            return Reply(t(lang, "start_seated"))
+        return Reply(t(lang, "start_private"))
+
+    async def dm_blocked(self, table: Table, user_id: int) -> None:
+        """A private message was refused (the person never started the bot)."""
+        seat = table.seat_of(user_id)
+        name = table.seats[seat].name if seat is not None else str(user_id)
+        kb = [[Button(t(table.lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
+        await self.out.say(table.chat_id, t(table.lang, "dm_blocked", who=name), kb)
+        await self.db.upsert_user(user_id, name, can_dm=False)
+
+    async def greet(self, chat_id: int) -> Reply:
+        """The bot was added to a group: one short message, what it does and /new."""
+        return Reply(t(await self.chat_lang(chat_id), "greeting"))
+
+    async def unknown_command(
+        self, chat_id: int, command: str, *, is_group: bool, addressed: bool
+    ) -> Reply:
+        """A command the bot does not know. In a group it answers only a command addressed
+        to it (/x@bot) or when the group has a table: other bots' commands are not its own."""
+        if is_group and not addressed and await self._table_for_chat(chat_id) is None:
+            return Reply("")
+        return Reply(t(await self.chat_lang(chat_id), "err_unknown_command", command=command))
+
+    async def help(self, chat_id: int) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        names = ", ".join(f"{v} ({variant_name(lang, v)})" for v in VARIANTS)
+        return Reply(t(lang, "help", variants=names))
+
+    async def rules(self, chat_id: int) -> Reply:
+        return Reply(t(await self.chat_lang(chat_id), "rules"))
+
+    async def score(self, chat_id: int) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        balances = await self.db.balances(chat_id)
+        if not balances:
+            return Reply(t(lang, "err_no_ledger"))
+        lines = [t(lang, "score_title")]
+        names = {b.user_id: b.name for b in balances}
+        for b in balances:
+            lines.append(t(lang, "score_row", name=b.name, balance=f"{b.balance:+d}"))
+        payments = settle({b.user_id: b.balance for b in balances})
+        lines.append("")
+        lines.append(t(lang, "settle_title"))
+        if not payments:
+            lines.append(t(lang, "settle_none"))
+        for debtor, creditor, amount in payments:
+            lines.append(
+                t(lang, "settle_row", debtor=names[debtor], creditor=names[creditor], amount=amount)
+            )
+        return Reply("\n".join(lines))
+
+    async def set_lang(
+        self,
+        chat_id: int,
+        person: Person,
+        lang: str,
+        is_group: bool,
+        *,
+        is_admin: bool | AdminCheck = False,
+    ) -> Reply:
+        """/lang: in a group (its admins only) the group's messages; in private the person's
+        own messages and hands, at every table they sit at."""
+        lang = lang.strip().lower()
+        if lang not in LANGS:
+            return Reply(t(await self.chat_lang(chat_id), "err_bad_lang"))
+        if is_group:
+            admin = is_admin if isinstance(is_admin, bool) else await is_admin()
+            if not admin:
+                return Reply(t(await self.chat_lang(chat_id), "err_lang_admin"))
+            await self.db.set_chat_lang(chat_id, lang)
+            table = await self._table_for_chat(chat_id)
+            if table is not None:
+                async with self._lock(table.table_id):
+                    table.lang = lang
+                    await self.db.update_lobby(table.table_id, lang=lang)
+                    self._render(table)
+        else:
+            await self.db.upsert_user(person.user_id, person.name, lang=lang)
+            await self.db.set_chat_lang(chat_id, lang)
+            for table in list(self.tables.values()):
+                if table.seat_of(person.user_id) is not None:
+                    await self._seat_lang(table.table_id, person.user_id, lang)
+            return Reply(t(lang, "ok_lang_private"))
+        return Reply(t(lang, "ok_lang"))
+
+    async def _seat_lang(self, table_id: int, user_id: int, lang: str) -> None:
+        """A seated person chose their language: stored with the seat, their hand re-shown."""
+        async with self._lock(table_id):
+            table = self.tables.get(table_id)
+            seat = table.seat_of(user_id) if table is not None else None
+            if table is None or seat is None or table.seats[seat].lang == lang:
+                return
+            table.seats[seat].lang = lang
+            try:
+                row = await self.db.update_lobby(
+                    table_id, seats_json=table.seats_json(), expected_move_no=table.move_no
+                )
+            except StorageError:
+                log.exception("table %s: storing a seat's language failed", table_id)
+                await self._reload(table_id)
+                return
+            table.move_no = row.move_no
+            self._render(table)

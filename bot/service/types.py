@@ -1,0 +1,72 @@
+"""The service's shared types: who acts (`Person`), what a handler gets back (`Reply`), and
+what the service needs from outside: Telegram's messages (`Outbox`), one timer per table
+(`Timers`), whether someone is a group admin (`AdminCheck`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.table.table import Table
+from bot.telegram.render import Keyboard, Rendered
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    user_id: int
+    name: str
+    lang: str | None = None  # from their Telegram language (it or en), None if unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a handler sends back: a message (commands) or a callback answer (buttons)."""
+
+    text: str
+    keyboard: Keyboard | None = None
+    alert: bool = False
+    repost: int | None = None  # re-post this table's message below the reply (`repost`)
+    key: str = ""  # the `bot.i18n` key of the outcome, for callers to compare (not `text`)
+
+
+# Whether the person is an admin of the group: asked only when it matters (they are not the
+# table's creator), since asking Telegram spends the group's call budget.
+AdminCheck = Callable[[], Awaitable[bool]]
+
+
+class Outbox(Protocol):
+    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None: ...
+
+    def repost(self, table: Table, content: Rendered) -> None: ...
+
+    async def pin(self, table: Table) -> None: ...
+
+    def show_private(
+        self,
+        table: Table,
+        user_id: int,
+        content: Rendered,
+        *,
+        urgent: bool = False,
+        notify: bool = False,
+    ) -> None: ...
+
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None: ...
+
+    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None: ...
+
+    async def post(self, chat_id: int, content: Rendered) -> int | None: ...
+
+    async def preload(self, tables: list[Table]) -> None: ...
+
+    def unblock(self, user_id: int) -> None: ...
+
+    async def flush(self) -> None: ...
+
+
+class Timers(Protocol):
+    def start(self, table_id: int, seconds: float, token: str) -> None: ...
+
+    def cancel(self, table_id: int) -> None: ...

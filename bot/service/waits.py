@@ -1,0 +1,140 @@
+"""What the table's timer does when it fires (`timeout`): the group mentions a slow person,
+they are reminded privately, the computer plays a move whose time ran out, the next hand
+starts by itself, an idle lobby closes, a request to cancel lapses. The deadlines are set by
+`ServiceCore._plan` with every write and armed by `ServiceCore._arm` (`core.py`); their
+lengths are in `bot.table.deadlines`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.i18n import t, variant_name
+from bot.players import DEFAULT_LEVEL
+from bot.players.thinker import Job
+from bot.service.closing import Closing
+from bot.table.table import LOBBY, PLAYING, Table, TableError
+from bot.telegram.render import mention
+
+log = logging.getLogger(__name__)
+
+
+class Waits(Closing):
+    """Deadlines that fire."""
+
+    async def timeout(self, table_id: int, token: str) -> None:
+        """The table's timer fired (`bot.table.deadlines`): do what is due, then arm the next
+        deadline. A timer whose token is no longer the table's does nothing."""
+        async with self._lock(table_id):
+            table = self.tables.get(table_id)
+            if table is None or self._timer_tokens.get(table_id) != token:
+                return
+            del self._timer_tokens[table_id]
+            due = table.pending.due(self.timing.now())
+            if "timeout" in due:  # the turn is over: its mention and reminder are moot
+                table.pending.at.pop("mention", None)
+                table.pending.at.pop("remind", None)
+            kind = due[0] if due else None
+            try:
+                if kind == "expire":
+                    await self._expire_lobby(table)
+                elif kind == "cancel":
+                    self._end_request(table, "cancel_lapsed")
+                    await self._store_pending(table)
+                elif kind == "timeout":
+                    await self._time_out(table)
+                elif kind == "next":
+                    await self._auto_next(table)
+                elif kind in ("mention", "remind"):
+                    await self._nudge(table, kind)
+            except Exception:
+                log.exception("table %s: the %s deadline failed", table_id, kind)
+                if kind is not None:
+                    table.pending.at.pop(kind, None)
+            current = self.tables.get(table_id)
+            if current is not None and table_id not in self._timer_tokens:
+                self._arm(current)
+
+    async def _nudge(self, table: Table, kind: str) -> None:
+        """A slow person: the group mentions them (once per turn), or they are reminded
+        privately that the turn timer is about to run out."""
+        table.pending.at.pop(kind, None)
+        key = self._turn_key(table)
+        if key is not None and key == table.pending.turn:
+            s = table.seats[key[2]]
+            if s.user_id is not None and not s.is_bot:
+                left = table.pending.at.get("timeout")
+                seconds = max(1, round(left - self.timing.now())) if left else 0
+                if kind == "mention":
+                    who = mention(s.user_id, s.name)
+                    text = (
+                        t(table.lang, "turn_mention_timer", who_html=who, seconds=seconds)
+                        if seconds
+                        else t(table.lang, "turn_mention", who_html=who)
+                    )
+                    self._spawn(self.out.say(table.chat_id, text))
+                elif seconds:
+                    lang = s.lang or table.lang
+                    text = t(
+                        lang,
+                        "turn_reminder",
+                        variant=variant_name(lang, table.options.variant),
+                        table=table.table_id,
+                        seconds=seconds,
+                    )
+                    self._spawn(self.out.say(s.user_id, text))
+        await self._store_pending(table)
+
+    async def _time_out(self, table: Table) -> None:
+        """The turn timer ran out: the computer (`normal`) plays this move for the person,
+        and the group is told. After TIMEOUTS_TO_AWAY in a row it keeps the seat."""
+        table.pending.at.pop("timeout", None)
+        key = self._turn_key(table)
+        if key is None or key != table.pending.turn or table.hand is None:
+            return
+        seat = key[2]
+        s = table.seats[seat]
+        if s.user_id is None or s.is_bot:
+            return
+        job = Job(DEFAULT_LEVEL, table.bot_seed(), table.hand.observation(seat))
+        action = await self.thinker.choose(job)  # `normal`: quick, on the loop
+        away = table.timed_out(seat)
+        try:
+            await self._move(table, seat, action, None)
+        except TableError:
+            return  # reloaded from the database: its deadlines are re-armed
+        notice = t(table.lang, "timeout_away" if away else "timeout_notice", who=s.name)
+        self._spawn(self.out.say(table.chat_id, notice))
+        self._settle(table)
+        self._render(table)
+
+    async def _auto_next(self, table: Table) -> None:
+        """The pause after a hand is over: the next hand starts by itself."""
+        table.pending.at.pop("next", None)
+        hand = table.hand
+        if (
+            table.status != PLAYING
+            or hand is None
+            or not hand.is_terminal()
+            or table.pending.turn != [hand.hand_index, -1, -1]
+        ):
+            return
+        try:
+            table.next_hand()
+            await self._save(table, None)
+        except TableError:
+            return
+        self._settle(table)
+        self._render(table)
+
+    async def _expire_lobby(self, table: Table) -> None:
+        """Nobody started the lobby: it closes, with a message, and keeps no buttons."""
+        table.pending.at.pop("expire", None)
+        if table.status != LOBBY:
+            return
+        if await self._close(table, {"key": "lobby_expired"}):
+            lang = table.lang
+            notice = t(
+                lang, "lobby_expired_notice", variant=variant_name(lang, table.options.variant)
+            )
+            self._spawn(self.out.say(table.chat_id, notice))

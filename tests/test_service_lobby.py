@@ -1,0 +1,165 @@
+"""The table service's lobby without Telegram: what a join costs the database, and a computer
+seat stored as what happened (a computer of a level, its first name) and named where it is
+shown, in the language it is shown in; tables stored with the older whole names show them as
+before."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.i18n import t
+from bot.service import Person, TableService
+from bot.table.table import PLAYING
+from bot.telegram.render import short_name
+from storage import Database
+from tests.test_service_timers import CHAT, Rig, Timers
+
+ANA = Person(11, "Ana")
+EVE = Person(21, "Eve", lang="en")  # her Telegram speaks English; the group Italian
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    db = await Database.open(f"sqlite:///{tmp_path / 't.db'}")
+    r = Rig(db, str(tmp_path / "t.db"))
+    yield r
+    await r.svc.close()
+    await db.close()
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, db: Database, names: list[str]) -> list[str]:
+    """Every call of `names` on `db`, in order, from now on."""
+    calls: list[str] = []
+    for name in names:
+        method: Callable[..., Awaitable[Any]] = getattr(db, name)
+
+        def counted(
+            *args: Any, _m: Callable[..., Awaitable[Any]] = method, _n: str = name, **kw: Any
+        ) -> Awaitable[Any]:
+            calls.append(_n)
+            return _m(*args, **kw)
+
+        monkeypatch.setattr(db, name, counted)
+    return calls
+
+
+def stored_seats(rig: Rig, tid: int) -> list[dict[str, Any]]:
+    conn = sqlite3.connect(rig.db.path)
+    try:
+        (seats,) = conn.execute(
+            "SELECT seats_json FROM tables WHERE table_id = ?", (tid,)
+        ).fetchone()
+    finally:
+        conn.close()
+    return list(json.loads(seats)["seats"])
+
+
+async def first_trick(svc: TableService, person: Person) -> None:
+    """`person` plays their first legal card: a trick is then complete, and every hand
+    message names who played it and who took it."""
+    (table,) = svc.tables.values()
+    assert table.hand is not None
+    action = table.hand.legal_actions()[0]
+    reply = await svc.act(person, table.table_id, table.hand.hand_index, 0, action)
+    assert reply.key == "" and reply.text, reply
+    await svc.idle()
+
+
+async def test_a_join_reads_the_person_once(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/new and /join note the person and read them once (their /lang, whether they opened a
+    private chat): the answer is the same as ever."""
+    svc = rig.svc
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.upsert_user(EVE.user_id, EVE.name, lang="it", can_dm=True)  # /lang it
+    calls = count_calls(monkeypatch, rig.db, ["upsert_user", "get_user"])
+    assert (await svc.new_table(CHAT, ANA, "tre", True)).text == ""
+    assert calls == ["upsert_user", "get_user"]
+    calls.clear()
+    reply = await svc.join(CHAT, EVE)
+    assert reply.key == "ok_joined" and reply.keyboard is None, reply
+    assert calls == ["upsert_user", "get_user"]
+    table = rig.table()
+    assert table.seats[1].lang == "it"  # what she chose with /lang, over her Telegram's
+    # someone who never opened a private chat gets the link that opens it
+    calls.clear()
+    bob = Person(31, "Bob", lang="en")
+    reply = await svc.join(CHAT, bob)
+    assert calls == ["upsert_user", "get_user"]
+    assert reply.text == t("it", "need_dm", who="Bob"), reply
+    assert reply.keyboard is not None
+    (button,) = [b for row in reply.keyboard for b in row]
+    assert button.url == f"https://t.me/test_bot?start=t{table.table_id}"
+    assert table.seats[2].lang == "en"  # his Telegram's language (no /lang)
+    # already seated: refused, and still the link (as before)
+    calls.clear()
+    again = await svc.join(CHAT, bob)
+    assert calls == ["upsert_user", "get_user"] and again.text == reply.text
+
+
+async def test_a_computer_seat_stores_its_level_and_is_named_where_shown(rig: Rig) -> None:
+    """/addbot difficile stores a computer of level hard with a first name, no words of a
+    language: the group reads "🤖 Ada (difficile)", an English hand "🤖 Ada (hard)"."""
+    svc = rig.svc
+    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    await svc.new_table(CHAT, EVE, "due", True)
+    assert (await svc.add_bot(CHAT, "difficile")).text == ""
+    table = rig.table()
+    seats = stored_seats(rig, table.table_id)
+    assert seats[1] == {"user_id": None, "name": "Ada", "level": "hard"}
+    assert "🤖 Ada (difficile)" in rig.out.group[-1].text
+    await svc.set_option(CHAT, EVE, "match", "single", panel=False)
+    assert (await svc.start(CHAT, EVE, is_admin=False)).text == ""
+    await svc.idle()
+    assert table.status == PLAYING
+    await first_trick(svc, EVE)
+    assert "🤖 Ada (difficile)" in rig.out.group[-1].text
+    hand = rig.out.private[EVE.user_id].text
+    assert "🤖 Ada (hard)" in hand and "difficile" not in hand, hand
+
+
+@pytest.mark.parametrize("old", ["🤖 Ada (difficile)", "🤖 difficile 1"])
+async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
+    rig: Rig, old: str, tmp_path: Path
+) -> None:
+    """A table stored when a computer seat kept its whole (Italian) name loads and shows that
+    name as it is, in the group and in an English hand."""
+    svc = rig.svc
+    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    await svc.new_table(CHAT, EVE, "due", True)
+    await svc.add_bot(CHAT, "hard")
+    await svc.start(CHAT, EVE, is_admin=False)
+    await svc.idle()
+    tid = rig.table().table_id
+    await svc.close()
+    conn = sqlite3.connect(rig.db.path)
+    try:
+        (raw,) = conn.execute("SELECT seats_json FROM tables WHERE table_id = ?", (tid,)).fetchone()
+        extra = json.loads(raw)
+        extra["seats"][1]["name"] = old
+        conn.execute(
+            "UPDATE tables SET seats_json = ? WHERE table_id = ?", (json.dumps(extra), tid)
+        )
+        conn.commit()
+    finally:
+        conn.close()
+    rig.out.group.clear()
+    rig.out.private.clear()
+    svc2 = TableService(rig.db, rig.out, Timers(), "test_bot")
+    try:
+        assert await svc2.restore() == 1
+        await svc2.idle()
+        await first_trick(svc2, EVE)
+        (table,) = svc2.tables.values()
+        assert table.seats[1].name == old and table.seats[1].level == "hard"
+        group = rig.out.group[-1].text
+        assert old in group and "🤖 🤖" not in group and "(hard)" not in group, group
+        hand = rig.out.private[EVE.user_id].text
+        assert short_name(old) in hand and "🤖 🤖" not in hand and "(hard)" not in hand, hand
+    finally:
+        await svc2.close()
