@@ -19,7 +19,9 @@ Scripted people: :meth:`FakeTelegram.user`, :meth:`FakeTelegram.group`,
 :meth:`FakeTelegram.send_text`, :meth:`FakeTelegram.press`; observation:
 :meth:`FakeTelegram.messages`, :meth:`FakeTelegram.last_message`,
 :meth:`FakeTelegram.find_button`, :attr:`FakeTelegram.calls`, :meth:`FakeTelegram.count`,
-:meth:`FakeTelegram.wait_for`.
+:meth:`FakeTelegram.wait_for`; files the bot uploaded (sendDocument, sendPhoto, multipart):
+:meth:`FakeTelegram.documents`, :meth:`FakeTelegram.photos` (``message.document.data`` /
+``message.photo.data`` hold the bytes, ``.filename`` the name; the caption is ``text``).
 
 Load and robustness (all off by default):
 
@@ -73,6 +75,7 @@ __all__ = [
     "EntityParseError",
     "FakeButton",
     "FakeChat",
+    "FakeFile",
     "FakeMessage",
     "FakeTelegram",
     "FakeUser",
@@ -86,6 +89,7 @@ T = TypeVar("T")
 JSONDict = dict[str, Any]
 
 MAX_MESSAGE_LENGTH = 4096
+MAX_CAPTION_LENGTH = 1024
 MAX_INLINE_BUTTONS = 100  # buttons of one inline keyboard ("reply markup is too long")
 DELETE_MAX_AGE = 48 * 3600  # seconds after which deleteMessage refuses (Bot API)
 MAX_CALLBACK_DATA_BYTES = 64
@@ -404,6 +408,8 @@ class FakeMessage:
     seen_by_bot: bool = True
     versions: list[str] = field(default_factory=list)
     service: str | None = None  # a service message ("pinned_message", "new_chat_members")
+    document: FakeFile | None = None  # sendDocument (``text`` is then the caption)
+    photo: FakeFile | None = None  # sendPhoto (``text`` is then the caption)
 
     @property
     def buttons(self) -> list[FakeButton]:
@@ -505,6 +511,26 @@ def _copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy_json(item) for item in value]
     return value
+
+
+class _Upload(dict[str, Any]):
+    """An uploaded file as a parameter: equal to ``{"filename": ..., "size": ...}`` (what the
+    call log shows), with the bytes in ``data`` for sendDocument/sendPhoto."""
+
+    def __init__(self, filename: str, data: bytes) -> None:
+        super().__init__(filename=filename, size=len(data))
+        self.data = data
+
+
+@dataclass(frozen=True)
+class FakeFile:
+    """A file the bot uploaded (sendDocument, sendPhoto): what a test reads back."""
+
+    file_id: str
+    file_unique_id: str
+    filename: str
+    data: bytes
+    mime_type: str | None = None
 
 
 @dataclass
@@ -915,7 +941,7 @@ def _decode_params(content_type: str, body: bytes, query: str) -> JSONDict:
                 content = payload if isinstance(payload, bytes) else b""
                 filename = part.get_filename()
                 if filename is not None:
-                    raw[name] = {"filename": filename, "size": len(content)}
+                    raw[name] = _Upload(filename, content)
                 else:
                     raw[name] = content.decode("utf-8")
         else:
@@ -1026,6 +1052,7 @@ class FakeTelegram:
         self._arrival = 0.0  # arrival time of the call being executed (under the lock)
         self._sends_at: dict[int, list[float]] = {}  # arrivals of accepted sendMessage, per chat
         self._command_updates: list[tuple[int, _Update]] = []  # send_text("/...") updates
+        self._files: dict[str, FakeFile] = {}  # uploads by file_id
 
         self._handlers: dict[str, Handler] = {
             "getMe": self._get_me,
@@ -1035,6 +1062,8 @@ class FakeTelegram:
             "setWebhook": self._set_webhook,
             "getWebhookInfo": self._get_webhook_info,
             "sendMessage": self._send_message,
+            "sendDocument": self._send_document,
+            "sendPhoto": self._send_photo,
             "editMessageText": self._edit_message_text,
             "editMessageReplyMarkup": self._edit_message_reply_markup,
             "deleteMessage": self._delete_message,
@@ -1724,9 +1753,21 @@ class FakeTelegram:
             replied = self._by_id.get((message.chat_id, message.reply_to_message_id))
             if replied is not None and not replied.deleted:
                 data["reply_to_message"] = self._message_api(replied, with_reply=False)
-        data["text"] = message.text
-        if message.entities:
-            data["entities"] = _copy_json(message.entities)
+        if message.document is not None or message.photo is not None:
+            if message.document is not None:
+                data["document"] = self._file_api(message.document)
+            if message.photo is not None:
+                size = {**self._file_api(message.photo), "width": 640, "height": 480}
+                del size["file_name"]
+                data["photo"] = [size]
+            if message.text:
+                data["caption"] = message.text
+            if message.entities:
+                data["caption_entities"] = _copy_json(message.entities)
+        else:
+            data["text"] = message.text
+            if message.entities:
+                data["entities"] = _copy_json(message.entities)
         if message.reply_markup is not None:
             data["reply_markup"] = _copy_json(message.reply_markup)
         return data
@@ -1767,6 +1808,74 @@ class FakeTelegram:
             reply_to=reply_to,
         )
         return self._message_api(message)
+
+    @staticmethod
+    def _file_api(file: FakeFile) -> JSONDict:
+        data: JSONDict = {
+            "file_id": file.file_id,
+            "file_unique_id": file.file_unique_id,
+            "file_name": file.filename,
+            "file_size": len(file.data),
+        }
+        if file.mime_type:
+            data["mime_type"] = file.mime_type
+        return data
+
+    def _upload(self, params: JSONDict, field_name: str) -> FakeFile:
+        """The file of sendDocument/sendPhoto: a multipart upload or a known file_id."""
+        value = params.get(field_name)
+        if isinstance(value, _Upload):
+            unique = f"U{len(self._files) + 1:06d}"
+            name = str(value["filename"])
+            mime = "image/png" if name.lower().endswith(".png") else None
+            if name.lower().endswith((".csv", ".txt")):
+                mime = "text/csv" if name.lower().endswith(".csv") else "text/plain"
+            elif name.lower().endswith(".json"):
+                mime = "application/json"
+            file = FakeFile(f"F{field_name}{unique}", unique, name, value.data, mime)
+            self._files[file.file_id] = file
+            return file
+        if isinstance(value, str) and value in self._files:
+            return self._files[value]
+        if value is None or value == "":
+            raise _bad(f"there is no {field_name} in the request")
+        raise _bad("wrong file identifier/HTTP URL specified")
+
+    def _send_file(self, params: JSONDict, field_name: str) -> JSONDict:
+        chat = self._chat_from_param(params.get("chat_id"))
+        caption = params.get("caption")
+        entities: list[JSONDict] = []
+        text, raw, parse_mode = "", "", None
+        if caption is not None and str(caption) != "":
+            text, raw, parse_mode, entities = self._format_text({**params, "text": caption})
+            if len(text) > MAX_CAPTION_LENGTH:
+                raise _bad("message caption is too long")
+        markup = self._validate_markup(params.get("reply_markup"))
+        self._check_can_write(chat)
+        file = self._upload(params, field_name)
+        reply_to = self._reply_target(chat, params)
+        message = self._new_message(
+            chat,
+            from_user=self._bot_user(),
+            from_bot=True,
+            text=text,
+            raw_text=raw,
+            parse_mode=parse_mode,
+            entities=entities,
+            markup=markup,
+            reply_to=reply_to,
+        )
+        if field_name == "photo":
+            message.photo = file
+        else:
+            message.document = file
+        return self._message_api(message)
+
+    def _send_document(self, params: JSONDict) -> JSONDict:
+        return self._send_file(params, "document")
+
+    def _send_photo(self, params: JSONDict) -> JSONDict:
+        return self._send_file(params, "photo")
 
     def _message_to_edit(self, params: JSONDict, *, what: str = "edit") -> FakeMessage:
         if params.get("inline_message_id"):
@@ -1812,6 +1921,8 @@ class FakeTelegram:
         markup = self._validate_markup(params.get("reply_markup"))
         if not message.from_bot:
             raise _bad("message can't be edited")
+        if message.document is not None or message.photo is not None:
+            raise _bad("there is no text in the message to edit")
         # Without reply_markup, Telegram removes the message's inline keyboard.
         return self._apply_edit(message, text, raw, parse_mode, entities, markup)
 
@@ -2346,6 +2457,16 @@ class FakeTelegram:
             found = self._messages.get(self._chat_id(chat), [])
             return [copy.deepcopy(m) for m in found if m.from_bot and not m.deleted]
 
+    def documents(self, chat: ChatRef) -> list[FakeMessage]:
+        """Snapshots of the bot's sendDocument messages in the chat, oldest first
+        (``message.document.data`` holds the bytes, ``.filename`` the name)."""
+        return [m for m in self.bot_messages(chat) if m.document is not None]
+
+    def photos(self, chat: ChatRef) -> list[FakeMessage]:
+        """Snapshots of the bot's sendPhoto messages in the chat, oldest first
+        (``message.photo.data`` holds the bytes)."""
+        return [m for m in self.bot_messages(chat) if m.photo is not None]
+
     def age_message(self, chat: ChatRef, message_id: int, seconds: float) -> None:
         """Make a message look ``seconds`` older (its date), e.g. past deleteMessage's 48 h."""
         with self._lock:
@@ -2622,6 +2743,19 @@ class FakeTelegram:
             return self._newest(chat, lambda m: m.from_bot and contains in m.text)
 
         return await self.wait_for(find, timeout, message=f"a bot message containing {contains!r}")
+
+    async def wait_taken(self, timeout: float = 10.0) -> None:
+        """Wait until the bot has taken every update created so far: it asked for the ones
+        after them (a getUpdates whose offset confirms them), which a bot polling in a loop
+        does once it has queued those it got."""
+        with self._lock:
+            newest = self._updates[-1].update_id if self._updates else None
+
+        def taken() -> bool:
+            with self._lock:
+                return newest is None or not self._updates or self._updates[0].update_id > newest
+
+        await self.wait_for(taken, timeout, message="all updates taken")
 
     async def wait_delivered(self, timeout: float = 10.0) -> None:
         """Wait until the bot has fetched every update created so far."""

@@ -162,8 +162,8 @@ def check_state(table: Table) -> None:
 
     number = re.search(r"— (?:mano|hand) (\d+)", plain)
     assert number and int(number[1]) >= 1, plain  # a void hand is not "hand 0"
-    for seat in table.seats:  # names shown as typed (escaped in the HTML)
-        assert seat.name in plain
+    for sitting in table.seats:  # names shown as typed (escaped in the HTML)
+        assert sitting.name in plain
     if not terminal:
         who = table.seats[hand.current].name
         # Italian: "tocca ad Anna" before the vowel a, else "tocca a Mario" (issue 11 §6)
@@ -275,9 +275,9 @@ def check_private(table: Table, seat: int) -> None:
             with pytest.raises(TableError):
                 table.check_action(user_id, hidx, stamp, action)
     if hand.current == seat and not hand.is_terminal():
-        offered = {a for _, _, a, _ in moves}
+        offered_now = {a for _, _, a, _ in moves}
         # every legal move is offered, except points bids beyond the quick steps
-        missing = {a for a in legal - offered if not A.BID_POINTS <= a < A.PASS}
+        missing = {a for a in legal - offered_now if not A.BID_POINTS <= a < A.PASS}
         assert not missing, missing
     else:
         assert all(a < A.CALL_RANK for _, _, a, _ in moves)  # no bid buttons out of turn

@@ -18,10 +18,9 @@ CITED = re.compile(r"§ ?([0-9]+(?:\.[0-9]+)?)")
 def _sections() -> set[str]:
     found: set[str] = set()
     for line in RULES.read_text(encoding="utf-8").splitlines():
-        if m := re.match(r"## ([0-9]+)\. ", line):
-            found.add(m.group(1))
-        elif m := re.match(r"([0-9]+\.[0-9]+) ", line):
-            found.add(m.group(1))
+        # "## 7. Title" (a section) or "7.2 Title" (a subsection)
+        if m := re.match(r"## ([0-9]+)\. |([0-9]+\.[0-9]+) ", line):
+            found.add(m.group(1) or m.group(2))
     return found
 
 

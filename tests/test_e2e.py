@@ -24,12 +24,13 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.cli.render import card_name
 from bot.engine import DECK40, HandState
 from bot.engine import actions as A
 from bot.table.ledger import min_payments
+from tests.bot_probe import IDLE_LINE
 from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser, Limits
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +46,17 @@ STALE = "Pulsante scaduto: usa quelli aggiornati."
 BAD_DATA = "Pulsante non valido."
 NOT_YOUR_TABLE = "Non giochi a questo tavolo."
 REFUSALS = {NOT_YOUR_TURN, HAND_OVER, STALE, BAD_DATA, NOT_YOUR_TABLE}
+# The Bot API methods that change what a chat shows.
+MESSAGE_WRITES = frozenset(
+    {
+        "sendMessage",
+        "editMessageText",
+        "editMessageReplyMarkup",
+        "deleteMessage",
+        "pinChatMessage",
+        "unpinChatMessage",
+    }
+)
 
 
 # ------------------------------------------------------------------------------ the process
@@ -52,6 +64,8 @@ REFUSALS = {NOT_YOUR_TURN, HAND_OVER, STALE, BAD_DATA, NOT_YOUR_TABLE}
 
 class BotProcess:
     """`python -m bot` with its own database in `workdir`; logs kept per run."""
+
+    module = "bot"
 
     def __init__(self, fake: FakeTelegram, workdir: Path, **env: str) -> None:
         self.fake = fake
@@ -82,7 +96,7 @@ class BotProcess:
         self.logs.append(log)
         with log.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "bot"],
+                [sys.executable, "-m", self.module],
                 cwd=self.dir,
                 env=self.env(),
                 stdout=out,
@@ -125,6 +139,33 @@ class BotProcess:
         secret = TOKEN.split(":", 1)[1]
         assert TOKEN not in text and secret not in text, "the bot token appears in the logs"
         assert "Traceback" not in text, text[-4000:]
+
+
+class ProbedBot(BotProcess):
+    """The same bot with an idle probe (`tests/bot_probe.py`): `idle()`."""
+
+    module = "tests.bot_probe"
+
+    def idle_reports(self) -> int:
+        log = self.logs[-1]
+        return log.read_text("utf-8", "replace").count(IDLE_LINE) if log.exists() else 0
+
+    async def idle(self) -> None:
+        """Return once the bot has taken every update sent so far and says it has nothing
+        under way: no update being handled, no computer player moving, nothing left to send
+        (asked with SIGUSR1, answered with a line in its log: `tests/bot_probe.py`). Every
+        call it made has been answered by then, so the stand-in server shows whatever the
+        bot did."""
+        assert self.proc is not None
+        await self.fake.wait_taken(WAIT)
+        before = self.idle_reports()
+        self.proc.send_signal(signal.SIGUSR1)
+        await self.fake.wait_for(
+            lambda: self.idle_reports() > before, WAIT, interval=0.01, message="the bot idle"
+        )
+
+
+BotT = TypeVar("BotT", bound=BotProcess)
 
 
 class Store:
@@ -176,6 +217,15 @@ class Store:
 
 
 # ------------------------------------------------------------------------------ people
+
+
+# Names that break naive HTML or Markdown, an emoji among them.
+TRICKY_NAMES = ("<Luigi & Co>", "Ana_Maria*", "🍕 Pino", "[x](y)", "Eve <b>")
+
+
+def tricky_five(fake: FakeTelegram, base: int) -> list[FakeUser]:
+    """Five people named `TRICKY_NAMES` (ids base+1 .. base+5), in seating order."""
+    return [fake.user(base + i, name) for i, name in enumerate(TRICKY_NAMES, 1)]
 
 
 def table_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage:
@@ -232,6 +282,7 @@ class Game:
     bid_presses: int = 0
     bids_in_hand: int = 0
     first_card_mark: int | None = None  # the call log position at the hand's first card
+    bot: ProbedBot | None = None  # for `assert_no_change`
 
     @property
     def chat_id(self) -> int:
@@ -409,7 +460,7 @@ def suit_button(bids: list[FakeButton], *, held: set[str], want_held: bool) -> F
 
 
 @contextlib.contextmanager
-def bot_guard(bot: BotProcess) -> Iterator[BotProcess]:
+def bot_guard(bot: BotT) -> Iterator[BotT]:
     try:
         yield bot
     finally:
@@ -496,19 +547,25 @@ async def start_table(fake: FakeTelegram, group: FakeChat, creator: FakeUser) ->
     await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
 
 
+async def start_bot(bot: BotProcess, people: list[FakeUser]) -> Store:
+    """The bot started, and each of `people` has opened a private chat with it (/start).
+    Returns a look at its database."""
+    await bot.start()
+    for p in people:
+        await say(bot.fake, p, p, "/start")
+    return Store(bot.db_path)
+
+
 async def started_game(
     bot: BotProcess, group: FakeChat, people: list[FakeUser], variant: str, **table: Any
 ) -> Game:
     """The bot started; each person opens a private chat with it, the first opens a table
     in the group (`open_table`, with its `bots` and `settings`), the others join, and the
     first starts it."""
-    await bot.start()
-    fake = bot.fake
-    for p in people:
-        await say(fake, p, p, "/start")
-    await open_table(fake, group, people[0], people[1:], variant, **table)
-    await start_table(fake, group, people[0])
-    return Game(fake, group, people, Store(bot.db_path))
+    store = await start_bot(bot, people)
+    await open_table(bot.fake, group, people[0], people[1:], variant, **table)
+    await start_table(bot.fake, group, people[0])
+    return Game(bot.fake, group, people, store)
 
 
 def export(bot: BotProcess, chat_id: int) -> dict[str, Any]:
@@ -550,6 +607,36 @@ def api_cost(fake: FakeTelegram, since: int) -> dict[str, int]:
     counts = fake.counts(since=since)
     counts.pop("getUpdates", None)
     return dict(counts)
+
+
+async def hand_when(
+    fake: FakeTelegram, user: FakeUser, ok: Callable[[FakeMessage], object] | None = None
+) -> FakeMessage:
+    """The person's hand message, once there is one (and `ok` holds for it)."""
+
+    def ready() -> FakeMessage | None:
+        m = hand_message(fake, user)
+        return m if ok is None or ok(m) else None
+
+    return await fake.wait_for(ready, WAIT, message=f"{user.first_name}'s hand message")
+
+
+async def message_when(
+    fake: FakeTelegram,
+    chat: FakeChat,
+    message_id: int,
+    ok: Callable[[FakeMessage], object],
+    timeout: float = WAIT,
+) -> FakeMessage:
+    """The message, once `ok` holds for it."""
+    return await fake.wait_for(
+        lambda: m if ok(m := fake.message(chat, message_id)) else None, timeout
+    )
+
+
+async def card_left(fake: FakeTelegram, user: FakeUser, card: int) -> FakeMessage:
+    """The person's hand message, once it has no button for `card` (played)."""
+    return await hand_when(fake, user, lambda m: card not in map(action_of, card_buttons(m)))
 
 
 async def quiet(fake: FakeTelegram, period: float = 1.1) -> None:
@@ -635,7 +722,7 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             assert "<Luigi & Co>" in lobby.text and "&lt;Luigi &amp; Co&gt;" in lobby.raw_text
             # (the answer replies to the command; the re-post deletes a message meanwhile)
             command = await fake.send_text(luigi, group, "/new due")
-            answers = await fake.wait_for(
+            replies = await fake.wait_for(
                 lambda: [
                     m
                     for m in fake.bot_messages(group)
@@ -643,7 +730,7 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
                 ],
                 WAIT,
             )
-            again = answers[0]
+            again = replies[0]
             assert "già un tavolo" in again.text
             # ... and the table comes again below that answer, the old one deleted (issue 11 §7)
             await fake.wait_for(
@@ -688,10 +775,7 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             card = action_of(button)
             await fake.wait_for(lambda: game.table().text != table.text, WAIT)
             # the hand message may show the played card a moment longer than the table
-            await fake.wait_for(
-                lambda: card not in [action_of(b) for b in card_buttons(hand_message(fake, luigi))],
-                WAIT,
-            )
+            await card_left(fake, luigi, card)
             assert any(m[3] == card and m[4] == luigi.id for m in store.moves(tid))
             assert len([m for m in store.moves(tid) if m[3] == card]) == 1
 
@@ -897,39 +981,47 @@ def check_ledger_row(deltas: dict[int, int], hand: HandState) -> None:
 
 
 async def assert_no_change(
-    game: Game, user: FakeUser, attempts: list[tuple[Any, int, str]]
+    game: Game,
+    user: FakeUser,
+    attempts: list[tuple[Any, int, str]],
+    answers: list[str | set[str]] | None = None,
 ) -> None:
-    """Each forged/stale/out-of-turn tap gets one short answer and changes nothing."""
-    await quiet(game.fake, 0.15)
+    """Each forged/stale/out-of-turn tap gets one short answer (the one of `answers`, when
+    given) and changes nothing. A tap is answered once its move is stored or refused, so the
+    database is compared as soon as the answers are in; what the tap may (wrongly) have set
+    going after its answer — a computer player's move, a message sent or edited — is done
+    once the bot says it is idle (`ProbedBot.idle`), and only then are the messages
+    compared. The bot is idle before the taps too: no earlier change is taken for theirs."""
+    assert game.bot is not None, "assert_no_change needs Game(bot=ProbedBot(...))"
+    await game.bot.idle()
+    mark = game.fake.mark()
     before_db = game.store.snapshot(game.chat_id)
     before_table = game.table().raw_text
     before_hands = {p.id: hand_message(game.fake, p).raw_text for p in game.people}
-    for chat, message_id, data in attempts:
+    for i, (chat, message_id, data) in enumerate(attempts):
         answer = await game.raw(user, chat, message_id, data)
         assert answer and len(answer) <= 200, (data, answer)
         assert answer != OK, (data, answer)
-    await asyncio.sleep(0.2)  # anything the taps might (wrongly) have caused is sent by now
+        if answers is not None:
+            want = answers[i]
+            assert answer in want if isinstance(want, set) else answer == want, (data, answer)
+    assert game.store.snapshot(game.chat_id) == before_db
+    await game.bot.idle()
     assert game.store.snapshot(game.chat_id) == before_db
     assert game.table().raw_text == before_table
     assert {p.id: hand_message(game.fake, p).raw_text for p in game.people} == before_hands
+    # no message sent, edited, deleted or pinned anywhere either
+    writes = {m: n for m, n in api_cost(game.fake, mark).items() if m in MESSAGE_WRITES}
+    assert not writes, writes
 
 
 async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_path: Path) -> None:
     async with asyncio.timeout(150), telegram() as fake:
-        people = [
-            fake.user(301, "<Luigi & Co>"),
-            fake.user(302, "Ana_Maria*"),
-            fake.user(303, "🍕 Pino"),
-            fake.user(304, "[x](y)"),
-            fake.user(305, "Eve <b>"),
-        ]
+        people = tricky_five(fake, 300)
         stranger = fake.user(399, "Mallory")
         group = fake.group(-100400, "Chiamata & co", admins=[people[1]])
-        with bot_guard(BotProcess(fake, tmp_path)) as bot:
-            await bot.start()
-            store = Store(bot.db_path)
-            for p in people:
-                await say(fake, p, p, "/start")
+        with bot_guard(ProbedBot(fake, tmp_path)) as bot:
+            store = await start_bot(bot, people)
             await open_table(fake, group, people[0], people[1:], "chiamata", settings="target=21")
             # /go by a group admin who did not open the table is allowed
             reply_mark = len(fake.bot_messages(group))
@@ -938,8 +1030,8 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
             assert all("Solo chi" not in m.text for m in fake.bot_messages(group)[reply_mark:])
             tid = int(store.table(group.id)["table_id"])
             for p in people:
-                await fake.wait_for(lambda p=p: hand_message(fake, p), WAIT)
-            game = Game(fake, group, people, store)
+                await hand_when(fake, p)
+            game = Game(fake, group, people, store, bot=bot)
             by_seat = {i: p for i, p in enumerate(people)}  # seats in join order
             seat_of = {p.id: i for i, p in by_seat.items()}
             lobby_start = fake.mark()
@@ -1119,16 +1211,19 @@ async def safety_checks(
     ]
     await assert_no_change(game, current, attempts_current)
     # out of turn: someone else taps a card of their own
-    assert await game.raw(other, other, other_msg.message_id, their_card) == NOT_YOUR_TURN
-    # a stale bid button from the auction
-    answer = await game.raw(bidder, bidder, hand_message(fake, bidder).message_id, bid_data)
-    assert answer in (STALE, NOT_YOUR_TURN), answer
-    # somebody who is not at the table
-    assert (
-        await game.raw(stranger, group, game.table().message_id, f"a:{tid}:0:0:{my_card}")
-        == NOT_YOUR_TABLE
+    await assert_no_change(
+        game, other, [(other, other_msg.message_id, their_card)], [NOT_YOUR_TURN]
     )
-    await assert_no_change(game, other, [])
+    # a stale bid button from the auction
+    stale_bid = (bidder, hand_message(fake, bidder).message_id, bid_data)
+    await assert_no_change(game, bidder, [stale_bid], [{STALE, NOT_YOUR_TURN}])
+    # somebody who is not at the table
+    await assert_no_change(
+        game,
+        stranger,
+        [(group, game.table().message_id, f"a:{tid}:0:0:{my_card}")],
+        [NOT_YOUR_TABLE],
+    )
 
     # a double tap: one card played, the second tap refused
     button = next(b for b in card_buttons(cur_msg) if action_of(b) == my_card)
@@ -1260,10 +1355,7 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
         stranger = fake.user(603, "Mallory")
         group = fake.group(-100600, "Lobby")
         with bot_guard(BotProcess(fake, tmp_path)) as bot:
-            await bot.start()
-            store = Store(bot.db_path)
-            for p in (mario, ana):
-                await say(fake, p, p, "/start")
+            store = await start_bot(bot, [mario, ana])
             assert "in un gruppo" in (await say(fake, mario, mario, "/new due")).text
             await fake.send_text(mario, group, "/new tre")
             await fake.wait_for(lambda: table_message(fake, group).button("Entra"), WAIT)

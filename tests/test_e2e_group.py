@@ -28,16 +28,37 @@ from tests.test_e2e import (
     OK,
     WAIT,
     BotProcess,
+    ProbedBot,
     Store,
     action_of,
     bot_guard,
     card_buttons,
     hand_message,
+    hand_when,
     quiet,
     say,
+    start_bot,
     table_message,
     telegram,
 )
+
+
+async def moved_on(fake: FakeTelegram, store: Store, group: FakeChat, st: HandState) -> None:
+    """Wait until the stored hand has moved on from `st`."""
+    await fake.wait_for(
+        lambda: store_hand(store, group).actions != st.actions,
+        WAIT,
+        message="the next move stored",
+    )
+
+
+async def stored(fake: FakeTelegram, store: Store, group: FakeChat, action: int) -> None:
+    """Wait until `action` is in the stored hand's log."""
+    await fake.wait_for(
+        lambda: action in [a for _, a in store_hand(store, group).actions],
+        WAIT,
+        message=f"action {action} stored",
+    )
 
 
 def group_calls(fake: FakeTelegram, group: FakeChat, since: int) -> dict[str, int]:
@@ -78,25 +99,16 @@ async def table_when(
     return await fake.wait_for(lambda: m if ok(m := table_message(fake, group)) else None, WAIT)
 
 
-async def hand_when(
-    fake: FakeTelegram, user: FakeUser, ok: Callable[[FakeMessage], bool]
-) -> FakeMessage:
-    """The person's hand message, once `ok` holds for it."""
-    return await fake.wait_for(lambda: m if ok(m := hand_message(fake, user)) else None, WAIT)
-
-
 async def new_lobby(
     bot: BotProcess, group: FakeChat, creator: FakeUser, variant: str, people: list[FakeUser]
 ) -> Store:
     """The bot started; each of `people` opens a private chat with it, then `creator` opens
     a table in the group with a plain /new; its lobby is shown."""
-    await bot.start()
+    store = await start_bot(bot, people)
     fake = bot.fake
-    for p in people:
-        await say(fake, p, p, "/start")
     await fake.send_text(creator, group, f"/new {variant}")
     await fake.wait_for(lambda: table_message(fake, group).button("Entra"), WAIT)
-    return Store(bot.db_path)
+    return store
 
 
 def bids(msg: FakeMessage) -> list[FakeButton]:
@@ -118,7 +130,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
         luigi = fake.user(1102, "<Luigi & Co>")
         mallory = fake.user(1103, "Mallory")
         group = fake.group(-1001100, "Bar <Sport>", owner=anna, bot_is_member=False)
-        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             await bot.start()
             store = Store(bot.db_path)
 
@@ -133,7 +145,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             # bot's, so no answer; addressed to this bot, or in private, a helpful one
             mark = fake.mark()
             await fake.send_text(anna, group, "/foo")
-            await quiet(fake)
+            await bot.idle()
             assert group_calls(fake, group, mark) == {}
             answer = await say(fake, anna, group, f"/foo@{BOT_NAME} 1 2")
             assert "Non conosco /foo" in answer.text and "/new" in answer.text, answer.text
@@ -157,7 +169,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
                 return data
 
             await fake.wait_for(lambda: "(1/3)" in table_message(fake, group).text, WAIT)
-            await quiet(fake)
+            await bot.idle()
             before = options()
             lobby_text = table_message(fake, group).text
             bad = await say(fake, anna, group, "/settings match=single colour=blue")
@@ -173,7 +185,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             assert "/settings match=best3" in bad.text and "Non ho cambiato niente" in bad.text
             refused = await say(fake, mallory, group, "/settings match=single")
             assert "Solo chi ha aperto" in refused.text
-            await quiet(fake)
+            await bot.idle()
             assert options() == before and table_message(fake, group).text == lobby_text
             # in any order: southern needs French cards
             ok = await say(fake, anna, group, "/settings southern=true deck=french")
@@ -193,8 +205,8 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             assert "✅ al meglio delle 5 mani" in str(screen.keyboard)
             snapshot = options()
             for data in (f"s:{tid}:match:best7", f"s:{tid}:colour:blue", f"s:{tid}:pin:maybe"):
-                answer = await forged(fake, anna, group, screen.message_id, data)
-                assert "non va bene" in answer or "sconosciuta" in answer, (data, answer)
+                why = await forged(fake, anna, group, screen.message_id, data)
+                assert "non va bene" in why or "sconosciuta" in why, (data, why)
             assert await forged(fake, anna, group, screen.message_id, f"o:{tid}:x") == (
                 "Pulsante non valido."
             )
@@ -224,11 +236,11 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             for k in range(3):
                 await fake.send_text(luigi, group, f"chiacchiere {k}")
             old = table_message(fake, group)
-            await quiet(fake)
+            await bot.idle()
             mark = fake.mark()
             command = await fake.send_text(anna, group, "/table")
             new = await table_when(fake, group, lambda m: m.message_id > command.message_id)
-            await quiet(fake)
+            await bot.idle()
             assert [m.message_id for m in live_tables(fake, group)] == [new.message_id]
             assert [
                 m.deleted
@@ -242,7 +254,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             # a second /table at once: nothing to do, no call
             mark = fake.mark()
             await fake.send_text(anna, group, "/table")
-            await quiet(fake)
+            await bot.idle()
             assert group_calls(fake, group, mark) == {}
             # the new message works: the lobby's buttons, then the game on it
             assert await tap(fake, anna, new, "Riempi") == ""
@@ -255,7 +267,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             answer = await reply_to(fake, group, command)
             assert "già un tavolo" in answer.text and "/cancel" in answer.text, answer.text
             moved = await table_when(fake, group, lambda m: m.message_id > answer.message_id)
-            await quiet(fake)
+            await bot.idle()
             assert [m.message_id for m in live_tables(fake, group)] == [moved.message_id]
             assert fake.pinned(group) == [moved.message_id]
             assert int(store.table(group.id)["table_message_id"]) == moved.message_id
@@ -305,9 +317,7 @@ async def test_each_person_in_their_own_language(tmp_path: Path) -> None:
             who = by_seat[st.current]
             answer = await play_card(fake, who, st.hands[st.current])
             assert answer == ("Fatto." if who is mario else "Done."), (who, answer)
-            await fake.wait_for(
-                lambda: HandState.from_dict(store.hand(group.id)).actions != st.actions, WAIT
-            )
+            await moved_on(fake, store, group, st)
 
             # /lang in private: Bea's hand turns Italian at once (and stays so: stored)
             assert "italiano" in (await say(fake, bea, bea, "/lang it")).text
@@ -334,10 +344,7 @@ async def test_each_person_in_their_own_language(tmp_path: Path) -> None:
                 who = by_seat[st.current]
                 answer = await play_card(fake, who, st.hands[st.current])
                 assert answer == ("Done." if who is anna else "Fatto."), (who, answer)
-                await fake.wait_for(
-                    lambda st=st: HandState.from_dict(store.hand(group.id)).actions != st.actions,
-                    WAIT,
-                )
+                await moved_on(fake, store, group, st)
             assert HandState.from_dict(store.hand(group.id)).is_terminal()
             assert await bot.stop() == 0
             bot.check_logs()
@@ -408,10 +415,7 @@ async def test_briscolone_only_playable_cards_and_a_rematch(tmp_path: Path) -> N
                     assert answer == "Devi rispondere al seme di uscita.", answer
                     assert store.snapshot(group.id) == before
                 assert await tap(fake, anna, msg, card_buttons(msg)[0].text) == OK
-                await fake.wait_for(
-                    lambda st=st: HandState.from_dict(store.hand(group.id)).actions != st.actions,
-                    WAIT,
-                )
+                await moved_on(fake, store, group, st)
             assert followed >= 1  # the computer led a suit Anna held at least once
             final = await table_when(fake, group, lambda m: "Partita finita" in m.text)
             assert [b.text for b in final.buttons] == ["🔁 Rivincita"]
@@ -500,9 +504,7 @@ async def test_points_bids_in_two_taps(tmp_path: Path) -> None:
                 full = await hand_when(fake, anna, lambda m: "« Indietro" in str(m.keyboard))
                 assert await tap(fake, anna, full, f"A {points[-1]} punti") == OK
                 top = A.BID_POINTS + points[-1]
-                await fake.wait_for(
-                    lambda top=top: top in [a for _, a in store_hand(store, group).actions], WAIT
-                )
+                await stored(fake, store, group, top)
                 seen = True
                 break
             assert seen

@@ -31,8 +31,11 @@ from tests.test_e2e import (
     action_of,
     bot_guard,
     card_buttons,
+    card_left,
     hand_message,
+    hand_when,
     say,
+    start_bot,
     table_message,
 )
 
@@ -125,13 +128,7 @@ async def tap_cards(
         if answer == OK:
             played += 1
             with contextlib.suppress(TimeoutError):  # the card leaves the hand message
-                await fake.wait_for(
-                    lambda b=button: (
-                        b.callback_data
-                        not in [x.callback_data for x in hand_message(fake, user).buttons]
-                    ),
-                    WAIT,
-                )
+                await card_left(fake, user, action_of(button))
         else:
             await asyncio.sleep(0.3)
     return played, answers
@@ -188,10 +185,7 @@ async def test_many_groups_at_once_stay_within_limits_and_every_tap_is_answered(
     async with asyncio.timeout(180), strict_telegram() as fake:
         people, groups = people_in_groups(fake, 16, 400, "P{} & <co>")
         with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
-            await bot.start()
-            store = Store(bot.db_path)
-            for p in people:
-                await say(fake, p, p, "/start")
+            store = await start_bot(bot, people)
             await asyncio.gather(
                 *(open_due(fake, g, p, None) for g, p in zip(groups, people, strict=True))
             )
@@ -227,10 +221,7 @@ async def test_a_tap_is_answered_before_computer_players_think(tmp_path: Path) -
         g2 = fake.group(-100502, "Other", members=[bea])
         env = {**REAL_PACE, "HARD_BUDGET": "1.0", "BOT_MOVE_DELAY": "0.5"}
         with bot_guard(BotProcess(fake, tmp_path, **env)) as bot:
-            await bot.start()
-            store = Store(bot.db_path)
-            for p in (ana, bea):
-                await say(fake, p, p, "/start")
+            store = await start_bot(bot, [ana, bea])
             await fake.send_text(ana, g1, f"/new@{BOT_NAME} quattro")
             await fake.wait_for(lambda: table_message(fake, g1).button("Entra"), WAIT)
             for _ in range(3):
@@ -260,13 +251,7 @@ async def test_a_tap_is_answered_before_computer_players_think(tmp_path: Path) -
                 cards = card_buttons(hand_message(fake, bea))
                 await answered(fake, await fake.press(bea, cards[0]))
                 other_answers.append(asyncio.get_running_loop().time() - t0)
-                await fake.wait_for(
-                    lambda button=button: (
-                        action_of(button)
-                        not in [action_of(b) for b in card_buttons(hand_message(fake, ana))]
-                    ),
-                    WAIT,
-                )
+                await card_left(fake, ana, action_of(button))
             assert max(other_answers) < 1.0, other_answers
             assert await bot.stop(signal.SIGTERM) == 0
             bot.check_logs()
@@ -342,10 +327,7 @@ async def test_leftover_buttons_are_frozen_or_cleared(tmp_path: Path) -> None:
         ana, bea, cleo = fake.user(701, "Ana"), fake.user(702, "Bea"), fake.user(703, "Cleo")
         group = fake.group(-100701, "Leftovers", members=[ana, bea, cleo])
         with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
-            await bot.start()
-            store = Store(bot.db_path)
-            for p in (ana, bea, cleo):
-                await say(fake, p, p, "/start")
+            store = await start_bot(bot, [ana, bea, cleo])
             picker = await say(fake, ana, group, "/new")
             qid = await fake.press(ana, picker.button("Briscola a quattro (coppie)"))
             assert await answered(fake, qid) == ""
@@ -370,7 +352,7 @@ async def test_leftover_buttons_are_frozen_or_cleared(tmp_path: Path) -> None:
             )
             assert asyncio.get_running_loop().time() - t0 < 2.0
             for p in (ana, bea, cleo):
-                await fake.wait_for(lambda p=p: card_buttons(hand_message(fake, p)), WAIT)
+                await hand_when(fake, p, card_buttons)
             # Cleo leaves the running game: her hand message keeps no card buttons
             reply = await say(fake, cleo, group, "/leave")
             assert "computer" in reply.text
@@ -380,7 +362,7 @@ async def test_leftover_buttons_are_frozen_or_cleared(tmp_path: Path) -> None:
             reply = await say(fake, ana, group, "/cancel")
             assert "annullato" in reply.text.lower()
             for p in (ana, bea, cleo):
-                await fake.wait_for(lambda p=p: not hand_message(fake, p).buttons, WAIT)
+                await hand_when(fake, p, lambda m: not m.buttons)
             await fake.wait_for(lambda: not fake.message(group, table_id).buttons, WAIT)
             assert store.table(group.id)["status"] == "cancelled"
             assert await bot.stop(signal.SIGTERM) == 0
@@ -394,10 +376,7 @@ async def test_a_restart_edits_nothing_that_is_already_shown(tmp_path: Path) -> 
     async with asyncio.timeout(120), strict_telegram() as fake:
         people, groups = people_in_groups(fake, 3, 801, "R{}")
         with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
-            await bot.start()
-            store = Store(bot.db_path)
-            for p in people:
-                await say(fake, p, p, "/start")
+            store = await start_bot(bot, people)
             for g, p in zip(groups, people, strict=True):
                 await open_due(fake, g, p, None)
                 await start(fake, g, p)
@@ -507,7 +486,7 @@ async def test_the_search_workers_leave_with_a_killed_bot(tmp_path: Path) -> Non
             await bot.start()
             assert bot.proc is not None
             pid = bot.proc.pid
-            kids = await fake.wait_for(lambda: len(children_of(pid)) >= 2 and children_of(pid), 20)
+            kids = await fake.wait_for(lambda: k if len(k := children_of(pid)) >= 2 else None, 20)
             await bot.kill9()
             await fake.wait_for(
                 lambda: not [k for k in kids if Path(f"/proc/{k}").exists()],

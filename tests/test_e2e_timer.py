@@ -24,6 +24,8 @@ from tests.test_e2e import (
     bot_guard,
     card_buttons,
     hand_message,
+    hand_when,
+    message_when,
     open_table,
     quiet,
     say,
@@ -277,9 +279,8 @@ async def test_a_lobby_nobody_starts_expires(tmp_path: Path) -> None:
                 " aprine un altro con /new."
             )
             assert store.table(group.id)["status"] == "cancelled"
-            expired = await fake.wait_for(
-                lambda: (m := fake.message(group, lobby.message_id)).text.startswith("⌛") and m,
-                WAIT,
+            expired = await message_when(
+                fake, group, lobby.message_id, lambda m: m.text.startswith("⌛")
             )
             assert expired.text == "⌛ Tavolo scaduto: nessuno l'ha avviato."
             assert not expired.buttons  # no live buttons left behind
@@ -336,9 +337,7 @@ async def test_cancelling_a_running_match_needs_an_admin_or_everyone(tmp_path: P
             assert store.snapshot(group.id) == snap
             # ---- Luigi says no: play goes on, the request keeps no buttons
             assert await tap(fake, luigi, request, "No") == "Va bene: la partita continua."
-            refused = await fake.wait_for(
-                lambda: (m := fake.message(group, mid)).text.startswith("❌") and m, WAIT
-            )
+            refused = await message_when(fake, group, mid, lambda m: m.text.startswith("❌"))
             assert refused.text == "❌ Luigi_* non è d'accordo: la partita continua."
             assert not refused.buttons
             assert store.table(group.id)["status"] == "playing"
@@ -358,21 +357,14 @@ async def test_cancelling_a_running_match_needs_an_admin_or_everyone(tmp_path: P
                 WAIT,
             )
             assert await tap(fake, luigi, request, "D'accordo") == "Tavolo annullato."
-            done = await fake.wait_for(
-                lambda: not (m := fake.message(group, request.message_id)).buttons and m, WAIT
-            )
+            done = await message_when(fake, group, request.message_id, lambda m: not m.buttons)
             assert done.text == "🛑 Tavolo annullato: l'ha chiesto Mario <M&M>, d'accordo Luigi_*."
-            closed = await fake.wait_for(
-                lambda: (
-                    not (m := fake.message(group, table_mid)).buttons
-                    and m.text.startswith("🛑")
-                    and m
-                ),
-                WAIT,
+            closed = await message_when(
+                fake, group, table_mid, lambda m: not m.buttons and m.text.startswith("🛑")
             )
             assert "l'ha chiesto Mario <M&M>" in closed.text
             for p in (mario, luigi):
-                await fake.wait_for(lambda p=p: not hand_message(fake, p).buttons, WAIT)
+                await hand_when(fake, p, lambda m: not m.buttons)
             assert store.table(group.id)["status"] == "cancelled"
             assert store.ledger(group.id) == []  # nobody lost anything
 
@@ -391,9 +383,8 @@ async def test_cancelling_a_running_match_needs_an_admin_or_everyone(tmp_path: P
                 ),
                 WAIT,
             )
-            lapsed = await fake.wait_for(
-                lambda: (m := fake.message(group, request.message_id)).text.startswith("⌛") and m,
-                2 * WAIT,
+            lapsed = await message_when(
+                fake, group, request.message_id, lambda m: m.text.startswith("⌛"), 2 * WAIT
             )
             assert lapsed.text == "⌛ Non hanno risposto tutti: la partita continua."
             assert not lapsed.buttons

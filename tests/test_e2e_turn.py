@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from tests.test_e2e import (
     OK,
     WAIT,
     BotProcess,
+    ProbedBot,
     Store,
     act_buttons,
     bid_buttons,
@@ -36,6 +39,7 @@ from tests.test_e2e import (
     card_buttons,
     check_ledger,
     hand_message,
+    hand_when,
     own_cards,
     quiet,
     say,
@@ -44,6 +48,7 @@ from tests.test_e2e import (
     suit_button,
     suit_phase,
     telegram,
+    tricky_five,
     your_turn,
 )
 from tests.test_e2e_robust import REAL_PACE, TELEGRAM_LIMITS
@@ -86,6 +91,11 @@ def plays_text(plays: list[tuple[int, int]], names: dict[int, str]) -> str:
 
 def shows(msg: FakeMessage, text: str) -> FakeMessage | None:
     return msg if text in msg.text else None
+
+
+def turn_of(name: str) -> Callable[[FakeMessage], bool]:
+    """A message that says whose turn it is: `name`'s ("Tocca a Mario.", "Tocca ad Ana.")."""
+    return lambda m: f"Tocca a {name}." in m.text or f"Tocca ad {name}." in m.text
 
 
 def your_turn_text(text: str) -> bool:
@@ -162,9 +172,12 @@ class Turns:
         self.acted[who.id] = (msg.message_id, msg.raw_text)
 
     async def replaced_are_deleted(self) -> None:
+        def deleted(who: FakeUser, mid: int) -> bool:
+            return self.fake.message(who, mid).deleted
+
         for who, mid in self.replaced:
             await self.fake.wait_for(
-                lambda who=who, mid=mid: self.fake.message(who, mid).deleted,
+                partial(deleted, who, mid),
                 WAIT,
                 message="the replaced hand message deleted",
             )
@@ -174,18 +187,12 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
     tmp_path: Path,
 ) -> None:
     async with asyncio.timeout(240), telegram(limits=TELEGRAM_LIMITS) as fake:
-        people = [
-            fake.user(701, "<Luigi & Co>"),
-            fake.user(702, "Ana_Maria*"),
-            fake.user(703, "🍕 Pino"),
-            fake.user(704, "[x](y)"),
-            fake.user(705, "Eve <b>"),
-        ]
+        people = tricky_five(fake, 700)
         group = fake.group(-100700, "Chiamata & co", admins=[people[0]])
         with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
             store = (await started_game(bot, group, people, "chiamata")).store
             for p in people:
-                await fake.wait_for(lambda p=p: hand_message(fake, p), WAIT)
+                await hand_when(fake, p)
             turns = Turns(fake, store, group.id, people)
             names = turns.names
             st = state(store, group.id)
@@ -225,25 +232,14 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
                 st = state(store, group.id)
                 if not st.is_terminal() and st.phase == AUCTION:
                     other = turns.by_seat[(st.current + 2) % 5]
-                    await fake.wait_for(
-                        lambda other=other, st=st: (
-                            f"Tocca a {names[st.current]}." in hand_message(fake, other).text
-                            or f"Tocca ad {names[st.current]}." in hand_message(fake, other).text
-                        ),
-                        WAIT,
-                        message="whose turn, in another's hand message",
-                    )
+                    await hand_when(fake, other, turn_of(names[st.current]))
             st = state(store, group.id)
             assert st.caller >= 0 and st.partner != st.caller and st.phase == PLAY
             caller, partner = names[st.caller], names[st.partner]
             call_line = f"📣 {caller} chiama {card(st.called_card)} · obiettivo {st.target}"
             # ---- the call, as each person sees it; the partner alone is told
             for seat, p in turns.by_seat.items():
-                m = await fake.wait_for(
-                    lambda p=p: shows(hand_message(fake, p), call_line),
-                    WAIT,
-                    message="the call in every hand message",
-                )
+                m = await hand_when(fake, p, lambda m: shows(m, call_line))
                 assert ("Sei il socio" in m.text) == (seat == st.partner), (p.first_name, m.text)
                 assert f"Briscola: {card(st.called_card).split(' di ')[1]}" in m.text
 
@@ -326,7 +322,7 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
             bot.check_logs()
 
         peak = fake.max_group_calls_per_minute()
-        plays = 40
+        card_plays = 40
         sends = cost.get("sendMessage", 0)
         edits = cost.get("editMessageText", 0)
         deletes = cost.get("deleteMessage", 0)
@@ -337,19 +333,19 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
             if c.method != "getUpdates" and int(c.params.get("chat_id", 0) or 0) == group.id
         )
         print(
-            f"\n[turn cost] chiamata, 5 people, real limits: {cost} over {plays} cards in "
-            f"{elapsed:.0f} s -> {(sends + edits + deletes) / plays:.2f} sends+edits+deletes "
-            f"per card ({sends / plays:.2f} sends, {edits / plays:.2f} edits, "
-            f"{deletes / plays:.2f} deletes), answers {answers / plays:.2f} per card; "
+            f"\n[turn cost] chiamata, 5 people, real limits: {cost} over {card_plays} cards in "
+            f"{elapsed:.0f} s -> {(sends + edits + deletes) / card_plays:.2f} sends+edits+deletes "
+            f"per card ({sends / card_plays:.2f} sends, {edits / card_plays:.2f} edits, "
+            f"{deletes / card_plays:.2f} deletes), answers {answers / card_plays:.2f} per card; "
             f"group calls in the play {group_calls} ({group_calls / elapsed * 60:.1f}/min); "
             f"busiest group minute {peak.calls}"
         )
         assert peak.calls <= 20
-        assert answers == plays
+        assert answers == card_plays
         # per card: the player's own message, the next player's new message and the delete
         # of their old one, the three others' edits; the group's edit (at most one in 4 s)
-        assert deletes <= plays and sends <= plays
-        assert (sends + edits + deletes) / plays <= 7.5
+        assert deletes <= card_plays and sends <= card_plays
+        assert (sends + edits + deletes) / card_plays <= 7.5
 
 
 async def test_turn_message_once_per_turn_across_a_second_render_a_restart_and_a_48h_delete(
@@ -366,7 +362,7 @@ async def test_turn_message_once_per_turn_across_a_second_render_a_restart_and_a
         luigi = fake.user(801, "<Luigi & Co>")
         group = fake.group(-100800, "Due")
         # the computer waits before moving, so that Luigi's hand shows the computer's turn
-        with bot_guard(BotProcess(fake, tmp_path, BOT_MOVE_DELAY="2")) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path, BOT_MOVE_DELAY="2")) as bot:
             game = await started_game(bot, group, [luigi], "due", bots=1, settings="match=single")
             store = game.store
             tid = game.table_id()
@@ -408,21 +404,21 @@ async def test_turn_message_once_per_turn_across_a_second_render_a_restart_and_a
             await turns.replaced_are_deleted()
 
             # a second render of the same turn: the reply, and no second hand message
-            await quiet(fake)
+            await bot.idle()
             before = sends_to_luigi()
             reply = await say(fake, luigi, luigi, f"/start t{tid}")
             assert "Sei al tavolo" in reply.text
-            await quiet(fake)
+            await bot.idle()
             assert sends_to_luigi() == before + 1  # the reply only
             assert hand_message(fake, luigi).message_id == msg.message_id
 
             # a restart during his turn: the turn's message stays, nothing is sent anew
             msg = await luigi_turn(lead=True)
-            await quiet(fake)
+            await bot.idle()
             await bot.stop(signal.SIGTERM)
             mark = fake.mark()
             await bot.start()
-            await quiet(fake, 1.0)
+            await bot.idle()
             assert not [
                 c
                 for c in fake.calls_of("sendMessage", since=mark)

@@ -1070,6 +1070,26 @@ async def test_clock_drives_callback_query_ttl() -> None:
 # ------------------------------------------------------------------ a long run
 
 
+async def test_wait_taken_waits_for_the_offset_that_confirms_the_updates(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    """Delivered is not taken: an update is taken once a getUpdates offset confirms it (a
+    polling bot asks for the next ones only after queueing those it got)."""
+    alice = fake.user(1, "Alice")
+    await fake.wait_taken(timeout=0.1)  # nothing sent yet: nothing to wait for
+    await fake.send_text(alice, alice, "one")
+    await fake.send_text(alice, alice, "two")
+    got = await bot.get_updates()
+    await fake.wait_delivered(timeout=1)
+    with pytest.raises(TimeoutError):
+        await fake.wait_taken(timeout=0.1)
+    await bot.get_updates(offset=got[0].update_id + 1)  # "one" confirmed, "two" not yet
+    with pytest.raises(TimeoutError):
+        await fake.wait_taken(timeout=0.1)
+    await bot.get_updates(offset=got[-1].update_id + 1)
+    await fake.wait_taken(timeout=1)
+
+
 async def test_many_updates_and_calls_stay_consistent(fake: FakeTelegram, bot: Bot) -> None:
     """The indexes behind getUpdates, wait_delivered and count agree with the call log."""
     alice = fake.user(1, "Alice")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -75,7 +76,7 @@ def json_round_trip(s: HandState) -> HandState:
 # --------------------------------------------------------------------------- the turned card
 
 
-def test_2p_last_drawing_trick_loser_gets_turned_briscola_scripted():
+def test_2p_last_drawing_trick_loser_gets_turned_briscola_scripted() -> None:
     """§3.4: in two players, the loser of the last drawing trick gets the turned briscola."""
     s = arrange(opts("due"), hands=["1C 5S 6S", "2C 5B 6B"], turned="4D", dealer=0)
     last_talon_card = s.talon[-1]
@@ -90,7 +91,7 @@ def test_2p_last_drawing_trick_loser_gets_turned_briscola_scripted():
     assert s.observation(0).turned == DECK40.card("4D") and s.observation(0).turned_to == 1
 
 
-def test_2p_last_drawing_trick_loser_gets_turned_briscola_random_hands():
+def test_2p_last_drawing_trick_loser_gets_turned_briscola_random_hands() -> None:
     """§3.4: the same in real hands: 17th trick's loser draws the turned card."""
     for seed in range(20):
         s = HandState.deal(opts("due"), seed)
@@ -103,7 +104,7 @@ def test_2p_last_drawing_trick_loser_gets_turned_briscola_random_hands():
         assert s.talon_pos == len(s.talon)
 
 
-def test_4p_last_drawer_gets_turned_briscola_scripted():
+def test_4p_last_drawer_gets_turned_briscola_scripted() -> None:
     """§3.4: in four players the last drawer (the seat before the winner) gets it."""
     s = arrange(
         opts("quattro"),
@@ -120,7 +121,7 @@ def test_4p_last_drawer_gets_turned_briscola_scripted():
     assert s.current == 2
 
 
-def test_4p_last_drawer_gets_turned_briscola_random_hands():
+def test_4p_last_drawer_gets_turned_briscola_random_hands() -> None:
     """§3.4: in real quattro hands the turned card goes to the seat right before the winner."""
     for seed in range(20):
         s = HandState.deal(opts("quattro"), seed)
@@ -136,7 +137,7 @@ def test_4p_last_drawer_gets_turned_briscola_random_hands():
 # --------------------------------------------------------------------------- worked examples
 
 
-def test_seed002_two_player_examples():
+def test_seed002_two_player_examples() -> None:
     """seeds/002 (§2.3): briscola is the four of spades (swords). A leads the 5 of clubs,
     B plays the ace of clubs: B takes. A leads the 5 of hearts, B the King of clubs: A takes.
     A leads the ace of diamonds, B the 6 of spades: B takes.
@@ -149,7 +150,7 @@ def test_seed002_two_player_examples():
         assert s.tricks[0].winner == (1 if taker == "A" else 0), (a_card, b_card)
 
 
-def test_seed002_four_player_example():
+def test_seed002_four_player_example() -> None:
     """seeds/002 (§2.3-2.5, §5.1): A deals, briscola the three of hearts; D leads the 4 of
     spades, C the Jack of spades, B the two of hearts, A the 5 of clubs: the B & D team takes
     and B leads next. Seats: A=0, D=1, C=2, B=3."""
@@ -168,7 +169,7 @@ def test_seed002_four_player_example():
     assert s.rules.side_of[3] == s.rules.side_of[1]
 
 
-def test_seed004_auction_example():
+def test_seed004_auction_example() -> None:
     """seeds/004 (§7.2-7.5): first calls Re, second passes, third Cavallo, fourth Sette, fifth
     passes; first Sei, third passes, fourth Cinque; first Quattro, fourth gives up. The first
     is the caller, names Coppe, and the holder of the Quattro di Coppe is the partner."""
@@ -208,7 +209,7 @@ def _find(variant: str, wanted: list[int], limit: int) -> int:
     raise AssertionError(f"no {wanted} hand in {limit} seeds")
 
 
-def test_sixty_sixty_replays_with_same_dealer():
+def test_sixty_sixty_replays_with_same_dealer() -> None:
     """§4.1: a real 60-60 hand is void: no winner, zero deltas; the match replays it with the
     same dealer, a fresh deal, and the earlier result kept (§4.4: not counted)."""
     seed = _find("due", [60, 60], 5000)
@@ -238,7 +239,7 @@ def _finished(s: HandState, taken: list[int]) -> HandState:
     return s
 
 
-def test_forty_forty_forty_replays():
+def test_forty_forty_forty_replays() -> None:
     """§4.2: a real 40-40-40 hand of Briscola in tre is void and replayed (same dealer)."""
     seed = _find("tre", [40, 40, 40], 60000)
     m = Match(opts("tre"), seed, dealer=0)
@@ -275,7 +276,7 @@ def _cappotto_deal(caller_wins: bool, cappotto: str = "zero_points") -> HandStat
     return s
 
 
-def _strong_policy(strong: int):
+def _strong_policy(strong: int) -> Callable[[HandState], int]:
     def pick(s: HandState) -> int:
         legal = s.legal_actions()
         if s.current == strong:
@@ -285,7 +286,7 @@ def _strong_policy(strong: int):
     return pick
 
 
-def test_cappotto_caller_side_takes_everything_doubles():
+def test_cappotto_caller_side_takes_everything_doubles() -> None:
     """§7.12: the caller takes every trick: the defenders have 0 points: cappotto, and the
     scores double: caller +4, partner +2, each defender -2."""
     s = _cappotto_deal(caller_wins=True)
@@ -304,7 +305,7 @@ def test_cappotto_caller_side_takes_everything_doubles():
     assert s.returns() == [-2.0, 4.0, 2.0, -2.0, -2.0]
 
 
-def test_cappotto_defenders_take_everything_doubles():
+def test_cappotto_defenders_take_everything_doubles() -> None:
     """§7.12: the defenders take every trick: the caller's side has 0: the loss doubles:
     caller -4, partner -2, each defender +2 (also under cappotto=all_tricks)."""
     for mode in ("zero_points", "all_tricks"):
@@ -327,7 +328,7 @@ def test_cappotto_defenders_take_everything_doubles():
 # --------------------------------------------------------------------------- illegal actions
 
 
-def test_illegal_wrong_seat():
+def test_illegal_wrong_seat() -> None:
     """§2.5 / engine contract: only the seat to act may act; nothing changes otherwise."""
     s = HandState.deal(opts("quattro"), 3, 0, 0)
     assert s.current == 1
@@ -339,7 +340,7 @@ def test_illegal_wrong_seat():
     assert_illegal(c, A.PASS, seat=0)
 
 
-def test_illegal_card_not_in_hand():
+def test_illegal_card_not_in_hand() -> None:
     """A card the seat does not hold cannot be played (plain, follow-suit and blind forms)."""
     for variant in ("due", "quattro", "briscolone", "coperta", "doppia", "chiamata4"):
         s = HandState.deal(opts(variant), 4, 0, 0)
@@ -357,7 +358,7 @@ def test_illegal_card_not_in_hand():
         assert_illegal(s, s.trick[0])
 
 
-def test_illegal_bid_not_lower():
+def test_illegal_bid_not_lower() -> None:
     """§7.2: a rank call not strictly lower than the last is illegal."""
     s = HandState.deal(opts("chiamata"), 5, 0, 0)
     s.apply(A.CALL_RANK + 9)
@@ -369,7 +370,7 @@ def test_illegal_bid_not_lower():
     assert_illegal(s, A.BID_POINTS + 61)
 
 
-def test_illegal_bid_after_passing():
+def test_illegal_bid_after_passing() -> None:
     """§7.2: a pass is final: a seat that passed can never bid again."""
     s = HandState.deal(opts("chiamata"), 5, 0, 0)
     s.apply(A.PASS)  # seat 1
@@ -395,7 +396,7 @@ def test_illegal_bid_after_passing():
     assert all(seat != 2 for seat, _ in s.bids[2:])
 
 
-def test_illegal_misc():
+def test_illegal_misc() -> None:
     """Other illegal actions raise and change nothing: acting after the hand is over, naming a
     suit during the auction, a blind position outside coperta, an unknown action number."""
     s = HandState.deal(opts("due"), 6)
@@ -414,7 +415,7 @@ def test_illegal_misc():
     assert_illegal(c, c.hands[c.current][0])
 
 
-def test_illegal_out_of_range_numbers_outside_play():
+def test_illegal_out_of_range_numbers_outside_play() -> None:
     """Engine contract (`apply` raises IllegalAction and changes nothing): during the auction,
     the suit naming and the card call, action numbers in the card / rank / suit / call-card
     ranges that name nothing (card 40, "rank 11", "suit 4", "card 40") are refused with
@@ -440,7 +441,7 @@ def test_illegal_out_of_range_numbers_outside_play():
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_json_round_trip_every_phase(variant):
+def test_json_round_trip_every_phase(variant: str) -> None:
     """to_dict -> JSON -> from_dict gives an equal state that then plays on identically."""
     s = HandState.deal(opts(variant), "seed-α", 2, 1)
     r = random.Random(variant)
@@ -463,7 +464,7 @@ def test_json_round_trip_every_phase(variant):
     assert step > 0
 
 
-def test_match_json_round_trip():
+def test_match_json_round_trip() -> None:
     """Match.to_dict -> JSON -> from_dict is equal and continues identically."""
     for variant in ("due", "tre", "chiamata"):
         m = Match(opts(variant), 9)
@@ -484,7 +485,7 @@ def test_match_json_round_trip():
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_deal_depends_only_on_seed_and_hand_index(variant):
+def test_deal_depends_only_on_seed_and_hand_index(variant: str) -> None:
     """§3.1-3.2, §7.1: the deal of hand k is a function of the seed and k alone: the same for
     any dealer (and any players at the seats); another k or seed deals differently."""
     o = opts(variant)
@@ -504,7 +505,7 @@ def test_deal_depends_only_on_seed_and_hand_index(variant):
     assert HandState.deal(o, 2, 0, 0).hands != a.hands
 
 
-def test_match_deals_same_cards_whatever_the_first_dealer():
+def test_match_deals_same_cards_whatever_the_first_dealer() -> None:
     """The k-th deal of a match depends on seed and k, not on who deals it."""
     o = opts("quattro")
     m1 = Match(o, 77, dealer=0)

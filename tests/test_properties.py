@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,6 +31,7 @@ from bot.engine import (
 )
 from bot.engine import actions as A
 from bot.engine.cards import Deck
+from bot.engine.tricks import Trick
 from bot.players.search import Solver, _greedy, solve_two
 
 CONFIGS: list[tuple[str, dict[str, object]]] = [
@@ -106,6 +108,11 @@ ALL_VARIANTS = {
 assert {v for v, _ in CONFIGS} == ALL_VARIANTS
 
 
+def outside(legal: frozenset[int]) -> st.SearchStrategy[int]:
+    """Action numbers (card ids of every range, bids, suits, signals, garbage) not in `legal`."""
+    return st.integers(-3, 1000).filter(lambda a: a not in legal)
+
+
 def options_of(variant: str, raw: dict[str, object]) -> Options:
     return Options.parse(variant, raw)
 
@@ -113,13 +120,14 @@ def options_of(variant: str, raw: dict[str, object]) -> Options:
 # --------------------------------------------------------------------------- invariants
 
 
-def expected_winner(s: HandState, trick) -> int:
+def expected_winner(s: HandState, trick: Trick) -> int:
     """§2.3 / §8.3 / §9.2 oracle: highest briscola, else highest card of the led suit."""
     deck = s.rules.deck
     led = deck.suit[trick.cards[0]]
     trumps = [p for p in trick.plays if deck.suit[p[1]] == s.briscola]
     pool = trumps or [p for p in trick.plays if deck.suit[p[1]] == led]
-    return max(pool, key=lambda p: deck.strength[p[1]])[0]
+    seat: int = max(pool, key=lambda p: deck.strength[p[1]])[0]
+    return seat
 
 
 def check_state(s: HandState) -> None:
@@ -337,7 +345,9 @@ def check_auction(s: HandState) -> None:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(seed=st.integers(0, 2**32 - 1), dealer=st.integers(0, 5), data=st.data())
-def test_random_hands_keep_every_invariant(variant, raw, seed, dealer, data):
+def test_random_hands_keep_every_invariant(
+    variant: str, raw: dict[str, object], seed: int, dealer: int, data: st.DataObject
+) -> None:
     """At every step of random legal play: all cards accounted for, JSON round trip, tricks
     resolved per §2.3, only the seat to act can act and illegal actions change nothing,
     observations hide what they must; at the end, 120 points (unless redeal) and zero-sum."""
@@ -370,7 +380,9 @@ def test_random_hands_keep_every_invariant(variant, raw, seed, dealer, data):
 @pytest.mark.parametrize(("variant", "raw"), CONFIGS, ids=IDS)
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), data=st.data())
-def test_actions_outside_the_legal_list_are_refused(variant, raw, seed, data):
+def test_actions_outside_the_legal_list_are_refused(
+    variant: str, raw: dict[str, object], seed: int, data: st.DataObject
+) -> None:
     """Any action number not in `legal_actions()` (card ids of every range, bids, suits,
     signals, garbage) raises IllegalAction at every step and changes nothing."""
     o = options_of(variant, raw)
@@ -378,8 +390,7 @@ def test_actions_outside_the_legal_list_are_refused(variant, raw, seed, data):
     while not s.is_terminal():
         legal = s.legal_actions()
         before = s.to_dict()
-        ok = frozenset(legal)
-        bad = data.draw(st.integers(-3, 1000).filter(lambda a, ok=ok: a not in ok), label="bad")
+        bad = data.draw(outside(frozenset(legal)), label="bad")
         with pytest.raises(IllegalAction):
             s.apply(bad)
         assert s.to_dict() == before
@@ -394,7 +405,9 @@ def test_actions_outside_the_legal_list_are_refused(variant, raw, seed, data):
 @pytest.mark.parametrize(("variant", "raw"), CONFIGS, ids=IDS)
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 80), rseed=st.integers(0, 2**32))
-def test_playout_equals_legal_apply_loop(variant, raw, seed, prefix, rseed):
+def test_playout_equals_legal_apply_loop(
+    variant: str, raw: dict[str, object], seed: int, prefix: int, rseed: int
+) -> None:
     """`playout(rng)` makes exactly the moves of the legal_actions/apply loop, from any point;
     `clone()` leaves the original untouched."""
     o = options_of(variant, raw)
@@ -441,7 +454,7 @@ def test_playout_equals_legal_apply_loop(variant, raw, seed, prefix, rseed):
 )
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rseed=st.integers(0, 2**32))
-def test_random_matches(variant, raw, seed, rseed):
+def test_random_matches(variant: str, raw: dict[str, object], seed: int, rseed: int) -> None:
     """§3.1, §4, §7.4, §7.13, §10: the dealer stays after a void hand and moves on otherwise;
     void hands never count; the ledger is zero-sum; a match ends exactly when its format says
     (fixed5 after five counted hands, ties for most hands standing; points and chiamata
@@ -506,7 +519,7 @@ def test_random_matches(variant, raw, seed, rseed):
 # --------------------------------------------------------------------------- snapshots
 
 
-def test_snapshots_store_phases_as_before_and_load_either_form():
+def test_snapshots_store_phases_as_before_and_load_either_form() -> None:
     """`to_dict` stores the phase as the int it always was (0 auction .. 4 over), so stored
     tables load in either direction; `from_dict` also takes the phase's name."""
     o = Options.parse("chiamata")
@@ -531,14 +544,18 @@ def test_snapshots_store_phases_as_before_and_load_either_form():
 # --------------------------------------------------------------------------- the trick rule
 
 
-def oracle_winner(cards, suit, strength, briscola) -> int:
+def oracle_winner(
+    cards: Sequence[int], suit: Sequence[int], strength: Sequence[int], briscola: int
+) -> int:
     """§2.3 / §8.3, as the rules say it: the highest briscola, else the highest of the led suit."""
     trumps = [i for i, c in enumerate(cards) if suit[c] == briscola]
     pool = trumps or [i for i, c in enumerate(cards) if suit[c] == suit[cards[0]]]
     return max(pool, key=lambda i: strength[cards[i]])
 
 
-def greedy_says_friend_wins(state: HandState, cards, briscola: int, friend: int) -> bool:
+def greedy_says_friend_wins(
+    state: HandState, cards: Sequence[int], briscola: int, friend: int
+) -> bool:
     """Whether the rollout policy (`search._greedy`, its inline copy of the trick rule) sees
     the trick `cards` as won by `friend`'s card: as the last to play, with two cards of a suit
     outside the deck, it loads the rich one on a friend's trick and throws the cheap one
@@ -568,7 +585,7 @@ def greedy_says_friend_wins(state: HandState, cards, briscola: int, friend: int)
     return card == rich
 
 
-def solver_winner(solver: Solver, cards, briscola: int) -> int:
+def solver_winner(solver: Solver, cards: Sequence[int], briscola: int) -> int:
     """The index of the card that takes the trick `cards` by `Solver`'s inline copy of the rule:
     every card is worth 1, so the trick is worth len(cards) to the side of its winner alone."""
     n = solver.n
@@ -588,7 +605,7 @@ def solver_winner(solver: Solver, cards, briscola: int) -> int:
     return takers[0]
 
 
-def check_copies(state: HandState, solver: Solver, cards, briscola: int) -> None:
+def check_copies(state: HandState, solver: Solver, cards: tuple[int, ...], briscola: int) -> None:
     deck = state.rules.deck
     suit, strength = deck.suit, deck.strength
     w = trick_winner(cards, suit, strength, briscola)
@@ -613,7 +630,9 @@ TWO_PLAYER_DECKS = [
 @pytest.mark.parametrize(
     ("deck", "options"), TWO_PLAYER_DECKS, ids=lambda x: getattr(x, "name", "")
 )
-def test_every_copy_of_the_trick_rule_agrees_on_every_card_pair(deck: Deck, options: Options):
+def test_every_copy_of_the_trick_rule_agrees_on_every_card_pair(
+    deck: Deck, options: Options
+) -> None:
     """§2.3 (and §8.3 without briscola): for every ordered pair of cards and every briscola,
     the engine's `trick_winner`, the engine's trick resolution (its inline copy), and the
     search's inline copies (rollout policy, `Solver`, `solve_two`) name the same winner."""
@@ -638,7 +657,9 @@ def test_every_copy_of_the_trick_rule_agrees_on_every_card_pair(deck: Deck, opti
 
 
 @pytest.mark.parametrize(("variant", "raw"), CONFIGS, ids=IDS)
-def test_every_copy_of_the_trick_rule_agrees_on_random_tricks(variant, raw):
+def test_every_copy_of_the_trick_rule_agrees_on_random_tricks(
+    variant: str, raw: dict[str, object]
+) -> None:
     """The same on the tricks (and every beginning of them) of random hands of every variant:
     doppia's double rounds (§9.2), Briscolone without briscola (§8.3), chiamata's named suit."""
     o = options_of(variant, raw)
@@ -657,7 +678,9 @@ CHIAMATA_CONFIGS = [(v, raw) for v, raw in CONFIGS if v.startswith("chiamata")]
 
 
 @pytest.mark.parametrize(("variant", "raw"), CHIAMATA_CONFIGS, ids=lambda x: str(x))
-def test_assume_call_starts_the_play_as_the_auction_would(variant, raw):
+def test_assume_call_starts_the_play_as_the_auction_would(
+    variant: str, raw: dict[str, object]
+) -> None:
     """`assume_call` (the hard bidder's "what if I called this card") leaves a state in the
     play exactly as the real auction would: the first bidder calls, everyone else passes and
     the card is named (§7.2-7.10), or it calls carichi (§7.8)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -34,6 +35,9 @@ from bot.engine.cards import card_id
 ORDER40 = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)
 POINTS40 = {1: 11, 3: 10, 10: 4, 9: 3, 8: 2, 7: 0, 6: 0, 5: 0, 4: 0, 2: 0}
 D, C, S, B = range(4)
+
+# How `run` chooses a move: (state, legal actions) -> action.
+Pick = Callable[[HandState, list[int]], int]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -79,7 +83,7 @@ def play(s: HandState, *cards: str) -> None:
         s.apply(deck.card(text))
 
 
-def run(s: HandState, pick=None) -> HandState:
+def run(s: HandState, pick: Pick | None = None) -> HandState:
     """Play to the end; `pick(state, legal)` chooses (first legal action by default)."""
     while not s.is_terminal():
         legal = s.legal_actions()
@@ -87,7 +91,7 @@ def run(s: HandState, pick=None) -> HandState:
     return s
 
 
-def rng_pick(seed: int):
+def rng_pick(seed: int) -> Pick:
     r = random.Random(seed)
     return lambda _s, legal: legal[r.randrange(len(legal))]
 
@@ -156,7 +160,7 @@ def chiamata_call(
 # --------------------------------------------------------------------------- §1 the deck
 
 
-def test_s1_1_forty_cards_four_suits_of_ten():
+def test_s1_1_forty_cards_four_suits_of_ten() -> None:
     """RULES §1.1: 40 cards, four suits (D C S B), ten cards per suit."""
     assert DECK40.size == 40
     assert sorted(DECK40.suit) == sorted([0] * 10 + [1] * 10 + [2] * 10 + [3] * 10)
@@ -167,7 +171,7 @@ def test_s1_1_forty_cards_four_suits_of_ten():
     assert sorted(s.all_cards()) == list(range(40))
 
 
-def test_s1_1_trick_power_order_asso_tre_re_cavallo_fante_7_6_5_4_2():
+def test_s1_1_trick_power_order_asso_tre_re_cavallo_fante_7_6_5_4_2() -> None:
     """RULES §1.1: per suit Asso > Tre > Re > Cavallo > Fante > 7 > 6 > 5 > 4 > 2, checked in
     real tricks of a non-briscola suit, both playing orders, every pair of ranks."""
     for hi, lo in itertools.combinations(ORDER40, 2):  # hi is stronger than lo
@@ -184,7 +188,7 @@ def test_s1_1_trick_power_order_asso_tre_re_cavallo_fante_7_6_5_4_2():
             assert s.tricks[0].winner == expected, (first, second)
 
 
-def test_s1_2_card_points_and_deck_total():
+def test_s1_2_card_points_and_deck_total() -> None:
     """RULES §1.2: Asso 11, Tre 10, Re 4, Cavallo 3, Fante 2, others 0; the deck holds 120."""
     for c in range(40):
         assert DECK40.points[c] == POINTS40[DECK40.number[c]]
@@ -195,7 +199,7 @@ def test_s1_2_card_points_and_deck_total():
     assert s.taken == [0, 21]
 
 
-def test_s1_3_default_deck_is_italian_and_southern_needs_french():
+def test_s1_3_default_deck_is_italian_and_southern_needs_french() -> None:
     """RULES §1.3: `deck` defaults to italian; `southern` exists only with the french deck."""
     assert opts("due").deck == "italian"
     assert opts("due", deck="french").rules().deck.points == DECK40.points
@@ -205,7 +209,7 @@ def test_s1_3_default_deck_is_italian_and_southern_needs_french():
         opts("due", deck="italian", southern=True)
 
 
-def test_s1_3_southern_jack_above_queen_in_rank_and_points():
+def test_s1_3_southern_jack_above_queen_in_rank_and_points() -> None:
     """RULES §1.3: southern: Jack (8) ranks and scores above Queen (9): Jack 3, Queen 2."""
     deck = opts("due", deck="french", southern=True).rules().deck
     jack, queen = card_id(8, C), card_id(9, C)
@@ -223,7 +227,7 @@ def test_s1_3_southern_jack_above_queen_in_rank_and_points():
         assert s.tricks[0].points == 5
 
 
-def test_s1_4_tre_removes_one_random_two():
+def test_s1_4_tre_removes_one_random_two() -> None:
     """RULES §1.4: with 3 players one Two, chosen at random, leaves the deck; 120 points stay."""
     seen = set()
     for seed in range(40):
@@ -238,7 +242,7 @@ def test_s1_4_tre_removes_one_random_two():
     assert len(seen) > 1  # random, not always the same Two
 
 
-def test_s1_4_sei_removes_all_four_twos():
+def test_s1_4_sei_removes_all_four_twos() -> None:
     """RULES §1.4, §5.4: with 6 players the four Twos leave the deck: 36 cards, 120 points."""
     for seed in range(5):
         s = HandState.deal(opts("sei"), seed)
@@ -252,7 +256,7 @@ def test_s1_4_sei_removes_all_four_twos():
 # --------------------------------------------------------------------------- §2 tricks
 
 
-def test_s2_1_briscola_is_the_turned_card_suit():
+def test_s2_1_briscola_is_the_turned_card_suit() -> None:
     """RULES §2.1: the suit of the turned card is the briscola."""
     for variant in ("due", "tre", "quattro", "sei", "scoperta", "coperta", "doppia"):
         for seed in range(5):
@@ -261,7 +265,7 @@ def test_s2_1_briscola_is_the_turned_card_suit():
             assert s.briscola == s.rules.deck.suit[s.turned]
 
 
-def test_s2_2_no_obligation_to_follow_suit_or_trump():
+def test_s2_2_no_obligation_to_follow_suit_or_trump() -> None:
     """RULES §2.2: any card may be played, even holding the led suit and a briscola."""
     s = arrange(opts("due"), hands=["7C 1D 5S", "2C 6B 4S"], turned="4D")
     play(s, "2C")
@@ -271,58 +275,35 @@ def test_s2_2_no_obligation_to_follow_suit_or_trump():
     assert s.tricks[0].winner == 1
 
 
-def test_s2_3_highest_briscola_wins():
-    """RULES §2.3: the highest briscola played takes the trick, over any led-suit card."""
-    s = arrange(
-        opts("quattro"),
-        hands=["1C 6S 6B", "2D 7S 7B", "10D 4S 4B", "5D 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
+@pytest.mark.parametrize(
+    ("hands", "cards", "winner", "points"),
+    [
+        ("1C 6S 6B / 2D 7S 7B / 10D 4S 4B / 5D 5S 5B", "1C 2D 10D 5D", 2, 15),
+        ("4C 6S 6B / 7C 7S 7B / 1C 4S 4B / 3C 5S 5B", "4C 7C 1C 3C", 2, 21),
+        ("2C 6S 6B / 1S 7S 7B / 1B 4S 4B / 3S 5S 5B", "2C 1S 1B 3S", 0, 32),
+        ("7D 6S 6B / 1C 7S 7B / 3D 4S 4B / 2D 5S 5B", "7D 1C 3D 2D", 2, 21),
+    ],
+    ids=[
+        "s2_3-highest-briscola-wins-over-led-suit",
+        "s2_3-highest-of-led-suit-without-briscola",
+        "s2_3-off-suit-never-wins-even-an-asso",
+        "s2_3-led-briscola-highest-briscola-wins",
+    ],
+)
+def test_s2_3_trick_winner(hands: str, cards: str, winner: int, points: int) -> None:
+    """RULES §2.3 (briscola denari, seat 0 leads): the highest briscola played takes the
+    trick, over any led-suit card; without briscole the highest card of the led suit wins; a
+    card of another suit that is not briscola never wins, even an Asso; if the led suit is
+    briscola, the highest briscola wins. The winner takes the trick's points."""
+    s = arrange(opts("quattro"), hands=hands.split(" / "), turned="4D", dealer=3)
     assert s.current == 0
-    play(s, "1C", "2D", "10D", "5D")
-    assert s.tricks[0].winner == 2
+    play(s, *cards.split())
+    assert s.tricks[0].winner == winner
+    assert s.tricks[0].points == points
+    assert s.taken[winner] == points
 
 
-def test_s2_3_highest_of_led_suit_when_no_briscola():
-    """RULES §2.3: without briscole, the highest card of the led suit wins."""
-    s = arrange(
-        opts("quattro"),
-        hands=["4C 6S 6B", "7C 7S 7B", "1C 4S 4B", "3C 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
-    play(s, "4C", "7C", "1C", "3C")
-    assert s.tricks[0].winner == 2
-
-
-def test_s2_3_off_suit_never_wins():
-    """RULES §2.3: a card of another suit that is not briscola never wins, even an Asso."""
-    s = arrange(
-        opts("quattro"),
-        hands=["2C 6S 6B", "1S 7S 7B", "1B 4S 4B", "3S 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
-    play(s, "2C", "1S", "1B", "3S")
-    assert s.tricks[0].winner == 0
-    assert s.tricks[0].points == 32
-    assert s.taken[0] == 32
-
-
-def test_s2_3_led_briscola_highest_briscola_wins():
-    """RULES §2.3: if the led suit is briscola, the highest briscola wins."""
-    s = arrange(
-        opts("quattro"),
-        hands=["7D 6S 6B", "1C 7S 7B", "3D 4S 4B", "2D 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
-    play(s, "7D", "1C", "3D", "2D")
-    assert s.tricks[0].winner == 2
-
-
-def test_s2_4_winner_takes_cards_and_leads_next():
+def test_s2_4_winner_takes_cards_and_leads_next() -> None:
     """RULES §2.4: the trick's winner takes its points and leads the next trick."""
     s = arrange(
         opts("quattro"),
@@ -343,7 +324,7 @@ def test_s2_4_winner_takes_cards_and_leads_next():
         assert s.current == w and s.leader == w
 
 
-def test_s2_5_counter_clockwise_is_increasing_seat_order():
+def test_s2_5_counter_clockwise_is_increasing_seat_order() -> None:
     """RULES §2.5: play goes round in seat order starting with the leader."""
     for variant in ("due", "tre", "quattro", "sei", "briskula32"):
         s = run(HandState.deal(opts(variant), 11), rng_pick(1))
@@ -355,7 +336,7 @@ def test_s2_5_counter_clockwise_is_increasing_seat_order():
 # --------------------------------------------------------------------------- §3 dealing
 
 
-def test_s3_1_first_dealer_random_then_rotates_counter_clockwise():
+def test_s3_1_first_dealer_random_then_rotates_counter_clockwise() -> None:
     """RULES §3.1: the first dealer is random (reproducible from the seed); the dealer then
     moves to the next seat each hand."""
     dealers = {Match(opts("quattro"), seed).dealer for seed in range(40)}
@@ -376,7 +357,7 @@ def test_s3_1_first_dealer_random_then_rotates_counter_clockwise():
     ("variant", "n", "talon"),
     [("due", 2, 33), ("tre", 3, 29), ("quattro", 4, 27), ("sei", 6, 17)],
 )
-def test_s3_2_three_cards_each_and_a_turned_card(variant, n, talon):
+def test_s3_2_three_cards_each_and_a_turned_card(variant: str, n: int, talon: int) -> None:
     """RULES §3.2: 3 cards each, the next card turned face up (the briscola), the rest the
     talon; the turned card lies under the talon."""
     for seed in range(3):
@@ -389,7 +370,7 @@ def test_s3_2_three_cards_each_and_a_turned_card(variant, n, talon):
         assert s.briscola == DECK40.suit[s.turned]
 
 
-def test_s3_2_turned_card_is_the_last_card_drawn():
+def test_s3_2_turned_card_is_the_last_card_drawn() -> None:
     """RULES §3.2: the turned briscola is drawn only after every talon card."""
     s = HandState.deal(opts("quattro"), 2)
     pick = rng_pick(2)
@@ -406,7 +387,7 @@ def test_s3_2_turned_card_is_the_last_card_drawn():
     "variant",
     ["due", "tre", "quattro", "sei", "scoperta", "coperta", "briscolone", "briskula32", "doppia"],
 )
-def test_s3_3_right_of_the_dealer_leads_first(variant):
+def test_s3_3_right_of_the_dealer_leads_first(variant: str) -> None:
     """RULES §3.3: the player to the right of the dealer (the next seat) leads the first
     trick; in two players, the non-dealer."""
     o = opts(variant)
@@ -419,7 +400,7 @@ def test_s3_3_right_of_the_dealer_leads_first(variant):
             assert s.current != dealer
 
 
-def test_s3_4_winner_draws_first_then_playing_order():
+def test_s3_4_winner_draws_first_then_playing_order() -> None:
     """RULES §3.4: after a trick the winner draws first, then the others in playing order."""
     for variant in ("due", "tre", "quattro", "sei"):
         s = HandState.deal(opts(variant), 21)
@@ -437,7 +418,7 @@ def test_s3_4_winner_draws_first_then_playing_order():
 
 
 @pytest.mark.parametrize("variant", ["due", "tre", "quattro", "sei"])
-def test_s3_4_turned_card_goes_to_the_last_drawer(variant):
+def test_s3_4_turned_card_goes_to_the_last_drawer(variant: str) -> None:
     """RULES §3.4: the player who draws last when the talon runs out gets the turned card."""
     for seed in range(4):
         s = HandState.deal(opts(variant), seed)
@@ -450,7 +431,7 @@ def test_s3_4_turned_card_goes_to_the_last_drawer(variant):
         assert s.turned in s.hands[s.turned_to]
 
 
-def test_s3_5_no_drawing_once_the_talon_is_empty():
+def test_s3_5_no_drawing_once_the_talon_is_empty() -> None:
     """RULES §3.5: when the talon is empty the last tricks are played without drawing."""
     for variant in ("due", "quattro", "sei", "tre"):
         s = HandState.deal(opts(variant), 4)
@@ -470,7 +451,7 @@ def test_s3_5_no_drawing_once_the_talon_is_empty():
         assert left == 0
 
 
-def test_s3_6_retrump_never_turns_an_asso_or_tre():
+def test_s3_6_retrump_never_turns_an_asso_or_tre() -> None:
     """RULES §3.6: with `retrump`, a turned Ace or Three goes back into the talon."""
     turned_carico_without = 0
     for seed in range(200):
@@ -488,7 +469,7 @@ def test_s3_6_retrump_never_turns_an_asso_or_tre():
     assert opts("due").retrump is False
 
 
-def test_s3_7_points_hidden_until_the_last_trick():
+def test_s3_7_points_hidden_until_the_last_trick() -> None:
     """RULES §3.7: without `show_points` no card points are shown before the last trick;
     before the last trick a player sees their own (side's) captured points."""
     for variant in ("due", "quattro"):
@@ -513,7 +494,7 @@ def test_s3_7_points_hidden_until_the_last_trick():
         assert s.observation(0).all_points == tuple(s.taken)
 
 
-def test_s3_7_show_points_shows_the_running_count():
+def test_s3_7_show_points_shows_the_running_count() -> None:
     """RULES §3.7: option `show_points` shows the running count at every step."""
     s = HandState.deal(opts("quattro", show_points=True), 8)
     pick = rng_pick(3)
@@ -528,7 +509,7 @@ def test_s3_7_show_points_shows_the_running_count():
 # --------------------------------------------------------------------------- §4 scoring
 
 
-def test_s4_1_sixty_one_wins_sixty_sixty_is_void():
+def test_s4_1_sixty_one_wins_sixty_sixty_is_void() -> None:
     """RULES §4.1: at least 61 wins the hand; 60-60 is void."""
     o = opts("due")
     r = finish_with(HandState.deal(o, 1), [61, 59]).result()
@@ -542,7 +523,7 @@ def test_s4_1_sixty_one_wins_sixty_sixty_is_void():
     assert r.side_points == (60, 60) and r.void
 
 
-def test_s4_1_void_hand_replayed_with_same_dealer_results_kept():
+def test_s4_1_void_hand_replayed_with_same_dealer_results_kept() -> None:
     """RULES §4.1: a 60-60 hand is replayed with the same dealer; earlier results are kept."""
     m = Match(opts("due"), 3, dealer=0)
     m.record(finish_with(m.deal(), [70, 50]))
@@ -555,7 +536,7 @@ def test_s4_1_void_hand_replayed_with_same_dealer_results_kept():
     assert nxt.dealer == 1 and nxt.hand_index == 2
 
 
-def test_s4_2_three_sides_top_scorer_wins_and_ties_for_first_are_void():
+def test_s4_2_three_sides_top_scorer_wins_and_ties_for_first_are_void() -> None:
     """RULES §4.2: three sides: the top scorer wins; 40-40-40 and a tie for first are void."""
     o = opts("tre")
     r = finish_with(HandState.deal(o, 1), [50, 40, 30]).result()
@@ -574,7 +555,7 @@ def test_s4_2_three_sides_top_scorer_wins_and_ties_for_first_are_void():
     assert r.side_points == (40, 60, 20) and r.winning_sides == (1,)
 
 
-def test_s4_2_void_three_sided_hand_replayed_same_dealer():
+def test_s4_2_void_three_sided_hand_replayed_same_dealer() -> None:
     """RULES §4.2 with §4.1: a void 40-40-40 hand is replayed; the dealer does not move."""
     m = Match(opts("tre"), 4, dealer=2)
     m.record(finish_with(m.deal(), [40, 40, 40]))
@@ -585,7 +566,7 @@ def test_s4_2_void_three_sided_hand_replayed_same_dealer():
 
 def play_match(m: Match, outcomes: list[list[int]]) -> list[bool]:
     """Record one hand per side-points list; returns `m.over` after each."""
-    overs = []
+    overs: list[bool] = []
     for sp in outcomes:
         assert not m.over
         m.record(finish_with(m.deal(), side_taken(m.options, sp)))
@@ -593,7 +574,7 @@ def play_match(m: Match, outcomes: list[list[int]]) -> list[bool]:
     return overs
 
 
-def test_s4_3_default_formats():
+def test_s4_3_default_formats() -> None:
     """RULES §4.3: best5 by default except Briscolone (points121); Chiamata plays to target."""
     for variant in ("due", "tre", "quattro", "sei", "scoperta", "coperta", "briskula32", "doppia"):
         assert opts(variant).rules().match == "best5"
@@ -607,14 +588,14 @@ def test_s4_3_default_formats():
         assert opts("briscolone", match=fmt).rules().match == fmt
 
 
-def test_s4_3_single():
+def test_s4_3_single() -> None:
     """RULES §4.3: `single` is one hand."""
     m = Match(opts("due", match="single"), 1)
     assert play_match(m, [[50, 70]]) == [True]
     assert m.winner == 1
 
 
-def test_s4_3_best3_first_to_two_hands():
+def test_s4_3_best3_first_to_two_hands() -> None:
     """RULES §4.3: `best3` ends when a side has won 2 hands."""
     m = Match(opts("due", match="best3"), 1)
     assert play_match(m, [[70, 50], [50, 70], [80, 40]]) == [False, False, True]
@@ -624,7 +605,7 @@ def test_s4_3_best3_first_to_two_hands():
     assert m.winner == 1
 
 
-def test_s4_3_best5_first_to_three_hands():
+def test_s4_3_best5_first_to_three_hands() -> None:
     """RULES §4.3: `best5` (the default) ends when a side has won 3 hands."""
     m = Match(opts("due"), 1)
     assert play_match(m, [[70, 50], [50, 70], [70, 50], [50, 70], [50, 70]]) == [
@@ -640,14 +621,14 @@ def test_s4_3_best5_first_to_three_hands():
     assert m.winner == 0
 
 
-def test_s4_3_points120_cumulative():
+def test_s4_3_points120_cumulative() -> None:
     """RULES §4.3: `points120`: cumulative card points, first side to reach 120."""
     m = Match(opts("due", match="points120"), 1)
     assert play_match(m, [[70, 50], [51, 69]]) == [False, True]
     assert m.side_points == [121, 119] and m.winner == 0
 
 
-def test_s4_3_points121_and_points151():
+def test_s4_3_points121_and_points151() -> None:
     """RULES §4.3: `points121` and `points151`: first to reach 121 / 151 card points."""
     m = Match(opts("due", match="points121"), 1)
     assert play_match(m, [[61, 59], [70, 50]]) == [False, True]
@@ -660,7 +641,7 @@ def test_s4_3_points121_and_points151():
     assert m.side_points == [210, 150] and m.winner == 0
 
 
-def test_s4_3_fixed5_plays_exactly_five_hands():
+def test_s4_3_fixed5_plays_exactly_five_hands() -> None:
     """RULES §4.3: `fixed5`: exactly 5 hands are played, even after 3 wins."""
     m = Match(opts("quattro", match="fixed5"), 1)
     assert play_match(m, [[70, 50]] * 3 + [[50, 70]] * 2) == [False] * 4 + [True]
@@ -668,7 +649,7 @@ def test_s4_3_fixed5_plays_exactly_five_hands():
     assert m.counted_hands() == 5
 
 
-def test_s4_3_fixed5_three_sides_tie_for_most_hands_stands():
+def test_s4_3_fixed5_three_sides_tie_for_most_hands_stands() -> None:
     """RULES §4.3 fixed5: exactly five counted hands; with three sides a tie for most hands
     won stands and the tied sides are all winners (paid per §10.2: +1 / +1 / -2)."""
     m = Match(opts("tre", match="fixed5"), 1)
@@ -691,7 +672,7 @@ def test_s4_3_fixed5_three_sides_tie_for_most_hands_stands():
     assert m.over and m.winners == (0,) and m.winner == 0 and m.ledger_deltas() == (2, -1, -1)
 
 
-def test_s4_3_fixed5_four_single_players_tie_stands():
+def test_s4_3_fixed5_four_single_players_tie_stands() -> None:
     """RULES §4.3 fixed5 with four single players (§9.1): five hands, a 2-2-1-0 tie stands and
     both leaders win; §10.2's general rule: each losing side pays 1 to each winning side."""
     m = Match(opts("briskula32", players=4, match="fixed5"), 2)
@@ -702,7 +683,7 @@ def test_s4_3_fixed5_four_single_players_tie_stands():
     assert m.ledger_deltas() == (2, 2, -2, -2)
 
 
-def test_s4_3_fixed5_tied_winners_survive_a_snapshot():
+def test_s4_3_fixed5_tied_winners_survive_a_snapshot() -> None:
     """RULES §4.3: a fixed5 match that ended on a tie restores with all its winners; a snapshot
     from before tied winners (only "winner") still loads."""
     m = Match(opts("tre", match="fixed5"), 1)
@@ -720,7 +701,7 @@ def test_s4_3_fixed5_tied_winners_survive_a_snapshot():
     assert Match.from_dict(data).winners == () and not Match.from_dict(data).over
 
 
-def test_s4_3_points_target_reached_by_both_sides_on_one_hand():
+def test_s4_3_points_target_reached_by_both_sides_on_one_hand() -> None:
     """RULES §4.3: when two sides reach a points target on the same hand the higher total
     wins; equal totals play one more hand."""
     m = Match(opts("due", match="points151"), 1)
@@ -740,7 +721,7 @@ def test_s4_3_points_target_reached_by_both_sides_on_one_hand():
     assert m.ledger_deltas() == (-1, 2, -1)
 
 
-def test_s4_4_void_hands_never_count():
+def test_s4_4_void_hands_never_count() -> None:
     """RULES §4.4: a void hand is not a played hand in any format."""
     m = Match(opts("due", match="fixed5"), 2)
     overs = play_match(m, [[70, 50], [60, 60], [70, 50], [60, 60], [50, 70], [70, 50]])
@@ -766,7 +747,7 @@ def test_s4_4_void_hands_never_count():
 # --------------------------------------------------------------------------- §5 pairs
 
 
-def test_s5_1_partners_opposite_and_pooled():
+def test_s5_1_partners_opposite_and_pooled() -> None:
     """RULES §5.1: seats 0 and 2 against 1 and 3; their captured cards are pooled."""
     o = opts("quattro")
     assert o.rules().side_of == (0, 1, 0, 1)
@@ -781,7 +762,7 @@ def test_s5_1_partners_opposite_and_pooled():
             assert r.deltas == tuple(1 if seat % 2 == w else -1 for seat in range(4))
 
 
-def test_s5_2_partner_hand_visible_only_after_talon():
+def test_s5_2_partner_hand_visible_only_after_talon() -> None:
     """RULES §5.2: once the talon is exhausted partners see each other's hands, never before;
     opponents never."""
     s = HandState.deal(opts("quattro"), 6)
@@ -802,7 +783,7 @@ def test_s5_2_partner_hand_visible_only_after_talon():
     assert saw
 
 
-def test_s5_3_signals_off_by_default():
+def test_s5_3_signals_off_by_default() -> None:
     """RULES §5.3: without `signals` (Briscola muta) there are no signal actions."""
     s = arrange(
         opts("quattro"),
@@ -817,7 +798,7 @@ def test_s5_3_signals_off_by_default():
         opts("due", signals=True)
 
 
-def test_s5_3_signals_after_first_trick_to_partner_only():
+def test_s5_3_signals_after_first_trick_to_partner_only() -> None:
     """RULES §5.3: after the first trick a player may signal a briscola they hold (Asso, Tre,
     Re, Cavallo, Fante); the signal reaches the partner only."""
     s = arrange(
@@ -856,7 +837,7 @@ def test_s5_3_signals_after_first_trick_to_partner_only():
         s.apply(s.hands[seat][0])
 
 
-def test_s5_4_sei_pairs_three_pairs_at_i_and_i_plus_3():
+def test_s5_4_sei_pairs_three_pairs_at_i_and_i_plus_3() -> None:
     """RULES §5.4: six players in 3 pairs (default): partners at seats i and i+3; 36 cards."""
     o = opts("sei")
     assert o.rules().side_of == (0, 1, 2, 0, 1, 2)
@@ -869,7 +850,7 @@ def test_s5_4_sei_pairs_three_pairs_at_i_and_i_plus_3():
     assert sorted(s.all_cards()) == list(range(40))
 
 
-def test_s5_4_sei_threes_two_teams_alternate_seats():
+def test_s5_4_sei_threes_two_teams_alternate_seats() -> None:
     """RULES §5.4: `teams=threes`: 2 teams of three on alternate seats."""
     o = opts("sei", teams="threes")
     assert o.rules().side_of == (0, 1, 0, 1, 0, 1)
@@ -885,7 +866,7 @@ def test_s5_4_sei_threes_two_teams_alternate_seats():
         opts("quattro", teams="threes")
 
 
-def test_s5_4_sei_refuses_teams_none_with_the_reason():
+def test_s5_4_sei_refuses_teams_none_with_the_reason() -> None:
     """RULES §5.4: sei plays in `pairs` or `threes`; `teams=none` is refused (it used to be read
     as "unset" and silently left in pairs), in the words of the option check, so the bot's
     /settings and the command line refuse it too. §9.1: briskula32 and doppia with 4 players
@@ -908,7 +889,7 @@ def test_s5_4_sei_refuses_teams_none_with_the_reason():
         opts("due", teams="none")
 
 
-def test_s5_4_sei_threes_teammates_visible_after_talon():
+def test_s5_4_sei_threes_teammates_visible_after_talon() -> None:
     """RULES §5.2 with §5.4: in threes every teammate's hand is visible after the talon."""
     s = HandState.deal(opts("sei", teams="threes"), 5)
     pick = rng_pick(5)
@@ -922,7 +903,7 @@ def test_s5_4_sei_threes_teammates_visible_after_talon():
 # --------------------------------------------------------------------------- §6 two players
 
 
-def test_s6_1_scoperta_hands_and_next_talon_card_public():
+def test_s6_1_scoperta_hands_and_next_talon_card_public() -> None:
     """RULES §6.1: scoperta: both hands and the talon's next card are public."""
     s = HandState.deal(opts("scoperta"), 7)
     pick = rng_pick(7)
@@ -943,7 +924,7 @@ def test_s6_1_scoperta_hands_and_next_talon_card_public():
     assert ob.visible_hands == {} and ob.talon_next == -1
 
 
-def test_s6_2_coperta_blind_play_by_position():
+def test_s6_2_coperta_blind_play_by_position() -> None:
     """RULES §6.2: coperta: a player does not see their own cards and plays one by position."""
     s = HandState.deal(opts("coperta"), 7)
     seat = s.current
@@ -963,7 +944,7 @@ def test_s6_2_coperta_blind_play_by_position():
 # --------------------------------------------------------------------------- §7 chiamata
 
 
-def test_s7_1_chiamata_deals_all_forty_cards():
+def test_s7_1_chiamata_deals_all_forty_cards() -> None:
     """RULES §7.1: all 40 cards dealt, 8 each to 5 players (10 each to 4); no talon or turned
     card; the hand starts with the auction."""
     for variant, n, k in (("chiamata", 5, 8), ("chiamata4", 4, 10)):
@@ -974,7 +955,7 @@ def test_s7_1_chiamata_deals_all_forty_cards():
         assert s.phase == AUCTION
 
 
-def test_s7_2_auction_starts_right_of_dealer_any_first_rank():
+def test_s7_2_auction_starts_right_of_dealer_any_first_rank() -> None:
     """RULES §7.2: the auction starts right of the dealer; the first call may be any rank."""
     for dealer in range(5):
         s = HandState.deal(opts("chiamata"), 1, 0, dealer)
@@ -986,7 +967,7 @@ def test_s7_2_auction_starts_right_of_dealer_any_first_rank():
         )
 
 
-def test_s7_2_each_call_strictly_lower():
+def test_s7_2_each_call_strictly_lower() -> None:
     """RULES §7.2: each call must be a rank strictly lower than the last."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
     s.apply(A.CALL_RANK + 10)  # Re
@@ -1000,7 +981,7 @@ def test_s7_2_each_call_strictly_lower():
     assert_illegal(s, A.CALL_RANK + 8)
 
 
-def test_s7_2_southern_auction_follows_southern_rank_order():
+def test_s7_2_southern_auction_follows_southern_rank_order() -> None:
     """RULES §7.2 with §1.3: ranks are called strictly lower in trick power; with `southern`
     the Jack (8) ranks above the Queen (9), so after calling the Jack the Queen is lower and
     may be called, and after the Queen the Jack may not."""
@@ -1013,7 +994,7 @@ def test_s7_2_southern_auction_follows_southern_rank_order():
     assert A.CALL_RANK + 8 not in s2.legal_actions()
 
 
-def test_s7_2_pass_is_final():
+def test_s7_2_pass_is_final() -> None:
     """RULES §7.2: a pass is final for that hand: the seat is skipped and cannot bid again."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
     s.apply(A.CALL_RANK + 1)  # seat 1
@@ -1033,7 +1014,7 @@ def test_s7_2_pass_is_final():
         s.apply(A.PASS)
 
 
-def test_s7_2_auction_start_dealer_left():
+def test_s7_2_auction_start_dealer_left() -> None:
     """RULES §7.2 option `auction_start`: `dealer_right` (default) opens with the next seat
     after the dealer; `dealer_left` (seed 004) with the seat before it (§2.5), and the auction
     then goes round in playing order. The first trick's lead is §7.10's, not moved."""
@@ -1059,7 +1040,7 @@ def test_s7_2_auction_start_dealer_left():
     assert s.current == 4
 
 
-def test_s7_2_first_must_call():
+def test_s7_2_first_must_call() -> None:
     """RULES §7.2 option `first_must_call` (seed 004 "deve chiamare"): the first player may
     not pass; the others may. Off by default. Everyone-passes (§7.4) can then never happen."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
@@ -1089,7 +1070,7 @@ def test_s7_2_first_must_call():
         assert s.bids[0][1] != A.PASS and not s.result().redeal
 
 
-def test_s7_2_auction_options_validated_per_variant():
+def test_s7_2_auction_options_validated_per_variant() -> None:
     """RULES §7.2: `auction_start` and `first_must_call` exist only in chiamata; a bad value or
     another variant is refused with the reason."""
     for name, value in (("auction_start", "dealer_left"), ("first_must_call", True)):
@@ -1103,7 +1084,7 @@ def test_s7_2_auction_options_validated_per_variant():
         opts("chiamata", first_must_call="sometimes")
 
 
-def test_s7_3_two_can_be_contended_by_points_62_to_120():
+def test_s7_3_two_can_be_contended_by_points_62_to_120() -> None:
     """RULES §7.3: after a call of the Two the others bid points, strictly higher, from 62 up
     to 120."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
@@ -1120,7 +1101,7 @@ def test_s7_3_two_can_be_contended_by_points_62_to_120():
     assert s.legal_actions() == [A.PASS]
 
 
-def test_s7_3_two_caller_may_raise():
+def test_s7_3_two_caller_may_raise() -> None:
     """RULES §7.3: every player who has not passed may raise, the Two's caller included."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
     s.apply(A.CALL_RANK + 2)  # seat 1
@@ -1136,7 +1117,7 @@ def test_s7_3_two_caller_may_raise():
     assert s.phase == NAME_SUIT and s.caller == 1 and s.target == 63
 
 
-def test_s7_3_overbid_off_the_two_ends_the_auction():
+def test_s7_3_overbid_off_the_two_ends_the_auction() -> None:
     """RULES §7.3: with `overbid` off, calling the Two ends the auction at once (target 61)."""
     assert opts("chiamata").overbid is True
     s = HandState.deal(opts("chiamata", overbid=False), 1, 0, 0)
@@ -1147,7 +1128,7 @@ def test_s7_3_overbid_off_the_two_ends_the_auction():
     assert s.called_card == card_id(2, S)
 
 
-def test_s7_3_two_caller_raises_false_the_two_caller_only_passes():
+def test_s7_3_two_caller_raises_false_the_two_caller_only_passes() -> None:
     """RULES §7.3 option `two_caller_raises=false`: once someone bids points over their Two,
     the Two's caller makes no points bid: on their turns they can only pass. The others still
     raise. Default `true` (test_s7_3_two_caller_may_raise)."""
@@ -1177,7 +1158,7 @@ def test_s7_3_two_caller_raises_false_the_two_caller_only_passes():
     assert s.phase == NAME_SUIT and s.caller == 1 and s.target == 61
 
 
-def test_s7_3_two_caller_raises_validated():
+def test_s7_3_two_caller_raises_validated() -> None:
     """RULES §7.3: `two_caller_raises=false` needs the rank auction's overbid; with
     overbid=false or auction=points it is refused with the reason; only in chiamata."""
     with pytest.raises(OptionsError, match="overbid"):
@@ -1189,7 +1170,7 @@ def test_s7_3_two_caller_raises_validated():
     assert opts("chiamata", overbid=False, two_caller_raises=True).two_caller_raises
 
 
-def test_s7_4_auction_ends_when_all_but_one_passed():
+def test_s7_4_auction_ends_when_all_but_one_passed() -> None:
     """RULES §7.4: the auction ends when all but one have passed; the last caller is the
     caller with target 61 (or their points bid)."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
@@ -1208,7 +1189,7 @@ def test_s7_4_auction_ends_when_all_but_one_passed():
     assert s.phase == NAME_SUIT and s.caller == 0
 
 
-def test_s7_4_all_pass_redeal_by_next_dealer():
+def test_s7_4_all_pass_redeal_by_next_dealer() -> None:
     """RULES §7.4: if every player passes, the hand is dealt again by the next dealer."""
     m = Match(opts("chiamata"), 5, dealer=3)
     s = m.deal()
@@ -1223,7 +1204,7 @@ def test_s7_4_all_pass_redeal_by_next_dealer():
     assert nxt.dealer == 4 and nxt.current == 0
 
 
-def test_s7_5_caller_names_suit_sets_briscola_and_called_card():
+def test_s7_5_caller_names_suit_sets_briscola_and_called_card() -> None:
     """RULES §7.5: the caller names the suit: the called card is rank+suit, its suit briscola."""
     for suit in range(4):
         s = HandState.deal(opts("chiamata"), 2, 0, 0)
@@ -1238,7 +1219,7 @@ def test_s7_5_caller_names_suit_sets_briscola_and_called_card():
         assert s.phase == PLAY
 
 
-def test_s7_6_partner_hidden_until_called_card_played():
+def test_s7_6_partner_hidden_until_called_card_played() -> None:
     """RULES §7.6: nobody but the partner knows the partner until the called card is played;
     then everyone does."""
     s = chiamata_call(rank=1, suit=C, partner=3)
@@ -1263,7 +1244,7 @@ def test_s7_6_partner_hidden_until_called_card_played():
         assert ob.partner == 3 and ob.partner_revealed
 
 
-def test_s7_6_observation_does_not_depend_on_who_is_partner():
+def test_s7_6_observation_does_not_depend_on_who_is_partner() -> None:
     """RULES §7.6: before the called card is played, a non-partner seat's observation is
     identical whichever other seat holds it (no hint in any message it can see)."""
     s = chiamata_call(rank=3, suit=B, partner=2)
@@ -1287,7 +1268,7 @@ def test_s7_6_observation_does_not_depend_on_who_is_partner():
             assert alt.observation(viewer).to_dict() == s.observation(viewer).to_dict()
 
 
-def test_s7_7_calling_own_card_plays_alone():
+def test_s7_7_calling_own_card_plays_alone() -> None:
     """RULES §7.7: if the caller holds the called card they play alone against four."""
     s = chiamata_call(rank=1, suit=S, partner=1)
     assert s.caller == 1 and s.partner == 1
@@ -1297,7 +1278,7 @@ def test_s7_7_calling_own_card_plays_alone():
     assert r.side_points == (70, 50) and r.deltas == (-1, 4, -1, -1, -1)
 
 
-def test_s7_8_carichi():
+def test_s7_8_carichi() -> None:
     """RULES §7.8: with `carichi` a player may call "carichi": the auction ends, they play
     alone and there is no briscola suit."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
@@ -1326,7 +1307,7 @@ def test_s7_8_carichi():
         opts("chiamata", auction="points", carichi=True)
 
 
-def test_s7_8_carichi_mode_continues():
+def test_s7_8_carichi_mode_continues() -> None:
     """RULES §7.8 option `carichi_mode=continues`: carichi is one more step of the auction,
     below the last rank named; the others may go on calling ranks lower than the last one
     named (not over carichi again); if carichi stands its caller plays alone without
@@ -1379,7 +1360,7 @@ def test_s7_8_carichi_mode_continues():
     assert s.phase == PLAY and s.caller == 2 and s.carichi
 
 
-def test_s7_8_carichi_mode_validated():
+def test_s7_8_carichi_mode_validated() -> None:
     """RULES §7.8: `carichi_mode=continues` needs carichi=true (refused with the reason);
     only in chiamata; unknown values refused."""
     with pytest.raises(OptionsError, match="carichi=true"):
@@ -1395,7 +1376,7 @@ def test_s7_8_carichi_mode_validated():
     )
 
 
-def test_s7_9_points_auction_then_call_any_card():
+def test_s7_9_points_auction_then_call_any_card() -> None:
     """RULES §7.9: `auction=points`: bids are targets 61..120, each higher than the last; the
     winner calls any card, whose suit is briscola; the target is the winning bid."""
     s = HandState.deal(opts("chiamata", auction="points"), 1, 0, 0)
@@ -1418,7 +1399,7 @@ def test_s7_9_points_auction_then_call_any_card():
     assert s.phase == PLAY
 
 
-def test_s7_10_lead_option():
+def test_s7_10_lead_option() -> None:
     """RULES §7.10: `lead=dealer_right` (default): right of the dealer leads the first trick;
     `lead=caller`: the caller leads."""
     s = HandState.deal(opts("chiamata"), 1, 0, 2)
@@ -1441,7 +1422,7 @@ def test_s7_10_lead_option():
     assert s.phase == PLAY and s.caller == 4 and s.current == 4
 
 
-def test_s7_11_sixty_with_target_61_loses():
+def test_s7_11_sixty_with_target_61_loses() -> None:
     """RULES §7.11: the caller's side wins if its card points reach the target: 60 loses."""
     s = chiamata_call(rank=1, suit=D, partner=3)
     r = finish_with(s.clone(), [20, 30, 10, 30, 30]).result()
@@ -1452,7 +1433,7 @@ def test_s7_11_sixty_with_target_61_loses():
     assert r.deltas == (-1, 2, -1, 1, -1)
 
 
-def test_s7_11_target_from_points_overbid():
+def test_s7_11_target_from_points_overbid() -> None:
     """RULES §7.11, §7.4: after "Due a 64" the caller's side needs 64: 63 loses, 64 wins."""
     s = HandState.deal(opts("chiamata"), 1, 0, 0)
     s.apply(A.CALL_RANK + 2)  # seat 1
@@ -1471,7 +1452,7 @@ def test_s7_11_target_from_points_overbid():
     assert r.deltas == (-1, -1, 2, -1, 1)
 
 
-def test_s7_12_caller_with_partner():
+def test_s7_12_caller_with_partner() -> None:
     """RULES §7.12: caller with a partner wins: +2, +1, -1 x3; loses: the reverse."""
     s = chiamata_call(rank=10, suit=S, partner=4)
     assert (s.caller, s.partner) == (1, 4)
@@ -1481,7 +1462,7 @@ def test_s7_12_caller_with_partner():
     assert r.deltas == (1, -2, 1, 1, -1) and not r.cappotto
 
 
-def test_s7_12_caller_alone():
+def test_s7_12_caller_alone() -> None:
     """RULES §7.12: caller alone wins: +4, -1 x4; loses: the reverse."""
     s = chiamata_call(rank=10, suit=S, partner=1)
     r = finish_with(s.clone(), [10, 80, 10, 10, 10]).result()
@@ -1490,7 +1471,7 @@ def test_s7_12_caller_alone():
     assert r.deltas == (1, -4, 1, 1, 1)
 
 
-def test_s7_12_cappotto_doubles():
+def test_s7_12_cappotto_doubles() -> None:
     """RULES §7.12: cappotto (the losing side ended with 0 card points) doubles the scores."""
     s = chiamata_call(rank=10, suit=S, partner=4)
     r = finish_with(s.clone(), [0, 60, 0, 0, 60]).result()
@@ -1504,7 +1485,7 @@ def test_s7_12_cappotto_doubles():
     assert r.cappotto and r.deltas == (2, -8, 2, 2, 2)
 
 
-def test_s7_12_cappotto_zero_points_vs_all_tricks():
+def test_s7_12_cappotto_zero_points_vs_all_tricks() -> None:
     """RULES §7.12: `cappotto=zero_points` (default) counts 0 card points even with tricks
     taken; `cappotto=all_tricks` needs the losers to have taken no trick."""
     # defenders took one trick worth 0 points
@@ -1520,7 +1501,7 @@ def test_s7_12_cappotto_zero_points_vs_all_tricks():
     assert r.cappotto and r.deltas == (-2, 4, -2, -2, 2)
 
 
-def test_s7_12_four_player_form():
+def test_s7_12_four_player_form() -> None:
     """RULES §7.12: 4-player form: caller and partner +1 each, the two others -1; alone:
     +3, -1 x3; reversed on a loss; doubled by cappotto."""
     s = chiamata_call("chiamata4", rank=1, suit=D, partner=3)
@@ -1534,7 +1515,7 @@ def test_s7_12_four_player_form():
     assert finish_with(alone.clone(), [0, 120, 0, 0]).result().deltas == (-2, 6, -2, -2)
 
 
-def test_s7_12_scores_zero_sum():
+def test_s7_12_scores_zero_sum() -> None:
     """RULES §7.12: zero-sum in every case (real random hands of both forms)."""
     for variant in ("chiamata", "chiamata4"):
         for seed in range(30):
@@ -1545,7 +1526,7 @@ def test_s7_12_scores_zero_sum():
                 assert sum(r.card_points) == 120
 
 
-def test_s7_13_game_to_eleven():
+def test_s7_13_game_to_eleven() -> None:
     """RULES §7.13: a game ends when a player reaches the target score (default 11)."""
     assert opts("chiamata").target == 11
     m = Match(opts("chiamata"), 1, dealer=0)
@@ -1564,7 +1545,7 @@ def test_s7_13_game_to_eleven():
         m.deal()
 
 
-def test_s7_13_custom_and_open_target():
+def test_s7_13_custom_and_open_target() -> None:
     """RULES §7.13: option `target`; 0 is an open league that never ends."""
     for target, over_after in ((4, 1), (8, 2), (0, None)):
         m = Match(opts("chiamata", target=target), 2, dealer=0)
@@ -1584,7 +1565,7 @@ def test_s7_13_custom_and_open_target():
         opts("due", target=11)
 
 
-def test_s7_13_several_players_reach_the_target_on_one_hand():
+def test_s7_13_several_players_reach_the_target_on_one_hand() -> None:
     """RULES §7.13: when several players reach the target on the same hand the highest score
     wins; equal highest scores play one more hand."""
 
@@ -1611,7 +1592,7 @@ def test_s7_13_several_players_reach_the_target_on_one_hand():
 # --------------------------------------------------------------------------- §8 briscolone
 
 
-def test_s8_1_five_cards_no_briscola():
+def test_s8_1_five_cards_no_briscola() -> None:
     """RULES §8.1: 5 cards each; no turned card and no briscola suit."""
     s = HandState.deal(opts("briscolone"), 4)
     assert [len(h) for h in s.hands] == [5, 5]
@@ -1619,7 +1600,7 @@ def test_s8_1_five_cards_no_briscola():
     assert s.observation(0).turned == -1 and s.observation(0).briscola == -1
 
 
-def test_s8_2_must_follow_suit_when_able():
+def test_s8_2_must_follow_suit_when_able() -> None:
     """RULES §8.2: players must follow the led suit when they can; otherwise any card."""
     s = arrange(opts("briscolone"), hands=["2C 1S 1B 3D 4D", "5C 6S 6B 7S 7B"], dealer=0)
     assert s.current == 1
@@ -1637,7 +1618,7 @@ def test_s8_2_must_follow_suit_when_able():
     assert sorted(s2.legal_actions()) == sorted(s2.hands[0])  # void in the led suit
 
 
-def test_s8_3_highest_of_led_suit_wins_and_drawing():
+def test_s8_3_highest_of_led_suit_wins_and_drawing() -> None:
     """RULES §8.3: the trick goes to the highest card of the led suit; drawing as in §3.4."""
     s = arrange(opts("briscolone"), hands=["2D 1S 1B 3B 4B", "5C 6S 6B 7S 7B"], dealer=0)
     talon = list(s.talon)
@@ -1655,7 +1636,7 @@ def test_s8_3_highest_of_led_suit_wins_and_drawing():
         assert t.winner == best[0]
 
 
-def test_s8_4_briscolone_match_to_121_dealer_alternates():
+def test_s8_4_briscolone_match_to_121_dealer_alternates() -> None:
     """RULES §8.4: cumulative card points to 121 (default) or 151; the dealer alternates."""
     m = Match(opts("briscolone"), 3, dealer=0)
     assert m.format == "points121"
@@ -1676,7 +1657,7 @@ def test_s8_4_briscolone_match_to_121_dealer_alternates():
 # --------------------------------------------------------------------------- §9 Briškula
 
 
-def test_s9_1_briskula32_deck():
+def test_s9_1_briskula32_deck() -> None:
     """RULES §9.1: 32 cards A, 10, K, Q, J, 9, 8, 7 per suit; points 11, 10, 4, 3, 2; 120."""
     assert DECK32.size == 32
     pts = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
@@ -1693,7 +1674,7 @@ def test_s9_1_briskula32_deck():
     assert sum(s.taken) == 120 and sorted(s.all_cards()) == list(range(32))
 
 
-def test_s9_1_briskula32_players_and_pairs():
+def test_s9_1_briskula32_players_and_pairs() -> None:
     """RULES §9.1: 2 to 4 players each for themselves, or 4 in pairs."""
     for n in (2, 3, 4):
         r = opts("briskula32", players=n).rules()
@@ -1706,7 +1687,7 @@ def test_s9_1_briskula32_players_and_pairs():
         opts("briskula32", players=4, teams="threes")
 
 
-def test_s9_1_briskula32_only_drawers_play_next_trick():
+def test_s9_1_briskula32_only_drawers_play_next_trick() -> None:
     """RULES §9.1: when the talon cannot give a card to everyone, only those who drew play
     the following trick, so all hold the same number of cards."""
     for seed in range(6):
@@ -1737,7 +1718,7 @@ def test_s9_1_briskula32_only_drawers_play_next_trick():
         assert sum(s.taken) == 120 and sorted(s.all_cards()) == list(range(32))
 
 
-def test_s9_2_doppia_four_cards_two_plays_each():
+def test_s9_2_doppia_four_cards_two_plays_each() -> None:
     """RULES §9.2: doppia: 4 cards each; everyone plays twice to each trick (one card each
     round the table, then a second)."""
     for n in (2, 4):
@@ -1752,7 +1733,7 @@ def test_s9_2_doppia_four_cards_two_plays_each():
         assert sum(s.taken) == 120 and sorted(s.all_cards()) == list(range(40))
 
 
-def test_s9_2_doppia_highest_briscola_takes_all():
+def test_s9_2_doppia_highest_briscola_takes_all() -> None:
     """RULES §9.2: the highest briscola, else the highest card of the led suit, takes all the
     cards of the double trick."""
     s = arrange(opts("doppia"), hands=["1C 2D 5S 6S", "3C 7C 5B 6B"], turned="4D", dealer=0)
@@ -1764,7 +1745,7 @@ def test_s9_2_doppia_highest_briscola_takes_all():
     assert s.tricks[0].winner == 0  # the Asso of the led suit, played last
 
 
-def test_s9_2_doppia_everyone_draws_two_winner_first():
+def test_s9_2_doppia_everyone_draws_two_winner_first() -> None:
     """RULES §9.2: everyone then draws two cards, the winner first (a first card each round the
     table, then a second)."""
     for n in (2, 4):
@@ -1784,7 +1765,7 @@ def test_s9_2_doppia_everyone_draws_two_winner_first():
 # --------------------------------------------------------------------------- §10 ledger
 
 
-def test_s10_1_chiamata_hand_deltas_written_and_zero_sum():
+def test_s10_1_chiamata_hand_deltas_written_and_zero_sum() -> None:
     """RULES §10.1: every finished Chiamata hand writes its score changes; they sum to zero."""
     m = Match(opts("chiamata", target=0), 6)
     total = [0] * 5
@@ -1798,7 +1779,7 @@ def test_s10_1_chiamata_hand_deltas_written_and_zero_sum():
     assert not m.over and any(total)
 
 
-def test_s10_2_match_winners_plus_one_losers_minus_one():
+def test_s10_2_match_winners_plus_one_losers_minus_one() -> None:
     """RULES §10.2: other variants write +1 to each winner and -1 to each loser of a finished
     match (teams: each member), zero-sum; nothing while the match runs."""
     m = Match(opts("due", match="best3"), 1)
@@ -1834,7 +1815,7 @@ def _pairwise_oracle(side_of: tuple[int, ...], winners: set[int]) -> tuple[int, 
     return tuple(out)
 
 
-def test_s10_2_each_losing_side_pays_one_to_each_winning_side():
+def test_s10_2_each_losing_side_pays_one_to_each_winning_side() -> None:
     """RULES §10.2: each losing side pays 1 to each winning side (teams: each member the
     side's amount). Two sides +1/-1; three sides +2/-1/-1; two tied winners +1/+1/-2; four
     single players +3/-1/-1/-1; zero-sum in every case."""
@@ -1865,7 +1846,7 @@ def test_s10_2_each_losing_side_pays_one_to_each_winning_side():
                 assert sum(d) == 0
 
 
-def test_s10_2_real_matches_zero_sum():
+def test_s10_2_real_matches_zero_sum() -> None:
     """RULES §10.2 with §4.3: real random matches end, and their ledger is zero-sum."""
     for variant in ("due", "tre", "quattro", "briscolone", "briskula32"):
         m = Match(opts(variant), 7)

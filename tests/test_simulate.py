@@ -6,7 +6,9 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +18,7 @@ from bot.players import configure
 from bot.players.hard import DEFAULT_BUDGET
 from tests.referee import verify
 
-COMBOS = [(v, {}) for v in VARIANTS] + [
+COMBOS: list[tuple[str, dict[str, str]]] = [(v, {}) for v in VARIANTS] + [
     ("due", {"retrump": "true"}),
     ("due", {"deck": "french", "southern": "true"}),
     ("quattro", {"signals": "true"}),
@@ -81,7 +83,7 @@ def test_referee_catches_a_tampered_record() -> None:
     simulate(options, 1, 3, ["simple", "simple"], buf)
     rec = json.loads(buf.getvalue())
     verify(rec)
-    for tamper in (
+    tampers: list[Callable[[dict[str, Any]], object]] = [
         lambda r: r["tricks"][0].__setitem__("winner", 1 - r["tricks"][0]["winner"]),
         lambda r: (
             r["card_points"].reverse()
@@ -90,7 +92,8 @@ def test_referee_catches_a_tampered_record() -> None:
         ),
         lambda r: r["hands"][0].__setitem__(0, r["talon"][0]),
         lambda r: r.__setitem__("ledger", [0, 0]),
-    ):
+    ]
+    for tamper in tampers:
         bad = json.loads(json.dumps(rec))
         tamper(bad)
         with pytest.raises(AssertionError):

@@ -31,6 +31,7 @@ from storage import (
     TableClosed,
     TableExists,
     TableNotFound,
+    TableStatus,
     migrate,
     schema_version,
     sqlite_path,
@@ -165,15 +166,15 @@ async def test_one_active_table_per_chat(db: Database) -> None:
     assert info.value.table_id == first.table_id
     other = await db.create_table(CHAT + 1, 2, "tre", OPTS, SEATS, None)  # another chat: fine
     assert (await db.active_table(CHAT)) == first
-    await db.update_lobby(first.table_id, status="playing")
+    await db.update_lobby(first.table_id, status=TableStatus.PLAYING)
     with pytest.raises(TableExists):
         await db.create_table(CHAT, 2, "tre", OPTS, SEATS, None)
-    await db.update_lobby(first.table_id, status="finished")
+    await db.update_lobby(first.table_id, status=TableStatus.FINISHED)
     assert await db.active_table(CHAT) is None
     second = await db.create_table(CHAT, 2, "tre", OPTS, SEATS, None)
     # Reviving the finished table would make two active tables: refused by the index.
     with pytest.raises(TableExists):
-        await db.update_lobby(first.table_id, status="lobby")
+        await db.update_lobby(first.table_id, status=TableStatus.LOBBY)
     assert [t.table_id for t in await db.unfinished_tables()] == [other.table_id, second.table_id]
 
 
@@ -217,7 +218,7 @@ async def test_update_lobby_sets_only_given_fields(db: Database) -> None:
     ok = await db.update_lobby(t.table_id, seats_json=SEATS, expected_move_no=1)
     assert ok.move_no == 2
     with pytest.raises(TableNotFound):
-        await db.update_lobby(999, status="cancelled")
+        await db.update_lobby(999, status=TableStatus.CANCELLED)
     with pytest.raises(ValueError):
         await db.update_lobby(t.table_id, status="bogus")  # type: ignore[arg-type]
 
@@ -225,7 +226,7 @@ async def test_update_lobby_sets_only_given_fields(db: Database) -> None:
 async def test_save_move_and_append_only_ordered_log(db: Database) -> None:
     tid = await new_table(db)
     no = await db.save_move(
-        tid, 0, match_json='{"m": 0}', hand_json='{"h": 0}', status="playing", move=None
+        tid, 0, match_json='{"m": 0}', hand_json='{"h": 0}', status=TableStatus.PLAYING, move=None
     )
     for i in range(5):
         no = await db.save_move(
@@ -233,7 +234,7 @@ async def test_save_move_and_append_only_ordered_log(db: Database) -> None:
             no,
             match_json='{"m": 0}',
             hand_json=json.dumps({"h": i + 1}),
-            status="playing",
+            status=TableStatus.PLAYING,
             move=Move(hand_index=0, seat=i % 2, action=10 + i, user_id=1 + i % 2),
         )
     assert no == 6
@@ -250,7 +251,7 @@ async def test_move_log_cannot_be_rewritten(db_url: str) -> None:
     async with await Database.open(db_url) as db:
         tid = await new_table(db)
         await db.save_move(
-            tid, 0, match_json="{}", hand_json="{}", status="playing", move=Move(0, 0, 7)
+            tid, 0, match_json="{}", hand_json="{}", status=TableStatus.PLAYING, move=Move(0, 0, 7)
         )
     with sqlite3.connect(sqlite_path(db_url)) as conn:
         for sql in ("UPDATE moves SET action = 8", "DELETE FROM moves"):
@@ -263,14 +264,26 @@ async def test_move_log_cannot_be_rewritten(db_url: str) -> None:
 async def test_stale_move_changes_nothing(db: Database) -> None:
     """Optimistic concurrency: a move decided on an old version is refused whole."""
     tid = await new_table(db)
-    await db.save_move(tid, 0, match_json="{}", hand_json='{"a": 1}', status="playing", move=None)
     await db.save_move(
-        tid, 1, match_json="{}", hand_json='{"a": 2}', status="playing", move=Move(0, 0, 5)
+        tid, 0, match_json="{}", hand_json='{"a": 1}', status=TableStatus.PLAYING, move=None
+    )
+    await db.save_move(
+        tid,
+        1,
+        match_json="{}",
+        hand_json='{"a": 2}',
+        status=TableStatus.PLAYING,
+        move=Move(0, 0, 5),
     )
     before_row, before_log = await db.get_table(tid), await db.moves(tid)
     with pytest.raises(StaleMove) as info:
         await db.save_move(
-            tid, 1, match_json="{}", hand_json='{"a": 3}', status="finished", move=Move(0, 1, 6)
+            tid,
+            1,
+            match_json="{}",
+            hand_json='{"a": 3}',
+            status=TableStatus.FINISHED,
+            move=Move(0, 1, 6),
         )
     assert (info.value.expected, info.value.actual) == (1, 2)
     assert await db.get_table(tid) == before_row
@@ -282,7 +295,12 @@ async def test_concurrent_moves_one_wins(db: Database) -> None:
     results = await asyncio.gather(
         *(
             db.save_move(
-                tid, 0, match_json="{}", hand_json=str(i), status="playing", move=Move(0, i, i)
+                tid,
+                0,
+                match_json="{}",
+                hand_json=str(i),
+                status=TableStatus.PLAYING,
+                move=Move(0, i, i),
             )
             for i in range(6)
         ),
@@ -299,12 +317,22 @@ async def test_cancelled_write_leaves_the_connection_usable(db_url: str) -> None
     async with await Database.open(db_url) as db:
         other = sqlite3.connect(sqlite_path(db_url), isolation_level=None, timeout=0)
         other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+        # SQLite's trace callback runs on the database thread as a statement starts: the
+        # write's BEGIN IMMEDIATE started means it waits for `other`'s lock
+        loop = asyncio.get_running_loop()
+        waiting = asyncio.Event()
+
+        def trace(sql: str) -> None:
+            if sql.startswith("BEGIN IMMEDIATE"):
+                loop.call_soon_threadsafe(waiting.set)
+
+        await db._conn.set_trace_callback(trace)
         task = asyncio.create_task(
             db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
         )
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(waiting.wait(), 5.0)
+        assert not task.done()  # still waiting for the lock: cancelled while it waits
         task.cancel()
-        await asyncio.sleep(0.1)
         other.execute("COMMIT")
         other.close()
         with pytest.raises(asyncio.CancelledError):
@@ -316,12 +344,18 @@ async def test_cancelled_write_leaves_the_connection_usable(db_url: str) -> None
 
 async def test_closed_table_refuses_moves(db: Database) -> None:
     tid = await new_table(db)
-    await db.save_move(tid, 0, match_json="{}", hand_json=None, status="finished", move=None)
+    await db.save_move(
+        tid, 0, match_json="{}", hand_json=None, status=TableStatus.FINISHED, move=None
+    )
     assert await db.active_table(CHAT) is None
     with pytest.raises(TableClosed):
-        await db.save_move(tid, 1, match_json="{}", hand_json=None, status="playing", move=None)
+        await db.save_move(
+            tid, 1, match_json="{}", hand_json=None, status=TableStatus.PLAYING, move=None
+        )
     with pytest.raises(TableNotFound):
-        await db.save_move(404, 0, match_json="{}", hand_json=None, status="playing", move=None)
+        await db.save_move(
+            404, 0, match_json="{}", hand_json=None, status=TableStatus.PLAYING, move=None
+        )
 
 
 async def test_engine_snapshots_round_trip(db: Database) -> None:
@@ -339,7 +373,7 @@ async def test_engine_snapshots_round_trip(db: Database) -> None:
             no,
             match_json=json.dumps(match.to_dict()),
             hand_json=json.dumps(hand.to_dict()),
-            status="playing",
+            status=TableStatus.PLAYING,
             move=Move(hand.hand_index, seat, action),
         )
     row = await db.get_table(tid)
@@ -352,11 +386,13 @@ async def test_unfinished_tables_for_restore(db_url: str) -> None:
     async with await Database.open(db_url) as db:
         lobby = await new_table(db, 1)
         playing = await new_table(db, 2)
-        await db.save_move(playing, 0, match_json="{}", hand_json="{}", status="playing", move=None)
+        await db.save_move(
+            playing, 0, match_json="{}", hand_json="{}", status=TableStatus.PLAYING, move=None
+        )
         done = await new_table(db, 3)
-        await db.update_lobby(done, status="finished")
+        await db.update_lobby(done, status=TableStatus.FINISHED)
         gone = await new_table(db, 4)
-        await db.update_lobby(gone, status="cancelled")
+        await db.update_lobby(gone, status=TableStatus.CANCELLED)
     async with await Database.open(db_url) as db:  # after a restart
         rows = await db.unfinished_tables()
     assert [(r.table_id, r.status) for r in rows] == [(lobby, "lobby"), (playing, "playing")]
@@ -366,7 +402,12 @@ async def test_file_database_keeps_data_when_reopened(db_url: str) -> None:
     async with await Database.open(db_url) as db:
         tid = await new_table(db)
         await db.save_move(
-            tid, 0, match_json='{"x": 1}', hand_json="{}", status="playing", move=Move(0, 1, 3, 2)
+            tid,
+            0,
+            match_json='{"x": 1}',
+            hand_json="{}",
+            status=TableStatus.PLAYING,
+            move=Move(0, 1, 3, 2),
         )
         await db.set_private_message(tid, 2, 2, 77)
         await db.upsert_user(2, "Bruno", "en", True)
@@ -553,14 +594,20 @@ async def test_save_move_writes_the_ledger_atomically(db: Database) -> None:
             0,
             match_json="{}",
             hand_json="{}",
-            status="finished",
+            status=TableStatus.FINISHED,
             move=Move(0, 0, 1),
             ledger=bad,
         )
     assert (await db.get_table(tid)).status == "lobby"  # type: ignore[union-attr]
     assert await db.moves(tid) == []
     await db.save_move(
-        tid, 0, match_json="{}", hand_json="{}", status="finished", move=Move(0, 0, 1), ledger=rec
+        tid,
+        0,
+        match_json="{}",
+        hand_json="{}",
+        status=TableStatus.FINISHED,
+        move=Move(0, 0, 1),
+        ledger=rec,
     )
     assert [h.hand_key for h in await db.ledger_hands(CHAT)] == [f"t{tid}:match"]
     assert (await db.get_table(tid)).status == "finished"  # type: ignore[union-attr]
@@ -691,9 +738,11 @@ async def test_closed_tables_since_lists_only_recently_ended_tables(db: Database
 
     active = await new_table(db, CHAT)
     ended = await new_table(db, CHAT + 1)
-    await db.save_move(ended, 0, match_json="{}", hand_json="{}", status="finished", move=None)
+    await db.save_move(
+        ended, 0, match_json="{}", hand_json="{}", status=TableStatus.FINISHED, move=None
+    )
     cancelled = await new_table(db, CHAT + 2)
-    await db.update_lobby(cancelled, status="cancelled")
+    await db.update_lobby(cancelled, status=TableStatus.CANCELLED)
     recent = await db.closed_tables_since(datetime.now(UTC) - timedelta(minutes=5))
     assert [r.table_id for r in recent] == [ended, cancelled]
     assert active not in [r.table_id for r in recent]
@@ -757,20 +806,25 @@ async def test_a_persons_move_goes_before_the_bots_own_writes() -> None:
     from storage.db import BACKGROUND, NORMAL, URGENT, PriorityLock
 
     lock, order = PriorityLock(), []
+    queued = [asyncio.Event() for _ in range(4)]
 
-    async def take(name: str, priority: int) -> None:
+    async def take(name: str, priority: int, queued: asyncio.Event) -> None:
+        # `hold` queues before its first wait: the event is seen only once this one waits
+        queued.set()
         async with lock.hold(priority):
             order.append(name)
             await asyncio.sleep(0.001)
 
     async with lock.hold(NORMAL):
         tasks = [
-            asyncio.create_task(take("notes", BACKGROUND)),
-            asyncio.create_task(take("computer", NORMAL)),
-            asyncio.create_task(take("gone", URGENT)),
-            asyncio.create_task(take("person", URGENT)),
+            asyncio.create_task(take(name, priority, event))
+            for (name, priority), event in zip(
+                [("notes", BACKGROUND), ("computer", NORMAL), ("gone", URGENT), ("person", URGENT)],
+                queued,
+                strict=True,
+            )
         ]
-        await asyncio.sleep(0.01)
+        await asyncio.gather(*(event.wait() for event in queued))
         tasks[2].cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     assert order == ["person", "computer", "notes"]
