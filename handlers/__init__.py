@@ -14,9 +14,17 @@ from telegram.ext import (
 
 from handlers.callbacks import callback_handlers
 from handlers.commands import COMMAND_HANDLERS, cmd_unknown, on_my_chat_member
+from handlers.league import league_handlers
+from handlers.stats import stats_handlers, username_handler
+from handlers.tournament import tournament_handlers
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Every handler, in order: within a group the first that matches answers."""
+    application.add_handler(username_handler(), group=-1)  # @usernames, for /stats @name
+    application.add_handlers(stats_handlers())  # /stats, /top, /h2h; `/score chart` first
+    application.add_handlers(tournament_handlers())  # /torneo
+    application.add_handlers(league_handlers())  # /score [N], /season, /export, /undo, /beer
     for name, callback in COMMAND_HANDLERS.items():
         application.add_handler(CommandHandler(name, callback))
     # after the known commands (the first handler that matches answers): any other command

@@ -24,6 +24,8 @@ from bot.telegram import callback_data as cb
 from bot.telegram.admins import AdminUnknown
 from bot.telegram.context import BotContext
 from handlers.common import admin_check, bot_admin_check, is_group, person, send_to
+from handlers.league import paid_tap, season_tap, undo_tap
+from handlers.tournament import tour_join_tap, tour_tap
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +203,11 @@ ROUTES: tuple[tuple[re.Pattern[str], Action], ...] = (
     (cb.CB_SETTING, _in_chat(_setting)),
     (cb.CB_OPTION, _in_chat(_option)),
     (cb.CB_REMATCH, _in_chat(_rematch)),
+    (cb.CB_TOUR, _in_chat(tour_tap)),  # a tournament's message (handlers/tournament.py)
+    (cb.CB_TOUR_JOIN, _in_chat(tour_join_tap)),
+    (cb.CB_SEASON, _in_chat(season_tap)),  # the ledger's buttons (handlers/league.py)
+    (cb.CB_UNDO, _in_chat(undo_tap)),
+    (cb.CB_PAID, _in_chat(paid_tap)),
 )
 
 

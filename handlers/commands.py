@@ -143,12 +143,6 @@ async def cmd_unknown(update: Update, context: BotContext) -> None:
     await send(update, reply)
 
 
-async def cmd_score(update: Update, context: BotContext) -> None:
-    if update.effective_chat is None:
-        return
-    await send(update, await context.service.score(update.effective_chat.id))
-
-
 async def cmd_rules(update: Update, context: BotContext) -> None:
     if update.effective_chat is None:
         return
@@ -205,7 +199,6 @@ COMMAND_HANDLERS: dict[str, Handler] = {
     "go": cmd_go,
     "cancel": cmd_cancel,
     "settings": cmd_settings,
-    "score": cmd_score,
     "rules": cmd_rules,
     "help": cmd_help,
     "lang": cmd_lang,

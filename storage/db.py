@@ -35,6 +35,20 @@ from storage.errors import (
     TableExists,
     TableNotFound,
 )
+from storage.league import (
+    ALREADY,
+    DONE,
+    GAME,
+    PAYMENT,
+    SEASON,
+    STALE,
+    UNDO,
+    AuditRow,
+    LedgerEntry,
+    Outcome,
+    payment_key,
+    undo_key,
+)
 from storage.migrations import migrate
 from storage.models import (
     ACTIVE_STATUSES,
@@ -52,6 +66,8 @@ from storage.models import (
     Unset,
     UserRow,
 )
+from storage.stats import PlayRecord, StoredPlay
+from storage.tournaments import TOURNAMENT_STATUSES, FixtureRow, NewFixture, TournamentRow
 
 BUSY_TIMEOUT_MS: Final = 5000
 MEMORY: Final = ":memory:"
@@ -441,6 +457,7 @@ class Database:
         urgent: bool = False,
         seats_json: str | None = None,
         timers_json: str | None = None,
+        record: PlayRecord | None = None,
     ) -> int:
         """In one transaction: check the stored move_no is `expected_move_no` (else
         StaleMove, nothing written), write the snapshot and status, append `move` to the log
@@ -449,7 +466,8 @@ class Database:
         Returns the new move_no (expected_move_no + 1). A finished or cancelled table
         refuses further saves with TableClosed. `urgent`: a person waits for it (their
         move goes before the bot's own writes). `seats_json` and `timers_json`, if given,
-        are written too (a seat the turn timer handed to a computer; the new deadlines)."""
+        are written too (a seat the turn timer handed to a computer; the new deadlines).
+        `record`, if given, is the finished hand's record for stats (`_insert_play`)."""
         _check_status(status)
         if ledger is not None:
             _check_ledger(ledger)
@@ -501,6 +519,8 @@ class Database:
                 )
             if ledger is not None:
                 await self._insert_ledger(conn, ledger)
+            if record is not None:
+                await self._insert_play(conn, record)
         return new_no
 
     async def set_timers(self, table_id: int, timers_json: str | None) -> bool:
@@ -697,6 +717,179 @@ class Database:
         chat = await self.get_chat(chat_id)
         return 0 if chat is None else chat.league_epoch
 
+    # ------------------------------------------------------------------ tournaments (RULES §11)
+
+    @staticmethod
+    async def _tournament(conn: aiosqlite.Connection, row: sqlite3.Row) -> TournamentRow:
+        fixtures = await Database._all(
+            conn,
+            "SELECT * FROM tournament_matches WHERE tournament_id = ? ORDER BY match_no",
+            (row["tournament_id"],),
+        )
+        return TournamentRow(
+            tournament_id=row["tournament_id"],
+            chat_id=row["chat_id"],
+            organiser_id=row["organiser_id"],
+            organiser_name=row["organiser_name"],
+            status=row["status"],
+            lang=row["lang"],
+            points_json=row["points_json"],
+            teams_json=row["teams_json"],
+            message_id=row["message_id"],
+            version=row["version"],
+            fixtures=tuple(
+                FixtureRow(
+                    f["match_no"],
+                    f["round"],
+                    f["team_a"],
+                    f["team_b"],
+                    f["table_id"],
+                    f["seats_json"],
+                    f["hands_a"],
+                    f["hands_b"],
+                    f["cards_a"],
+                    f["cards_b"],
+                    _dt(f["finished_at"]) if f["finished_at"] else None,
+                )
+                for f in fixtures
+            ),
+        )
+
+    async def create_tournament(
+        self,
+        chat_id: int,
+        organiser_id: int,
+        organiser_name: str,
+        lang: str | None,
+        points_json: str,
+        teams_json: str,
+    ) -> TournamentRow | None:
+        """A new tournament, registering (version 0); None if the chat has one registering
+        or running already."""
+        now = _now()
+        async with self._write() as conn:
+            await self._ensure_chat(conn, chat_id)
+            try:
+                cur = await conn.execute(
+                    "INSERT INTO tournaments (chat_id, organiser_id, organiser_name, status, lang,"
+                    " points_json, teams_json, created_at, updated_at)"
+                    " VALUES (?, ?, ?, 'registering', ?, ?, ?, ?, ?)",
+                    (
+                        chat_id,
+                        organiser_id,
+                        organiser_name,
+                        lang,
+                        points_json,
+                        teams_json,
+                        now,
+                        now,
+                    ),
+                )
+            except sqlite3.IntegrityError:  # tournaments_one_active_per_chat
+                return None
+            row = await self._one(
+                conn, "SELECT * FROM tournaments WHERE tournament_id = ?", (cur.lastrowid,)
+            )
+            assert row is not None
+            return await self._tournament(conn, row)
+
+    async def get_tournament(self, tournament_id: int) -> TournamentRow | None:
+        async with self._read() as conn:
+            row = await self._one(
+                conn, "SELECT * FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+            )
+            return None if row is None else await self._tournament(conn, row)
+
+    async def active_tournament(self, chat_id: int) -> TournamentRow | None:
+        """The chat's tournament registering or running, if any."""
+        async with self._read() as conn:
+            row = await self._one(
+                conn,
+                "SELECT * FROM tournaments WHERE chat_id = ?"
+                " AND status IN ('registering', 'running')",
+                (chat_id,),
+            )
+            return None if row is None else await self._tournament(conn, row)
+
+    async def running_tournaments(self) -> list[TournamentRow]:
+        """Every running tournament, oldest first (what a restarted bot carries on)."""
+        async with self._read() as conn:
+            rows = await self._all(
+                conn,
+                "SELECT * FROM tournaments WHERE status = 'running' ORDER BY tournament_id",
+            )
+            return [await self._tournament(conn, r) for r in rows]
+
+    async def update_tournament(
+        self,
+        tournament_id: int,
+        expected_version: int,
+        *,
+        status: str | None = None,
+        teams_json: str | None = None,
+        points_json: str | None = None,
+        message_id: int | Unset | None = UNSET,
+        schedule: Sequence[NewFixture] = (),
+        table: tuple[int, int | None, str | None] | None = None,
+        result: tuple[int, int, int, int, int] | None = None,
+    ) -> int:
+        """In one transaction: check the stored version is `expected_version` (else
+        StaleMove, nothing written), set the columns given, write the `schedule` (when the
+        tournament starts), a match's table (`table`: match_no, table_id or None, seats_json)
+        and a match's result (`result`: match_no, hands_a, hands_b, cards_a, cards_b; only
+        once). Returns the new version."""
+        if status is not None and status not in TOURNAMENT_STATUSES:
+            raise ValueError(f"unknown tournament status {status!r}")
+        changes: dict[str, Any] = {}
+        if status is not None:
+            changes["status"] = status
+        if teams_json is not None:
+            changes["teams_json"] = teams_json
+        if points_json is not None:
+            changes["points_json"] = points_json
+        if not isinstance(message_id, Unset):
+            changes["message_id"] = message_id
+        now = _now()
+        changes["updated_at"] = now
+        changes["version"] = expected_version + 1
+        assignments = ", ".join(f"{col} = ?" for col in changes)
+        async with self._write() as conn:
+            cur = await conn.execute(
+                f"UPDATE tournaments SET {assignments} WHERE tournament_id = ? AND version = ?",
+                (*changes.values(), tournament_id, expected_version),
+            )
+            if cur.rowcount != 1:
+                row = await self._one(
+                    conn,
+                    "SELECT version FROM tournaments WHERE tournament_id = ?",
+                    (tournament_id,),
+                )
+                if row is None:
+                    raise TableNotFound(tournament_id)
+                raise StaleMove(tournament_id, expected_version, row["version"])
+            for f in schedule:
+                await conn.execute(
+                    "INSERT INTO tournament_matches (tournament_id, match_no, round, team_a,"
+                    " team_b) VALUES (?, ?, ?, ?, ?)",
+                    (tournament_id, f.match_no, f.round, f.team_a, f.team_b),
+                )
+            if table is not None:
+                await conn.execute(
+                    "UPDATE tournament_matches SET table_id = ?, seats_json = ?"
+                    " WHERE tournament_id = ? AND match_no = ? AND hands_a IS NULL",
+                    (table[1], table[2], tournament_id, table[0]),
+                )
+            if result is not None:
+                cur = await conn.execute(
+                    "UPDATE tournament_matches SET hands_a = ?, hands_b = ?, cards_a = ?,"
+                    " cards_b = ?, finished_at = ?"
+                    " WHERE tournament_id = ? AND match_no = ? AND hands_a IS NULL",
+                    (*result[1:], now, tournament_id, result[0]),
+                )
+                if cur.rowcount != 1:  # recorded already: nothing of this write stands
+                    raise StaleMove(tournament_id, expected_version, expected_version)
+        return expected_version + 1
+
     # ------------------------------------------------------------------ ledger (RULES §10)
 
     async def record_ledger(
@@ -718,7 +911,9 @@ class Database:
         async with self._write() as conn:
             return await self._insert_ledger(conn, record)
 
-    async def _insert_ledger(self, conn: aiosqlite.Connection, record: LedgerRecord) -> bool:
+    async def _insert_ledger(
+        self, conn: aiosqlite.Connection, record: LedgerRecord, kind: str = GAME
+    ) -> bool:
         await self._ensure_chat(conn, record.chat_id)
         chat = await self._one(
             conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,)
@@ -728,7 +923,8 @@ class Database:
         deltas_json = json.dumps({str(uid): d for uid, d in record.deltas.items()})
         cur = await conn.execute(
             "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant, finished_at,"
-            " deltas_json) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id, hand_key) DO NOTHING",
+            " deltas_json, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (chat_id, hand_key) DO NOTHING",
             (
                 record.chat_id,
                 epoch,
@@ -737,6 +933,7 @@ class Database:
                 record.variant,
                 utc_iso(record.finished_at),
                 deltas_json,
+                kind,
             ),
         )
         if cur.rowcount != 1:
@@ -766,6 +963,260 @@ class Database:
             )
         assert row is not None
         return int(row["league_epoch"])
+
+    # ---------------------------------------------- seasons, undo, payments (issue 14, §10)
+
+    async def new_season(
+        self, chat_id: int, expected_epoch: int, actor_id: int, actor_name: str, at: datetime
+    ) -> int | None:
+        """§10.4 from the chat: start a new season if the current one is still
+        `expected_epoch` (a confirm button shown for it), with an audit row; returns the new
+        epoch, or None (nothing changed) if the season had moved on already."""
+        async with self._write() as conn:
+            await self._ensure_chat(conn, chat_id)
+            cur = await conn.execute(
+                "UPDATE chats SET league_epoch = league_epoch + 1, updated_at = ?"
+                " WHERE chat_id = ? AND league_epoch = ?",
+                (_now(), chat_id, expected_epoch),
+            )
+            if cur.rowcount != 1:
+                return None
+            await self._audit(
+                conn, chat_id, expected_epoch + 1, SEASON, None, None, actor_id, actor_name, at
+            )
+        return expected_epoch + 1
+
+    @staticmethod
+    async def _audit(
+        conn: aiosqlite.Connection,
+        chat_id: int,
+        epoch: int,
+        action: str,
+        hand_key: str | None,
+        target_key: str | None,
+        actor_id: int,
+        actor_name: str,
+        at: datetime,
+    ) -> None:
+        await conn.execute(
+            "INSERT INTO ledger_audit (chat_id, epoch, action, hand_key, target_key, actor_id,"
+            " actor_name, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (chat_id, epoch, action, hand_key, target_key, actor_id, actor_name, utc_iso(at)),
+        )
+
+    @staticmethod
+    async def _entries(
+        conn: aiosqlite.Connection, chat_id: int, where: str, params: Sequence[Any]
+    ) -> list[LedgerEntry]:
+        """The chat's ledger entries matching `where` (on `h`, ledger_hands), in the order
+        they were written, each with the key of the entry that undid it."""
+        rows = await Database._all(
+            conn,
+            f"""
+            SELECT h.hand_id, h.epoch, h.hand_key, h.table_id, h.variant, h.kind, h.finished_at,
+                   e.user_id, e.name, e.delta, a.hand_key AS undone_by
+            FROM ledger_hands h
+            JOIN ledger_entries e ON e.chat_id = h.chat_id AND e.hand_key = h.hand_key
+            LEFT JOIN ledger_audit a ON a.chat_id = h.chat_id AND a.target_key = h.hand_key
+            WHERE h.chat_id = ? AND ({where})
+            ORDER BY h.hand_id, e.rowid
+            """,
+            (chat_id, *params),
+        )
+        entries: dict[int, LedgerEntry] = {}
+        for r in rows:
+            entry = entries.get(r["hand_id"])
+            if entry is None:
+                entry = LedgerEntry(
+                    hand_id=r["hand_id"],
+                    chat_id=chat_id,
+                    epoch=r["epoch"],
+                    hand_key=r["hand_key"],
+                    table_id=r["table_id"],
+                    variant=r["variant"],
+                    kind=r["kind"],
+                    finished_at=_dt(r["finished_at"]),
+                    undone_by=r["undone_by"],
+                )
+                entries[r["hand_id"]] = entry
+            entry.deltas[r["user_id"]] = r["delta"]
+            entry.names[r["user_id"]] = r["name"]
+        return list(entries.values())
+
+    async def season_entries(self, chat_id: int, epoch: int | None = None) -> list[LedgerEntry]:
+        """The season's ledger entries (default: the current season), in the order written:
+        games, undos and payments, each with its kind and whether it was undone."""
+        async with self._read() as conn:
+            ep = await self._epoch(conn, chat_id, epoch)
+            return await self._entries(conn, chat_id, "h.epoch = ?", (ep,))
+
+    async def ledger_audit(self, chat_id: int, epoch: int | None = None) -> list[AuditRow]:
+        """The season's audit trail (default: the current season), oldest first: its undos,
+        payments, and the new-season row that began it (none for the first)."""
+        async with self._read() as conn:
+            ep = await self._epoch(conn, chat_id, epoch)
+            rows = await self._all(
+                conn,
+                "SELECT * FROM ledger_audit WHERE chat_id = ? AND epoch = ? ORDER BY audit_id",
+                (chat_id, ep),
+            )
+        return [
+            AuditRow(
+                audit_id=r["audit_id"],
+                chat_id=chat_id,
+                epoch=r["epoch"],
+                action=r["action"],
+                hand_key=r["hand_key"],
+                target_key=r["target_key"],
+                actor_id=r["actor_id"],
+                actor_name=r["actor_name"],
+                at=_dt(r["at"]),
+            )
+            for r in rows
+        ]
+
+    _UNDOABLE = (
+        "h.epoch = ? AND h.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM ledger_audit u"
+        " WHERE u.chat_id = h.chat_id AND u.target_key = h.hand_key)"
+    )
+
+    async def _last_undoable(self, conn: aiosqlite.Connection, chat_id: int) -> LedgerEntry | None:
+        epoch = await self._epoch(conn, chat_id, None)
+        row = await self._one(
+            conn,
+            f"SELECT h.hand_id FROM ledger_hands h WHERE h.chat_id = ? AND {self._UNDOABLE}"
+            " ORDER BY h.hand_id DESC LIMIT 1",
+            (chat_id, epoch),
+        )
+        if row is None:
+            return None
+        (entry,) = await self._entries(conn, chat_id, "h.hand_id = ?", (row["hand_id"],))
+        return entry
+
+    async def last_undoable(self, chat_id: int) -> LedgerEntry | None:
+        """What /undo would undo: the current season's newest entry that is not an undo and
+        was not undone (a game or a payment), or None."""
+        async with self._read() as conn:
+            return await self._last_undoable(conn, chat_id)
+
+    async def undo_entry(
+        self, chat_id: int, hand_id: int, actor_id: int, actor_name: str, at: datetime
+    ) -> tuple[Outcome, LedgerEntry | None]:
+        """Undo the entry `hand_id` if it is still what /undo would undo: a compensating
+        entry (the negated deltas, so still zero-sum; kind undo) and an audit row (who, when,
+        which entry), in one transaction. ("already", the entry) if it was undone before,
+        ("stale", None) if it is not the last undoable entry (any more), else ("done", the
+        compensating entry). The ledger stays append-only: nothing is deleted."""
+        async with self._write() as conn:
+            found = await self._entries(conn, chat_id, "h.hand_id = ?", (hand_id,))
+            if found and found[0].undone_by is not None:
+                return ALREADY, found[0]
+            last = await self._last_undoable(conn, chat_id)
+            if last is None or last.hand_id != hand_id:
+                return STALE, None
+            record = LedgerRecord(
+                chat_id=chat_id,
+                hand_key=undo_key(last.hand_key),
+                table_id=last.table_id,
+                variant=last.variant,
+                deltas={uid: -d for uid, d in last.deltas.items()},
+                names=dict(last.names),
+                finished_at=at,
+            )
+            _check_ledger(record)
+            if not await self._insert_ledger(conn, record, UNDO):
+                return ALREADY, last
+            await self._audit(
+                conn,
+                chat_id,
+                last.epoch,
+                UNDO,
+                record.hand_key,
+                last.hand_key,
+                actor_id,
+                actor_name,
+                at,
+            )
+            (entry,) = await self._entries(conn, chat_id, "h.hand_key = ?", (record.hand_key,))
+        return DONE, entry
+
+    async def ledger_version(self, chat_id: int) -> int:
+        """The newest entry's `hand_id` in the chat (0 if none): a settlement shown with it
+        stays valid while nothing but its own payments is written."""
+        async with self._read() as conn:
+            row = await self._one(
+                conn, "SELECT MAX(hand_id) AS v FROM ledger_hands WHERE chat_id = ?", (chat_id,)
+            )
+        return int(row["v"] or 0) if row is not None else 0
+
+    async def balances_at(self, chat_id: int, epoch: int, version: int) -> dict[int, int]:
+        """§10.3: each player's balance in the season `epoch` counting the entries up to
+        `version` (a `hand_id`) only; players at zero included."""
+        async with self._read() as conn:
+            rows = await self._all(
+                conn,
+                "SELECT e.user_id, SUM(e.delta) AS balance FROM ledger_entries e"
+                " JOIN ledger_hands h ON h.chat_id = e.chat_id AND h.hand_key = e.hand_key"
+                " WHERE e.chat_id = ? AND e.epoch = ? AND h.hand_id <= ?"
+                " GROUP BY e.user_id ORDER BY e.user_id",
+                (chat_id, epoch, version),
+            )
+        return {int(r["user_id"]): int(r["balance"]) for r in rows}
+
+    async def record_payment(
+        self,
+        chat_id: int,
+        epoch: int,
+        version: int,
+        payment: tuple[int, int, int],
+        names: Mapping[int, str],
+        actor_id: int,
+        actor_name: str,
+        at: datetime,
+    ) -> Outcome:
+        """§10.3: the payment (debtor, creditor, amount) of the settlement shown at `version`
+        of the season `epoch` was made: an entry (+amount to the debtor, -amount to the
+        creditor: zero-sum, kind payment) and an audit row (who marked it, when), in one
+        transaction. "already" if this payment of that settlement was written before;
+        "stale" (nothing written) if the season changed or anything but that settlement's
+        own payments was written since `version`. The caller checks the payment belongs to
+        the settlement (`balances_at`)."""
+        debtor, creditor, amount = payment
+        if amount <= 0 or debtor == creditor:
+            raise ValueError(f"not a payment: {payment}")
+        key = payment_key(epoch, version, debtor, creditor)
+        async with self._write() as conn:
+            if await self._one(
+                conn,
+                "SELECT 1 FROM ledger_hands WHERE chat_id = ? AND hand_key = ?",
+                (chat_id, key),
+            ):
+                return ALREADY
+            if await self._epoch(conn, chat_id, None) != epoch:
+                return STALE
+            prefix = payment_key(epoch, version, 0, 0).removesuffix("0:0")
+            other = await self._one(
+                conn,
+                "SELECT 1 FROM ledger_hands WHERE chat_id = ? AND hand_id > ?"
+                " AND NOT (kind = 'payment' AND substr(hand_key, 1, ?) = ?) LIMIT 1",
+                (chat_id, version, len(prefix), prefix),
+            )
+            if other is not None:
+                return STALE
+            record = LedgerRecord(
+                chat_id=chat_id,
+                hand_key=key,
+                table_id=None,
+                variant="",
+                deltas={debtor: amount, creditor: -amount},
+                names={debtor: names[debtor], creditor: names[creditor]},
+                finished_at=at,
+            )
+            _check_ledger(record)
+            if not await self._insert_ledger(conn, record, PAYMENT):
+                return ALREADY
+            await self._audit(conn, chat_id, epoch, PAYMENT, key, None, actor_id, actor_name, at)
+        return DONE
 
     async def _epoch(self, conn: aiosqlite.Connection, chat_id: int, epoch: int | None) -> int:
         if epoch is not None:
@@ -832,3 +1283,127 @@ class Database:
             hand.deltas[r["user_id"]] = r["delta"]
             hand.names[r["user_id"]] = r["name"]
         return list(hands.values())
+
+    # ------------------------------------------- stats and ratings (issue 14, migration 6)
+
+    @staticmethod
+    async def _insert_play(conn: aiosqlite.Connection, record: PlayRecord) -> None:
+        """The hand's record (and the match's, if it ended) under the chat's current season;
+        a hand or match recorded already is left as it was (append-only)."""
+        await Database._ensure_chat(conn, record.chat_id)
+        chat = await Database._one(
+            conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,)
+        )
+        assert chat is not None
+        when = utc_iso(record.finished_at)
+        head = (record.chat_id, chat["league_epoch"], record.variant, record.family, when)
+        await conn.execute(
+            "INSERT INTO hand_records (table_id, hand_index, chat_id, epoch, variant, family,"
+            " finished_at, record_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (table_id, hand_index) DO NOTHING",
+            (record.table_id, record.hand_index, *head, json.dumps(record.hand)),
+        )
+        if record.match is not None:
+            await conn.execute(
+                "INSERT INTO match_records (table_id, chat_id, epoch, variant, family,"
+                " finished_at, record_json) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (table_id) DO NOTHING",
+                (record.table_id, *head, json.dumps(record.match)),
+            )
+
+    async def record_play(self, record: PlayRecord) -> None:
+        """Write a hand's (and match's) record on its own (tests, imports): the bot writes it
+        with the move, through `save_move(record=...)`."""
+        if record.finished_at.tzinfo is None:
+            raise ValueError("finished_at must be timezone-aware")
+        async with self._write() as conn:
+            await self._insert_play(conn, record)
+
+    async def plays(
+        self, chat_id: int | None = None, epoch: int | None = None
+    ) -> tuple[list[StoredPlay], list[StoredPlay]]:
+        """(hand records, match records) of a chat (None: every chat), of one season
+        (`epoch`; None: all of them), in the order they finished (then table, hand)."""
+        where, params = [], []
+        if chat_id is not None:
+            where.append("chat_id = ?")
+            params.append(chat_id)
+        if epoch is not None:
+            where.append("epoch = ?")
+            params.append(epoch)
+        cond = f" WHERE {' AND '.join(where)}" if where else ""
+        async with self._read() as conn:
+            hands = await self._all(
+                conn,
+                "SELECT chat_id, epoch, table_id, hand_index, variant, family, finished_at,"
+                f" record_json FROM hand_records{cond}"
+                " ORDER BY finished_at, table_id, hand_index",
+                params,
+            )
+            matches = await self._all(
+                conn,
+                "SELECT chat_id, epoch, table_id, NULL AS hand_index, variant, family,"
+                f" finished_at, record_json FROM match_records{cond}"
+                " ORDER BY finished_at, table_id",
+                params,
+            )
+
+        def stored(r: sqlite3.Row) -> StoredPlay:
+            return StoredPlay(
+                chat_id=r["chat_id"],
+                epoch=r["epoch"],
+                table_id=r["table_id"],
+                hand_index=r["hand_index"],
+                variant=r["variant"],
+                family=r["family"],
+                finished_at=_dt(r["finished_at"]),
+                data=json.loads(r["record_json"]),
+            )
+
+        return [stored(r) for r in hands], [stored(r) for r in matches]
+
+    async def undone_keys(self, chat_id: int | None = None) -> set[tuple[int, str]]:
+        """(chat_id, hand_key) of every ledger entry an admin undid (/undo): the hands and
+        matches behind them count in no stat and no rating."""
+        cond, params = ("", ()) if chat_id is None else (" AND chat_id = ?", (chat_id,))
+        async with self._read() as conn:
+            rows = await self._all(
+                conn,
+                "SELECT chat_id, target_key FROM ledger_audit"
+                f" WHERE action = 'undo' AND target_key IS NOT NULL{cond}",
+                params,
+            )
+        return {(int(r["chat_id"]), str(r["target_key"])) for r in rows}
+
+    async def note_username(self, user_id: int, name: str, username: str | None) -> None:
+        """Remember a person's Telegram @username (None: they have none), for /stats @name."""
+        async with self._write(BACKGROUND) as conn:
+            await conn.execute(
+                "INSERT INTO users (user_id, name, username, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET username = excluded.username",
+                (user_id, name, username, _now()),
+            )
+
+    async def user_by_username(self, username: str) -> tuple[int, str] | None:
+        """(user_id, name) of the person last seen with `username` (no @; any case)."""
+        async with self._read() as conn:
+            r = await self._one(
+                conn,
+                "SELECT user_id, name FROM users WHERE username = ? COLLATE NOCASE"
+                " ORDER BY updated_at DESC LIMIT 1",
+                (username,),
+            )
+        return None if r is None else (int(r["user_id"]), str(r["name"]))
+
+    async def plays_version(self) -> tuple[int, int, int]:
+        """Changes whenever a record or an undo is written (the tables are append-only):
+        (hand records, match records, undos), for caching what is computed from them."""
+        async with self._read() as conn:
+            row = await self._one(
+                conn,
+                "SELECT (SELECT COUNT(*) FROM hand_records) AS h,"
+                " (SELECT COUNT(*) FROM match_records) AS m,"
+                " (SELECT COUNT(*) FROM ledger_audit WHERE action = 'undo') AS u",
+            )
+        assert row is not None
+        return int(row["h"]), int(row["m"]), int(row["u"])

@@ -178,7 +178,147 @@ _V4: Final[Migration] = (
     "ALTER TABLE shown_messages ADD COLUMN editing TEXT",
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4)
+_V5: Final[Migration] = (
+    # Issue 14, the ledger from the chat. What kind of write each ledger entry is: a game
+    # (a hand or a match, §10.1-10.2), an undo (the negated deltas of the entry it undoes: the
+    # ledger stays append-only and zero-sum), or a settled payment (+amount to the payer,
+    # -amount to the payee, §10.3). Entries written before are games.
+    """
+    ALTER TABLE ledger_hands ADD COLUMN kind TEXT NOT NULL DEFAULT 'game'
+        CHECK (kind IN ('game', 'undo', 'payment'))
+    """,
+    # The audit trail: who did what to the ledger, and when. An undo names the entry it wrote
+    # (hand_key) and the one it undid (target_key, at most once per entry); a payment the
+    # entry it wrote; a new season (§10.4) the season it began (epoch). Append-only too.
+    """
+    CREATE TABLE ledger_audit (
+        audit_id   INTEGER PRIMARY KEY,
+        chat_id    INTEGER NOT NULL REFERENCES chats (chat_id),
+        epoch      INTEGER NOT NULL,
+        action     TEXT NOT NULL CHECK (action IN ('undo', 'payment', 'season')),
+        hand_key   TEXT,
+        target_key TEXT,
+        actor_id   INTEGER NOT NULL,
+        actor_name TEXT NOT NULL,
+        at         TEXT NOT NULL,
+        FOREIGN KEY (chat_id, hand_key) REFERENCES ledger_hands (chat_id, hand_key)
+    )
+    """,
+    """
+    CREATE UNIQUE INDEX ledger_audit_one_undo
+        ON ledger_audit (chat_id, target_key) WHERE target_key IS NOT NULL
+    """,
+    "CREATE INDEX ledger_audit_by_epoch ON ledger_audit (chat_id, epoch, audit_id)",
+    """
+    CREATE TRIGGER ledger_audit_append_only_update BEFORE UPDATE ON ledger_audit
+    BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END
+    """,
+    """
+    CREATE TRIGGER ledger_audit_append_only_delete BEFORE DELETE ON ledger_audit
+    BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END
+    """,
+)
+
+_V6: Final[Migration] = (
+    # Issue 14, stats and ratings: one record per finished hand of a table that writes the
+    # ledger (bot.table.record's hand record, plus each seat's user id, None for a computer,
+    # and the deltas the ledger got), and one per finished match (its result). Written in the
+    # same transaction as the move and the ledger entry; `epoch` is the group's season then.
+    # Hands finished before this version have no record and count in no stat.
+    """
+    CREATE TABLE hand_records (
+        table_id    INTEGER NOT NULL,
+        hand_index  INTEGER NOT NULL,
+        chat_id     INTEGER NOT NULL REFERENCES chats (chat_id),
+        epoch       INTEGER NOT NULL,
+        variant     TEXT NOT NULL,
+        family      TEXT NOT NULL CHECK (family IN ('two', 'multi', 'chiamata')),
+        finished_at TEXT NOT NULL,
+        record_json TEXT NOT NULL,
+        PRIMARY KEY (table_id, hand_index)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX hand_records_by_chat ON hand_records (chat_id, epoch, finished_at)",
+    """
+    CREATE TABLE match_records (
+        table_id    INTEGER PRIMARY KEY,
+        chat_id     INTEGER NOT NULL REFERENCES chats (chat_id),
+        epoch       INTEGER NOT NULL,
+        variant     TEXT NOT NULL,
+        family      TEXT NOT NULL CHECK (family IN ('two', 'multi', 'chiamata')),
+        finished_at TEXT NOT NULL,
+        record_json TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX match_records_by_chat ON match_records (chat_id, epoch, finished_at)",
+    """
+    CREATE TRIGGER hand_records_append_only_update BEFORE UPDATE ON hand_records
+    BEGIN SELECT RAISE(ABORT, 'hand records are append-only'); END
+    """,
+    """
+    CREATE TRIGGER hand_records_append_only_delete BEFORE DELETE ON hand_records
+    BEGIN SELECT RAISE(ABORT, 'hand records are append-only'); END
+    """,
+    """
+    CREATE TRIGGER match_records_append_only_update BEFORE UPDATE ON match_records
+    BEGIN SELECT RAISE(ABORT, 'match records are append-only'); END
+    """,
+    """
+    CREATE TRIGGER match_records_append_only_delete BEFORE DELETE ON match_records
+    BEGIN SELECT RAISE(ABORT, 'match records are append-only'); END
+    """,
+    # /stats @name, /h2h @a @b: a person's Telegram username, as last seen (NULL: none known).
+    "ALTER TABLE users ADD COLUMN username TEXT",
+    "CREATE INDEX users_by_username ON users (username COLLATE NOCASE)",
+)
+
+_V7: Final[Migration] = (
+    # RULES §11: a tournament in a group (at most one registering or running per group), its
+    # teams and their members now (JSON), its match-points table (§11.2, by hands won 0..5).
+    """
+    CREATE TABLE tournaments (
+        tournament_id  INTEGER PRIMARY KEY AUTOINCREMENT,
+        chat_id        INTEGER NOT NULL REFERENCES chats (chat_id),
+        organiser_id   INTEGER NOT NULL,
+        organiser_name TEXT NOT NULL,
+        status         TEXT NOT NULL
+                       CHECK (status IN ('registering', 'running', 'finished', 'cancelled')),
+        lang           TEXT,
+        points_json    TEXT NOT NULL,
+        teams_json     TEXT NOT NULL,
+        message_id     INTEGER,
+        version        INTEGER NOT NULL DEFAULT 0,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE UNIQUE INDEX tournaments_one_active_per_chat
+        ON tournaments (chat_id) WHERE status IN ('registering', 'running')
+    """,
+    # The schedule (§11.1, written when the tournament starts), each match's table once it
+    # opens, the members who played it, per seat (§11.3), and its result (hands won, card
+    # points of each side; NULL until played).
+    """
+    CREATE TABLE tournament_matches (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments (tournament_id),
+        match_no      INTEGER NOT NULL,
+        round         INTEGER NOT NULL,
+        team_a        INTEGER NOT NULL,
+        team_b        INTEGER NOT NULL,
+        table_id      INTEGER,
+        seats_json    TEXT,
+        hands_a       INTEGER,
+        hands_b       INTEGER,
+        cards_a       INTEGER,
+        cards_b       INTEGER,
+        finished_at   TEXT,
+        PRIMARY KEY (tournament_id, match_no)
+    ) WITHOUT ROWID
+    """,
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 
 

@@ -171,6 +171,14 @@ COMMAND_KEYS = (
     "rules",
     "help",
     "lang",
+    "torneo",  # and /tournament (issue 14, RULES §11)
+    "season",  # and /stagione (issue 14, §10.4)
+    "export",
+    "undo",
+    "beer",  # and /birra
+    "stats",  # and /statistiche (issue 14)
+    "top",  # and /classifica
+    "h2h",  # and /scontri
 )
 
 VARIANT_NAMES: dict[str, dict[str, str]] = {

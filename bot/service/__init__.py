@@ -19,7 +19,9 @@ Where each concern lives (one class per module, each building on the ones it use
 - `lobby.py` (`Lobby`): new table, join, leave, computers seated, settings, start, rematch.
 - `closing.py` (`Closing`): /cancel, the votes on a request to cancel, `_close`.
 - `waits.py` (`Waits`): what the table's timer does when it fires.
-- `people.py` (`People`): the private chat's /start, /help, /rules, /score, /lang.
+- `people.py` (`People`): the private chat's /start, /help, /rules, /lang.
+- `league.py` (`League`): seasons, /score of a season, /export, /undo, /beer's payments.
+- `stats.py` (`Stats`): /stats, /top, /h2h, the charts (issue 14).
 - here (`TableService`): start-up (`restore`) and shutdown.
 """
 
@@ -29,14 +31,17 @@ import asyncio
 import contextlib
 from datetime import UTC, datetime, timedelta
 
+from bot.service.league import League
 from bot.service.lobby import REPOST_EVERY
 from bot.service.people import People
+from bot.service.stats import Stats
+from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
 from bot.service.waits import Waits
 from bot.telegram.callback_data import callback_data
 
 
-class TableService(Waits, People):
+class TableService(Waits, People, Tournaments, League, Stats):
     """What every handler calls (`handlers/`): the concerns above, in one object."""
 
     async def restore(self) -> int:
@@ -60,6 +65,7 @@ class TableService(Waits, People):
                     await self._store_pending(table)
                 self._settle(table)
                 self._render(table)
+        await self.restore_tournaments()  # a match that finished meanwhile: the next one
         return len(rows)
 
     async def idle(self, timeout: float = 30.0) -> None:

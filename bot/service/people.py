@@ -1,5 +1,5 @@
 """People and words: the private chat's /start, a private message refused, the greeting,
-/help, /rules, /score, /lang, an unknown command.
+/help, /rules, /lang, an unknown command.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from bot.engine import VARIANTS
 from bot.i18n import LANGS, t, variant_name
 from bot.service.lobby import Lobby
 from bot.service.types import AdminCheck, Person, Reply
-from bot.table.ledger import settle
 from bot.table.table import Table
 from bot.telegram.render import Button
 from storage import StorageError
@@ -70,26 +69,6 @@ class People(Lobby):
 
     async def rules(self, chat_id: int) -> Reply:
         return Reply(t(await self.chat_lang(chat_id), "rules"))
-
-    async def score(self, chat_id: int) -> Reply:
-        lang = await self.chat_lang(chat_id)
-        balances = await self.db.balances(chat_id)
-        if not balances:
-            return Reply(t(lang, "err_no_ledger"))
-        lines = [t(lang, "score_title")]
-        names = {b.user_id: b.name for b in balances}
-        for b in balances:
-            lines.append(t(lang, "score_row", name=b.name, balance=f"{b.balance:+d}"))
-        payments = settle({b.user_id: b.balance for b in balances})
-        lines.append("")
-        lines.append(t(lang, "settle_title"))
-        if not payments:
-            lines.append(t(lang, "settle_none"))
-        for debtor, creditor, amount in payments:
-            lines.append(
-                t(lang, "settle_row", debtor=names[debtor], creditor=names[creditor], amount=amount)
-            )
-        return Reply("\n".join(lines))
 
     async def set_lang(
         self,

@@ -16,6 +16,7 @@ from bot.players.thinker import Job
 from bot.service.core import ServiceCore
 from bot.service.types import Person, Reply
 from bot.table.ledger import hand_key, match_key
+from bot.table.stats import play_record
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
 from storage import LedgerRecord, Move, StaleMove
 
@@ -109,12 +110,15 @@ class Play(ServiceCore):
         )
 
     async def _save(self, table: Table, move: Move | None, *, urgent: bool = True) -> None:
-        """Persist the table after a change; a finished hand writes the ledger in the same
-        transaction. On any failure the table is reloaded from the database and the error
-        is raised as a TableError (the action is refused, nothing is half-written)."""
-        ledger = None
+        """Persist the table after a change; a finished hand writes the ledger, and its
+        record for the stats (`bot.table.stats.play_record`), in the same transaction. On
+        any failure the table is reloaded from the database and the error is raised as a
+        TableError (the action is refused, nothing is half-written)."""
+        ledger = record = None
         if table.hand is not None and table.hand.is_terminal() and move is not None:
             deltas = table.finish_hand()
+            now = datetime.now(UTC)
+            record = play_record(table, now)  # stats (bot.table.stats): with the ledger
             if deltas:
                 key = (
                     hand_key(table.table_id, table.hand.hand_index)
@@ -130,7 +134,7 @@ class Play(ServiceCore):
                     variant=table.options.variant,
                     deltas=deltas,
                     names={k: names[k] for k in deltas},
-                    finished_at=datetime.now(UTC),
+                    finished_at=now,
                 )
         self._plan(table)  # the deadlines this state sets, stored with it
         try:
@@ -145,6 +149,7 @@ class Play(ServiceCore):
                 urgent=urgent,  # a person waits for the answer to their tap
                 seats_json=table.seats_json(),
                 timers_json=table.pending.to_json(),
+                record=record,
             )
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
@@ -169,6 +174,10 @@ class Play(ServiceCore):
         if table.status in (FINISHED, CANCELLED):
             self._end_request(table, "cancel_moot")
             self.tables.pop(tid, None)
+            self._table_closed(table)  # a tournament's match: the next one (tournament.py)
+
+    def _table_closed(self, table: Table) -> None:
+        """A table finished or was cancelled; `bot/service/tournament.py` overrides this."""
 
     async def _play_computers(self, table_id: int) -> None:
         """Computer players move until a person must act or the hand ends. Each decision is

@@ -19,7 +19,10 @@ Inside every group the payments are made greedily (largest debtor to largest cre
 takes at most size - 1 payments because each payment clears at least one of the two.
 
 `export_json()` / `export_csv()` turn storage's balances and ledger hands into files; they
-accept any objects with the right attributes (storage.Balance, storage.LedgerHand).
+accept any objects with the right attributes (storage.Balance, storage.LedgerHand). Given the
+season's audit trail (`audit=`, storage.league.AuditRow) and its entries with their kind
+(storage.league.LedgerEntry: a game, an undo, a payment), they show who undid or marked paid
+what, and when (issue 14: `/export` in the group).
 """
 
 from __future__ import annotations
@@ -251,6 +254,44 @@ class HandLike(Protocol):
     def names(self) -> Mapping[int, str]: ...
 
 
+class AuditLike(Protocol):
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def action(self) -> str: ...
+    @property
+    def hand_key(self) -> str | None: ...
+    @property
+    def target_key(self) -> str | None: ...
+    @property
+    def actor_id(self) -> int: ...
+    @property
+    def actor_name(self) -> str: ...
+    @property
+    def at(self) -> datetime: ...
+
+
+def _kind(hand: HandLike) -> str:
+    """An entry's kind (game, undo, payment); a plain ledger hand is a game."""
+    return str(getattr(hand, "kind", "game"))
+
+
+def _undone_by(hand: HandLike) -> str | None:
+    undone = getattr(hand, "undone_by", None)
+    return None if undone is None else str(undone)
+
+
+def _audit_json(row: AuditLike) -> dict[str, Any]:
+    return {
+        "action": row.action,
+        "at": iso_utc(row.at),
+        "by": {"user_id": row.actor_id, "name": row.actor_name},
+        "hand_key": row.hand_key,
+        "target_key": row.target_key,
+        "season": row.epoch + 1,
+    }
+
+
 def iso_utc(when: datetime) -> str:
     """ISO-8601 in UTC (a naive datetime is taken to be UTC already)."""
     if when.tzinfo is None:
@@ -259,39 +300,83 @@ def iso_utc(when: datetime) -> str:
 
 
 def export_json(
-    chat_id: int, balances: Iterable[BalanceLike], hands: Iterable[HandLike]
+    chat_id: int,
+    balances: Iterable[BalanceLike],
+    hands: Iterable[HandLike],
+    *,
+    season: int | None = None,
+    audit: Iterable[AuditLike] | None = None,
 ) -> dict[str, Any]:
     """`{"chat_id", "balances": [{"user_id", "name", "balance"}], "hands": [{"finished_at",
-    "variant", "deltas": {"<user_id>": delta}, "hand_key", "table_id"}]}`, in the given order."""
-    return {
-        "chat_id": chat_id,
-        "balances": [
-            {"user_id": b.user_id, "name": b.name, "balance": b.balance} for b in balances
-        ],
-        "hands": [
-            {
-                "finished_at": iso_utc(h.finished_at),
-                "variant": h.variant,
-                "deltas": {str(uid): delta for uid, delta in h.deltas.items()},
-                "hand_key": h.hand_key,
-                "table_id": h.table_id,
-            }
-            for h in hands
-        ],
-    }
+    "variant", "deltas": {"<user_id>": delta}, "hand_key", "table_id"}]}`, in the given order.
+    Entries that carry their kind (storage.league.LedgerEntry) add `"kind"` (game, undo,
+    payment) and `"undone_by"` (the key of the entry that undid it, or null); `season` adds
+    `"season"` (1-based), `audit` the audit trail as `"audit": [{"action", "at", "by":
+    {"user_id", "name"}, "hand_key", "target_key", "season"}]`."""
+    rows: list[dict[str, Any]] = []
+    for h in hands:
+        row: dict[str, Any] = {
+            "finished_at": iso_utc(h.finished_at),
+            "variant": h.variant,
+            "deltas": {str(uid): delta for uid, delta in h.deltas.items()},
+            "hand_key": h.hand_key,
+            "table_id": h.table_id,
+        }
+        if hasattr(h, "kind"):
+            row["kind"] = _kind(h)
+            row["undone_by"] = _undone_by(h)
+        rows.append(row)
+    out: dict[str, Any] = {"chat_id": chat_id}
+    if season is not None:
+        out["season"] = season
+    out["balances"] = [
+        {"user_id": b.user_id, "name": b.name, "balance": b.balance} for b in balances
+    ]
+    out["hands"] = rows
+    if audit is not None:
+        out["audit"] = [_audit_json(a) for a in audit]
+    return out
 
 
 CSV_HEADER: Final = ("finished_at", "hand_key", "variant", "user_id", "name", "delta")
 
 
-def export_csv(hands: Iterable[HandLike]) -> str:
+AUDIT_COLUMNS: Final = ("kind", "by_id", "by", "at", "ref")
+
+
+def export_csv(hands: Iterable[HandLike], audit: Iterable[AuditLike] | None = None) -> str:
     """One row per ledger entry (after a header row): finished_at, hand_key, variant,
-    user_id, name (as recorded with that hand), delta. Lines end with "\\n"."""
+    user_id, name (as recorded with that hand), delta. Lines end with "\\n".
+
+    With the season's `audit` trail, each row also has `AUDIT_COLUMNS`: the entry's kind
+    (game, undo, payment), who wrote it and when (an undo: the admin who undid; a payment:
+    who marked it paid; a game: empty) and `ref` (an undo: the key of the entry it undid; an
+    entry that was undone: the key of its undo). A new season's row follows, with kind
+    "season", no entry columns, and `ref` the season's number."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
+    trail = list(audit) if audit is not None else None
+    writer.writerow(CSV_HEADER + (AUDIT_COLUMNS if trail is not None else ()))
+    by_key = {a.hand_key: a for a in trail or () if a.hand_key is not None}
     for h in hands:
         when = iso_utc(h.finished_at)
+        extra: tuple[object, ...] = ()
+        if trail is not None:
+            row = by_key.get(h.hand_key)
+            ref = row.target_key if row is not None and row.target_key else _undone_by(h)
+            extra = (
+                _kind(h),
+                row.actor_id if row is not None else "",
+                row.actor_name if row is not None else "",
+                iso_utc(row.at) if row is not None else "",
+                ref or "",
+            )
         for uid, delta in h.deltas.items():
-            writer.writerow((when, h.hand_key, h.variant, uid, h.names.get(uid, ""), delta))
+            writer.writerow((when, h.hand_key, h.variant, uid, h.names.get(uid, ""), delta, *extra))
+    for a in trail or ():
+        if a.hand_key is None:
+            when = iso_utc(a.at)
+            writer.writerow(
+                ("", "", "", "", "", "", a.action, a.actor_id, a.actor_name, when, a.epoch + 1)
+            )
     return out.getvalue()

@@ -1,0 +1,467 @@
+"""Stats, ratings, /top, /h2h and the charts (issue 14), from the hand and match records a table
+writes with its ledger (`bot.table.stats`, `bot.table.rating`; storage's migration 6).
+
+    /stats [@person] [last|N|all] [chart]   a person's numbers (the sender by default, or the
+                                            author of the message replied to), per variant;
+                                            the current season by default; `chart`: their
+                                            rating over time, as a picture
+    /top [two|multi|chiamata]               the group's leaderboard per family
+    /h2h @a [@b]                            two people together and against each other
+    /score chart                            the season's balances over time, as a picture
+
+A person is named by @username (the bot notes usernames as people write), by the name they play
+under in this group, by replying to one of their messages, or by a mention of someone without a
+username. Pictures are drawn off the event loop (`asyncio.to_thread`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bot.i18n import plain, t, tn, variant_name
+from bot.service.core import ServiceCore
+from bot.service.league import LAST_WORDS, parse_season
+from bot.service.types import Person, Reply
+from bot.table.rating import NEWCOMER, PROVISIONAL_GAMES, Event, Rating, Ratings, events, rate
+from bot.table.stats import (
+    HandView,
+    MatchView,
+    VariantStats,
+    head_to_head,
+    known_names,
+    player_stats,
+    views,
+)
+from bot.telegram import charts
+from storage.league import PAYMENT
+from storage.stats import FAMILIES, StoredPlay
+
+CHART_WORDS: Final = frozenset({"chart", "grafico", "graph", "grafici"})
+ALL_WORDS: Final = frozenset({"all", "tutte", "sempre", "ever"})
+FAMILY_WORDS: Final = {
+    "two": "two",
+    "due": "two",
+    "2": "two",
+    "multi": "multi",
+    "tre": "multi",
+    "three": "multi",
+    "3": "multi",
+    "chiamata": "chiamata",
+    "called": "chiamata",
+}
+TOP_ROWS: Final = 10
+NAME_MAX: Final = 64  # a name or @username asked for, beyond which it is not looked up
+
+Who = int | str
+"""Whom a command names: a user id (a reply, a mention without username) or a word
+("@username", or a name played under in the group)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    """A picture for the chat: what the handler sends with `send_photo`."""
+
+    png: bytes
+    caption: str
+
+
+def _pct(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0
+
+
+def _num(lang: str, value: float) -> str:
+    text = f"{value:.1f}"
+    return text.replace(".", ",") if lang == "it" else text
+
+
+def _rated_events(
+    hands: list[StoredPlay], matches: list[StoredPlay], undone: set[tuple[int, str]]
+) -> list[Event]:
+    """Every group's rated games (`bot.table.rating.events`), without the undone ones."""
+    out: list[Event] = []
+    for chat in sorted({p.chat_id for p in hands} | {p.chat_id for p in matches}):
+        hv, mv = views(
+            [h for h in hands if h.chat_id == chat],
+            [m for m in matches if m.chat_id == chat],
+            {key for c, key in undone if c == chat},
+        )
+        out.extend(events(chat, hv, mv))
+    return out
+
+
+class Stats(ServiceCore):
+    """/stats, /top, /h2h and the charts."""
+
+    # ------------------------------------------------------------------ people
+
+    async def note_username(self, user_id: int, name: str, username: str | None) -> None:
+        """Remember a person's @username once per run (and when it changes)."""
+        seen: dict[int, str | None] = self.__dict__.setdefault("_usernames_seen", {})
+        if user_id in seen and seen[user_id] == username:
+            return
+        seen[user_id] = username
+        await self.db.note_username(user_id, name, username)
+
+    async def _resolve(self, word: Who, names: dict[int, str]) -> tuple[int, str] | None:
+        """(user_id, name) of whom `word` names, or None."""
+        if isinstance(word, int):
+            return word, names.get(word) or (await self._user_name(word)) or str(word)
+        text = word.strip()
+        bare = text.removeprefix("@")
+        if not bare or len(bare) > NAME_MAX:
+            return None
+        if text.startswith("@"):
+            found = await self.db.user_by_username(bare)
+            if found is not None:
+                return found[0], names.get(found[0], found[1])
+        folded = bare.casefold()
+        matches = [uid for uid, n in names.items() if n.casefold() == folded]
+        if len(matches) != 1:
+            matches = [uid for uid, n in names.items() if n.casefold().split()[:1] == [folded]]
+        return (matches[0], names[matches[0]]) if len(matches) == 1 else None
+
+    async def _user_name(self, user_id: int) -> str | None:
+        row = await self.db.get_user(user_id)
+        return None if row is None else row.name
+
+    # ------------------------------------------------------------------ records
+
+    async def _views(
+        self, chat_id: int, epoch: int | None = None
+    ) -> tuple[list[HandView], list[MatchView]]:
+        hands, matches = await self.db.plays(chat_id, epoch)
+        undone = {key for chat, key in await self.db.undone_keys(chat_id) if chat == chat_id}
+        return views(hands, matches, undone)
+
+    async def _ratings(self, chat_id: int) -> tuple[Ratings, Ratings]:
+        """(the group's ratings, the global ones), from every season's records. Computed in
+        a worker thread (reading the records is the heavy part) and kept until a record or
+        an undo is written."""
+        version = await self.db.plays_version()
+        cache: dict[str, Any] = self.__dict__.setdefault("_ratings_cache", {})
+        if cache.get("version") != version:
+            hands, matches = await self.db.plays()
+            undone = await self.db.undone_keys()
+            every = await asyncio.to_thread(_rated_events, hands, matches, undone)
+            world = await asyncio.to_thread(rate, every)
+            cache.clear()  # replaced at once: a concurrent call sees the old or the new
+            cache.update(version=version, events=every, groups={}, world=world)
+        groups: dict[int, Ratings] = cache["groups"]
+        if chat_id not in groups:
+            mine = [ev for ev in cache["events"] if ev.chat_id == chat_id]
+            groups[chat_id] = await asyncio.to_thread(rate, mine)
+        return groups[chat_id], cache["world"]
+
+    def _rating_text(self, lang: str, rating: Rating | None) -> str:
+        if rating is None:
+            return t(lang, "st_rating_none")
+        value = _num(lang, rating.ordinal)
+        if rating.provisional:
+            return t(
+                lang, "st_provisional", value=value, games=rating.games, need=PROVISIONAL_GAMES
+            )
+        return t(lang, "st_rating_value", value=value, sigma=_num(lang, rating.sigma))
+
+    # ------------------------------------------------------------------ /stats
+
+    async def stats(
+        self, chat_id: int, me: Person, words: Sequence[str], people: Sequence[int] = ()
+    ) -> Reply | Chart:
+        """/stats [@person] [last|N|all] [chart] in a group (`people`: user ids named by a
+        reply or a mention, before the words)."""
+        lang = await self.chat_lang(chat_id)
+        chart = False
+        season: str | None = None
+        named: list[Who] = list(people)
+        for raw in words:
+            word = raw.strip().lower()
+            if word in CHART_WORDS:
+                chart = True
+            elif season is None and (
+                word in LAST_WORDS or word in ALL_WORDS or (word.isascii() and word.isdigit())
+            ):
+                season = word
+            else:
+                named.append(raw)
+        if len(named) > 1:
+            return Reply(t(lang, "st_err_usage"), key="st_err_usage")
+        current = await self.db.league_epoch(chat_id)
+        epoch: int | None
+        if season is not None and season in ALL_WORDS:
+            epoch, which = None, t(lang, "st_season_all")
+        else:
+            found = parse_season(season or "", current)
+            if isinstance(found, str):
+                return Reply(t(lang, found, n=current + 1), key=found)
+            epoch = found
+            key = "lg_season_current" if epoch == current else "lg_season_archived"
+            which = t(lang, key, n=epoch + 1)
+        all_hands, all_matches = await self._views(chat_id)
+        names = known_names(all_hands, all_matches)
+        names.setdefault(me.user_id, me.name)
+        if named:
+            who = await self._resolve(named[0], names)
+            if who is None:
+                text = named[0] if isinstance(named[0], str) else str(named[0])
+                return Reply(t(lang, "st_err_unknown", who=text), key="st_err_unknown")
+        else:
+            who = (me.user_id, names[me.user_id])
+        user_id, name = who
+        if chart:
+            return await self._rating_chart(chat_id, lang, user_id, name)
+        hands = [h for h in all_hands if epoch is None or h.epoch == epoch]
+        matches = [m for m in all_matches if epoch is None or m.epoch == epoch]
+        return await self._stats_text(chat_id, lang, user_id, name, which, epoch, hands, matches)
+
+    async def _stats_text(
+        self,
+        chat_id: int,
+        lang: str,
+        user_id: int,
+        name: str,
+        which: str,
+        epoch: int | None,
+        hands: list[HandView],
+        matches: list[MatchView],
+    ) -> Reply:
+        per_variant = player_stats(user_id, hands, matches)
+        lines = [t(lang, "st_title", name=name, season=which)]
+        if not per_variant:
+            lines.append(t(lang, "st_none"))
+        for variant in sorted(per_variant):
+            lines.append("")
+            lines.extend(self._variant_lines(lang, per_variant[variant]))
+        group, world = await self._ratings(chat_id)
+        rated = [f for f in FAMILIES if group.get(f, user_id) or world.get(f, user_id)]
+        if rated:
+            lines.append("")
+        for family in rated:
+            lines.append(
+                t(
+                    lang,
+                    "st_rating_line",
+                    family=t(lang, f"st_family_{family}"),
+                    group_html=self._rating_text(lang, group.get(family, user_id)),
+                    world_html=self._rating_text(lang, world.get(family, user_id)),
+                )
+            )
+        paid, received, balance = await self._beers(chat_id, user_id, epoch)
+        lines.append("")
+        lines.append(t(lang, "st_beers", paid=paid, received=received, balance=f"{balance:+d}"))
+        lines.append(t(lang, "st_note"))
+        return Reply("\n".join(lines), key="st_stats")
+
+    def _variant_lines(self, lang: str, s: VariantStats) -> list[str]:
+        chiamata = s.variant.startswith("chiamata")
+        lines = [t(lang, "st_variant", variant=variant_name(lang, s.variant))]
+        if s.games or not chiamata:
+            lines.append(t(lang, "st_games", games=s.games, wins=s.wins, pct=_pct(s.wins, s.games)))
+        lines.append(
+            t(
+                lang,
+                "st_hands",
+                hands=s.hands,
+                won=s.hands_won,
+                avg=_num(lang, s.average_points),
+            )
+        )
+        if chiamata:
+            lines.append(
+                t(lang, "st_bids", bids=s.bids, auctions=s.auctions, pct=_pct(s.bids, s.auctions))
+            )
+            lines.append(
+                t(
+                    lang,
+                    "st_roles",
+                    cwon=s.caller_won,
+                    caller=s.as_caller,
+                    cpct=_pct(s.caller_won, s.as_caller),
+                    pwon=s.partner_won,
+                    partner=s.as_partner,
+                    ppct=_pct(s.partner_won, s.as_partner),
+                )
+            )
+        lines.append(t(lang, "st_cappotti", made=s.cappotti, suffered=s.cappotti_suffered))
+        if s.streak > 0:
+            streak = tn(lang, "st_streak_won", s.streak)
+        elif s.streak < 0:
+            streak = tn(lang, "st_streak_lost", -s.streak)
+        else:
+            streak = t(lang, "st_streak_none")
+        best = f"+{s.biggest_win}" if s.biggest_win > 0 else t(lang, "st_streak_none")
+        lines.append(t(lang, "st_best", best=best, streak_html=streak))
+        return lines
+
+    async def _beers(self, chat_id: int, user_id: int, epoch: int | None) -> tuple[int, int, int]:
+        """(paid, received, balance): the beers they marked paid and were paid in settled
+        payments (§10.3, /beer), and their ledger balance, in the season (None: all)."""
+        current = await self.db.league_epoch(chat_id)
+        epochs = range(current + 1) if epoch is None else [epoch]
+        paid = received = balance = 0
+        for ep in epochs:
+            for entry in await self.db.season_entries(chat_id, ep):
+                delta = entry.deltas.get(user_id, 0)
+                balance += delta
+                if entry.kind == PAYMENT and entry.undone_by is None:
+                    paid += max(delta, 0)
+                    received += max(-delta, 0)
+        return paid, received, balance
+
+    async def _rating_chart(
+        self, chat_id: int, lang: str, user_id: int, name: str
+    ) -> Reply | Chart:
+        group, _ = await self._ratings(chat_id)
+        series = {
+            plain(lang, f"st_family_{family}"): group.history[(family, user_id)]
+            for family in FAMILIES
+            if (family, user_id) in group.history
+        }
+        if not series:
+            return Reply(t(lang, "st_err_no_rating", name=name), key="st_err_no_rating")
+        title = plain(lang, "st_chart_rating_title", name=name)
+        png = await asyncio.to_thread(
+            charts.rating_chart,
+            series,
+            title,
+            plain(lang, "st_chart_rating_x"),
+            plain(lang, "st_chart_rating_axis"),
+            NEWCOMER.ordinal,
+        )
+        return Chart(png, t(lang, "st_chart_rating_caption", name=name))
+
+    # ------------------------------------------------------------------ /top
+
+    async def top(self, chat_id: int, words: Sequence[str]) -> Reply:
+        """/top [two|multi|chiamata]: the group's leaderboard (every family with ratings, or
+        the one named), with each rating's uncertainty in words."""
+        lang = await self.chat_lang(chat_id)
+        wanted = [FAMILY_WORDS.get(w.strip().lower()) for w in words]
+        if len(wanted) > 1 or None in wanted:
+            return Reply(t(lang, "st_err_top_usage"), key="st_err_top_usage")
+        group, _ = await self._ratings(chat_id)
+        hands, matches = await self._views(chat_id)
+        names = known_names(hands, matches)
+        families = [f for f in wanted if f] or [f for f in FAMILIES if group.by_family.get(f)]
+        lines: list[str] = []
+        for family in families:
+            board = group.leaderboard(family)[:TOP_ROWS]
+            if not board:
+                continue
+            if lines:
+                lines.append("")
+            lines.append(t(lang, "st_top_title", family=t(lang, f"st_family_{family}")))
+            unit = "st_hands_n" if family == "chiamata" else "st_games_n"
+            for pos, (uid, rating) in enumerate(board, 1):
+                lines.append(
+                    t(
+                        lang,
+                        "st_top_row",
+                        pos=pos,
+                        name=names.get(uid, str(uid)),
+                        rating_html=self._rating_text(lang, rating),
+                        games_html=tn(lang, unit, rating.games),
+                    )
+                )
+        if not lines:
+            return Reply(t(lang, "st_top_empty"), key="st_top_empty")
+        lines.append("")
+        lines.append(t(lang, "st_top_note", need=PROVISIONAL_GAMES))
+        return Reply("\n".join(lines), key="st_top")
+
+    # ------------------------------------------------------------------ /h2h
+
+    async def h2h(
+        self, chat_id: int, me: Person, words: Sequence[str], people: Sequence[int] = ()
+    ) -> Reply:
+        """/h2h @a @b (or /h2h @a: the sender and a): in this group, every season."""
+        lang = await self.chat_lang(chat_id)
+        named: list[Who] = [*people, *(w for w in words if w.strip())]
+        if not 1 <= len(named) <= 2:
+            return Reply(t(lang, "st_err_h2h_usage"), key="st_err_h2h_usage")
+        hands, matches = await self._views(chat_id)
+        names = known_names(hands, matches)
+        names.setdefault(me.user_id, me.name)
+        found: list[tuple[int, str]] = [] if len(named) == 2 else [(me.user_id, names[me.user_id])]
+        for word in named:
+            who = await self._resolve(word, names)
+            if who is None:
+                text = word if isinstance(word, str) else str(word)
+                return Reply(t(lang, "st_err_unknown", who=text), key="st_err_unknown")
+            found.append(who)
+        (a, a_name), (b, b_name) = found
+        if a == b:
+            return Reply(t(lang, "st_err_h2h_same"), key="st_err_h2h_same")
+        table = head_to_head(a, b, hands, matches)
+        lines = [t(lang, "st_h2h_title", a=a_name, b=b_name)]
+        if not table:
+            lines.append(t(lang, "st_h2h_none"))
+        for family in FAMILIES:
+            h = table.get(family)
+            if h is None:
+                continue
+            unit = "st_hands_n" if family == "chiamata" else "st_games_n"
+            lines.append("")
+            lines.append(t(lang, "st_variant", variant=t(lang, f"st_family_{family}")))
+            lines.append(
+                t(
+                    lang,
+                    "st_h2h_together",
+                    games_html=tn(lang, unit, h.together),
+                    won=h.together_won,
+                )
+            )
+            lines.append(
+                t(
+                    lang,
+                    "st_h2h_against",
+                    games_html=tn(lang, unit, h.against),
+                    a=a_name,
+                    a_won=h.a_won,
+                    b=b_name,
+                    b_won=h.b_won,
+                )
+            )
+        lines.append("")
+        lines.append(t(lang, "st_h2h_note"))
+        return Reply("\n".join(lines), key="st_h2h")
+
+    # ------------------------------------------------------------------ /score chart
+
+    async def score_chart(self, chat_id: int, words: Sequence[str]) -> Reply | Chart:
+        """/score chart [last|N]: each person's balance after every ledger entry of the
+        season (games, undos, payments), as a picture."""
+        lang = await self.chat_lang(chat_id)
+        rest = [w for w in words if w.strip().lower() not in CHART_WORDS]
+        if len(rest) > 1:
+            return Reply(t(lang, "st_err_score_chart_usage"), key="st_err_score_chart_usage")
+        current = await self.db.league_epoch(chat_id)
+        epoch = parse_season(rest[0] if rest else "", current)
+        if isinstance(epoch, str):
+            return Reply(t(lang, epoch, n=current + 1), key=epoch)
+        entries = await self.db.season_entries(chat_id, epoch)
+        if not entries:
+            return Reply(t(lang, "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+        names: dict[int, str] = {}
+        running: dict[int, int] = {}
+        series: dict[int, list[int]] = {}
+        for i, entry in enumerate(entries):
+            for uid, delta in entry.deltas.items():
+                names[uid] = entry.names.get(uid, names.get(uid, str(uid)))
+                if uid not in series:
+                    series[uid] = [0] * i
+                running[uid] = running.get(uid, 0) + delta
+            for uid in series:
+                series[uid].append(running.get(uid, 0))
+        lines = {names[uid]: values for uid, values in sorted(series.items())}
+        title = plain(lang, "st_chart_balance_title", n=epoch + 1)
+        png = await asyncio.to_thread(
+            charts.balance_chart,
+            lines,
+            title,
+            plain(lang, "st_chart_balance_x"),
+            plain(lang, "st_chart_balance_y"),
+        )
+        return Chart(png, t(lang, "st_chart_balance_caption", n=epoch + 1))

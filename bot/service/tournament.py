@@ -1,0 +1,510 @@
+"""Tournaments (RULES §11): /torneo, the registration buttons, and the matches played one after
+another in the group.
+
+A group has one active table at a time (`ServiceCore._table_for_chat`), so a tournament plays
+its matches in schedule order: it announces each round's pairings, then opens the next
+match's table itself (the two teams' members seated as partners, §5.1: team a at seats 0 and
+2; options `quattro`, `match=fixed5`: 5 hands, all played, a 60-60 hand replayed, §4.3-4.4)
+and starts it. When a table closes (`Play._table_closed`, called as `_settle` lets a closed
+table go) the tournament looks at its current match (`_tour_advance`): a finished table's
+result is recorded and the next match opens; a cancelled one is played again (the organiser
+cancels the tournament to stop). A table the group opened meanwhile makes the tournament wait
+until it closes. A restarted bot does the same for every running tournament
+(`restore_tournaments`), so a match that finished while it was down moves on.
+
+Members may change between matches (§11.3): a member leaves their team (`/torneo esci`), and
+someone in no team takes the free place with the team's button; a place still free when the
+team's match opens is played by a computer (`normal`). Each match keeps who played it.
+Tournament tables are ordinary tables for the ledger (§10.2, §10.5).
+
+Every change is written (with the tournament's version checked) before it is shown; the
+tournament's own lock is the group's (`_chat_locks`), which also orders opening its tables
+with /new.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from bot.engine import Match, Options
+from bot.i18n import t
+from bot.players import DEFAULT_LEVEL, LEVELS
+from bot.service.closing import Closing
+from bot.service.types import AdminCheck, Person, Reply
+from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
+from bot.table.tournament import (
+    DEFAULT_POINTS,
+    DONE,
+    REGISTERING,
+    RUNNING,
+    Fixture,
+    Member,
+    Result,
+    Tournament,
+)
+from bot.telegram.render import Button, Rendered
+from bot.telegram.render_tournament import (
+    final_message,
+    match_done_text,
+    round_message,
+    status_text,
+    tournament_message,
+)
+from storage import StorageError
+from storage.tournaments import NewFixture, TournamentRow
+
+log = logging.getLogger(__name__)
+
+TOURNAMENT_OPTIONS = {"match": "fixed5"}  # §11.2: 5 hands, all played
+
+
+def tournament_from_row(row: TournamentRow, default_lang: str) -> Tournament:
+    tour = Tournament(
+        tournament_id=row.tournament_id,
+        chat_id=row.chat_id,
+        organiser_id=row.organiser_id,
+        organiser_name=row.organiser_name,
+        lang=row.lang or default_lang,
+        status=row.status,
+        teams=Tournament.teams_from_json(row.teams_json),
+        points=tuple(json.loads(row.points_json)),
+        message_id=row.message_id,
+        version=row.version,
+    )
+    for f in row.fixtures:
+        result = None
+        if f.hands_a is not None and f.hands_b is not None:
+            result = Result(f.hands_a, f.hands_b, f.cards_a or 0, f.cards_b or 0)
+        tour.fixtures.append(
+            Fixture(
+                f.round,
+                f.team_a,
+                f.team_b,
+                f.table_id,
+                Tournament.seats_from_json(f.seats_json),
+                result,
+            )
+        )
+    return tour
+
+
+def match_result(match: Match) -> Result:
+    """A finished fixed5 match's result (§4.3): hands won and card points, side a first."""
+    return Result(
+        match.hands_won[0], match.hands_won[1], match.side_points[0], match.side_points[1]
+    )
+
+
+class Tournaments(Closing):
+    """/torneo and its buttons; the tournament's matches, one after another."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # the tournament message: what is shown and what should be, per tournament
+        self._tour_shown: dict[int, tuple[Any, ...]] = {}
+        self._tour_want: dict[int, tuple[int, int, Rendered]] = {}
+        self._tour_editing: set[int] = set()
+
+    def _tour_lock(self, chat_id: int) -> asyncio.Lock:
+        return self._chat_locks.setdefault(chat_id, asyncio.Lock())
+
+    def _tour(self, row: TournamentRow) -> Tournament:
+        return tournament_from_row(row, self.default_lang)
+
+    # ------------------------------------------------------------------ the message
+
+    def _show_tour(self, tour: Tournament) -> None:
+        """Bring the tournament message up to date (edits coalesced, in order)."""
+        if tour.message_id is None:
+            return
+        content = tournament_message(tour, tour.lang)
+        tid = tour.tournament_id
+        self._tour_want[tid] = (tour.chat_id, tour.message_id, content)
+        if tid not in self._tour_editing:
+            self._tour_editing.add(tid)
+            self._spawn(self._tour_edits(tid))
+
+    async def _tour_edits(self, tid: int) -> None:
+        try:
+            while True:
+                want = self._tour_want.get(tid)
+                if want is None:
+                    return
+                chat_id, message_id, content = want
+                key = (message_id, content.key())
+                if self._tour_shown.get(tid) == key:
+                    return
+                await self.out.edit(chat_id, message_id, content)
+                self._tour_shown[tid] = key
+        finally:
+            self._tour_editing.discard(tid)
+
+    async def _post_tour(self, tour: Tournament) -> None:
+        """Post the tournament message anew (the old one, if any, loses its buttons)."""
+        content = tournament_message(tour, tour.lang)
+        old = tour.message_id
+        message_id = await self.out.post(tour.chat_id, content)
+        if message_id is None:
+            return
+        try:
+            tour.version = await self.db.update_tournament(
+                tour.tournament_id, tour.version, message_id=message_id
+            )
+        except StorageError:
+            log.exception("tournament %s: noting its message failed", tour.tournament_id)
+            return
+        tour.message_id = message_id
+        self._tour_shown[tour.tournament_id] = (message_id, content.key())
+        if old is not None:
+            moved = Rendered(t(tour.lang, "tour_moved"), [])
+            self._spawn(self.out.edit(tour.chat_id, old, moved))
+
+    # ------------------------------------------------------------------ /torneo
+
+    async def tournament(self, chat_id: int, person: Person, is_group: bool) -> Reply:
+        """/torneo without arguments: a new tournament with its registration message, or,
+        while one registers, its message again below; while one runs, the standings and
+        the next match."""
+        lang = await self.chat_lang(chat_id)
+        if not is_group:
+            return Reply(t(lang, "err_group_only"))
+        await self.db.upsert_user(person.user_id, person.name)
+        async with self._tour_lock(chat_id):
+            row = await self.db.active_tournament(chat_id)
+            if row is not None:
+                tour = self._tour(row)
+                if tour.status == RUNNING:
+                    return Reply(status_text(tour, tour.lang))
+                await self._post_tour(tour)
+                return Reply("")
+            row = await self.db.create_tournament(
+                chat_id, person.user_id, person.name, lang, json.dumps(list(DEFAULT_POINTS)), "[]"
+            )
+            if row is None:
+                return Reply(t(lang, "err_busy"))
+            await self._post_tour(self._tour(row))
+        return Reply("")
+
+    async def _tour_op(
+        self,
+        chat_id: int,
+        op: Callable[[Tournament], str],
+        *,
+        tournament_id: int | None = None,
+    ) -> tuple[Reply, Tournament | None]:
+        """Change the group's tournament with `op` (under the group's lock), write it, show
+        it. A refusal changes nothing."""
+        lang = await self.chat_lang(chat_id)
+        async with self._tour_lock(chat_id):
+            row = await self.db.active_tournament(chat_id)
+            if row is None or (tournament_id is not None and row.tournament_id != tournament_id):
+                return Reply(t(lang, "err_tour_none")), None
+            tour = self._tour(row)
+            lang = tour.lang
+            was = tour.status
+            try:
+                key = op(tour)
+            except TableError as exc:
+                return self._err(lang, exc), None
+            schedule: tuple[NewFixture, ...] = ()
+            if was == REGISTERING and tour.status == RUNNING:
+                schedule = tuple(
+                    NewFixture(i, f.round, f.a, f.b) for i, f in enumerate(tour.fixtures)
+                )
+            try:
+                tour.version = await self.db.update_tournament(
+                    tour.tournament_id,
+                    tour.version,
+                    status=tour.status,
+                    teams_json=tour.teams_json(),
+                    points_json=tour.points_json(),
+                    schedule=schedule,
+                )
+            except StorageError:
+                log.exception("tournament %s: write failed", tour.tournament_id)
+                return Reply(t(lang, "err_busy")), None
+            self._show_tour(tour)
+        base, _, num = key.partition(":")  # "ok_tour_team:3": the text names team 3
+        text = (t(lang, base, n=int(num)) if num else t(lang, base)) if base else ""
+        return Reply(text, key=base), tour
+
+    async def tour_new_team(
+        self, chat_id: int, person: Person, tournament_id: int | None = None
+    ) -> Reply:
+        user = await self._user(person)
+        lang = self._person_lang(person, user)
+        member = Member(person.user_id, person.name, lang=lang)
+        reply, tour = await self._tour_op(
+            chat_id,
+            lambda tr: _keyed("ok_tour_team", tr.new_team(member)),
+            tournament_id=tournament_id,
+        )
+        return self._tour_dm(reply, tour, user is None or user.can_dm, person)
+
+    async def tour_join(
+        self, chat_id: int, person: Person, team: int, tournament_id: int | None = None
+    ) -> Reply:
+        user = await self._user(person)
+        member = Member(person.user_id, person.name, lang=self._person_lang(person, user))
+
+        def op(tr: Tournament) -> str:
+            tr.join_team(team, member)
+            return _keyed("ok_tour_team", team)
+
+        reply, tour = await self._tour_op(chat_id, op, tournament_id=tournament_id)
+        return self._tour_dm(reply, tour, user is None or user.can_dm, person)
+
+    def _tour_dm(
+        self, reply: Reply, tour: Tournament | None, can_dm: bool, person: Person
+    ) -> Reply:
+        """A person who joined a team but never opened a private chat with the bot (their
+        hand comes there) gets the button that opens it."""
+        if tour is None or can_dm or tour.team_of(person.user_id) is None:
+            return reply
+        link = [[Button(t(tour.lang, "btn_open_chat"), url=f"https://t.me/{self.bot_username}")]]
+        return Reply(f"{reply.text} {t(tour.lang, 'tour_need_dm')}", link, key=reply.key)
+
+    async def tour_leave(
+        self, chat_id: int, person: Person, tournament_id: int | None = None
+    ) -> Reply:
+        reply, _ = await self._tour_op(
+            chat_id,
+            lambda tr: _keyed("ok_tour_left", tr.leave(person.user_id)),
+            tournament_id=tournament_id,
+        )
+        return reply
+
+    async def _tour_admin(self, chat_id: int, person: Person, is_admin: bool | AdminCheck) -> bool:
+        """Whether `person` may manage the group's tournament as an admin (the organiser
+        needs no check: Telegram is asked only for someone else)."""
+        if isinstance(is_admin, bool):
+            return is_admin
+        row = await self.db.active_tournament(chat_id)
+        if row is None or row.organiser_id == person.user_id:
+            return False
+        return await is_admin()
+
+    async def tour_add_bot(
+        self,
+        chat_id: int,
+        person: Person,
+        *,
+        is_admin: bool | AdminCheck,
+        team: int | None = None,
+        level: str = DEFAULT_LEVEL,
+        tournament_id: int | None = None,
+    ) -> Reply:
+        """The organiser (or an admin) adds a computer player: to team `team`, else to the
+        newest team with a free place, else as a new team."""
+        admin = await self._tour_admin(chat_id, person, is_admin)
+
+        def op(tr: Tournament) -> str:
+            if person.user_id != tr.organiser_id and not admin:
+                raise TableError("err_tour_not_organiser")
+            if level not in LEVELS:
+                raise TableError("err_bad_level", levels=", ".join(LEVELS))
+            return _keyed("ok_tour_bot", tr.add_computer(level, team))
+
+        reply, _ = await self._tour_op(chat_id, op, tournament_id=tournament_id)
+        return reply
+
+    async def tour_points(
+        self, chat_id: int, person: Person, points: list[int], *, is_admin: bool | AdminCheck
+    ) -> Reply:
+        """The match points for 5-0, 4-1, ... 0-5 (§11.2), before the start."""
+        admin = await self._tour_admin(chat_id, person, is_admin)
+
+        def op(tr: Tournament) -> str:
+            if person.user_id != tr.organiser_id and not admin:
+                raise TableError("err_tour_not_organiser")
+            tr.set_points(list(reversed(points)))
+            return "ok_tour_points"
+
+        reply, _ = await self._tour_op(chat_id, op)
+        return reply
+
+    async def tour_start(
+        self,
+        chat_id: int,
+        person: Person,
+        *,
+        is_admin: bool | AdminCheck,
+        tournament_id: int | None = None,
+    ) -> Reply:
+        """The organiser (or an admin) closes registration: the schedule is drawn up, the
+        first round announced and its first match opened."""
+        admin = await self._tour_admin(chat_id, person, is_admin)
+        lang = await self.chat_lang(chat_id)
+        if await self._table_for_chat(chat_id) is not None:
+            return Reply(t(lang, "err_tour_table_open"))
+
+        def op(tr: Tournament) -> str:
+            if person.user_id != tr.organiser_id and not admin:
+                raise TableError("err_tour_not_organiser")
+            tr.start()
+            return ""
+
+        reply, tour = await self._tour_op(chat_id, op, tournament_id=tournament_id)
+        if tour is None:
+            return reply
+        await self.out.say(
+            chat_id,
+            t(
+                tour.lang,
+                "tour_started",
+                teams=len(tour.teams),
+                matches=len(tour.fixtures),
+                rounds=tour.rounds,
+            ),
+        )
+        await self._tour_step(chat_id)
+        return Reply("")
+
+    async def tour_cancel(
+        self,
+        chat_id: int,
+        person: Person,
+        *,
+        is_admin: bool | AdminCheck,
+        tournament_id: int | None = None,
+    ) -> Reply:
+        """The organiser (or an admin) cancels the tournament; its match playing is
+        cancelled too (the results so far stay stored)."""
+        admin = await self._tour_admin(chat_id, person, is_admin)
+
+        def op(tr: Tournament) -> str:
+            if person.user_id != tr.organiser_id and not admin:
+                raise TableError("err_tour_not_organiser")
+            tr.cancel()
+            return ""
+
+        reply, tour = await self._tour_op(chat_id, op, tournament_id=tournament_id)
+        if tour is None:
+            return reply
+        for f in tour.fixtures:
+            table = self.tables.get(f.table_id) if f.table_id is not None else None
+            if table is None:
+                continue
+            async with self._lock(table.table_id):
+                current = self.tables.get(table.table_id)
+                if current is not None and current.status in (LOBBY, PLAYING):
+                    await self._close(current, {"key": "cancelled_by", "who": person.name})
+        return Reply(t(tour.lang, "tour_cancelled", who=person.name))
+
+    # ------------------------------------------------------------------ the matches
+
+    def _table_closed(self, table: Table) -> None:
+        self._spawn(self._tour_step(table.chat_id))
+
+    async def restore_tournaments(self) -> int:
+        """After a restart: every running tournament carries on (a match that finished
+        while the bot was down is recorded, the next one opens)."""
+        rows = await self.db.running_tournaments()
+        for row in rows:
+            await self._tour_step(row.chat_id)
+        return len(rows)
+
+    async def _tour_step(self, chat_id: int) -> None:
+        try:
+            async with self._tour_lock(chat_id):
+                await self._tour_advance(chat_id)
+        except Exception:  # the next closed table or restart tries again
+            log.exception("chat %s: the tournament could not move on", chat_id)
+
+    async def _tour_advance(self, chat_id: int) -> None:
+        """Under the group's lock: record the current match if its table finished (a
+        cancelled one is played again), and open the next match unless one is playing."""
+        row = await self.db.active_tournament(chat_id)
+        if row is None or row.status != RUNNING:
+            return
+        tour = self._tour(row)
+        lang = tour.lang
+        index = tour.next_fixture()
+        while index is not None:
+            f = tour.fixtures[index]
+            if f.table_id is None:
+                break
+            trow = await self.db.get_table(f.table_id)
+            if trow is not None and trow.status in (LOBBY, PLAYING):
+                if trow.status == LOBBY:  # stored, not started (the bot stopped in between)
+                    await self._start_match(chat_id, trow.table_id)
+                return
+            if trow is not None and trow.status == FINISHED and trow.match_json:
+                result = match_result(Match.from_dict(json.loads(trow.match_json)))
+                tour.record(index, result)
+                tour.version = await self.db.update_tournament(
+                    tour.tournament_id,
+                    tour.version,
+                    status=tour.status,
+                    result=(index, result.hands_a, result.hands_b, result.cards_a, result.cards_b),
+                )
+                await self.out.say(chat_id, match_done_text(tour, index, lang))
+                if tour.status == DONE:
+                    self._show_tour(tour)
+                    await self.out.say(chat_id, final_message(tour, lang))
+                    return
+                index = tour.next_fixture()
+                continue
+            # cancelled (or gone): the match is played again
+            f.table_id, f.seats = None, None
+            tour.version = await self.db.update_tournament(
+                tour.tournament_id, tour.version, table=(index, None, None)
+            )
+            await self.out.say(chat_id, t(lang, "tour_replay"))
+            break
+        if index is None:
+            return
+        if await self._table_for_chat(chat_id) is not None:
+            return  # the group's table closes first: its closing brings the tournament back
+        f = tour.fixtures[index]
+        if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
+            await self.out.say(chat_id, round_message(tour, f.round, lang))  # a new round
+        await self._open_match(tour, index)
+
+    async def _open_match(self, tour: Tournament, index: int) -> None:
+        """Open and start the table of match `index` (its seats written with it)."""
+        chat_id = tour.chat_id
+        seats = tour.seats_for(index)
+        table = Table(
+            0,
+            chat_id,
+            tour.organiser_id,
+            Options.parse("quattro", TOURNAMENT_OPTIONS),
+            lang=tour.lang,
+        )
+        for m in seats:
+            table.seats.append(Seat(m.user_id, m.name, m.level if m.is_bot else None, m.lang))
+        if not await self._create(table):
+            return  # the group opened a table meanwhile: its closing brings us back
+        self.tables[table.table_id] = table
+        tour.version = await self.db.update_tournament(
+            tour.tournament_id,
+            tour.version,
+            table=(index, table.table_id, Tournament.seats_to_json(seats)),
+        )
+        tour.fixtures[index].table_id = table.table_id
+        tour.fixtures[index].seats = seats
+        self._show_tour(tour)
+        await self._start_match(chat_id, table.table_id)
+
+    async def _start_match(self, chat_id: int, table_id: int) -> None:
+        def op(tb: Table) -> str:
+            tb.start(secrets.token_hex(8))
+            return ""
+
+        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        if reply.text:
+            log.warning("table %s: the tournament's match did not start: %s", table_id, reply.text)
+
+
+def _keyed(key: str, team: int) -> str:
+    """An answer of `_tour_op` that names a team (shown from 1): "ok_tour_team:3"."""
+    return f"{key}:{team + 1}"
+
+
+__all__ = ["Tournaments", "match_result", "tournament_from_row"]

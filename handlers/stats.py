@@ -1,0 +1,157 @@
+"""Stats, ratings, head to head and charts from the chat (issue 14): parse, call the service
+(`bot/service/stats.py`), send.
+
+    /stats [@person] [last|N|all] [chart]   (/statistiche) a person's numbers, per variant
+    /top [two|multi|chiamata]               (/classifica) the group's rating leaderboard
+    /h2h @a [@b]                            (/scontri) head to head
+    /score chart [last|N]                   (/score grafico) the season's balances, a picture
+
+A person is named by @username, by the name they play under, by replying to one of their
+messages with the command, or by a mention of someone without a username. Every message's
+author's @username is noted (`note_username`, once per run and person) so that @name finds them.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import InputFile, Message, MessageEntity, ReplyParameters, Update
+from telegram.error import TelegramError
+from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
+
+from bot.i18n import t
+from bot.service import Reply
+from bot.service.stats import Chart
+from bot.telegram.context import BotContext
+from handlers.common import is_group, person, send
+
+log = logging.getLogger(__name__)
+
+SCORE_CHART = filters.Regex(r"(?i)^/score(@\w+)?\s+(.+\s+)?(chart|grafico|graph)(\s|$)")
+
+
+def _named(message: Message | None, args: list[str]) -> tuple[list[int], list[str]]:
+    """(user ids named by a reply or by mentions without a username, the other words)."""
+    if message is None:
+        return [], args
+    ids: list[int] = []
+    replied = message.reply_to_message
+    # in a forum topic every message "replies" to the topic's first message: not a choice
+    topic_start = (
+        message.is_topic_message
+        and replied is not None
+        and (replied.message_id == message.message_thread_id)
+    )
+    if (
+        replied is not None
+        and not topic_start
+        and replied.from_user is not None
+        and not replied.from_user.is_bot
+    ):
+        ids.append(replied.from_user.id)
+    covered: set[str] = set()
+    for entity, text in message.parse_entities([MessageEntity.TEXT_MENTION]).items():
+        if entity.user is not None:
+            ids.append(entity.user.id)
+            covered.update(text.split())
+    return ids, [a for a in args if a not in covered]
+
+
+async def _group_chat(update: Update, context: BotContext) -> bool:
+    chat = update.effective_chat
+    if chat is None or update.effective_user is None:
+        return False
+    if not is_group(chat):
+        lang = await context.service.chat_lang(chat.id)
+        await send(update, Reply(t(lang, "err_group_only")))
+        return False
+    return True
+
+
+async def send_chart(update: Update, context: BotContext, chart: Chart) -> None:
+    """The picture as a reply to the command (through the bot: the rate limiter paces it)."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None:
+        return
+    reply_to = (
+        ReplyParameters(message.message_id, allow_sending_without_reply=True)
+        if message is not None
+        else None
+    )
+    try:
+        await context.bot.send_photo(
+            chat.id,
+            InputFile(chart.png, filename="chart.png"),
+            caption=chart.caption,
+            reply_parameters=reply_to,
+        )
+    except TelegramError as exc:  # the rate limiter already tried again
+        log.warning("sending a chart to %s failed: %s", chat.id, exc)
+
+
+async def _answer(update: Update, context: BotContext, result: Reply | Chart) -> None:
+    if isinstance(result, Chart):
+        await send_chart(update, context, result)
+    else:
+        await send(update, result)
+
+
+async def cmd_stats(update: Update, context: BotContext) -> None:
+    if not await _group_chat(update, context):
+        return
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    ids, words = _named(update.effective_message, list(context.args or []))
+    await _answer(update, context, await context.service.stats(chat.id, person(user), words, ids))
+
+
+async def cmd_top(update: Update, context: BotContext) -> None:
+    if not await _group_chat(update, context):
+        return
+    chat = update.effective_chat
+    assert chat is not None
+    await send(update, await context.service.top(chat.id, list(context.args or [])))
+
+
+async def cmd_h2h(update: Update, context: BotContext) -> None:
+    if not await _group_chat(update, context):
+        return
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    ids, words = _named(update.effective_message, list(context.args or []))
+    await send(update, await context.service.h2h(chat.id, person(user), words, ids))
+
+
+async def cmd_score_chart(update: Update, context: BotContext) -> None:
+    if not await _group_chat(update, context):
+        return
+    chat = update.effective_chat
+    assert chat is not None
+    result = await context.service.score_chart(chat.id, list(context.args or []))
+    await _answer(update, context, result)
+
+
+async def note_username(update: Update, context: BotContext) -> None:
+    """Every message's author: their @username noted (the service writes it once per run)."""
+    user = update.effective_user
+    if user is None or user.is_bot:
+        return
+    try:
+        await context.service.note_username(user.id, person(user).name, user.username)
+    except Exception:  # noting is a courtesy: never in the way of the message
+        log.exception("noting the username of %s failed", user.id)
+
+
+def stats_handlers() -> list[BaseHandler[Update, BotContext, None]]:
+    """The commands (group 0, before the ledger's /score: `/score chart` is answered here)."""
+    return [
+        CommandHandler("score", cmd_score_chart, filters=SCORE_CHART),
+        CommandHandler(["stats", "statistiche"], cmd_stats),
+        CommandHandler(["top", "classifica"], cmd_top),
+        CommandHandler(["h2h", "scontri"], cmd_h2h),
+    ]
+
+
+def username_handler() -> MessageHandler[BotContext, None]:
+    """Registered in a group of its own (-1), before every other handler, for every message."""
+    return MessageHandler(filters.ALL, note_username)

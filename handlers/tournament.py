@@ -1,0 +1,134 @@
+"""/torneo (and /tournament) and the tournament message's buttons (RULES §11): parse, call the
+service (`bot/service/tournament.py`), send.
+
+    /torneo                        a new tournament (its registration message), or, while one
+                                   runs, the standings and the next match
+    /torneo nuova | new            register a new team (you are its first member)
+    /torneo entra N | join N       take the free place in team N
+    /torneo esci | leave           leave your team (between matches: §11.3)
+    /torneo bot [N] [livello]      the organiser adds a computer player (to team N)
+    /torneo punti 7 5 4 3 2 0      the match points for 5-0, 4-1, 3-2, 2-3, 1-4, 0-5 (§11.2)
+    /torneo avvia | start          the organiser starts it
+    /torneo annulla | cancel       the organiser (or an admin) cancels it
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from telegram import Chat, Update
+from telegram.ext import CommandHandler
+
+from bot.i18n import parse_level, t
+from bot.players import DEFAULT_LEVEL
+from bot.service import Reply
+from bot.telegram.context import BotContext
+from handlers.common import admin_check, is_group, person, send
+
+if TYPE_CHECKING:
+    from handlers.callbacks import Tap
+
+COMMANDS = ("torneo", "tournament")
+NEW = {"nuova", "new", "squadra", "team"}
+JOIN = {"entra", "join"}
+LEAVE = {"esci", "leave"}
+BOT = {"bot", "computer"}
+POINTS = {"punti", "points"}
+START = {"avvia", "start", "go", "inizia"}
+CANCEL = {"annulla", "cancel"}
+
+
+def _team(word: str) -> int | None:
+    """A team's number as people write it (1, "#2"), 0-based; None if it is not one."""
+    word = word.lstrip("#")
+    if not word.isdigit() or len(word) > 3 or int(word) < 1:
+        return None
+    return int(word) - 1
+
+
+async def cmd_tournament(update: Update, context: BotContext) -> None:
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    svc, who = context.service, person(user)
+    args = [a.lower() for a in (context.args or [])]
+    lang = await svc.chat_lang(chat.id)
+    usage = Reply(t(lang, "err_tour_usage"))
+    if not is_group(chat):
+        await send(update, Reply(t(lang, "err_group_only")))
+        return
+    if not args:
+        await send(update, await svc.tournament(chat.id, who, True))
+        return
+    word, rest = args[0], args[1:]
+    admin = admin_check(context, chat, user)
+    reply = usage
+    if word in NEW and not rest:
+        reply = await svc.tour_new_team(chat.id, who)
+    elif word in JOIN and len(rest) == 1 and (team := _team(rest[0])) is not None:
+        reply = await svc.tour_join(chat.id, who, team)
+    elif word in LEAVE and not rest:
+        reply = await svc.tour_leave(chat.id, who)
+    elif word in BOT and len(rest) <= 2:
+        reply = await _add_bot(update, context, rest) or usage
+    elif word in POINTS:
+        numbers = [n for a in rest for n in re.split(r"[,;/]", a) if n]
+        if len(numbers) == 6 and all(n.isdigit() and len(n) <= 2 for n in numbers):
+            reply = await svc.tour_points(chat.id, who, [int(n) for n in numbers], is_admin=admin)
+        else:
+            reply = Reply(t(lang, "err_tour_points"))
+    elif word in START and not rest:
+        reply = await svc.tour_start(chat.id, who, is_admin=admin)
+    elif word in CANCEL and not rest:
+        reply = await svc.tour_cancel(chat.id, who, is_admin=admin)
+    await send(update, reply)
+
+
+async def _add_bot(update: Update, context: BotContext, rest: list[str]) -> Reply | None:
+    """/torneo bot [N] [level], in either order; None for words that are neither."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    team, level = None, DEFAULT_LEVEL
+    for word in rest:
+        if (n := _team(word)) is not None and team is None:
+            team = n
+        elif (found := parse_level(word)) is not None:
+            level = found
+        else:
+            return None
+    return await context.service.tour_add_bot(
+        chat.id, person(user), is_admin=admin_check(context, chat, user), team=team, level=level
+    )
+
+
+# ------------------------------------------------------------------ the buttons (`T:` data)
+
+
+async def tour_tap(tap: Tap, chat: Chat) -> Reply:
+    """A tap on the tournament message: new (team), bot, leave, go, cancel."""
+    svc, who = tap.context.service, tap.who
+    tid, op = int(tap.fields[0]), tap.fields[1]
+    if op == "new":
+        return await svc.tour_new_team(chat.id, who, tid)
+    if op == "leave":
+        return await svc.tour_leave(chat.id, who, tid)
+    query = tap.update.callback_query
+    assert query is not None
+    admin = admin_check(tap.context, chat, query.from_user)
+    if op == "bot":
+        return await svc.tour_add_bot(chat.id, who, is_admin=admin, tournament_id=tid)
+    if op == "go":
+        return await svc.tour_start(chat.id, who, is_admin=admin, tournament_id=tid)
+    return await svc.tour_cancel(chat.id, who, is_admin=admin, tournament_id=tid)
+
+
+async def tour_join_tap(tap: Tap, chat: Chat) -> Reply:
+    """A tap on "Entra nella squadra N"."""
+    tid, team = int(tap.fields[0]), int(tap.fields[1])
+    return await tap.context.service.tour_join(chat.id, tap.who, team, tid)
+
+
+def tournament_handlers() -> list[CommandHandler[BotContext, None]]:
+    """/torneo and /tournament (registered before the catch-all of unknown commands)."""
+    return [CommandHandler(list(COMMANDS), cmd_tournament)]

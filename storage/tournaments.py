@@ -1,0 +1,48 @@
+"""The rows of a tournament (RULES §11) as `Database` returns them (`storage.db`, its
+"tournaments" section): plain values, the JSON left for `bot.table.tournament` to read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+TOURNAMENT_STATUSES: Final = ("registering", "running", "finished", "cancelled")
+
+
+@dataclass(frozen=True, slots=True)
+class FixtureRow:
+    match_no: int
+    round: int
+    team_a: int
+    team_b: int
+    table_id: int | None
+    seats_json: str | None
+    hands_a: int | None
+    hands_b: int | None
+    cards_a: int | None
+    cards_b: int | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    tournament_id: int
+    chat_id: int
+    organiser_id: int
+    organiser_name: str
+    status: str
+    lang: str | None
+    points_json: str
+    teams_json: str
+    message_id: int | None
+    version: int
+    fixtures: tuple[FixtureRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NewFixture:
+    match_no: int
+    round: int
+    team_a: int
+    team_b: int

@@ -1,0 +1,234 @@
+"""The ledger from the chat, end to end (issue 14, RULES §10): `python -m bot` against the
+stand-in Bot API. /score of a season, /beer (/birra) and its "pagato" buttons, /undo, /export
+(a CSV or JSON document), /season (/stagione), in Italian and then in English; refusals (not
+an admin, garbage arguments, a double tap on a confirm, forged button data, a private chat)
+answer clearly and change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from storage import Database
+from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.test_e2e import WAIT, BotProcess, Store, bot_guard, say, telegram
+
+GROUP = -100777001
+WHEN = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)
+
+
+def ledger(store: Store, chat_id: int) -> list[tuple[Any, ...]]:
+    """Every stored ledger entry and audit row (what a refusal must leave alone)."""
+    entries = store.rows(
+        "SELECT epoch, hand_key, user_id, delta FROM ledger_entries WHERE chat_id = ?"
+        " ORDER BY rowid",
+        chat_id,
+    )
+    audit = store.rows("SELECT * FROM ledger_audit WHERE chat_id = ? ORDER BY audit_id", chat_id)
+    epoch = store.rows("SELECT league_epoch FROM chats WHERE chat_id = ?", chat_id)
+    return [tuple(r) for r in [*entries, *audit, *epoch]]
+
+
+async def answer(fake: FakeTelegram, user: FakeUser, button: Any) -> str:
+    qid = await fake.press(user, button)
+    return (await fake.answer_for(qid, WAIT)).text or ""
+
+
+async def raw(fake: FakeTelegram, user: FakeUser, chat: FakeChat, mid: int, data: str) -> str:
+    qid = await fake.press_raw(user, chat, mid, data)
+    return (await fake.answer_for(qid, WAIT)).text or ""
+
+
+async def edited(fake: FakeTelegram, chat: FakeChat, mid: int, contains: str) -> FakeMessage:
+    return await fake.wait_for(
+        lambda: m if contains in (m := fake.message(chat, mid)).text else None,
+        WAIT,
+        message=f"message {mid} showing {contains!r}",
+    )
+
+
+async def document(fake: FakeTelegram, user: FakeUser, chat: FakeChat, text: str) -> bytes:
+    reply = await say(fake, user, chat, text)
+    assert reply.document is not None, reply.text
+    return reply.document.data
+
+
+def stored_entries(store: Store, epoch: int) -> dict[str, dict[int, int]]:
+    out: dict[str, dict[int, int]] = {}
+    for r in store.rows(
+        "SELECT hand_key, user_id, delta FROM ledger_entries WHERE chat_id = ? AND epoch = ?",
+        GROUP,
+        epoch,
+    ):
+        out.setdefault(r["hand_key"], {})[r["user_id"]] = r["delta"]
+    return out
+
+
+async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
+    async with asyncio.timeout(150), telegram() as fake:
+        boss = fake.user(801, "Boss")
+        ana = fake.user(802, "Ana")
+        bea = fake.user(803, "<Bea & Co>")
+        eve = fake.user(804, "Eve", language_code="en")
+        group = fake.group(GROUP, "Lega 🍺", owner=boss, members=[ana, bea, eve])
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            assert "Nessuna partita" in (await say(fake, ana, group, "/score")).text
+            assert "Nessuna partita" in (await say(fake, ana, group, "/beer")).text
+            # two hands in the ledger (as a finished table writes them)
+            db = await Database.open(f"sqlite:///{bot.db_path}")
+            try:
+                names = {ana.id: "Ana", bea.id: "<Bea & Co>", eve.id: "Eve"}
+                for key, deltas in (
+                    ("t1:h0", {ana.id: 2, bea.id: -1, eve.id: -1}),
+                    ("t1:h1", {ana.id: 1, bea.id: -2, eve.id: 1}),
+                ):
+                    assert await db.record_ledger(GROUP, key, 1, "chiamata", deltas, names, WHEN)
+            finally:
+                await db.close()
+
+            # ---- /score of a season; garbage arguments
+            score = await say(fake, ana, group, "/score")
+            assert "Stagione 1 (in corso)" in score.text and "Ana: +3" in score.text
+            assert "&lt;Bea &amp; Co&gt;: -3" in score.raw_text
+            before = ledger(store, GROUP)
+            for text, want in (
+                ("/score boh", "Quale stagione?"),
+                ("/score last", "non ce n'è una precedente"),
+                ("/score 2", "le stagioni vanno da 1 a 1"),
+                ("/export xml", "Uso: /export"),
+            ):
+                assert want in (await say(fake, ana, group, text)).text, text
+            assert "si usa in un gruppo" in (await say(fake, ana, ana, "/beer")).text
+
+            # ---- /beer: a "pagato" button per payment; only the payer (or an admin) taps it
+            beer = await say(fake, ana, group, "/birra")
+            assert "<Bea & Co> → Ana: 3" in beer.text and len(beer.buttons) == 1
+            button = beer.button("pagato")
+            assert button.text == "✅ <Bea & Co> → Ana: 3 pagato"
+            assert "Solo <Bea & Co>" in await answer(fake, eve, button)
+            assert "Pulsante non valido" in await raw(
+                fake, bea, group, beer.message_id, "L:p:0:1:1:2:3"
+            )
+            assert "Pulsante non valido" in await raw(fake, bea, group, beer.message_id, "L:zz")
+            assert ledger(store, GROUP) == before
+            assert await answer(fake, bea, button) == "Segnato come pagato."
+            paid = await edited(fake, group, beer.message_id, "pagato")
+            assert paid.buttons == [] and "Tutto pagato" in paid.text
+            assert "Già segnato" in await raw(
+                fake, bea, group, beer.message_id, str(button.callback_data)
+            )
+            balances = {
+                r["user_id"]: r["b"]
+                for r in store.rows(
+                    "SELECT user_id, SUM(delta) AS b FROM ledger_entries WHERE chat_id = ?"
+                    " GROUP BY user_id",
+                    GROUP,
+                )
+            }
+            assert balances == {ana.id: 0, bea.id: 0, eve.id: 0}
+
+            # ---- /undo: admins only, a confirm button, once
+            assert "Solo un amministratore" in (await say(fake, ana, group, "/undo")).text
+            ask = await say(fake, boss, group, "/undo")
+            assert "pagamento <Bea & Co> → Ana: 3" in ask.text, ask.text
+            before = ledger(store, GROUP)
+            assert "Solo un amministratore" in await answer(fake, ana, ask.button("Annulla"))
+            assert ledger(store, GROUP) == before
+            undo_data = str(ask.button("Annulla").callback_data)
+            assert await answer(fake, boss, ask.button("Annulla")) == "Fatto."
+            await edited(fake, group, ask.message_id, "Boss ha annullato")
+            after = ledger(store, GROUP)
+            assert "già stata annullata" in await raw(fake, boss, group, ask.message_id, undo_data)
+            assert ledger(store, GROUP) == after
+            assert "Ana: +3" in (await say(fake, ana, group, "/score")).text
+
+            # ---- /export: the season as a CSV document, or JSON; equal to what is stored
+            data = await document(fake, ana, group, "/export")
+            rows = list(csv.DictReader(io.StringIO(data.decode())))
+            got: dict[str, dict[int, int]] = {}
+            for row in rows:
+                got.setdefault(row["hand_key"], {})[int(row["user_id"])] = int(row["delta"])
+            assert got == stored_entries(store, 0) and len(got) == 4
+            assert {r["kind"] for r in rows} == {"game", "payment", "undo"}
+            assert any(r["kind"] == "undo" and r["by"] == "Boss" for r in rows)
+            exported = json.loads(await document(fake, ana, group, "/export json"))
+            assert [a["action"] for a in exported["audit"]] == ["payment", "undo"]
+            assert sum(b["balance"] for b in exported["balances"]) == 0
+            names_sent = [m.document.filename for m in fake.documents(group) if m.document]
+            assert names_sent == [
+                f"briscola-{-GROUP}-stagione1.csv",
+                f"briscola-{-GROUP}-stagione1.json",
+            ]
+
+            # ---- /stagione: admins only, a confirm button; a double tap changes nothing
+            assert "Solo un amministratore" in (await say(fake, ana, group, "/stagione")).text
+            ask = await say(fake, boss, group, "/stagione")
+            assert "Iniziare una nuova stagione?" in ask.text
+            season_data = str(ask.button("Nuova stagione").callback_data)
+            assert "Solo un amministratore" in await answer(fake, bea, ask.button("Nuova"))
+            assert await answer(fake, boss, ask.button("Nuova stagione")) == "Fatto."
+            await edited(fake, group, ask.message_id, "Boss ha iniziato la stagione 2")
+            after = ledger(store, GROUP)
+            assert "già cambiata" in await raw(fake, boss, group, ask.message_id, season_data)
+            assert "già cambiata" in await raw(fake, boss, group, ask.message_id, "L:s:7:y")
+            assert ledger(store, GROUP) == after
+            assert "La stagione 2 non ha voci" in (await say(fake, ana, group, "/score")).text
+            for text in ("/score last", "/score 1"):
+                old = await say(fake, ana, group, text)
+                assert "Stagione 1 (archiviata)" in old.text and "Ana: +3" in old.text
+            assert "le stagioni vanno da 1 a 2" in (await say(fake, ana, group, "/score 3")).text
+            old_export = await document(fake, ana, group, "/export 1")
+            assert old_export == data  # season 1's export as before
+            assert "La stagione 2 non ha voci" in (await say(fake, ana, group, "/export")).text
+
+            # ---- English
+            assert "English" in (await say(fake, boss, group, "/lang en")).text
+            ask = await say(fake, boss, group, "/season")
+            assert ask.text.startswith("🏁 Start a new season? Season 2")
+            before = ledger(store, GROUP)
+            assert await answer(fake, boss, ask.button("Keep it")) == "Nothing changed."
+            await edited(fake, group, ask.message_id, "Nothing changed.")
+            assert ledger(store, GROUP) == before
+            assert "Season 1 (archived)" in (await say(fake, eve, group, "/score last")).text
+            assert "Which season?" in (await say(fake, eve, group, "/score x")).text
+            assert "Only a group admin" in (await say(fake, eve, group, "/season")).text
+            assert "nothing to undo" in (await say(fake, boss, group, "/undo")).text
+            assert "Usage: /export" in (await say(fake, eve, group, "/export 1 2")).text
+            exported = json.loads(await document(fake, eve, group, "/export json last"))
+            assert exported["season"] == 1 and len(exported["hands"]) == 4
+            caption = fake.documents(group)[-1].text
+            assert caption.startswith("📒 Ledger of season 1: 4 entries")
+            db = await Database.open(f"sqlite:///{bot.db_path}")
+            try:
+                deltas = {ana.id: -1, eve.id: 1}
+                names = {ana.id: "Ana", eve.id: "Eve"}
+                assert await db.record_ledger(GROUP, "t2:match", 2, "due", deltas, names, WHEN)
+            finally:
+                await db.close()
+            beer = await say(fake, eve, group, "/beer")
+            assert beer.text.startswith("🍺 Who buys the beer (season 2)")
+            assert await answer(fake, ana, beer.button("paid")) == "Marked as paid."
+            await edited(fake, group, beer.message_id, "All paid")
+            ask = await say(fake, boss, group, "/undo")
+            assert ask.text.startswith("↩️ Undo the ledger's last entry?")
+            assert "payment Ana → Eve: 1" in ask.text
+            assert await answer(fake, boss, ask.button("Undo it")) == "Done."
+            assert await bot.stop() == 0
+            bot.check_logs()
+        # every write in every season sums to zero (§10.1)
+        conn = sqlite3.connect(bot.db_path)
+        try:
+            sums = conn.execute(
+                "SELECT SUM(delta) FROM ledger_entries GROUP BY epoch, hand_key"
+            ).fetchall()
+        finally:
+            conn.close()
+        assert sums and all(s == 0 for (s,) in sums)

@@ -1,0 +1,307 @@
+"""The ledger from the chat at the service (issue 14, RULES §10): /score of a season, /season
+with its confirm, /undo, /export, /beer and its "pagato" buttons, in Italian and English;
+refusals change nothing. §10.5: a table with computer seats never puts a computer in /score or
+/beer."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import t
+from bot.service import Person, Reply
+from bot.service.league import Document, parse_season
+from bot.table.ledger import settle
+from bot.table.table import FINISHED
+from bot.telegram.callback_data import CB_PAID, paid_data
+from storage import Database
+from tests.test_service_timers import CHAT, Rig
+
+ANA = Person(1, "Ana")
+BEA = Person(2, "Bea <&>")
+CIRO = Person(3, "Ciro")
+BOSS = Person(9, "Boss")
+NAMES = {p.user_id: p.name for p in (ANA, BEA, CIRO)}
+WHEN = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    db = await Database.open(f"sqlite:///{tmp_path / 's.db'}")
+    r = Rig(db, str(tmp_path / "s.db"))
+    yield r
+    await r.svc.close()
+    await db.close()
+
+
+async def hand(rig: Rig, key: str, deltas: dict[int, int]) -> None:
+    names = {u: NAMES[u] for u in deltas}
+    assert await rig.db.record_ledger(CHAT, key, 5, "chiamata", deltas, names, WHEN)
+
+
+async def snapshot(rig: Rig) -> tuple[object, ...]:
+    """Everything the ledger holds, every season."""
+    epoch = await rig.db.league_epoch(CHAT)
+    seasons = [await rig.db.season_entries(CHAT, e) for e in range(epoch + 1)]
+    trails = [await rig.db.ledger_audit(CHAT, e) for e in range(epoch + 1)]
+    return epoch, seasons, trails
+
+
+def test_season_arguments() -> None:
+    assert parse_season("", 2) == 2
+    assert parse_season("last", 2) == parse_season("Ultima", 2) == 1
+    assert parse_season("3", 2) == 2 and parse_season("1", 2) == 0
+    assert parse_season("last", 0) == "lg_err_no_previous"
+    assert parse_season("4", 2) == parse_season("0", 2) == "lg_err_no_season"
+    for garbage in ("-1", "x", "1.5", "²", "1 2", "9999999"):
+        assert parse_season(garbage, 2) in ("lg_err_season_arg", "lg_err_no_season"), garbage
+
+
+async def test_s10_4_season_confirm_archive_and_score_of_a_season(rig: Rig) -> None:
+    svc = rig.svc
+    assert (await svc.season_score(CHAT)).key == "err_no_ledger"
+    await hand(rig, "t5:h0", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
+    before = await snapshot(rig)
+    # not an admin: refused, nothing asked
+    assert (await svc.ask_new_season(CHAT, ANA, is_admin=False)).key == "lg_err_admin"
+    ask = await svc.ask_new_season(CHAT, BOSS, is_admin=True)
+    assert ask.key == "lg_season_ask" and ask.keyboard is not None
+    yes, keep = [b.data for b in ask.keyboard[0]]
+    assert yes == "L:s:0:y" and keep == "L:s:0:n"
+    # a non-admin taps the confirm: refused
+    assert (await svc.confirm_new_season(CHAT, 77, ANA, 0, True, is_admin=False)).key == (
+        "lg_err_admin"
+    )
+    # keep: nothing changes, the message loses its buttons
+    kept = await svc.confirm_new_season(CHAT, 77, BOSS, 0, False, is_admin=True)
+    assert kept.key == "lg_kept" and rig.out.edits[-1][2].keyboard == []
+    assert await snapshot(rig) == before
+    # confirm: season 2 begins, season 1 archived; a double tap or a forged epoch: nothing
+    done = await svc.confirm_new_season(CHAT, 78, BOSS, 0, True, is_admin=True)
+    assert done.key == "lg_season_started"
+    assert rig.out.edits[-1][:2] == (CHAT, 78) and "stagione 2" in rig.out.edits[-1][2].text
+    after = await snapshot(rig)
+    for epoch in (0, 5, -1):
+        again = await svc.confirm_new_season(CHAT, 78, BOSS, epoch, True, is_admin=True)
+        assert again.key == "lg_err_season_stale"
+    assert await snapshot(rig) == after and after[0] == 1
+    # /score: the new season is empty; `last` and `1` show the archived one
+    assert (await svc.season_score(CHAT)).key == "lg_season_empty"
+    for arg in ("last", "ultima", "1"):
+        old = await svc.season_score(CHAT, arg)
+        assert "Stagione 1 (archiviata)" in old.text and "Ana: +2" in old.text, old.text
+        assert "Bea &lt;&amp;&gt;: -1" in old.text and " → " in old.text
+    for arg, key in (("3", "lg_err_no_season"), ("boh", "lg_err_season_arg")):
+        assert (await svc.season_score(CHAT, arg)).key == key
+    # in English
+    await rig.db.set_chat_lang(CHAT, "en")
+    old = await svc.season_score(CHAT, "1")
+    assert "Season 1 (archived)" in old.text
+    assert "Which season?" in (await svc.season_score(CHAT, "x")).text
+    assert (await svc.ask_new_season(CHAT, ANA, is_admin=False)).text == t("en", "lg_err_admin")
+
+
+async def test_undo_confirm_once_audit_and_refusals(rig: Rig) -> None:
+    svc = rig.svc
+    assert (await svc.ask_undo(CHAT, BOSS, is_admin=True)).key == "lg_err_nothing_to_undo"
+    await hand(rig, "t5:h0", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
+    await hand(rig, "t5:h1", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
+    assert (await svc.ask_undo(CHAT, ANA, is_admin=False)).key == "lg_err_admin"
+    ask = await svc.ask_undo(CHAT, BOSS, is_admin=True)
+    assert ask.key == "lg_undo_ask" and ask.keyboard is not None
+    assert "Ana -2" in ask.text and "Bea &lt;&amp;&gt; +1" in ask.text, ask.text
+    data = ask.keyboard[0][0].data
+    assert data is not None
+    hand_id = int(data.split(":")[2])
+    before = await snapshot(rig)
+    assert (await svc.confirm_undo(CHAT, 50, ANA, hand_id, True, is_admin=False)).key == (
+        "lg_err_admin"
+    )
+    # a forged entry (the first, not the last) is refused
+    assert (await svc.confirm_undo(CHAT, 50, BOSS, hand_id - 1, True, is_admin=True)).key == (
+        "lg_err_undo_stale"
+    )
+    assert await snapshot(rig) == before
+    done = await svc.confirm_undo(CHAT, 50, BOSS, hand_id, True, is_admin=True)
+    assert done.key == "lg_undone" and "Boss" in rig.out.edits[-1][2].text
+    after = await snapshot(rig)
+    again = await svc.confirm_undo(CHAT, 50, BOSS, hand_id, True, is_admin=True)
+    assert again.key == "lg_err_undone_already" and await snapshot(rig) == after
+    balances = {b.user_id: b.balance for b in await rig.db.balances(CHAT)}
+    assert balances == {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1}
+    # the next /undo offers the entry before; an undo itself is never offered
+    ask = await svc.ask_undo(CHAT, BOSS, is_admin=True)
+    assert ask.keyboard is not None and ask.keyboard[0][0].data == f"L:u:{hand_id - 1}:y"
+    (row,) = await rig.db.ledger_audit(CHAT)
+    assert (row.action, row.actor_id, row.actor_name, row.target_key) == (
+        "undo",
+        BOSS.user_id,
+        "Boss",
+        "t5:h1",
+    )
+
+
+async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
+    svc = rig.svc
+    await hand(rig, "t5:h0", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
+    await hand(rig, "t5:h1", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
+    (_, last) = await rig.db.season_entries(CHAT)
+    await svc.confirm_undo(CHAT, 1, BOSS, last.hand_id, True, is_admin=True)
+    beer = await svc.beer(CHAT)
+    assert beer.keyboard is not None
+    payment = CB_PAID.match(beer.keyboard[0][0].data or "")
+    assert payment is not None
+    e, v, d, c, a = map(int, payment.groups())
+    assert (await svc.mark_paid(CHAT, 2, BEA, e, v, (d, c, a), is_admin=False)).key == "lg_ok_paid"
+    stored = await rig.db.season_entries(CHAT)
+    assert [x.kind for x in stored] == ["game", "game", "undo", "payment"]
+
+    doc = await svc.export_season(CHAT, [])
+    assert isinstance(doc, Document) and doc.filename.endswith("stagione1.csv")
+    assert "4 voci" in doc.caption
+    rows = list(csv.DictReader(io.StringIO(doc.data.decode())))
+    got: dict[str, dict[int, int]] = {}
+    for r in rows:
+        got.setdefault(r["hand_key"], {})[int(r["user_id"])] = int(r["delta"])
+    assert got == {x.hand_key: x.deltas for x in stored}
+    kinds = {r["hand_key"]: (r["kind"], r["by"], r["ref"]) for r in rows}
+    assert kinds[last.hand_key] == ("game", "", f"undo:{last.hand_key}")
+    assert kinds[f"undo:{last.hand_key}"] == ("undo", "Boss", last.hand_key)
+    assert kinds[stored[3].hand_key] == ("payment", BEA.name, "")
+
+    doc = await svc.export_season(CHAT, ["json"])
+    assert isinstance(doc, Document) and doc.filename.endswith(".json")
+    data = json.loads(doc.data)
+    assert data["season"] == 1 and [h["hand_key"] for h in data["hands"]] == [
+        x.hand_key for x in stored
+    ]
+    assert [{int(u): d for u, d in h["deltas"].items()} for h in data["hands"]] == [
+        x.deltas for x in stored
+    ]
+    assert [a["action"] for a in data["audit"]] == ["undo", "payment"]
+    assert sum(b["balance"] for b in data["balances"]) == 0
+
+    # a past season, by number or `last`, in either order with the format
+    await svc.confirm_new_season(CHAT, 3, BOSS, 0, True, is_admin=True)
+    for args in (["1"], ["last", "json"], ["csv", "1"]):
+        assert isinstance(await svc.export_season(CHAT, args), Document), args
+    empty = await svc.export_season(CHAT, [])
+    assert isinstance(empty, Reply) and empty.key == "lg_season_empty"
+    for args, key in (
+        (["xml"], "lg_err_export_usage"),
+        (["1", "2"], "lg_err_export_usage"),
+        (["7"], "lg_err_no_season"),
+    ):
+        refused = await svc.export_season(CHAT, args)
+        assert isinstance(refused, Reply) and refused.key == key, args
+    await rig.db.set_chat_lang(CHAT, "en")
+    refused = await svc.export_season(CHAT, ["xml"])
+    assert isinstance(refused, Reply) and refused.text.startswith("Usage: /export")
+    doc = await svc.export_season(CHAT, ["1"])
+    assert isinstance(doc, Document) and "season1" in doc.filename and "entries" in doc.caption
+
+
+async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> None:
+    svc = rig.svc
+    assert (await svc.beer(CHAT)).key == "err_no_ledger"
+    await hand(rig, "t5:h0", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
+    beer = await svc.beer(CHAT)
+    assert beer.keyboard is not None and len(beer.keyboard) == 2
+    assert "Bea &lt;&amp;&gt; → Ana: 1" in beer.text
+    assert [row[0].text for row in beer.keyboard] == [
+        "✅ Bea <&> → Ana: 1 pagato",
+        "✅ Ciro → Ana: 1 pagato",
+    ]
+    version = await rig.db.ledger_version(CHAT)
+    assert beer.keyboard[0][0].data == paid_data(0, version, (BEA.user_id, ANA.user_id, 1))
+    bea_pays = (BEA.user_id, ANA.user_id, 1)
+    before = await snapshot(rig)
+    # not the payer, not an admin: refused; forged payments: refused
+    refused = await svc.mark_paid(CHAT, 60, CIRO, 0, version, bea_pays, is_admin=False)
+    assert refused.key == "lg_err_not_payer" and refused.alert
+    for epoch, v, pay in (
+        (0, version, (BEA.user_id, ANA.user_id, 2)),
+        (0, version, (ANA.user_id, BEA.user_id, 1)),
+        (0, version - 1, bea_pays),
+        (3, version, bea_pays),
+    ):
+        forged = await svc.mark_paid(CHAT, 60, BEA, epoch, v, pay, is_admin=True)
+        assert forged.key in ("err_bad_data", "lg_err_beer_stale"), (epoch, v, pay)
+    assert await snapshot(rig) == before
+    # the payer taps: an entry (+1 Bea, -1 Ana), the message shows it paid
+    ok = await svc.mark_paid(CHAT, 60, BEA, 0, version, bea_pays, is_admin=False)
+    assert ok.key == "lg_ok_paid"
+    shown = rig.out.edits[-1][2]
+    assert "✅ <s>Bea &lt;&amp;&gt; → Ana: 1</s> pagato" in shown.text
+    assert [row[0].text for row in shown.keyboard] == ["✅ Ciro → Ana: 1 pagato"]
+    after = await snapshot(rig)
+    double = await svc.mark_paid(CHAT, 60, BEA, 0, version, bea_pays, is_admin=False)
+    assert double.key == "lg_err_paid_already" and await snapshot(rig) == after
+    balances = {b.user_id: b.balance for b in await rig.db.balances(CHAT)}
+    assert balances == {ANA.user_id: 1, BEA.user_id: 0, CIRO.user_id: -1}
+    # an admin marks Ciro's (the same settlement's other payment still stands)
+    ciro_pays = (CIRO.user_id, ANA.user_id, 1)
+    ok = await svc.mark_paid(CHAT, 60, BOSS, 0, version, ciro_pays, is_admin=True)
+    assert ok.key == "lg_ok_paid" and rig.out.edits[-1][2].keyboard == []
+    assert "Tutto pagato" in rig.out.edits[-1][2].text
+    assert settle({b.user_id: b.balance for b in await rig.db.balances(CHAT)}) == []
+    # a hand after the settlement was shown makes its buttons stale
+    await hand(rig, "t5:h1", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
+    beer = await svc.beer(CHAT)
+    assert beer.keyboard is not None
+    fresh = await rig.db.ledger_version(CHAT)
+    await hand(rig, "t5:h2", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
+    pay = settle(await rig.db.balances_at(CHAT, 0, fresh))[0]
+    before = await snapshot(rig)
+    stale = await svc.mark_paid(CHAT, 61, ANA, 0, fresh, pay, is_admin=True)
+    assert stale.key == "lg_err_beer_stale" and await snapshot(rig) == before
+    # English
+    await rig.db.set_chat_lang(CHAT, "en")
+    assert "Everybody is even" in (await svc.beer(CHAT)).text
+    await hand(rig, "t5:h3", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
+    beer = await svc.beer(CHAT)
+    assert beer.text.startswith("🍺 Who buys the beer (season 1)")
+    assert beer.keyboard is not None and beer.keyboard[0][0].text.endswith(" paid")
+
+
+async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:
+    """A quattro table of two people and two computers that counts in the ledger (§10.5):
+    only the people's deltas are written, so /score and /beer name no computer."""
+    svc = rig.svc
+    for p in (ANA, BEA):
+        await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
+    await svc.new_table(CHAT, ANA, "quattro", True)
+    await svc.join(CHAT, BEA)
+    for _ in range(2):
+        assert (await svc.add_bot(CHAT)).text == ""
+    for key, value in (("match", "single"), ("counts", "true")):
+        reply = await svc.set_option(CHAT, ANA, key, value, panel=False)
+        assert reply.key == "ok_option", reply
+    assert (await svc.start(CHAT, ANA, is_admin=False)).text == ""
+    await svc.idle()
+    table = rig.table()
+    people = {0: ANA, 1: BEA}
+    assert table.computer_seats() == {2, 3}
+    while table.status != FINISHED:
+        assert table.hand is not None
+        if table.hand.is_terminal():
+            await svc.next_hand(ANA, table.table_id, table.hand.hand_index)
+        else:
+            person = people[table.hand.current]
+            action = table.hand.legal_actions()[0]
+            await svc.act(person, table.table_id, table.hand.hand_index, 0, action)
+        await svc.idle()
+    balances = await rig.db.balances(CHAT)
+    assert {b.user_id for b in balances} == {ANA.user_id, BEA.user_id}, balances
+    assert sum(b.balance for b in balances) == 0
+    computers = [s.name for s in table.seats if s.user_id is None]
+    for reply in (await svc.season_score(CHAT), await svc.beer(CHAT)):
+        assert "🤖" not in reply.text and not any(n in reply.text for n in computers), reply.text
+        for row in reply.keyboard or []:
+            assert all("🤖" not in b.text for b in row)

@@ -1,0 +1,216 @@
+"""Storage of the ledger from the chat (issue 14, RULES §10): migration V5 on a database made
+by the V4 schema, seasons (§10.4), undo as a compensating entry with an audit row, payments
+(§10.3) written once, the trail append-only."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from storage import MIGRATIONS, SCHEMA_VERSION, Database, migrate, schema_version, sqlite_path
+from storage.league import ALREADY, DONE, STALE, payment_key, undo_key
+
+CHAT = -100500
+T0 = datetime(2026, 11, 1, 20, 0, tzinfo=UTC)
+ANA, BEA, CIRO, DARIO = 1, 2, 3, 4
+NAMES = {ANA: "Ana", BEA: "Bea <b>", CIRO: "Ciro", DARIO: "Dario"}
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(f"sqlite:///{tmp_path / 'l.db'}")
+    yield database
+    await database.close()
+
+
+async def game(db: Database, key: str, deltas: dict[int, int], minutes: int = 0) -> None:
+    names = {u: NAMES[u] for u in deltas}
+    when = T0 + timedelta(minutes=minutes)
+    assert await db.record_ledger(CHAT, key, 7, "due", deltas, names, when)
+
+
+def sums_to_zero(path: str) -> None:
+    """Every stored write sums to zero (§10.1), in every epoch."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT hand_key, SUM(delta) FROM ledger_entries GROUP BY chat_id, hand_key"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert rows and all(total == 0 for _, total in rows), rows
+
+
+async def test_s10_4_a_v4_database_migrates_and_everything_still_reads(tmp_path: Path) -> None:
+    """A database made by the V4 schema, with a table, a user and two ledger writes in two
+    epochs, is migrated on open: the rows read as before, the old writes are games, and the
+    new season, undo and payment work on them."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    async with aiosqlite.connect(sqlite_path(url), isolation_level=None) as conn:
+        assert await migrate(conn, MIGRATIONS[:4]) == [1, 2, 3, 4]
+        now = T0.isoformat()
+        await conn.execute(
+            "INSERT INTO chats (chat_id, lang, league_epoch, updated_at) VALUES (?, 'en', 1, ?)",
+            (CHAT, now),
+        )
+        await conn.execute(
+            "INSERT INTO users (user_id, name, can_dm, updated_at) VALUES (?, 'Ana B.', 1, ?)",
+            (ANA, now),
+        )
+        await conn.execute(
+            "INSERT INTO tables (chat_id, creator_id, status, variant, options_json, seats_json,"
+            " created_at, updated_at) VALUES (?, ?, 'finished', 'due', '{}', '[]', ?, ?)",
+            (CHAT, ANA, now, now),
+        )
+        for epoch, key, deltas in ((0, "t1:match", {ANA: 1, BEA: -1}), (1, "t2:match", {})):
+            deltas = deltas or {ANA: -1, BEA: 1}
+            await conn.execute(
+                "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant,"
+                " finished_at, deltas_json) VALUES (?, ?, ?, 1, 'due', ?, '{}')",
+                (CHAT, epoch, key, now),
+            )
+            for uid, d in deltas.items():
+                await conn.execute(
+                    "INSERT INTO ledger_entries VALUES (?, ?, ?, ?, ?, ?)",
+                    (CHAT, epoch, key, uid, NAMES[uid], d),
+                )
+        assert await schema_version(conn) == 4
+
+    async with await Database.open(url) as db:
+        async with aiosqlite.connect(sqlite_path(url)) as conn:
+            assert await schema_version(conn) == SCHEMA_VERSION
+        assert await db.league_epoch(CHAT) == 1
+        assert await db.chat_lang(CHAT) == "en"
+        assert (await db.get_table(1)) is not None
+        assert [(b.user_id, b.name, b.balance) for b in await db.balances(CHAT, 0)] == [
+            (ANA, "Ana B.", 1),
+            (BEA, "Bea <b>", -1),
+        ]
+        assert [h.hand_key for h in await db.ledger_hands(CHAT)] == ["t2:match"]
+        (old,) = await db.season_entries(CHAT, 0)
+        assert (old.kind, old.hand_key, old.deltas, old.undone_by) == (
+            "game",
+            "t1:match",
+            {ANA: 1, BEA: -1},
+            None,
+        )
+        assert await db.ledger_audit(CHAT, 0) == []
+        # the new things work on the old rows
+        (current,) = await db.season_entries(CHAT)
+        outcome, undo = await db.undo_entry(CHAT, current.hand_id, ANA, "Ana", T0)
+        assert outcome == DONE and undo is not None and undo.deltas == {ANA: 1, BEA: -1}
+        assert {b.balance for b in await db.balances(CHAT)} == {0}
+        assert await db.new_season(CHAT, 1, ANA, "Ana", T0) == 2
+        sums_to_zero(db.path)
+
+
+async def test_s10_4_a_new_season_only_from_the_season_shown(db: Database) -> None:
+    await game(db, "t1:match", {ANA: 1, BEA: -1})
+    assert await db.new_season(CHAT, 0, ANA, "Ana", T0) == 1
+    assert await db.new_season(CHAT, 0, ANA, "Ana", T0) is None  # a second tap: nothing
+    assert await db.league_epoch(CHAT) == 1
+    assert await db.balances(CHAT) == []
+    assert [b.balance for b in await db.balances(CHAT, 0)] == [1, -1]  # archived, readable
+    (row,) = await db.ledger_audit(CHAT)
+    assert (row.action, row.epoch, row.actor_id, row.hand_key, row.at) == (
+        "season",
+        1,
+        ANA,
+        None,
+        T0,
+    )
+
+
+async def test_undo_is_a_compensating_entry_once_and_only_of_the_last(db: Database) -> None:
+    """The last entry standing is undone by its negation (zero-sum), with an audit row; it
+    cannot be undone twice, an older one not before it, and an undo is never undone: the
+    next /undo goes one entry further back."""
+    await game(db, "t1:h0", {ANA: 2, BEA: -1, CIRO: -1})
+    await game(db, "t1:h1", {ANA: -2, BEA: 1, CIRO: 1}, minutes=5)
+    first, second = await db.season_entries(CHAT)
+    last = await db.last_undoable(CHAT)
+    assert last is not None and last.hand_key == "t1:h1"
+    assert await db.undo_entry(CHAT, first.hand_id, BEA, "Bea", T0) == (STALE, None)
+    outcome, undo = await db.undo_entry(CHAT, second.hand_id, BEA, "Bea", T0)
+    assert outcome == DONE and undo is not None
+    assert (undo.kind, undo.hand_key, undo.deltas) == (
+        "undo",
+        undo_key("t1:h1"),
+        {ANA: 2, BEA: -1, CIRO: -1},
+    )
+    outcome, again = await db.undo_entry(CHAT, second.hand_id, BEA, "Bea", T0)
+    assert outcome == ALREADY and again is not None and again.hand_key == "t1:h1"
+    assert await db.undo_entry(CHAT, undo.hand_id, BEA, "Bea", T0) == (STALE, None)
+    entries = await db.season_entries(CHAT)
+    assert [(e.hand_key, e.undone_by) for e in entries] == [
+        ("t1:h0", None),
+        ("t1:h1", undo_key("t1:h1")),
+        (undo_key("t1:h1"), None),
+    ]
+    last = await db.last_undoable(CHAT)
+    assert last is not None and last.hand_key == "t1:h0"
+    (row,) = await db.ledger_audit(CHAT)
+    assert (row.action, row.hand_key, row.target_key, row.actor_id, row.actor_name) == (
+        "undo",
+        undo_key("t1:h1"),
+        "t1:h1",
+        BEA,
+        "Bea",
+    )
+    assert {b.user_id: b.balance for b in await db.balances(CHAT)} == {ANA: 2, BEA: -1, CIRO: -1}
+    sums_to_zero(db.path)
+    # the trail is append-only, as the ledger
+    conn = sqlite3.connect(db.path)
+    try:
+        for sql in ("UPDATE ledger_audit SET actor_id = 0", "DELETE FROM ledger_audit"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                conn.execute(sql)
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute("DELETE FROM ledger_hands")
+    finally:
+        conn.close()
+    # nothing left in another season: nothing to undo there
+    await db.new_season(CHAT, 0, ANA, "Ana", T0)
+    assert await db.last_undoable(CHAT) is None
+    assert await db.undo_entry(CHAT, first.hand_id, BEA, "Bea", T0) == (STALE, None)
+
+
+async def test_s10_3_a_payment_is_an_entry_written_once_while_the_settlement_stands(
+    db: Database,
+) -> None:
+    await game(db, "t1:h0", {ANA: 2, BEA: -1, CIRO: -1})
+    version = await db.ledger_version(CHAT)
+    assert await db.balances_at(CHAT, 0, version) == {ANA: 2, BEA: -1, CIRO: -1}
+    names = {ANA: "Ana", BEA: "Bea", CIRO: "Ciro"}
+    done = await db.record_payment(CHAT, 0, version, (BEA, ANA, 1), names, BEA, "Bea", T0)
+    assert done == DONE
+    again = await db.record_payment(CHAT, 0, version, (BEA, ANA, 1), names, ANA, "Ana", T0)
+    assert again == ALREADY
+    # the same settlement's other payment still stands
+    assert await db.record_payment(CHAT, 0, version, (CIRO, ANA, 1), names, ANA, "Ana", T0) == DONE
+    assert {b.balance for b in await db.balances(CHAT)} == {0}
+    assert await db.balances_at(CHAT, 0, version) == {ANA: 2, BEA: -1, CIRO: -1}
+    entries = await db.season_entries(CHAT)
+    assert [(e.kind, e.hand_key, e.deltas) for e in entries[1:]] == [
+        ("payment", payment_key(0, version, BEA, ANA), {BEA: 1, ANA: -1}),
+        ("payment", payment_key(0, version, CIRO, ANA), {CIRO: 1, ANA: -1}),
+    ]
+    trail = await db.ledger_audit(CHAT)
+    assert [(a.action, a.actor_id) for a in trail] == [("payment", BEA), ("payment", ANA)]
+    # a hand written since makes that settlement stale; so does a new season
+    await game(db, "t2:match", {ANA: 1, DARIO: -1}, minutes=9)
+    stale = await db.record_payment(CHAT, 0, version, (DARIO, ANA, 1), NAMES, ANA, "Ana", T0)
+    assert stale == STALE
+    fresh = await db.ledger_version(CHAT)
+    await db.new_season(CHAT, 0, ANA, "Ana", T0)
+    stale = await db.record_payment(CHAT, 0, fresh, (DARIO, ANA, 1), NAMES, ANA, "Ana", T0)
+    assert stale == STALE
+    assert len(await db.season_entries(CHAT, 0)) == 4
+    with pytest.raises(ValueError):
+        await db.record_payment(CHAT, 1, fresh, (ANA, ANA, 1), NAMES, ANA, "Ana", T0)
+    sums_to_zero(db.path)

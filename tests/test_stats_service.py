@@ -1,0 +1,154 @@
+"""Stats at the service (issue 14): the pictures are drawn off the event loop and survive any
+name; the ratings /top shows follow new records and undos (§10.4: nothing deleted, an undo
+takes the game out), and a game with a computer is not rated (§10.5)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.service import Person, Reply
+from bot.service.stats import Chart
+from bot.telegram import charts
+from storage import Database
+from storage.stats import PlayRecord, StoredPlay
+from tests.test_service_timers import Rig
+from tests.test_stats import CHAT, HANDS, MATCHES, NAMES, T0, A, B, hand, match
+
+PNG = b"\x89PNG\r\n\x1a\n"
+ANA = Person(A, NAMES[A])
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    db = await Database.open(f"sqlite:///{tmp_path / 's.db'}")
+    r = Rig(db, str(tmp_path / "s.db"))
+    yield r
+    await r.svc.close()
+    await db.close()
+
+
+def as_record(play: StoredPlay, result: StoredPlay | None = None) -> PlayRecord:
+    index = play.hand_index if play.hand_index is not None else 99
+    data = result.data if result is not None else None
+    return PlayRecord(
+        play.chat_id, play.table_id, index, play.variant, play.family, play.finished_at,
+        play.data, data,
+    )  # fmt: skip
+
+
+async def history(db: Database) -> None:
+    """The scripted history of tests/test_stats.py, as the tables would have written it,
+    with the due matches' ledger entries (§10.2)."""
+    results = {m.table_id: m for m in MATCHES if m.family != "chiamata"}
+    last = {m.table_id: max(h.hand_index or 0 for h in HANDS if h.table_id == m.table_id)
+            for m in results.values()}  # fmt: skip
+    for h in HANDS:
+        done = results.get(h.table_id) if h.hand_index == last.get(h.table_id) else None
+        await db.record_play(as_record(h, done))
+    for m in results.values():
+        deltas = {u: d for u, d in zip(m.data["users"], m.data["counted"], strict=True)}
+        names = {u: NAMES[u] for u in deltas}
+        assert await db.record_ledger(
+            CHAT, f"t{m.table_id}:match", m.table_id, "due", deltas, names, m.finished_at
+        )
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
+    """Replace `charts.<name>` with a wrapper noting whether it ran off the event loop's
+    thread."""
+    calls: list[bool] = []
+    real: Callable[..., bytes] = getattr(charts, name)
+
+    def wrapped(*args: Any) -> bytes:
+        calls.append(threading.current_thread() is not threading.main_thread())
+        return real(*args)
+
+    monkeypatch.setattr(charts, name, wrapped)
+    return calls
+
+
+async def test_charts_are_drawn_in_a_worker_thread(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await history(rig.db)
+    balance, rating = spy(monkeypatch, "balance_chart"), spy(monkeypatch, "rating_chart")
+    shot = await rig.svc.score_chart(CHAT, ["chart"])
+    assert isinstance(shot, Chart) and shot.png.startswith(PNG)
+    assert "stagione 1" in shot.caption
+    shot = await rig.svc.stats(CHAT, ANA, ["grafico"])
+    assert isinstance(shot, Chart) and shot.png.startswith(PNG)
+    assert balance == [True] and rating == [True]
+    # nobody rated, nothing in the ledger: a clear answer, no picture
+    stranger = Person(77, "Zed")
+    none = await rig.svc.stats(CHAT, stranger, ["chart"])
+    assert isinstance(none, Reply) and none.key == "st_err_no_rating"
+    empty = await rig.svc.score_chart(CHAT - 1, ["chart"])
+    assert isinstance(empty, Reply) and empty.key == "lg_season_empty"
+    assert rating == [True]
+
+
+@pytest.mark.filterwarnings("ignore:Glyph")  # an emoji the font lacks is drawn as a box
+def test_any_name_draws() -> None:
+    """Names are drawn as they are: a "$" (matplotlib's mathtext), markup, emoji."""
+    names = ["$x", "a$b$c", "<b>&amp;", "🍕 Pino", "x" * 80]
+    png = charts.balance_chart({n: [1, -1, 2] for n in names}, "$ title", "x $", "y")
+    assert png.startswith(PNG)
+    points = [(T0, 1.0), (T0, -2.5)]
+    assert charts.rating_chart({"$": points}, "a $ b", "x", "y").startswith(PNG)
+
+
+async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
+    svc = rig.svc
+    assert (await svc.top(CHAT, [])).key == "st_top_empty"
+    await history(rig.db)
+    top = await svc.top(CHAT, [])
+    assert top.key == "st_top"
+    assert "due squadre" in top.text and "chiamata" in top.text
+    two = await svc.top(CHAT, ["due"])
+    assert "chiamata" not in two.text.split("\n")[0] and "1 partita" not in two.text
+    assert "2 partite" in two.text  # Ana and Bea played both due matches
+    # a match with a computer is recorded (counts on) but not rated
+    bot_match = match(30, [A, None], winners=[0], counted=[0, 0], minute=50)
+    bot_hand = hand(30, 0, [A, None], side_of=[0, 1], winning=[0], points=[70, 50],
+                    variant="due", minute=50)  # fmt: skip
+    await rig.db.record_play(as_record(bot_hand, bot_match))
+    assert "2 partite" in (await svc.top(CHAT, ["due"])).text
+    # /undo of the last due match (§10.4: a compensating entry): it is rated no more
+    entries = await rig.db.season_entries(CHAT)
+    last = next(e for e in entries if e.hand_key == "t21:match")
+    outcome, _ = await rig.db.undo_entry(CHAT, last.hand_id, A, "Ana", T0)
+    assert outcome == "done"
+    after = await svc.top(CHAT, ["two"])
+    assert "1 partita" in after.text and "2 partite" not in after.text
+    stats = await svc.stats(CHAT, ANA, [])
+    # the stats still count the computer's table (it wrote the ledger), not the undone match
+    assert isinstance(stats, Reply) and "Partite: 2, vinte 2 (100%)" in stats.text
+
+
+async def test_stats_names_and_refusals(rig: Rig) -> None:
+    svc = rig.svc
+    await history(rig.db)
+    bea = await svc.stats(CHAT, ANA, ["bea"])
+    assert isinstance(bea, Reply) and "📊 <b>Bea</b>" in bea.text
+    await svc.note_username(B, "Bea", "bea_b")
+    await svc.note_username(B, "Bea", "bea_b")  # noted once per run
+    by_username = await svc.stats(CHAT, ANA, ["@Bea_B"])
+    assert isinstance(by_username, Reply) and "📊 <b>Bea</b>" in by_username.text
+    by_id = await svc.stats(CHAT, ANA, [], [B])
+    assert isinstance(by_id, Reply) and by_id.text == by_username.text
+    for words, key in (
+        (["@nobody"], "st_err_unknown"),
+        (["bea", "ana"], "st_err_usage"),
+        (["5"], "lg_err_no_season"),
+        (["last"], "lg_err_no_previous"),
+    ):
+        reply = await svc.stats(CHAT, ANA, words)
+        assert isinstance(reply, Reply) and reply.key == key, (words, reply)
+    assert (await svc.h2h(CHAT, ANA, ["@bea_b"])).key == "st_h2h"
+    assert (await svc.h2h(CHAT, ANA, ["bea", "bea"])).key == "st_err_h2h_same"
+    assert (await svc.top(CHAT, ["x"])).key == "st_err_top_usage"

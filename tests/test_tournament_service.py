@@ -1,0 +1,179 @@
+"""RULES §11 through the service, without Telegram: registration and its refusals (nothing
+changes), a tournament of computer teams played to the end with a restart in the middle (a
+new service on the same database), storage (migration V7)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import t
+from bot.service import Person
+from bot.table.tournament import DEFAULT_POINTS
+from storage import Database
+from tests.test_service_timers import CHAT, Rig
+
+ORG = Person(11, "Org")
+ANA = Person(12, "Ana <b>", lang="en")
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    db = await Database.open(f"sqlite:///{tmp_path / 't.db'}")
+    r = Rig(db, str(tmp_path / "t.db"))
+    yield r
+    await r.svc.close()
+    await db.close()
+
+
+def rows(rig: Rig, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(rig.db.path)
+    try:
+        return list(conn.execute(sql))
+    finally:
+        conn.close()
+
+
+async def play_out(rig: Rig, limit: int = 400) -> None:
+    """Every open table's timer fires until no table is left (computers play the hands)."""
+    for _ in range(limit):
+        await rig.svc.idle()
+        if not rig.svc.tables:
+            await rig.svc.idle()
+            if not rig.svc.tables:
+                return
+            continue
+        for tid in list(rig.svc.tables):
+            if tid in rig.timers.armed:
+                await rig.fire(tid)
+    raise AssertionError("the tournament did not end")
+
+
+async def test_s11_registration_refusals_and_a_computer_tournament_across_a_restart(
+    rig: Rig,
+) -> None:
+    svc = rig.svc
+    assert (await svc.tournament(CHAT, ORG, False)).key == ""  # a private chat
+    assert (await svc.tournament(CHAT, ORG, False)).text == t("it", "err_group_only")
+    assert (await svc.tournament(CHAT, ORG, True)).text == ""
+    (chat, msg) = rig.out.posted[-1]
+    assert chat == CHAT and "Torneo all'italiana" in msg.text
+    tid = rows(rig, "SELECT tournament_id FROM tournaments")[0][0]
+    assert isinstance(tid, int)
+    reply = await svc.tour_new_team(CHAT, ORG, tid)  # he never opened a private chat
+    assert reply.text.startswith(t("it", "ok_tour_team", n=1)) and reply.keyboard
+    assert reply.keyboard[0][0].url == "https://t.me/test_bot"
+    await rig.db.upsert_user(ORG.user_id, ORG.name, can_dm=True)
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    before = rows(rig, "SELECT version, teams_json FROM tournaments")
+    # refusals change nothing: a double tap, a stranger adding a computer, a garbage team
+    assert (await svc.tour_new_team(CHAT, ORG, tid)).key == "err_tour_in_team"
+    assert (await svc.tour_add_bot(CHAT, ANA, is_admin=False)).key == "err_tour_not_organiser"
+    assert (await svc.tour_join(CHAT, ANA, 7, tid)).key == "err_tour_no_team"
+    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).key == "err_tour_not_organiser"
+    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).key == "err_tour_few_teams"
+    assert (await svc.tour_points(CHAT, ORG, [0, 2, 3, 4, 5, 7], is_admin=False)).key == (
+        "err_tour_points"
+    )
+    assert rows(rig, "SELECT version, teams_json FROM tournaments") == before
+    # a team of a person and a computer, a full team refused, two computer teams
+    assert (await svc.tour_add_bot(CHAT, ORG, is_admin=False)).key == "ok_tour_bot"
+    assert (await svc.tour_join(CHAT, ANA, 0, tid)).key == "err_tour_team_full"
+    assert (await svc.tour_leave(CHAT, ORG)).key == "ok_tour_left"
+    assert (await svc.tour_leave(CHAT, ORG)).key == "err_tour_not_in_team"
+    # the computer's team stays (it has a member); Org takes the other place back
+    assert (await svc.tour_join(CHAT, ORG, 0, tid)).key == "ok_tour_team"
+    for _ in range(4):
+        await svc.tour_add_bot(CHAT, ORG, is_admin=False)
+    assert (await svc.tour_points(CHAT, ORG, [7, 5, 4, 3, 2, 0], is_admin=True)).key == (
+        "ok_tour_points"
+    )
+    # Org leaves: a computer takes his place in every match he would play (§11.3)
+    await svc.tour_leave(CHAT, ORG)
+    await svc.tour_add_bot(CHAT, ORG, is_admin=False, team=0)
+    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == ""
+    await svc.idle()
+    said = rig.out.group_said()
+    assert any("Turno 1 di 3" in s for s in said), said
+    assert len(svc.tables) == 1  # the first match is playing
+    # play the first match, then restart: a new service on the same database
+    (first,) = svc.tables
+    for _ in range(50):
+        if first not in svc.tables:
+            break
+        if first in rig.timers.armed:
+            await rig.fire(first)
+        await svc.idle()
+    await svc.idle()
+    await svc.close()
+    rig.svc = svc = rig.service(rig.db)
+    await svc.restore()
+    await svc.idle()
+    await play_out(rig)
+    status, points = rows(rig, "SELECT status, points_json FROM tournaments")[0]
+    assert status == "finished" and points == str(list(DEFAULT_POINTS))
+    matches = rows(rig, "SELECT team_a, team_b, hands_a, hands_b, table_id FROM tournament_matches")
+    assert sorted(tuple(sorted(m[:2])) for m in matches) == [(0, 1), (0, 2), (1, 2)]  # type: ignore[type-var]
+    assert all(m[2] is not None and m[2] + m[3] == 5 for m in matches)  # type: ignore[operator]
+    assert len({m[4] for m in matches}) == 3
+    assert any("Torneo finito" in s for s in rig.out.group_said())
+
+
+async def test_v7_migrates_a_database_of_the_previous_schema(tmp_path: Path) -> None:
+    """A database made by the schema before the tournaments opens and gains their tables;
+    its tables and ledger are untouched."""
+    import aiosqlite
+
+    from storage import MIGRATIONS, migrate, schema_version
+
+    path = tmp_path / "old.db"
+    before = len(MIGRATIONS) - 1
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        await migrate(conn, MIGRATIONS[:before])
+        await conn.execute(
+            "INSERT INTO chats (chat_id, updated_at) VALUES (-5, '2026-01-01T00:00:00+00:00')"
+        )
+    db = await Database.open(f"sqlite:///{path}")
+    try:
+        assert (await db.get_chat(-5)) is not None
+        row = await db.create_tournament(-5, 1, "Org", "it", "[0, 2, 3, 4, 5, 7]", "[]")
+        assert row is not None and row.status == "registering" and row.fixtures == ()
+        assert await db.create_tournament(-5, 2, "Other", "it", "[]", "[]") is None
+    finally:
+        await db.close()
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        assert await schema_version(conn) == len(MIGRATIONS)
+
+
+async def test_s11_in_english(rig: Rig) -> None:
+    """A group whose language is English reads the tournament in English, refusals too."""
+    svc = rig.svc
+    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    assert (await svc.tournament(CHAT, ANA, True)).text == ""
+    _, msg = rig.out.posted[-1]
+    assert msg.text.startswith("🏆 <b>Round-robin tournament</b>")
+    assert "Organised by Ana &lt;b&gt;." in msg.text  # the name escaped
+    assert [b.text for b in msg.keyboard[0]] == ["🆕 New team"]
+    assert (await svc.tour_new_team(CHAT, ANA)).text == "You are in team 1."
+    assert (await svc.tour_new_team(CHAT, ANA)).text == "You are already in team 1."
+    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == (
+        "Only the tournament's organiser or an admin can do that."
+    )
+    assert (await svc.tour_leave(CHAT, ORG)).text == "You are in no team."
+    # while it runs, /tournament shows the standings and the next match
+    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
+    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).text == ""
+    await svc.idle()
+    status = (await svc.tournament(CHAT, ANA, True)).text
+    assert "<b>Standings</b>:" in status and "Playing (1 of 1, round 1 of 1)" in status
+    assert (await svc.tour_cancel(CHAT, ANA, is_admin=False)).text == (
+        "Tournament cancelled by Ana &lt;b&gt;."
+    )
+    await svc.idle()
+    assert not svc.tables  # its match was cancelled with it
