@@ -1795,8 +1795,23 @@ class FakeTelegram:
         text, raw, parse_mode, entities = self._format_text(params)
         markup = self._validate_markup(params.get("reply_markup"))
         self._check_can_write(chat)
+        message = self._bot_message(chat, params, text, raw, parse_mode, entities, markup)
+        return self._message_api(message)
+
+    def _bot_message(
+        self,
+        chat: FakeChat,
+        params: JSONDict,
+        text: str,
+        raw: str,
+        parse_mode: str | None,
+        entities: list[JSONDict],
+        markup: JSONDict | None,
+    ) -> FakeMessage:
+        """A message the bot sends to `chat` (sendMessage, sendDocument, sendPhoto), a reply
+        where `params` ask for one."""
         reply_to = self._reply_target(chat, params)
-        message = self._new_message(
+        return self._new_message(
             chat,
             from_user=self._bot_user(),
             from_bot=True,
@@ -1807,7 +1822,6 @@ class FakeTelegram:
             markup=markup,
             reply_to=reply_to,
         )
-        return self._message_api(message)
 
     @staticmethod
     def _file_api(file: FakeFile) -> JSONDict:
@@ -1853,18 +1867,7 @@ class FakeTelegram:
         markup = self._validate_markup(params.get("reply_markup"))
         self._check_can_write(chat)
         file = self._upload(params, field_name)
-        reply_to = self._reply_target(chat, params)
-        message = self._new_message(
-            chat,
-            from_user=self._bot_user(),
-            from_bot=True,
-            text=text,
-            raw_text=raw,
-            parse_mode=parse_mode,
-            entities=entities,
-            markup=markup,
-            reply_to=reply_to,
-        )
+        message = self._bot_message(chat, params, text, raw, parse_mode, entities, markup)
         if field_name == "photo":
             message.photo = file
         else:

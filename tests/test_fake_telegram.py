@@ -62,13 +62,6 @@ GROUP_ID = -1001234567890
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as server:
-        yield server
-        assert not server.internal_errors, server.internal_errors
-
-
-@pytest.fixture
 async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
     async with Bot(TOKEN, base_url=fake.base_url) as ptb_bot:
         yield ptb_bot

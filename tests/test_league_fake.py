@@ -18,12 +18,6 @@ GROUP_ID = -100777
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as server:
-        yield server
-
-
-@pytest.fixture
 async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
     async with Bot(
         TOKEN, base_url=f"{fake.base_url}", request=HTTPXRequest(connection_pool_size=4)

@@ -8,11 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
-
-import pytest
 
 from bot.i18n import t
 from bot.service import Person, Reply
@@ -20,7 +16,6 @@ from bot.service.league import Document, parse_season
 from bot.table.ledger import settle
 from bot.table.table import FINISHED
 from bot.telegram.callback_data import CB_PAID, paid_data
-from storage import Database
 from tests.test_service_timers import CHAT, Rig
 
 ANA = Person(1, "Ana")
@@ -29,15 +24,6 @@ CIRO = Person(3, "Ciro")
 BOSS = Person(9, "Boss")
 NAMES = {p.user_id: p.name for p in (ANA, BEA, CIRO)}
 WHEN = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    db = await Database.open(f"sqlite:///{tmp_path / 's.db'}")
-    r = Rig(db, str(tmp_path / "s.db"))
-    yield r
-    await r.svc.close()
-    await db.close()
 
 
 async def hand(rig: Rig, key: str, deltas: dict[int, int]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +22,6 @@ from tests.test_service_timers import CHAT, Rig, Timers
 
 ANA = Person(11, "Ana")
 EVE = Person(21, "Eve", lang="en")  # her Telegram speaks English; the group Italian
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    db = await Database.open(f"sqlite:///{tmp_path / 't.db'}")
-    r = Rig(db, str(tmp_path / "t.db"))
-    yield r
-    await r.svc.close()
-    await db.close()
 
 
 def count_calls(monkeypatch: pytest.MonkeyPatch, db: Database, names: list[str]) -> list[str]:

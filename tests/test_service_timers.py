@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import json
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -136,16 +135,6 @@ class Rig:
         finally:
             conn.close()
         return status, Pending.from_json(timers), json.loads(seats)
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    url = f"sqlite:///{tmp_path / 't.db'}"
-    db = await Database.open(url)
-    r = Rig(db, url)
-    yield r
-    await r.svc.close()
-    await db.close()
 
 
 async def open_game(

@@ -5,8 +5,7 @@ takes the game out), and a game with a computer is not rated (§10.5)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,15 +20,6 @@ from tests.test_stats import CHAT, HANDS, MATCHES, NAMES, T0, A, B, hand, match
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ANA = Person(A, NAMES[A])
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    db = await Database.open(f"sqlite:///{tmp_path / 's.db'}")
-    r = Rig(db, str(tmp_path / "s.db"))
-    yield r
-    await r.svc.close()
-    await db.close()
 
 
 def as_record(play: StoredPlay, result: StoredPlay | None = None) -> PlayRecord:

@@ -588,27 +588,24 @@ async def test_save_move_writes_the_ledger_atomically(db: Database) -> None:
     tid = await new_table(db)
     rec = LedgerRecord(CHAT, f"t{tid}:match", tid, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
     bad = LedgerRecord(CHAT, f"t{tid}:match", tid, "due", {1: 1, 2: 0}, {1: "A", 2: "B"}, T0)
-    with pytest.raises(LedgerNotZeroSum):
-        await db.save_move(
+
+    async def final_move(ledger: LedgerRecord) -> int:
+        """The match's last move, with `ledger` as its entries."""
+        return await db.save_move(
             tid,
             0,
             match_json="{}",
             hand_json="{}",
             status=TableStatus.FINISHED,
             move=Move(0, 0, 1),
-            ledger=bad,
+            ledger=ledger,
         )
+
+    with pytest.raises(LedgerNotZeroSum):
+        await final_move(bad)
     assert (await db.get_table(tid)).status == "lobby"  # type: ignore[union-attr]
     assert await db.moves(tid) == []
-    await db.save_move(
-        tid,
-        0,
-        match_json="{}",
-        hand_json="{}",
-        status=TableStatus.FINISHED,
-        move=Move(0, 0, 1),
-        ledger=rec,
-    )
+    await final_move(rec)
     assert [h.hand_key for h in await db.ledger_hands(CHAT)] == [f"t{tid}:match"]
     assert (await db.get_table(tid)).status == "finished"  # type: ignore[union-attr]
 

@@ -1,0 +1,33 @@
+"""Fixtures shared by several test files: `rig`, a table service on a fresh database (the
+service tests: tests/test_service_*.py, test_league_service.py, test_stats_service.py,
+test_tournament_service.py); `fake`, the stand-in Bot API server, which must end with no
+internal error (tests/test_fake_telegram.py, test_league_fake.py)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from storage import Database
+from tests.fake_telegram import FakeTelegram
+from tests.test_service_timers import Rig
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    """A table service on a fresh database file, closed (service, then database) after."""
+    url = f"sqlite:///{tmp_path / 't.db'}"
+    db = await Database.open(url)
+    r = Rig(db, url)
+    yield r
+    await r.svc.close()
+    await db.close()
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as server:
+        yield server
+        assert not server.internal_errors, server.internal_errors
