@@ -19,7 +19,7 @@ from telegram.ext import CallbackQueryHandler
 
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
-from bot.service import Person, Reply
+from bot.service import AdminCheck, Person, Reply
 from bot.telegram import callback_data as cb
 from bot.telegram.admins import AdminUnknown
 from bot.telegram.context import BotContext
@@ -47,6 +47,12 @@ class Tap:
 
     def bad(self) -> Reply:
         return Reply(t(self.context.service.default_lang, "err_bad_data"))
+
+    def admin(self, chat: Chat) -> AdminCheck:
+        """Whether the tapping user administers `chat` (asked when the service needs it)."""
+        query = self.update.callback_query
+        assert query is not None
+        return admin_check(self.context, chat, query.from_user)
 
 
 Action = Callable[[Tap], Awaitable[Reply]]
@@ -155,9 +161,7 @@ async def _lobby(tap: Tap, chat: Chat) -> Reply:
         return await svc.show_settings(chat.id, table_id)
     if op == "back":
         return await svc.back_to_lobby(chat.id, table_id)
-    query = tap.update.callback_query
-    assert query is not None
-    admin = admin_check(tap.context, chat, query.from_user)
+    admin = tap.admin(chat)
     if op == "cancel":
         return await svc.cancel(chat.id, who, is_admin=admin, table_id=table_id)
     return await svc.start(chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id)
@@ -165,15 +169,13 @@ async def _lobby(tap: Tap, chat: Chat) -> Reply:
 
 async def _setting(tap: Tap, chat: Chat) -> Reply:
     table, key, value = tap.fields
-    query = tap.update.callback_query
-    assert query is not None
     return await tap.context.service.set_option(
         chat.id,
         tap.who,
         key,
         value,
         int(table),
-        is_admin=admin_check(tap.context, chat, query.from_user),
+        is_admin=tap.admin(chat),
         bot_admin=bot_admin_check(tap.context, chat),
     )
 

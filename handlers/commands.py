@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Any, Literal
+from typing import Any
 
 from telegram import ChatMember, Update
 from telegram.error import TelegramError
@@ -12,7 +12,7 @@ from telegram.error import TelegramError
 from bot.i18n import t
 from bot.service import Reply
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, bot_admin_check, is_group, person, send
+from handlers.common import admin_check, bot_admin_check, is_group, person, send, send_admin_call
 
 log = logging.getLogger(__name__)
 
@@ -73,21 +73,11 @@ async def cmd_addbot(update: Update, context: BotContext) -> None:
 
 
 async def cmd_go(update: Update, context: BotContext) -> None:
-    await _with_admin(update, context, "start")
+    await send_admin_call(update, context, update.effective_chat, context.service.start)
 
 
 async def cmd_cancel(update: Update, context: BotContext) -> None:
-    await _with_admin(update, context, "cancel")
-
-
-async def _with_admin(update: Update, context: BotContext, op: Literal["start", "cancel"]) -> None:
-    """/go and /cancel: the service decides, told whether the sender is a group admin."""
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
-    admin = admin_check(context, chat, user)
-    call = context.service.start if op == "start" else context.service.cancel
-    await send(update, await call(chat.id, person(user), is_admin=admin))
+    await send_admin_call(update, context, update.effective_chat, context.service.cancel)
 
 
 async def cmd_settings(update: Update, context: BotContext) -> None:

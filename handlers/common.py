@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 from telegram import Chat, ReplyParameters, Update, User
 from telegram.error import TelegramError
 
-from bot.i18n import lang_of
+from bot.i18n import lang_of, t
 from bot.service import AdminCheck, Person, Reply
 from bot.telegram.context import BotContext
 from bot.telegram.outbox import markup
@@ -22,6 +23,18 @@ def person(user: User) -> Person:
 
 def is_group(chat: Chat) -> bool:
     return chat.type in (Chat.GROUP, Chat.SUPERGROUP)
+
+
+async def group_chat(update: Update, context: BotContext) -> Chat | None:
+    """The group a person sent the command in; in a private chat, the refusal is sent."""
+    chat = update.effective_chat
+    if chat is None or update.effective_user is None:
+        return None
+    if not is_group(chat):
+        lang = await context.service.chat_lang(chat.id)
+        await send(update, Reply(t(lang, "err_group_only")))
+        return None
+    return chat
 
 
 def admin_check(context: BotContext, chat: Chat, user: User) -> AdminCheck:
@@ -45,6 +58,33 @@ def bot_admin_check(context: BotContext, chat: Chat) -> AdminCheck:
     return check
 
 
+class AdminCall(Protocol):
+    """A service call told whether the person is a group admin (`start`, `ask_undo`, ...)."""
+
+    async def __call__(
+        self, chat_id: int, person: Person, /, *, is_admin: bool | AdminCheck
+    ) -> Reply: ...
+
+
+async def send_admin_call(
+    update: Update, context: BotContext, chat: Chat | None, call: AdminCall
+) -> None:
+    """/go, /cancel, /season, /undo: `call`'s answer to the command's sender in `chat` (the
+    service asks, when it needs to, whether they administer `chat`)."""
+    user = update.effective_user
+    if chat is None or user is None:
+        return
+    await send(update, await call(chat.id, person(user), is_admin=admin_check(context, chat, user)))
+
+
+def reply_parameters(update: Update) -> ReplyParameters | None:
+    """A reply to the command (sent all the same if it was deleted); None without one."""
+    message = update.effective_message
+    if message is None:
+        return None
+    return ReplyParameters(message.message_id, allow_sending_without_reply=True)
+
+
 async def send(update: Update, reply: Reply, context: BotContext | None = None) -> None:
     """Reply to a command in its chat (nothing when the service has nothing to say). In a
     group the answer is a reply to the command, so it is clear whom it speaks to. A reply
@@ -54,17 +94,11 @@ async def send(update: Update, reply: Reply, context: BotContext | None = None) 
     if chat is None:
         return
     if reply.text:
-        message = update.effective_message
-        reply_to = (
-            ReplyParameters(message.message_id, allow_sending_without_reply=True)
-            if is_group(chat) and message is not None
-            else None
-        )
         try:
             await chat.send_message(
                 reply.text,
                 reply_markup=markup(reply.keyboard),
-                reply_parameters=reply_to,
+                reply_parameters=reply_parameters(update) if is_group(chat) else None,
             )
         except TelegramError as exc:  # the rate limiter already tried again
             log.warning("replying in %s failed: %s", chat.id, exc)

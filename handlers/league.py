@@ -15,34 +15,21 @@ The buttons' taps (`L:` data, `bot.telegram.callback_data`) are routed by
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from telegram import Chat, InputFile, ReplyParameters, Update
+from telegram import Chat, InputFile, Update
 from telegram.error import TelegramError
 from telegram.ext import CommandHandler
 
-from bot.i18n import t
-from bot.service import Reply
+from bot.service import AdminCheck, Person, Reply
 from bot.service.league import Document
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, is_group, person, send
+from handlers.common import group_chat, reply_parameters, send, send_admin_call
 
 if TYPE_CHECKING:
     from handlers.callbacks import Tap
 
 log = logging.getLogger(__name__)
-
-
-async def _group(update: Update, context: BotContext) -> Chat | None:
-    """The group the command was sent in; in a private chat, the refusal is sent."""
-    chat = update.effective_chat
-    if chat is None or update.effective_user is None:
-        return None
-    if not is_group(chat):
-        lang = await context.service.chat_lang(chat.id)
-        await send(update, Reply(t(lang, "err_group_only")))
-        return None
-    return chat
 
 
 async def cmd_score(update: Update, context: BotContext) -> None:
@@ -54,32 +41,24 @@ async def cmd_score(update: Update, context: BotContext) -> None:
 
 
 async def cmd_season(update: Update, context: BotContext) -> None:
-    chat = await _group(update, context)
-    user = update.effective_user
-    if chat is None or user is None:
-        return
-    admin = admin_check(context, chat, user)
-    await send(update, await context.service.ask_new_season(chat.id, person(user), is_admin=admin))
+    chat = await group_chat(update, context)
+    await send_admin_call(update, context, chat, context.service.ask_new_season)
 
 
 async def cmd_undo(update: Update, context: BotContext) -> None:
-    chat = await _group(update, context)
-    user = update.effective_user
-    if chat is None or user is None:
-        return
-    admin = admin_check(context, chat, user)
-    await send(update, await context.service.ask_undo(chat.id, person(user), is_admin=admin))
+    chat = await group_chat(update, context)
+    await send_admin_call(update, context, chat, context.service.ask_undo)
 
 
 async def cmd_beer(update: Update, context: BotContext) -> None:
-    chat = await _group(update, context)
+    chat = await group_chat(update, context)
     if chat is None:
         return
     await send(update, await context.service.beer(chat.id))
 
 
 async def cmd_export(update: Update, context: BotContext) -> None:
-    chat = await _group(update, context)
+    chat = await group_chat(update, context)
     if chat is None:
         return
     result = await context.service.export_season(chat.id, list(context.args or []))
@@ -93,18 +72,12 @@ async def send_document(
     update: Update, context: BotContext, chat: Chat, document: Document
 ) -> None:
     """The file as a reply to the command (through the bot, so the rate limiter paces it)."""
-    message = update.effective_message
-    reply_to = (
-        ReplyParameters(message.message_id, allow_sending_without_reply=True)
-        if message is not None
-        else None
-    )
     try:
         await context.bot.send_document(
             chat.id,
             InputFile(document.data, filename=document.filename),
             caption=document.caption,
-            reply_parameters=reply_to,
+            reply_parameters=reply_parameters(update),
         )
     except TelegramError as exc:  # the rate limiter already tried again
         log.warning("sending the export to %s failed: %s", chat.id, exc)
@@ -114,46 +87,50 @@ async def send_document(
 
 
 def _message_id(tap: Tap) -> int | None:
+    """The tapped message (None when there is no query or the message is too old to say)."""
     query = tap.update.callback_query
     return query.message.message_id if query is not None and query.message else None
 
 
+class _Confirm(Protocol):
+    """The service's answer to an admin's yes or no (`confirm_new_season`, `confirm_undo`)."""
+
+    async def __call__(
+        self,
+        chat_id: int,
+        message_id: int,
+        person: Person,
+        number: int,
+        yes: bool,
+        /,
+        *,
+        is_admin: bool | AdminCheck,
+    ) -> Reply: ...
+
+
+async def _confirm(tap: Tap, chat: Chat, confirm: _Confirm) -> Reply:
+    """<number>:<y|n> (the season's epoch, the entry): an admin's yes or no on the message."""
+    message_id = _message_id(tap)
+    if message_id is None:
+        return tap.bad()
+    number, yes = int(tap.fields[0]), tap.fields[1] == "y"
+    return await confirm(chat.id, message_id, tap.who, number, yes, is_admin=tap.admin(chat))
+
+
 async def season_tap(tap: Tap, chat: Chat) -> Reply:
     """L:s:<epoch>:<y|n>: an admin confirms (or not) the new season."""
-    query, message_id = tap.update.callback_query, _message_id(tap)
-    if query is None or message_id is None:
-        return tap.bad()
-    epoch, yes = int(tap.fields[0]), tap.fields[1] == "y"
-    return await tap.context.service.confirm_new_season(
-        chat.id,
-        message_id,
-        tap.who,
-        epoch,
-        yes,
-        is_admin=admin_check(tap.context, chat, query.from_user),
-    )
+    return await _confirm(tap, chat, tap.context.service.confirm_new_season)
 
 
 async def undo_tap(tap: Tap, chat: Chat) -> Reply:
     """L:u:<entry>:<y|n>: an admin confirms (or not) undoing the entry."""
-    query, message_id = tap.update.callback_query, _message_id(tap)
-    if query is None or message_id is None:
-        return tap.bad()
-    hand_id, yes = int(tap.fields[0]), tap.fields[1] == "y"
-    return await tap.context.service.confirm_undo(
-        chat.id,
-        message_id,
-        tap.who,
-        hand_id,
-        yes,
-        is_admin=admin_check(tap.context, chat, query.from_user),
-    )
+    return await _confirm(tap, chat, tap.context.service.confirm_undo)
 
 
 async def paid_tap(tap: Tap, chat: Chat) -> Reply:
     """L:p:<epoch>:<version>:<debtor>:<creditor>:<amount>: a payment marked as made."""
-    query, message_id = tap.update.callback_query, _message_id(tap)
-    if query is None or message_id is None:
+    message_id = _message_id(tap)
+    if message_id is None:
         return tap.bad()
     epoch, version, debtor, creditor, amount = tap.ints()
     return await tap.context.service.mark_paid(
@@ -163,7 +140,7 @@ async def paid_tap(tap: Tap, chat: Chat) -> Reply:
         epoch,
         version,
         (debtor, creditor, amount),
-        is_admin=admin_check(tap.context, chat, query.from_user),
+        is_admin=tap.admin(chat),
     )
 
 

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import logging
 
-from telegram import InputFile, Message, MessageEntity, ReplyParameters, Update
+from telegram import InputFile, Message, MessageEntity, Update
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 
-from bot.i18n import t
 from bot.service import Reply
 from bot.service.stats import Chart
 from bot.telegram.context import BotContext
-from handlers.common import is_group, person, send
+from handlers.common import group_chat, person, reply_parameters, send
 
 log = logging.getLogger(__name__)
 
@@ -57,33 +56,17 @@ def _named(message: Message | None, args: list[str]) -> tuple[list[int], list[st
     return ids, [a for a in args if a not in covered]
 
 
-async def _group_chat(update: Update, context: BotContext) -> bool:
-    chat = update.effective_chat
-    if chat is None or update.effective_user is None:
-        return False
-    if not is_group(chat):
-        lang = await context.service.chat_lang(chat.id)
-        await send(update, Reply(t(lang, "err_group_only")))
-        return False
-    return True
-
-
 async def send_chart(update: Update, context: BotContext, chart: Chart) -> None:
     """The picture as a reply to the command (through the bot: the rate limiter paces it)."""
-    chat, message = update.effective_chat, update.effective_message
+    chat = update.effective_chat
     if chat is None:
         return
-    reply_to = (
-        ReplyParameters(message.message_id, allow_sending_without_reply=True)
-        if message is not None
-        else None
-    )
     try:
         await context.bot.send_photo(
             chat.id,
             InputFile(chart.png, filename="chart.png"),
             caption=chart.caption,
-            reply_parameters=reply_to,
+            reply_parameters=reply_parameters(update),
         )
     except TelegramError as exc:  # the rate limiter already tried again
         log.warning("sending a chart to %s failed: %s", chat.id, exc)
@@ -97,36 +80,32 @@ async def _answer(update: Update, context: BotContext, result: Reply | Chart) ->
 
 
 async def cmd_stats(update: Update, context: BotContext) -> None:
-    if not await _group_chat(update, context):
+    chat, user = await group_chat(update, context), update.effective_user
+    if chat is None or user is None:
         return
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
     ids, words = _named(update.effective_message, list(context.args or []))
     await _answer(update, context, await context.service.stats(chat.id, person(user), words, ids))
 
 
 async def cmd_top(update: Update, context: BotContext) -> None:
-    if not await _group_chat(update, context):
+    chat = await group_chat(update, context)
+    if chat is None:
         return
-    chat = update.effective_chat
-    assert chat is not None
     await send(update, await context.service.top(chat.id, list(context.args or [])))
 
 
 async def cmd_h2h(update: Update, context: BotContext) -> None:
-    if not await _group_chat(update, context):
+    chat, user = await group_chat(update, context), update.effective_user
+    if chat is None or user is None:
         return
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
     ids, words = _named(update.effective_message, list(context.args or []))
     await send(update, await context.service.h2h(chat.id, person(user), words, ids))
 
 
 async def cmd_score_chart(update: Update, context: BotContext) -> None:
-    if not await _group_chat(update, context):
+    chat = await group_chat(update, context)
+    if chat is None:
         return
-    chat = update.effective_chat
-    assert chat is not None
     result = await context.service.score_chart(chat.id, list(context.args or []))
     await _answer(update, context, result)
 

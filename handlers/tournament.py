@@ -3,8 +3,12 @@ service (`bot/service/tournament.py`), send.
 
     /torneo                        a new tournament (its registration message), or, while one
                                    runs, the standings and the next match
+    /torneo due | briscolone | scoperta | coperta
+                                   a new tournament of single players in that 2-player
+                                   variant (singoli | singles: due); quattro | coppie: pairs
     /torneo nuova | new            register a new team (you are its first member)
-    /torneo entra N | join N       take the free place in team N
+    /torneo entra N | join N       take the free place in team N (without N: register, as
+                                   /torneo nuova)
     /torneo esci | leave           leave your team (between matches: §11.3)
     /torneo bot [N] [livello]      the organiser adds a computer player (to team N)
     /torneo punti 7 5 4 3 2 0      the match points for 5-0, 4-1, 3-2, 2-3, 1-4, 0-5 (§11.2)
@@ -23,6 +27,7 @@ from telegram.ext import CommandHandler
 from bot.i18n import parse_level, t
 from bot.players import DEFAULT_LEVEL
 from bot.service import Reply
+from bot.table.tournament import PAIRS_VARIANT, SINGLES_VARIANTS
 from bot.telegram.context import BotContext
 from handlers.common import admin_check, is_group, person, send
 
@@ -37,6 +42,15 @@ BOT = {"bot", "computer"}
 POINTS = {"punti", "points"}
 START = {"avvia", "start", "go", "inizia"}
 CANCEL = {"annulla", "cancel"}
+# /torneo due: the variant of a new tournament (a 2-player one: single players)
+VARIANT_WORDS = {
+    **{v: v for v in SINGLES_VARIANTS},
+    "singoli": "due",
+    "singles": "due",
+    PAIRS_VARIANT: PAIRS_VARIANT,
+    "coppie": PAIRS_VARIANT,
+    "pairs": PAIRS_VARIANT,
+}
 
 
 def _team(word: str) -> int | None:
@@ -64,7 +78,9 @@ async def cmd_tournament(update: Update, context: BotContext) -> None:
     word, rest = args[0], args[1:]
     admin = admin_check(context, chat, user)
     reply = usage
-    if word in NEW and not rest:
+    if word in VARIANT_WORDS and not rest:
+        reply = await svc.tournament(chat.id, who, True, VARIANT_WORDS[word])
+    elif (word in NEW or word in JOIN) and not rest:
         reply = await svc.tour_new_team(chat.id, who)
     elif word in JOIN and len(rest) == 1 and (team := _team(rest[0])) is not None:
         reply = await svc.tour_join(chat.id, who, team)
@@ -113,9 +129,7 @@ async def tour_tap(tap: Tap, chat: Chat) -> Reply:
         return await svc.tour_new_team(chat.id, who, tid)
     if op == "leave":
         return await svc.tour_leave(chat.id, who, tid)
-    query = tap.update.callback_query
-    assert query is not None
-    admin = admin_check(tap.context, chat, query.from_user)
+    admin = tap.admin(chat)
     if op == "bot":
         return await svc.tour_add_bot(chat.id, who, is_admin=admin, tournament_id=tid)
     if op == "go":

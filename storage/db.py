@@ -737,6 +737,7 @@ class Database:
             teams_json=row["teams_json"],
             message_id=row["message_id"],
             version=row["version"],
+            variant=row["variant"],
             fixtures=tuple(
                 FixtureRow(
                     f["match_no"],
@@ -763,22 +764,24 @@ class Database:
         lang: str | None,
         points_json: str,
         teams_json: str,
+        variant: str = "quattro",
     ) -> TournamentRow | None:
-        """A new tournament, registering (version 0); None if the chat has one registering
-        or running already."""
+        """A new tournament of `variant` (quattro: pairs; a 2-player variant: singles),
+        registering (version 0); None if the chat has one registering or running already."""
         now = _now()
         async with self._write() as conn:
             await self._ensure_chat(conn, chat_id)
             try:
                 cur = await conn.execute(
                     "INSERT INTO tournaments (chat_id, organiser_id, organiser_name, status, lang,"
-                    " points_json, teams_json, created_at, updated_at)"
-                    " VALUES (?, ?, ?, 'registering', ?, ?, ?, ?, ?)",
+                    " variant, points_json, teams_json, created_at, updated_at)"
+                    " VALUES (?, ?, ?, 'registering', ?, ?, ?, ?, ?, ?)",
                     (
                         chat_id,
                         organiser_id,
                         organiser_name,
                         lang,
+                        variant,
                         points_json,
                         teams_json,
                         now,

@@ -17,6 +17,18 @@ from storage.errors import SchemaTooNew
 
 Migration = tuple[str, ...]
 
+
+def _append_only(table: str, refusal: str) -> Migration:
+    """The triggers that refuse to update or delete a row of `table`, with `refusal`."""
+    return tuple(
+        f"""
+    CREATE TRIGGER {table}_append_only_{op} BEFORE {op.upper()} ON {table}
+    BEGIN SELECT RAISE(ABORT, '{refusal}'); END
+    """
+        for op in ("update", "delete")
+    )
+
+
 _V1: Final[Migration] = (
     # Per-group settings; league_epoch numbers the group's leagues (RULES.md §10.4).
     """
@@ -74,14 +86,7 @@ _V1: Final[Migration] = (
         PRIMARY KEY (table_id, move_no)
     ) WITHOUT ROWID
     """,
-    """
-    CREATE TRIGGER moves_append_only_update BEFORE UPDATE ON moves
-    BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END
-    """,
-    """
-    CREATE TRIGGER moves_append_only_delete BEFORE DELETE ON moves
-    BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END
-    """,
+    *_append_only("moves", "moves are append-only"),
     """
     CREATE TABLE private_messages (
         table_id   INTEGER NOT NULL REFERENCES tables (table_id),
@@ -121,22 +126,8 @@ _V1: Final[Migration] = (
     """,
     "CREATE INDEX ledger_entries_by_epoch ON ledger_entries (chat_id, epoch, user_id)",
     # RULES.md §10.4: nothing is ever deleted; a reset starts a new epoch instead.
-    """
-    CREATE TRIGGER ledger_hands_append_only_update BEFORE UPDATE ON ledger_hands
-    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END
-    """,
-    """
-    CREATE TRIGGER ledger_hands_append_only_delete BEFORE DELETE ON ledger_hands
-    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END
-    """,
-    """
-    CREATE TRIGGER ledger_entries_append_only_update BEFORE UPDATE ON ledger_entries
-    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END
-    """,
-    """
-    CREATE TRIGGER ledger_entries_append_only_delete BEFORE DELETE ON ledger_entries
-    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END
-    """,
+    *_append_only("ledger_hands", "the ledger is append-only"),
+    *_append_only("ledger_entries", "the ledger is append-only"),
 )
 
 _V2: Final[Migration] = (
@@ -209,14 +200,7 @@ _V5: Final[Migration] = (
         ON ledger_audit (chat_id, target_key) WHERE target_key IS NOT NULL
     """,
     "CREATE INDEX ledger_audit_by_epoch ON ledger_audit (chat_id, epoch, audit_id)",
-    """
-    CREATE TRIGGER ledger_audit_append_only_update BEFORE UPDATE ON ledger_audit
-    BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END
-    """,
-    """
-    CREATE TRIGGER ledger_audit_append_only_delete BEFORE DELETE ON ledger_audit
-    BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END
-    """,
+    *_append_only("ledger_audit", "the audit trail is append-only"),
 )
 
 _V6: Final[Migration] = (
@@ -251,22 +235,8 @@ _V6: Final[Migration] = (
     )
     """,
     "CREATE INDEX match_records_by_chat ON match_records (chat_id, epoch, finished_at)",
-    """
-    CREATE TRIGGER hand_records_append_only_update BEFORE UPDATE ON hand_records
-    BEGIN SELECT RAISE(ABORT, 'hand records are append-only'); END
-    """,
-    """
-    CREATE TRIGGER hand_records_append_only_delete BEFORE DELETE ON hand_records
-    BEGIN SELECT RAISE(ABORT, 'hand records are append-only'); END
-    """,
-    """
-    CREATE TRIGGER match_records_append_only_update BEFORE UPDATE ON match_records
-    BEGIN SELECT RAISE(ABORT, 'match records are append-only'); END
-    """,
-    """
-    CREATE TRIGGER match_records_append_only_delete BEFORE DELETE ON match_records
-    BEGIN SELECT RAISE(ABORT, 'match records are append-only'); END
-    """,
+    *_append_only("hand_records", "hand records are append-only"),
+    *_append_only("match_records", "match records are append-only"),
     # /stats @name, /h2h @a @b: a person's Telegram username, as last seen (NULL: none known).
     "ALTER TABLE users ADD COLUMN username TEXT",
     "CREATE INDEX users_by_username ON users (username COLLATE NOCASE)",
@@ -274,7 +244,8 @@ _V6: Final[Migration] = (
 
 _V7: Final[Migration] = (
     # RULES §11: a tournament in a group (at most one registering or running per group), its
-    # teams and their members now (JSON), its match-points table (§11.2, by hands won 0..5).
+    # variant (quattro: teams of two; a 2-player variant: single players), its teams and
+    # their members now (JSON), its match-points table (§11.2, by hands won 0..5).
     """
     CREATE TABLE tournaments (
         tournament_id  INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -284,6 +255,7 @@ _V7: Final[Migration] = (
         status         TEXT NOT NULL
                        CHECK (status IN ('registering', 'running', 'finished', 'cancelled')),
         lang           TEXT,
+        variant        TEXT NOT NULL DEFAULT 'quattro',
         points_json    TEXT NOT NULL,
         teams_json     TEXT NOT NULL,
         message_id     INTEGER,

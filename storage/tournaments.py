@@ -37,6 +37,7 @@ class TournamentRow:
     teams_json: str
     message_id: int | None
     version: int
+    variant: str  # quattro (pairs) or a 2-player variant (singles)
     fixtures: tuple[FixtureRow, ...]
 
 

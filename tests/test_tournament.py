@@ -13,7 +13,9 @@ from bot.table.table import TableError
 from bot.table.tournament import (
     DEFAULT_POINTS,
     DONE,
+    MAX_TEAMS,
     RUNNING,
+    SINGLES_VARIANTS,
     Member,
     Result,
     Tournament,
@@ -158,3 +160,79 @@ def test_registration_refusals_change_nothing() -> None:
     tour.record(0, Result(5, 0, 90, 30))
     assert tour.status == DONE
     assert [s.points for s in tour.standings()] == [7, 0]
+
+
+def test_singles_five_players_a_bye_each_round_and_refusals() -> None:
+    """Issue 14: a tournament of single players (a 2-player variant): one place per "team",
+    the refusals name players (`_solo` texts), the same round robin (five players: a bye
+    each round, §11.1), matches one against one, the same standings (§11.3)."""
+    assert SINGLES_VARIANTS == ("due", "briscolone", "scoperta", "coperta")
+    with pytest.raises(ValueError):
+        Tournament(1, -1, 10, "Org", variant="tre")  # not a tournament variant
+    tour = Tournament(1, -1, 10, "Org", variant="due")
+    assert tour.singles and tour.team_size == 1 and tour.key("tour_teams") == "tour_teams_solo"
+    assert tour.key("tour_title") == "tour_title"  # a text that names no team: shared
+    assert tour.new_team(person(1)) == 0 and tour.teams[0].full
+    with pytest.raises(TableError) as exc:
+        tour.new_team(person(1))  # a second "Entra" by the same person
+    assert exc.value.key == "err_tour_in_team_solo" and exc.value.kw == {"n": 1}
+    with pytest.raises(TableError) as exc:
+        tour.join_team(0, person(2))  # a player's place is taken
+    assert exc.value.key == "err_tour_team_full_solo"
+    with pytest.raises(TableError) as exc:
+        tour.start()
+    assert exc.value.key == "err_tour_few_teams_solo"
+    tour.new_team(person(2))
+    tour.new_team(person(3))
+    assert tour.add_computer() == 3 and tour.add_computer("hard") == 4  # each a new player
+    assert [len(team.members) for team in tour.teams] == [1, 1, 1, 1, 1]
+    assert tour.teams[4].members[0].level == "hard"
+    assert tour.leave(3) == 2 and len(tour.teams) == 4  # registering: the place goes
+    tour.new_team(person(3))
+    assert [m.user_id for team in tour.teams for m in team.members] == [1, 2, None, None, 3]
+    tour.start()
+    assert tour.status == RUNNING and len(tour.fixtures) == 10 and tour.rounds == 5
+    for r in range(5):  # two matches a round, one player rests
+        playing = [x for f in tour.fixtures if f.round == r for x in (f.a, f.b)]
+        assert len(playing) == 4 == len(set(playing))
+    assert sorted(tuple(sorted((f.a, f.b))) for f in tour.fixtures) == list(
+        combinations(range(5), 2)
+    )
+    f = tour.fixtures[0]
+    seats = tour.seats_for(0)
+    assert [m.name for m in seats] == [
+        tour.teams[f.a].members[0].name,
+        tour.teams[f.b].members[0].name,
+    ]
+    # §11.3: between matches a player leaves; a computer plays the free place until someone
+    # else takes it
+    a_person = next(i for i in (f.a, f.b) if tour.teams[i].members[0].user_id is not None)
+    tour.leave(tour.teams[a_person].members[0].user_id or 0)
+    assert len(tour.teams) == 5 and not tour.teams[a_person].full
+    assert all(m.user_id is None for m in tour.seats_for(0)[a_person == f.b :: 2])
+    tour.join_team(a_person, person(9))
+    assert 9 in [m.user_id for m in tour.seats_for(0)]
+    for k in range(10):
+        tour.record(k, Result(3, 2, 70, 50))
+    assert tour.status == DONE
+    table = tour.standings()
+    assert sum(s.played for s in table) == 20 and all(s.played == 4 for s in table)
+    assert sum(s.points for s in table) == 10 * (DEFAULT_POINTS[3] + DEFAULT_POINTS[2])
+
+
+def test_singles_a_full_tournament() -> None:
+    tour = Tournament(1, -1, 10, "Org", variant="briscolone")
+    for k in range(MAX_TEAMS):
+        tour.new_team(person(k + 1))
+    with pytest.raises(TableError) as exc:
+        tour.new_team(person(99))
+    assert exc.value.key == "err_tour_too_many_solo" and exc.value.kw == {"n": MAX_TEAMS}
+    with pytest.raises(TableError) as exc:
+        tour.add_computer()
+    assert exc.value.key == "err_tour_too_many_solo"
+    assert len(tour.teams) == MAX_TEAMS
+    # the stored teams read back with one place each
+    again = Tournament(
+        1, -1, 10, "Org", teams=Tournament.teams_from_json(tour.teams_json()), variant="briscolone"
+    )
+    assert all(team.full and team.size == 1 for team in again.teams)

@@ -210,3 +210,89 @@ async def test_s11_six_teams_round_robin_end_to_end_with_a_restart(tmp_path: Pat
                 hands[expected[i]],
             )
         assert f"Vince la Squadra {shown[0][0]} (" in final.text
+
+
+SOLO_RESULT_RE = re.compile(
+    r"^🏆 Partita del torneo finita\. (.+) – (.+): mani (\d)-(\d), punti (\d+)-(\d+)$"
+)
+
+
+async def test_singles_tournament_end_to_end_with_a_restart(tmp_path: Path) -> None:
+    """Issue 14: /torneo due, single players: "Entra" once each (a second refused), a player
+    leaves while registering, computers fill; three players (one rests each round) play
+    5 hands of Briscola a due per match, with a restart after the first match; the person
+    leaves once it runs and a computer takes the free place (§11.3)."""
+    async with asyncio.timeout(120), telegram() as fake:
+        mario = fake.user(311, "Mario")
+        luigi = fake.user(312, "Luigi")
+        group = fake.group(-100901, "Singoli", members=[mario, luigi])
+        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
+            store = Store(bot.db_path)
+            await bot.start()
+            for p in (mario, luigi):
+                await say(fake, p, p, "/start")
+            await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
+            msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            assert "Briscola a due, uno contro uno" in msg.text, msg.text
+            assert await tap(fake, mario, group, "Entra") == "Sei iscritto al torneo (giocatore 1)."
+            assert await tap(fake, mario, group, "Entra") == (
+                "Sei già iscritto al torneo (giocatore 1)."
+            )
+            reply = await say(fake, luigi, group, "/torneo entra")
+            assert reply.text == "Sei iscritto al torneo (giocatore 2).", reply.text
+            reply = await say(fake, luigi, group, "/tournament leave")
+            assert reply.text == "Sei uscito dal torneo.", reply.text
+            for k in (2, 3):
+                answer = await tap(fake, mario, group, "+ 🤖")
+                assert answer == f"Un computer è iscritto al torneo (giocatore {k}).", answer
+            await fake.wait_for(
+                lambda: "Giocatori iscritti: 3" in tour_message(fake, group).text, WAIT
+            )
+            assert await tap(fake, mario, group, "Avvia il torneo") == ""
+            await fake.wait_for(
+                lambda: any(
+                    m.text.startswith("🏆 Turno 1 di 3") and "Riposa:" in m.text
+                    for m in fake.bot_messages(group)
+                ),
+                WAIT,
+            )
+            reply = await say(fake, mario, group, "/torneo esci")
+            assert reply.text == "Sei uscito dal torneo.", reply.text
+
+            def recorded() -> int:
+                return len(store.rows("SELECT 1 FROM tournament_matches WHERE hands_a IS NOT NULL"))
+
+            await fake.wait_for(lambda: recorded() >= 1, 60, message="a match played")
+            await bot.stop()
+            await bot.start()
+
+            def finished() -> bool:
+                return bool(store.rows("SELECT status FROM tournaments")[0][0] == "finished")
+
+            await fake.wait_for(finished, 60, interval=0.2, message="the tournament over")
+            final = await fake.wait_for(
+                lambda: next(
+                    (m for m in fake.bot_messages(group) if "Torneo finito" in m.text), None
+                ),
+                WAIT,
+            )
+            bot.check_logs()
+        seen = [
+            SOLO_RESULT_RE.match(m.text)
+            for m in fake.bot_messages(group)
+            if m.text.startswith("🏆 Partita del torneo finita")
+        ]
+        assert len(seen) == 3 and all(seen), seen
+        for found in seen:
+            assert found is not None
+            ha, hb, pa, pb = (int(x) for x in found.groups()[2:])
+            assert ha + hb == 5 and (pa, pb) == (POINTS[ha], POINTS[hb])
+        pairs = store.rows("SELECT team_a, team_b FROM tournament_matches")
+        assert sorted(tuple(sorted(p)) for p in pairs) == [(0, 1), (0, 2), (1, 2)]
+        tables = store.rows(
+            "SELECT t.variant, t.seats_json FROM tournament_matches m JOIN tables t"
+            " ON t.table_id = m.table_id"
+        )
+        assert len(tables) == 3
+        assert all(v == "due" and len(json.loads(s)["seats"]) == 2 for v, s in tables)
+        assert "🏆 Vince " in final.text and "Squadra" not in final.text

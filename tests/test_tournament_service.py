@@ -4,11 +4,9 @@ new service on the same database), storage (migration V7)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from bot.i18n import t
 from bot.service import Person
@@ -18,15 +16,6 @@ from tests.test_service_timers import CHAT, Rig
 
 ORG = Person(11, "Org")
 ANA = Person(12, "Ana <b>", lang="en")
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    db = await Database.open(f"sqlite:///{tmp_path / 't.db'}")
-    r = Rig(db, str(tmp_path / "t.db"))
-    yield r
-    await r.svc.close()
-    await db.close()
 
 
 def rows(rig: Rig, sql: str) -> list[tuple[object, ...]]:
@@ -177,3 +166,110 @@ async def test_s11_in_english(rig: Rig) -> None:
     )
     await svc.idle()
     assert not svc.tables  # its match was cancelled with it
+
+
+async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -> None:
+    """Issue 14: /torneo due, a tournament of single players (one "Entra" each), refusals
+    that change nothing, five players (one rests each round, §11.1), each match 5 hands of
+    Briscola a due between two players (§11.2), played to the end across a restart."""
+    svc = rig.svc
+    await rig.db.upsert_user(ORG.user_id, ORG.name, can_dm=True)
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    assert (await svc.tournament(CHAT, ORG, True, "due")).text == ""
+    _, msg = rig.out.posted[-1]
+    assert "Briscola a due, uno contro uno" in msg.text and "Giocatori iscritti: 0" in msg.text
+    assert [b.text for b in msg.keyboard[0]] == ["✋ Entra"]
+    assert "Squadr" not in msg.text and "squadr" not in msg.text
+    assert rows(rig, "SELECT variant FROM tournaments") == [("due",)]
+    # /torneo due again while it registers: the same tournament, its message again
+    assert (await svc.tournament(CHAT, ANA, True, "due")).text == ""
+    assert len(rows(rig, "SELECT tournament_id FROM tournaments")) == 1
+    reply = await svc.tour_new_team(CHAT, ORG)
+    assert reply.key == "ok_tour_team_solo"
+    assert reply.text == "Sei iscritto al torneo (giocatore 1)."
+    before = rows(rig, "SELECT version, teams_json FROM tournaments")
+    reply = await svc.tour_new_team(CHAT, ORG)  # a second "Entra"
+    assert reply.text == "Sei già iscritto al torneo (giocatore 1)."
+    assert (await svc.tour_join(CHAT, ANA, 0)).text == "Il posto 1 è già preso."
+    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == "Servono almeno 2 giocatori."
+    assert rows(rig, "SELECT version, teams_json FROM tournaments") == before
+    assert (await svc.tour_new_team(CHAT, ANA)).key == "ok_tour_team_solo"
+    reply = await svc.tour_add_bot(CHAT, ORG, is_admin=False)
+    assert reply.text == "Un computer è iscritto al torneo (giocatore 3)."
+    # the people leave (their places go while registering): five computers play
+    assert (await svc.tour_leave(CHAT, ORG)).text == "Sei uscito dal torneo."
+    assert (await svc.tour_leave(CHAT, ORG)).text == "Non sei iscritto al torneo."
+    await svc.tour_leave(CHAT, ANA)
+    for _ in range(4):
+        await svc.tour_add_bot(CHAT, ORG, is_admin=False)
+    assert [
+        len(m) for m in json.loads(str(rows(rig, "SELECT teams_json FROM tournaments")[0][0]))
+    ] == [1] * 5
+    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == ""
+    await svc.idle()
+    said = rig.out.group_said()
+    assert any("Giocatori: 5 · partite: 10 · turni: 5" in s for s in said), said
+    assert any("Turno 1 di 5" in s and "Riposa:" in s for s in said), said
+    (table,) = svc.tables.values()
+    assert table.options.variant == "due" and table.options.match == "fixed5"
+    assert len(table.seats) == 2
+    # the first match to its end, then a restart: a new service on the same database
+    first = table.table_id
+    for _ in range(50):
+        if first not in svc.tables:
+            break
+        if first in rig.timers.armed:
+            await rig.fire(first)
+        await svc.idle()
+    await svc.idle()
+    await svc.close()
+    rig.svc = svc = rig.service(rig.db)
+    await svc.restore()
+    await svc.idle()
+    await play_out(rig, limit=1000)
+    assert rows(rig, "SELECT status FROM tournaments") == [("finished",)]
+    matches = rows(rig, "SELECT round, team_a, team_b, hands_a, hands_b FROM tournament_matches")
+    assert len(matches) == 10 and {m[0] for m in matches} == set(range(5))
+    assert all(m[3] is not None and m[3] + m[4] == 5 for m in matches)  # type: ignore[operator]
+    seats = rows(rig, "SELECT seats_json FROM tournament_matches")
+    assert all(len(json.loads(str(s[0]))) == 2 for s in seats)
+    final = [s for s in rig.out.group_said() if "Torneo finito" in s]
+    assert len(final) == 1 and "🏆 Vince " in final[0] and "Vince la" not in final[0]
+
+
+async def test_singles_in_english(rig: Rig) -> None:
+    """/tournament due in an English group: the texts name players, refusals too."""
+    svc = rig.svc
+    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    assert (await svc.tournament(CHAT, ANA, True, "scoperta")).text == ""
+    _, msg = rig.out.posted[-1]
+    assert "Open-hand Briscola, one against one" in msg.text
+    assert [b.text for b in msg.keyboard[0]] == ["✋ Join"]
+    assert "Leave the tournament" in [b.text for row in msg.keyboard for b in row]
+    assert (await svc.tour_new_team(CHAT, ANA)).text == "You are in the tournament (player 1)."
+    assert (await svc.tour_new_team(CHAT, ANA)).text == (
+        "You are in the tournament already (player 1)."
+    )
+    assert (await svc.tour_leave(CHAT, ORG)).text == "You are not in the tournament."
+    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).text == (
+        "At least 2 players are needed."
+    )
+    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.idle()
+    _, _, msg = rig.out.edits[-1]  # the message brought up to date
+    assert "Players registered: 2" in msg.text and "🤖 Ada" in msg.text
+    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).text == ""
+    await svc.idle()
+    said = rig.out.group_said()
+    assert any("Players: 2 · matches: 1 · rounds: 1" in s for s in said), said
+    status = (await svc.tournament(CHAT, ANA, True)).text
+    assert "Ana &lt;b&gt;" in status and "Playing (1 of 1, round 1 of 1)" in status
+    assert "Team" not in status
+    (table,) = svc.tables.values()
+    assert table.options.variant == "scoperta" and len(table.seats) == 2
+    assert (await svc.tour_cancel(CHAT, ANA, is_admin=False)).text == (
+        "Tournament cancelled by Ana &lt;b&gt;."
+    )
+    await svc.idle()
+    assert not svc.tables

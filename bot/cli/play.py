@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Mapping
 
 from bot.cli import render as R
-from bot.cli.simulate import MAX_BUDGET, budget_error, cli_error
+from bot.cli.simulate import add_budget_argument, budget_error, cli_error
 from bot.engine.match import Match
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS, Options, OptionsError
@@ -227,13 +227,7 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         choices=sorted(PLAYERS),
         help=f"computer opponent level (default: {DEFAULT_LEVEL}; easy, normal, hard)",
     )
-    p.add_argument(
-        "--budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help=f"the hard player's thinking time per move (default: 0.2; at most {MAX_BUDGET:g})",
-    )
+    add_budget_argument(p)
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default: 0)")
     p.add_argument("--lang", default="it", choices=LANGS, help="language (default: it)")
     p.set_defaults(func=main_play)

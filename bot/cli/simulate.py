@@ -39,6 +39,17 @@ def budget_error(budget: float | None) -> str | None:
     return f"--budget must be more than 0 and at most {MAX_BUDGET:g} seconds, got {budget:g}"
 
 
+def add_budget_argument(p: argparse.ArgumentParser) -> None:
+    """--budget, for `play` and `simulate` (checked by `budget_error`)."""
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"the hard player's thinking time per move (default: 0.2; at most {MAX_BUDGET:g})",
+    )
+
+
 def stdout_to_devnull() -> None:
     """Point file descriptor 1 at /dev/null once stdout cannot be written (a reader that went
     away, a full disk), so that the interpreter's final flush of what is still buffered does
@@ -169,13 +180,7 @@ def add_simulate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         f"default {DEFAULT_LEVEL})",
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument(
-        "--budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help=f"the hard player's thinking time per move (default: 0.2; at most {MAX_BUDGET:g})",
-    )
+    add_budget_argument(p)
     p.add_argument("--jsonl", metavar="FILE", help="write one JSON record per hand")
     p.set_defaults(func=main_simulate)
 

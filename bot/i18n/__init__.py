@@ -33,6 +33,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from bot.engine.options import VARIANTS
+
 LANGS = ("it", "en")
 DEFAULT_LANG = "it"
 DOMAIN = "briscola"
@@ -144,19 +146,7 @@ def keys(lang: str = DEFAULT_LANG) -> frozenset[str]:
 # ---------------------------------------------------------------------------------------------
 # names of variants, levels and commands (mappings kept for the callers that iterate them)
 
-VARIANT_KEYS = (
-    "due",
-    "tre",
-    "quattro",
-    "sei",
-    "chiamata",
-    "chiamata4",
-    "briscolone",
-    "scoperta",
-    "coperta",
-    "briskula32",
-    "doppia",
-)
+VARIANT_KEYS = VARIANTS  # the engine's list, one source of truth
 LEVEL_KEYS = ("easy", "normal", "hard")
 COMMAND_KEYS = (
     "new",

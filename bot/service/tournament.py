@@ -17,6 +17,10 @@ someone in no team takes the free place with the team's button; a place still fr
 team's match opens is played by a computer (`normal`). Each match keeps who played it.
 Tournament tables are ordinary tables for the ledger (§10.2, §10.5).
 
+`/torneo due` (or another 2-player variant: `SINGLES_VARIANTS`) is a tournament of single
+players: each "team" is one person, the matches are one against one in that variant, the
+rest the same; its texts say "players" (`Tournament.key`).
+
 Every change is written (with the tournament's version checked) before it is shown; the
 tournament's own lock is the group's (`_chat_locks`), which also orders opening its tables
 with /new.
@@ -40,6 +44,7 @@ from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.table.tournament import (
     DEFAULT_POINTS,
     DONE,
+    PAIRS_VARIANT,
     REGISTERING,
     RUNNING,
     Fixture,
@@ -75,6 +80,7 @@ def tournament_from_row(row: TournamentRow, default_lang: str) -> Tournament:
         points=tuple(json.loads(row.points_json)),
         message_id=row.message_id,
         version=row.version,
+        variant=row.variant,
     )
     for f in row.fixtures:
         result = None
@@ -166,10 +172,13 @@ class Tournaments(Closing):
 
     # ------------------------------------------------------------------ /torneo
 
-    async def tournament(self, chat_id: int, person: Person, is_group: bool) -> Reply:
-        """/torneo without arguments: a new tournament with its registration message, or,
-        while one registers, its message again below; while one runs, the standings and
-        the next match."""
+    async def tournament(
+        self, chat_id: int, person: Person, is_group: bool, variant: str = PAIRS_VARIANT
+    ) -> Reply:
+        """/torneo without arguments: a new tournament with its registration message (of
+        pairs; with a 2-player `variant`, /torneo due: of single players), or, while one
+        registers, its message again below; while one runs, the standings and the next
+        match."""
         lang = await self.chat_lang(chat_id)
         if not is_group:
             return Reply(t(lang, "err_group_only"))
@@ -183,7 +192,13 @@ class Tournaments(Closing):
                 await self._post_tour(tour)
                 return Reply("")
             row = await self.db.create_tournament(
-                chat_id, person.user_id, person.name, lang, json.dumps(list(DEFAULT_POINTS)), "[]"
+                chat_id,
+                person.user_id,
+                person.name,
+                lang,
+                json.dumps(list(DEFAULT_POINTS)),
+                "[]",
+                variant,
             )
             if row is None:
                 return Reply(t(lang, "err_busy"))
@@ -230,6 +245,7 @@ class Tournaments(Closing):
                 return Reply(t(lang, "err_busy")), None
             self._show_tour(tour)
         base, _, num = key.partition(":")  # "ok_tour_team:3": the text names team 3
+        base = tour.key(base)  # singles: the text that names players
         text = (t(lang, base, n=int(num)) if num else t(lang, base)) if base else ""
         return Reply(text, key=base), tour
 
@@ -289,6 +305,25 @@ class Tournaments(Closing):
             return False
         return await is_admin()
 
+    async def _organiser_op(
+        self,
+        chat_id: int,
+        person: Person,
+        admin: bool,
+        op: Callable[[Tournament], str | None],
+        *,
+        tournament_id: int | None = None,
+    ) -> tuple[Reply, Tournament | None]:
+        """`_tour_op` for what only the organiser, or an admin (`admin`), may do (an `op`
+        that returns None answers with no text)."""
+
+        def checked(tr: Tournament) -> str:
+            if person.user_id != tr.organiser_id and not admin:
+                raise TableError("err_tour_not_organiser")
+            return op(tr) or ""
+
+        return await self._tour_op(chat_id, checked, tournament_id=tournament_id)
+
     async def tour_add_bot(
         self,
         chat_id: int,
@@ -304,13 +339,11 @@ class Tournaments(Closing):
         admin = await self._tour_admin(chat_id, person, is_admin)
 
         def op(tr: Tournament) -> str:
-            if person.user_id != tr.organiser_id and not admin:
-                raise TableError("err_tour_not_organiser")
             if level not in LEVELS:
                 raise TableError("err_bad_level", levels=", ".join(LEVELS))
             return _keyed("ok_tour_bot", tr.add_computer(level, team))
 
-        reply, _ = await self._tour_op(chat_id, op, tournament_id=tournament_id)
+        reply, _ = await self._organiser_op(chat_id, person, admin, op, tournament_id=tournament_id)
         return reply
 
     async def tour_points(
@@ -320,12 +353,10 @@ class Tournaments(Closing):
         admin = await self._tour_admin(chat_id, person, is_admin)
 
         def op(tr: Tournament) -> str:
-            if person.user_id != tr.organiser_id and not admin:
-                raise TableError("err_tour_not_organiser")
             tr.set_points(list(reversed(points)))
             return "ok_tour_points"
 
-        reply, _ = await self._tour_op(chat_id, op)
+        reply, _ = await self._organiser_op(chat_id, person, admin, op)
         return reply
 
     async def tour_start(
@@ -342,21 +373,16 @@ class Tournaments(Closing):
         lang = await self.chat_lang(chat_id)
         if await self._table_for_chat(chat_id) is not None:
             return Reply(t(lang, "err_tour_table_open"))
-
-        def op(tr: Tournament) -> str:
-            if person.user_id != tr.organiser_id and not admin:
-                raise TableError("err_tour_not_organiser")
-            tr.start()
-            return ""
-
-        reply, tour = await self._tour_op(chat_id, op, tournament_id=tournament_id)
+        reply, tour = await self._organiser_op(
+            chat_id, person, admin, Tournament.start, tournament_id=tournament_id
+        )
         if tour is None:
             return reply
         await self.out.say(
             chat_id,
             t(
                 tour.lang,
-                "tour_started",
+                tour.key("tour_started"),
                 teams=len(tour.teams),
                 matches=len(tour.fixtures),
                 rounds=tour.rounds,
@@ -376,14 +402,9 @@ class Tournaments(Closing):
         """The organiser (or an admin) cancels the tournament; its match playing is
         cancelled too (the results so far stay stored)."""
         admin = await self._tour_admin(chat_id, person, is_admin)
-
-        def op(tr: Tournament) -> str:
-            if person.user_id != tr.organiser_id and not admin:
-                raise TableError("err_tour_not_organiser")
-            tr.cancel()
-            return ""
-
-        reply, tour = await self._tour_op(chat_id, op, tournament_id=tournament_id)
+        reply, tour = await self._organiser_op(
+            chat_id, person, admin, Tournament.cancel, tournament_id=tournament_id
+        )
         if tour is None:
             return reply
         for f in tour.fixtures:
@@ -474,7 +495,7 @@ class Tournaments(Closing):
             0,
             chat_id,
             tour.organiser_id,
-            Options.parse("quattro", TOURNAMENT_OPTIONS),
+            Options.parse(tour.variant, TOURNAMENT_OPTIONS),
             lang=tour.lang,
         )
         for m in seats:

@@ -17,6 +17,11 @@ match are kept with it (`Fixture.seats`).
 
 Every operation either succeeds or raises `TableError` (a message key of `bot.i18n`) and leaves
 the tournament unchanged.
+
+Singles (`/torneo due`, issue 14): in a 2-player variant (`SINGLES_VARIANTS`) every "team" is
+one player (`Tournament.team_size` 1): the same registration, schedule, matches of 5 hands,
+points and standings, one against one. The texts that say "team" have a "players" version
+(`Tournament.key`: the key with `_solo`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,40 @@ DEFAULT_POINTS: tuple[int, ...] = (0, 2, 3, 4, 5, 7)
 MIN_TEAMS = 2
 MAX_TEAMS = 12  # a round robin of 12 teams is 66 matches: plenty for a group
 TEAM_SIZE = 2
+PAIRS_VARIANT = "quattro"
+# the 2-player variants a tournament of single players plays (bot/engine/options.py)
+SINGLES_VARIANTS = ("due", "briscolone", "scoperta", "coperta")
+TOURNAMENT_VARIANTS = (PAIRS_VARIANT, *SINGLES_VARIANTS)
+# the texts that name teams, with a version that names players (`Tournament.key`)
+SOLO_KEYS = frozenset(
+    {
+        "tour_format",
+        "tour_teams",
+        "tour_team",
+        "tour_team_named",
+        "tour_reg_hint",
+        "btn_tour_new",
+        "btn_tour_join",
+        "btn_tour_leave",
+        "tour_free_hint",
+        "tour_winner",
+        "tour_started",
+        "ok_tour_team",
+        "ok_tour_left",
+        "ok_tour_bot",
+        "err_tour_in_team",
+        "err_tour_too_many",
+        "err_tour_no_team",
+        "err_tour_team_full",
+        "err_tour_not_in_team",
+        "err_tour_few_teams",
+    }
+)
+
+
+def team_size(variant: str) -> int:
+    """Two per team in `quattro`, one in the 2-player variants."""
+    return TEAM_SIZE if variant == PAIRS_VARIANT else 1
 
 
 def round_robin(n: int) -> list[list[tuple[int, int]]]:
@@ -184,10 +223,11 @@ class Member:
 @dataclass
 class Team:
     members: list[Member] = field(default_factory=list)
+    size: int = TEAM_SIZE  # not stored: the tournament's variant decides it
 
     @property
     def full(self) -> bool:
-        return len(self.members) >= TEAM_SIZE
+        return len(self.members) >= self.size
 
     def to_json(self) -> list[dict[str, Any]]:
         return [m.to_json() for m in self.members]
@@ -195,8 +235,9 @@ class Team:
 
 @dataclass
 class Fixture:
-    """A scheduled match: its round, its teams (a sits at seats 0 and 2, b at 1 and 3), the
-    table that plays it once opened, the members seated (seat order), its result."""
+    """A scheduled match: its round, its teams (a sits at seats 0 and 2, b at 1 and 3; in
+    singles a at 0, b at 1), the table that plays it once opened, the members seated (seat
+    order), its result."""
 
     round: int
     a: int
@@ -219,6 +260,28 @@ class Tournament:
     points: tuple[int, ...] = DEFAULT_POINTS
     message_id: int | None = None
     version: int = 0  # the stored version (storage bumps it on every write)
+    variant: str = PAIRS_VARIANT  # quattro (pairs) or a 2-player variant (singles)
+
+    def __post_init__(self) -> None:
+        if self.variant not in TOURNAMENT_VARIANTS:
+            raise ValueError(f"no tournament of {self.variant!r}")
+        for team in self.teams:
+            team.size = self.team_size
+
+    @property
+    def team_size(self) -> int:
+        return team_size(self.variant)
+
+    @property
+    def singles(self) -> bool:
+        return self.team_size == 1
+
+    def key(self, key: str) -> str:
+        """The text `key`, in its "players" version in singles (`SOLO_KEYS`)."""
+        return f"{key}_solo" if self.singles and key in SOLO_KEYS else key
+
+    def _error(self, key: str, **kw: object) -> TableError:
+        return TableError(self.key(key), **kw)
 
     # ------------------------------------------------------------------ registration
 
@@ -235,7 +298,7 @@ class Tournament:
     def _check_free(self, user_id: int) -> None:
         team = self.team_of(user_id)
         if team is not None:
-            raise TableError("err_tour_in_team", n=team + 1)
+            raise self._error("err_tour_in_team", n=team + 1)
 
     def new_team(self, member: Member) -> int:
         """A person starts a new team (registration only). Returns its index."""
@@ -243,8 +306,8 @@ class Tournament:
         if member.user_id is not None:
             self._check_free(member.user_id)
         if len(self.teams) >= MAX_TEAMS:
-            raise TableError("err_tour_too_many", n=MAX_TEAMS)
-        self.teams.append(Team([member]))
+            raise self._error("err_tour_too_many", n=MAX_TEAMS)
+        self.teams.append(Team([member], self.team_size))
         return len(self.teams) - 1
 
     def join_team(self, index: int, member: Member) -> None:
@@ -252,11 +315,11 @@ class Tournament:
         §11.3)."""
         self._require(REGISTERING, RUNNING)
         if not 0 <= index < len(self.teams):
-            raise TableError("err_tour_no_team", n=index + 1)
+            raise self._error("err_tour_no_team", n=index + 1)
         if member.user_id is not None:
             self._check_free(member.user_id)
         if self.teams[index].full:
-            raise TableError("err_tour_team_full", n=index + 1)
+            raise self._error("err_tour_team_full", n=index + 1)
         self.teams[index].members.append(member)
 
     def computer_name(self) -> str:
@@ -292,7 +355,7 @@ class Tournament:
         self._require(REGISTERING, RUNNING)
         index = self.team_of(user_id)
         if index is None:
-            raise TableError("err_tour_not_in_team")
+            raise self._error("err_tour_not_in_team")
         team = self.teams[index]
         team.members = [m for m in team.members if m.user_id != user_id]
         if self.status == REGISTERING and not team.members:
@@ -309,10 +372,10 @@ class Tournament:
         """Close registration and draw up the schedule (every team complete)."""
         self._require(REGISTERING)
         if len(self.teams) < MIN_TEAMS:
-            raise TableError("err_tour_few_teams", n=MIN_TEAMS)
+            raise self._error("err_tour_few_teams", n=MIN_TEAMS)
         for i, team in enumerate(self.teams):
             if not team.full:
-                raise TableError("err_tour_incomplete", n=i + 1)
+                raise self._error("err_tour_incomplete", n=i + 1)
         self.fixtures = [
             Fixture(r, a, b)
             for r, pairs in enumerate(round_robin(len(self.teams)))
@@ -333,12 +396,13 @@ class Tournament:
 
     def seats_for(self, index: int) -> list[Member]:
         """The seats of match `index` (§5.1 partners opposite: team a at 0 and 2, team b at 1
-        and 3); a place left free is played by a computer (`normal`)."""
+        and 3; in singles a at 0, b at 1); a place left free is played by a computer
+        (`normal`)."""
         f = self.fixtures[index]
-        seats: list[Member | None] = [None] * 4
+        seats: list[Member | None] = [None] * (2 * self.team_size)
         for side, team in ((0, f.a), (1, f.b)):
             members = list(self.teams[team].members)
-            for k in range(TEAM_SIZE):
+            for k in range(self.team_size):
                 seats[side + 2 * k] = members[k] if k < len(members) else None
         out: list[Member] = []
         taken = {m.name.lower() for m in seats if m is not None}
@@ -382,8 +446,8 @@ class Tournament:
         return json.dumps(list(self.points))
 
     @staticmethod
-    def teams_from_json(text: str) -> list[Team]:
-        return [Team([Member.from_json(m) for m in team]) for team in json.loads(text)]
+    def teams_from_json(text: str, size: int = TEAM_SIZE) -> list[Team]:
+        return [Team([Member.from_json(m) for m in team], size) for team in json.loads(text)]
 
     @staticmethod
     def seats_to_json(seats: list[Member]) -> str:

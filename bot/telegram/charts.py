@@ -13,15 +13,11 @@ import io
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 # A name's emoji has no glyph in the bundled font: drawn as a box, not worth a warning each time.
 warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
@@ -36,11 +32,44 @@ def _text(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def _png(fig: Figure) -> bytes:
+def _figure() -> Figure:
+    """A figure of its own on the Agg canvas. matplotlib is imported here, in the drawing
+    thread, when the first chart is drawn: its 0.6 s of imports stay out of the bot's start
+    and off the event loop."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=SIZE, layout="constrained")
     FigureCanvasAgg(fig)
+    return fig
+
+
+def _integer_ticks(ax: Axes, *, y: bool = False) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if y:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     return buf.getvalue()
+
+
+def _finish(fig: Figure, ax: Axes, title: str, x_label: str, y_label: str, legend: bool) -> bytes:
+    """The titles, the grid and (when there are lines) the legend; the picture as PNG."""
+    ax.set_title(_text(title))
+    ax.set_xlabel(_text(x_label))
+    ax.set_ylabel(_text(y_label))
+    ax.grid(True, alpha=0.3)
+    if legend:
+        ax.legend(loc="best", fontsize="small")
+    return _png(fig)
 
 
 def balance_chart(
@@ -48,22 +77,15 @@ def balance_chart(
 ) -> bytes:
     """One line per person: their balance after each ledger entry (entry 1, 2, ...), every
     line as long as the longest (a person who joined later starts at 0)."""
-    fig = Figure(figsize=SIZE, layout="constrained")
+    fig = _figure()
     ax = fig.add_subplot()
     kept = sorted(series.items(), key=lambda kv: (-abs(kv[1][-1]) if kv[1] else 0, kv[0]))
     for name, values in sorted(kept[:MAX_LINES]):
         xs = list(range(len(values) + 1))
         ax.step(xs, [0, *values], where="post", label=_text(name), linewidth=2)
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_title(_text(title))
-    ax.set_xlabel(_text(x_label))
-    ax.set_ylabel(_text(y_label))
-    ax.grid(True, alpha=0.3)
-    if series:
-        ax.legend(loc="best", fontsize="small")
-    return _png(fig)
+    _integer_ticks(ax, y=True)
+    return _finish(fig, ax, title, x_label, y_label, legend=bool(series))
 
 
 def rating_chart(
@@ -75,17 +97,11 @@ def rating_chart(
 ) -> bytes:
     """One line per family: the rating (ordinal) after each rated game, by game number,
     from a newcomer's `start` (game 0)."""
-    fig = Figure(figsize=SIZE, layout="constrained")
+    fig = _figure()
     ax = fig.add_subplot()
     for label, points in series.items():
         xs = list(range(len(points) + 1))
         ys = [start, *(p[1] for p in points)]
         ax.plot(xs, ys, marker="o", markersize=3, label=_text(label), linewidth=2)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_title(_text(title))
-    ax.set_xlabel(_text(x_label))
-    ax.set_ylabel(_text(y_label))
-    ax.grid(True, alpha=0.3)
-    if series:
-        ax.legend(loc="best", fontsize="small")
-    return _png(fig)
+    _integer_ticks(ax)
+    return _finish(fig, ax, title, x_label, y_label, legend=bool(series))

@@ -1,13 +1,15 @@
 """Telegram rendering of a tournament (RULES §11): its message in the group (registration with
 its buttons; then the standings and the next match), each round's pairings, the final
-standings and the placing. HTML parse mode: every name is escaped.
+standings and the placing. HTML parse mode: every name is escaped. A tournament of single
+players (`Tournament.singles`) names each player where a team would be named, and its texts
+say "players" (`Tournament.key`).
 
 Button data: `bot.telegram.callback_data` (`T:` kinds).
 """
 
 from __future__ import annotations
 
-from bot.i18n import level_name, t
+from bot.i18n import level_name, t, variant_name
 from bot.table.tournament import (
     CANCELLED,
     DONE,
@@ -32,15 +34,22 @@ def member_name(member: Member, lang: str) -> str:
 
 
 def team_label(tour: Tournament, index: int, lang: str) -> str:
-    """ "Squadra 2 (Mario & Luigi)", escaped (HTML)."""
+    """ "Squadra 2 (Mario & Luigi)", escaped (HTML); in singles the player ("Mario"), or
+    "Giocatore 2 (posto libero)" while nobody has the place."""
     members = [esc(member_name(m, lang)) for m in tour.teams[index].members]
-    if len(members) < 2:
+    if tour.singles and members:
+        return members[0]
+    if len(members) < tour.team_size:
         members.append(t(lang, "tour_free_place"))
-    return t(lang, "tour_team_named", n=index + 1, members_html=" &amp; ".join(members))
+    return t(lang, tour.key("tour_team_named"), n=index + 1, members_html=" &amp; ".join(members))
 
 
-def short_team(index: int, lang: str) -> str:
-    return t(lang, "tour_team", n=index + 1)
+def short_team(tour: Tournament, index: int, lang: str) -> str:
+    """ "Squadra 2" (plain text: escape it where it goes); in singles the player's name."""
+    members = tour.teams[index].members
+    if tour.singles and members:
+        return member_name(members[0], lang)
+    return t(lang, tour.key("tour_team"), n=index + 1)
 
 
 def points_summary(points: tuple[int, ...], lang: str) -> str:
@@ -85,8 +94,8 @@ def result_line(tour: Tournament, index: int, lang: str) -> str:
     return t(
         lang,
         "tour_result",
-        a=short_team(f.a, lang),
-        b=short_team(f.b, lang),
+        a=short_team(tour, f.a, lang),
+        b=short_team(tour, f.b, lang),
         ha=r.hands_a,
         hb=r.hands_b,
         pa=tour.points[r.hands_a],
@@ -112,7 +121,7 @@ def _header(tour: Tournament, lang: str) -> list[str]:
     return [
         t(lang, "tour_title"),
         t(lang, "tour_by", who=tour.organiser_name),
-        t(lang, "tour_format"),
+        t(lang, tour.key("tour_format"), variant=variant_name(lang, tour.variant)),
         t(lang, "tour_points", points=points_summary(tour.points, lang)),
     ]
 
@@ -124,17 +133,17 @@ def tournament_message(tour: Tournament, lang: str) -> Rendered:
     kb: Keyboard = []
     if tour.status == REGISTERING:
         lines.append("")
-        lines.append(t(lang, "tour_teams", n=len(tour.teams)))
+        lines.append(t(lang, tour.key("tour_teams"), n=len(tour.teams)))
         for i in range(len(tour.teams)):
             lines.append(f"{i + 1}. {team_label(tour, i, lang)}")
         lines.append("")
-        lines.append(t(lang, "tour_reg_hint"))
-        kb.append([Button(t(lang, "btn_tour_new"), callback_data("T", tid, "new"))])
+        lines.append(t(lang, tour.key("tour_reg_hint")))
+        kb.append([Button(t(lang, tour.key("btn_tour_new")), callback_data("T", tid, "new"))])
         kb.extend(_join_rows(tour, lang))
         kb.append(
             [
                 Button(t(lang, "btn_tour_bot"), callback_data("T", tid, "bot")),
-                Button(t(lang, "btn_tour_leave"), callback_data("T", tid, "leave")),
+                Button(t(lang, tour.key("btn_tour_leave")), callback_data("T", tid, "leave")),
             ]
         )
         kb.append(
@@ -153,14 +162,14 @@ def tournament_message(tour: Tournament, lang: str) -> Rendered:
     if tour.status == DONE:
         best = tour.standings()[0].team
         lines.append("")
-        lines.append(t(lang, "tour_winner", team_html=team_label(tour, best, lang)))
+        lines.append(t(lang, tour.key("tour_winner"), team_html=team_label(tour, best, lang)))
         return Rendered("\n".join(lines), [])
     lines.append("")
     lines.append(status_line(tour, lang))
     if any(not team.full for team in tour.teams):
-        lines.append(t(lang, "tour_free_hint"))
+        lines.append(t(lang, tour.key("tour_free_hint")))
     kb.extend(_join_rows(tour, lang))
-    kb.append([Button(t(lang, "btn_tour_leave"), callback_data("T", tid, "leave"))])
+    kb.append([Button(t(lang, tour.key("btn_tour_leave")), callback_data("T", tid, "leave"))])
     return Rendered("\n".join(lines), kb)
 
 
@@ -183,8 +192,9 @@ def status_line(tour: Tournament, lang: str) -> str:
 
 
 def _join_rows(tour: Tournament, lang: str) -> Keyboard:
+    join = tour.key("btn_tour_join")
     buttons = [
-        Button(t(lang, "btn_tour_join", n=i + 1), callback_data("T", tour.tournament_id, "join", i))
+        Button(t(lang, join, n=i + 1), callback_data("T", tour.tournament_id, "join", i))
         for i, team in enumerate(tour.teams)
         if not team.full
     ]
@@ -219,5 +229,5 @@ def final_message(tour: Tournament, lang: str) -> str:
     lines.extend(standings_lines(tour, lang, medals=True)[1:])
     best = tour.standings()[0].team
     lines.append("")
-    lines.append(t(lang, "tour_winner", team_html=team_label(tour, best, lang)))
+    lines.append(t(lang, tour.key("tour_winner"), team_html=team_label(tour, best, lang)))
     return "\n".join(lines)
