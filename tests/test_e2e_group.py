@@ -40,6 +40,7 @@ from tests.test_e2e import (
     start_bot,
     table_message,
     telegram,
+    your_turn,
 )
 
 
@@ -396,7 +397,8 @@ async def test_briscolone_only_playable_cards_and_a_rematch(tmp_path: Path) -> N
                 def shown(legal: list[int] = legal) -> FakeMessage | None:
                     msg = hand_message(fake, anna)
                     offered = sorted(action_of(b) for b in card_buttons(msg))
-                    return msg if offered == legal else None
+                    # her turn's message: an earlier one, edited late, may offer the same cards
+                    return msg if offered == legal and your_turn(msg) else None
 
                 msg = await fake.wait_for(shown, WAIT, message=f"exactly the cards {legal}")
                 unplayable = sorted(set(st.hands[0]) - set(legal))
