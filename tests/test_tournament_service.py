@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.i18n import t
-from bot.service import Person
+from bot.service import Person, TableService
 from bot.table.tournament import DEFAULT_POINTS
 from storage import Database
 from tests.test_service_timers import CHAT, Rig
@@ -24,6 +24,24 @@ def rows(rig: Rig, sql: str) -> list[tuple[object, ...]]:
         return list(conn.execute(sql))
     finally:
         conn.close()
+
+
+async def finish_then_restart(rig: Rig, table_id: int) -> TableService:
+    """The table's timer fires until its match is over; then a restart: a new service on the
+    same database, restored and idle."""
+    svc = rig.svc
+    for _ in range(50):
+        if table_id not in svc.tables:
+            break
+        if table_id in rig.timers.armed:
+            await rig.fire(table_id)
+        await svc.idle()
+    await svc.idle()
+    await svc.close()
+    rig.svc = svc = rig.service(rig.db)
+    await svc.restore()
+    await svc.idle()
+    return svc
 
 
 async def play_out(rig: Rig, limit: int = 400) -> None:
@@ -90,17 +108,7 @@ async def test_s11_registration_refusals_and_a_computer_tournament_across_a_rest
     assert len(svc.tables) == 1  # the first match is playing
     # play the first match, then restart: a new service on the same database
     (first,) = svc.tables
-    for _ in range(50):
-        if first not in svc.tables:
-            break
-        if first in rig.timers.armed:
-            await rig.fire(first)
-        await svc.idle()
-    await svc.idle()
-    await svc.close()
-    rig.svc = svc = rig.service(rig.db)
-    await svc.restore()
-    await svc.idle()
+    svc = await finish_then_restart(rig, first)
     await play_out(rig)
     status, points = rows(rig, "SELECT status, points_json FROM tournaments")[0]
     assert status == "finished" and points == str(list(DEFAULT_POINTS))
@@ -215,17 +223,7 @@ async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -
     assert len(table.seats) == 2
     # the first match to its end, then a restart: a new service on the same database
     first = table.table_id
-    for _ in range(50):
-        if first not in svc.tables:
-            break
-        if first in rig.timers.armed:
-            await rig.fire(first)
-        await svc.idle()
-    await svc.idle()
-    await svc.close()
-    rig.svc = svc = rig.service(rig.db)
-    await svc.restore()
-    await svc.idle()
+    svc = await finish_then_restart(rig, first)
     await play_out(rig, limit=1000)
     assert rows(rig, "SELECT status FROM tournaments") == [("finished",)]
     matches = rows(rig, "SELECT round, team_a, team_b, hands_a, hands_b FROM tournament_matches")
