@@ -4,7 +4,7 @@ Nothing in this package imports telegram or the handlers. Open with
 `db = await Database.open(settings.database_url)`; see `storage.db` for the concurrency rules.
 """
 
-from storage.db import BUSY_TIMEOUT_MS, Database, sqlite_path, utc_iso
+from storage.db import Database, sqlite_path
 from storage.errors import (
     LedgerNotZeroSum,
     SchemaTooNew,
@@ -16,37 +16,26 @@ from storage.errors import (
 )
 from storage.migrations import MIGRATIONS, SCHEMA_VERSION, migrate, schema_version
 from storage.models import (
-    ACTIVE_STATUSES,
-    TABLE_STATUSES,
-    UNSET,
     Balance,
-    ChatRow,
     LedgerHand,
     LedgerRecord,
     Move,
-    MoveRow,
     PrivateMessage,
     TableRow,
     TableStatus,
-    Unset,
     UserRow,
 )
 
+# what the other packages take from `storage`; the rest is imported from its module
 __all__ = [
-    "ACTIVE_STATUSES",
-    "BUSY_TIMEOUT_MS",
     "MIGRATIONS",
     "SCHEMA_VERSION",
-    "TABLE_STATUSES",
-    "UNSET",
     "Balance",
-    "ChatRow",
     "Database",
     "LedgerHand",
     "LedgerNotZeroSum",
     "LedgerRecord",
     "Move",
-    "MoveRow",
     "PrivateMessage",
     "SchemaTooNew",
     "StaleMove",
@@ -56,10 +45,8 @@ __all__ = [
     "TableNotFound",
     "TableRow",
     "TableStatus",
-    "Unset",
     "UserRow",
     "migrate",
     "schema_version",
     "sqlite_path",
-    "utc_iso",
 ]

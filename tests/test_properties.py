@@ -544,7 +544,7 @@ def oracle_winner(
 def greedy_says_friend_wins(
     state: HandState, cards: Sequence[int], briscola: int, friend: int
 ) -> bool:
-    """Whether the rollout policy (`search._greedy`, its inline copy of the trick rule) sees
+    """Whether the rollout policy (`search._greedy`, through `take`) sees
     the trick `cards` as won by `friend`'s card: as the last to play, with two cards of a suit
     outside the deck, it loads the rich one on a friend's trick and throws the cheap one
     otherwise."""
@@ -574,7 +574,7 @@ def greedy_says_friend_wins(
 
 
 def solver_winner(solver: Solver, cards: Sequence[int], briscola: int) -> int:
-    """The index of the card that takes the trick `cards` by `Solver`'s inline copy of the rule:
+    """The index of the card that takes the trick `cards` as `Solver` resolves it:
     every card is worth 1, so the trick is worth len(cards) to the side of its winner alone."""
     n = solver.n
     solver.hands = [[] for _ in range(n)]
@@ -622,8 +622,8 @@ def test_every_copy_of_the_trick_rule_agrees_on_every_card_pair(
     deck: Deck, options: Options
 ) -> None:
     """§2.3 (and §8.3 without briscola): for every ordered pair of cards and every briscola,
-    the engine's `trick_winner`, the engine's trick resolution (its inline copy), and the
-    search's inline copies (rollout policy, `Solver`, `solve_two`) name the same winner."""
+    the engine's `trick_winner`, the engine's trick resolution, the rollout policy and
+    `Solver` (all through `take`) and `solve_two`'s inline copy name the same winner."""
     assert options.rules().deck == deck
     base = HandState.deal(options, 0, 0, 1)  # seat 0 leads
     solver = Solver(base, (True, False))

@@ -23,6 +23,7 @@ from bot.engine.observation import SPECTATOR, Observation, trick_order
 from bot.engine.options import Options, Rules
 from bot.engine.phase import Phase
 from bot.engine.tricks import Trick as Trick  # re-exported: `bot.engine.state.Trick`
+from bot.engine.tricks import take
 
 AUCTION = Phase.AUCTION
 NAME_SUIT = Phase.NAME_SUIT
@@ -505,23 +506,7 @@ class HandState:
     def _finish_trick(self) -> None:
         trick = self.trick
         order = self._order
-        # Who takes it (§2.3): `trick_winner` inlined for speed, with the points count
-        # (tests/test_properties.py checks this copy against it).
-        suit = self._suit
-        strength = self._strength
-        points = self._points
-        briscola = self.briscola
-        best = 0
-        best_card = trick[0]
-        pts = points[best_card]
-        for i in range(1, len(trick)):
-            c = trick[i]
-            pts += points[c]
-            if suit[c] == suit[best_card]:
-                if strength[c] > strength[best_card]:
-                    best, best_card = i, c
-            elif suit[c] == briscola:
-                best, best_card = i, c
+        best, pts = take(trick, self._suit, self._strength, self._points, self.briscola)  # §2.3
         winner = order[best]
         self.taken[winner] += pts
         self.won[winner] += 1
@@ -611,16 +596,7 @@ class HandState:
         recorded in `actions`. For search rollouts (their own policy, as `playout` plays
         random moves); `apply` is the checked move."""
         self.hands[self.current].remove(card)
-        # `_play`, inlined: this runs for every card of every rollout.
-        trick = self.trick
-        trick.append(card)
-        if card == self.called_card:
-            self.reveal_trick = len(self.tricks)
-        order = self._order
-        if len(trick) < len(order):
-            self.current = order[len(trick)]
-        else:
-            self._finish_trick()
+        self._play(card)
 
     # ------------------------------------------------------------------ chiamata auction
 

@@ -18,25 +18,43 @@ class Trick(NamedTuple):
         return tuple(zip(self.seats, self.cards, strict=True))
 
 
-def trick_winner(
-    cards: Sequence[int], suit: Sequence[int], strength: Sequence[int], briscola: int
-) -> int:
-    """Index in `cards` (in playing order, the led card first) of the card that takes the
-    trick, or would take it if it ended now: the highest briscola, else the highest card of
-    the led suit; a card of another suit that is not briscola never wins (§2.3, and §9.2 for
-    doppia's two rounds). Without a briscola (`briscola` -1: Briscolone §8.3, carichi §7.8)
-    the highest card of the led suit. `suit` and `strength` are the deck's tables.
+def take(
+    cards: Sequence[int],
+    suit: Sequence[int],
+    strength: Sequence[int],
+    points: Sequence[int],
+    briscola: int,
+) -> tuple[int, int]:
+    """Who takes the trick `cards` (in playing order, the led card first), or would take it
+    if it ended now, and the points in it: `(index in cards, points)`. The highest briscola
+    takes, else the highest card of the led suit; a card of another suit that is not
+    briscola never takes (§2.3, and §9.2 for doppia's two rounds). Without a briscola
+    (`briscola` -1: Briscolone §8.3, carichi §7.8) the highest card of the led suit.
+    `suit`, `strength` and `points` are the deck's tables.
 
-    The one definition of the rule: the engine resolves tricks with it, players judge tricks
-    with it; a search loop that keeps an inline copy for speed is checked against it by a
-    test (`tests/test_properties.py`)."""
+    The one definition of the rule: the engine resolves tricks with it and players judge
+    tricks with it. The two-card endgame solver (`search.solve_two`) keeps an inline copy for
+    speed, checked against this by a test (`tests/test_properties.py`)."""
     best = 0
     best_card = cards[0]
+    pts = points[best_card]
     for i in range(1, len(cards)):
         c = cards[i]
+        pts += points[c]
         if suit[c] == suit[best_card]:
             if strength[c] > strength[best_card]:
                 best, best_card = i, c
         elif suit[c] == briscola:
             best, best_card = i, c
-    return best
+    return best, pts
+
+
+_NO_POINTS = (0,) * 40  # every deck's card ids are below 40 (bot/engine/cards.py)
+
+
+def trick_winner(
+    cards: Sequence[int], suit: Sequence[int], strength: Sequence[int], briscola: int
+) -> int:
+    """Index in `cards` of the card that takes the trick, or would take it if it ended now:
+    `take` without the points."""
+    return take(cards, suit, strength, _NO_POINTS, briscola)[0]

@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable
 
 from bot.engine.state import PLAY, HandState
+from bot.engine.tricks import take
 
 INF = 10_000
 
@@ -94,19 +95,8 @@ def _greedy(
     if not trick:
         # Lead the cheapest card: no briscola, fewest points, weakest.
         return _cheapest(cand, suit, strength, points, b)
-    # The trick so far: `bot.engine.tricks.trick_winner` (§2.3) inlined for speed, with its
-    # points (tests/test_properties.py checks this copy against it).
-    w = 0
-    wc = trick[0]
-    pts = points[wc]
-    for i in range(1, len(trick)):
-        c = trick[i]
-        pts += points[c]
-        if suit[c] == suit[wc]:
-            if strength[c] > strength[wc]:
-                w, wc = i, c
-        elif suit[c] == b:
-            w, wc = i, c
+    w, pts = take(trick, suit, strength, points, b)  # the trick so far (§2.3)
+    wc = trick[w]
     last = len(trick) == len(order) - 1
     ws = suit[wc]
     if sides[order[w]] == sides[seat]:
@@ -308,21 +298,7 @@ class Solver:
             v = self._search(alpha, beta)
             trick.pop()
             return v
-        suit, strength, points = self.suit, self.strength, self.points
-        b = self.b
-        # `bot.engine.tricks.trick_winner` (§2.3) inlined: this runs at every leaf
-        # (tests/test_properties.py checks this copy against it).
-        w = 0
-        wc = trick[0]
-        pts = points[wc]
-        for i in range(1, len(trick)):
-            c = trick[i]
-            pts += points[c]
-            if suit[c] == suit[wc]:
-                if strength[c] > strength[wc]:
-                    w, wc = i, c
-            elif suit[c] == b:
-                w, wc = i, c
+        w, pts = take(trick, self.suit, self.strength, self.points, self.b)  # §2.3
         winner = order[w]
         gain = pts if self.mine[winner] else 0
         seats = self.seat_orders[winner]
