@@ -23,6 +23,11 @@ def _args(context: BotContext) -> list[str]:
     return list(context.args or [])
 
 
+def _first(context: BotContext) -> str | None:
+    """The command's first argument, if any."""
+    return context.args[0] if context.args else None
+
+
 async def cmd_start(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
@@ -31,22 +36,15 @@ async def cmd_start(update: Update, context: BotContext) -> None:
     if is_group(chat):
         await send(update, await svc.help(chat.id))
         return
-    args = _args(context)
-    await send(update, await svc.private_start(person(user), args[0] if args else ""))
+    await send(update, await svc.private_start(person(user), _first(context) or ""))
 
 
 async def cmd_new(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    args = _args(context)
-    await send(
-        update,
-        await context.service.new_table(
-            chat.id, person(user), args[0] if args else None, is_group(chat)
-        ),
-        context,  # /new during a game: the table is re-posted below the answer
-    )
+    new = context.service.new_table(chat.id, person(user), _first(context), is_group(chat))
+    await send(update, await new, context)  # /new during a game: the table is re-posted below
 
 
 async def cmd_join(update: Update, context: BotContext) -> None:
@@ -67,9 +65,8 @@ async def cmd_addbot(update: Update, context: BotContext) -> None:
     chat = update.effective_chat
     if chat is None:
         return
-    args = _args(context)
-    svc = context.service
-    await send(update, await (svc.add_bot(chat.id, args[0]) if args else svc.add_bot(chat.id)))
+    level, svc = _first(context), context.service
+    await send(update, await (svc.add_bot(chat.id, level) if level else svc.add_bot(chat.id)))
 
 
 async def cmd_go(update: Update, context: BotContext) -> None:
@@ -149,15 +146,12 @@ async def cmd_lang(update: Update, context: BotContext) -> None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
-    args = _args(context)
+    is_admin = admin_check(context, chat, user)
+    lang = _first(context) or ""
     await send(
         update,
         await context.service.set_lang(
-            chat.id,
-            person(user),
-            args[0] if args else "",
-            is_group(chat),
-            is_admin=admin_check(context, chat, user),
+            chat.id, person(user), lang, is_group(chat), is_admin=is_admin
         ),
     )
 

@@ -125,16 +125,11 @@ async def tour_tap(tap: Tap, chat: Chat) -> Reply:
     """A tap on the tournament message: new (team), bot, leave, go, cancel."""
     svc, who = tap.context.service, tap.who
     tid, op = int(tap.fields[0]), tap.fields[1]
-    if op == "new":
-        return await svc.tour_new_team(chat.id, who, tid)
-    if op == "leave":
-        return await svc.tour_leave(chat.id, who, tid)
-    admin = tap.admin(chat)
-    if op == "bot":
-        return await svc.tour_add_bot(chat.id, who, is_admin=admin, tournament_id=tid)
-    if op == "go":
-        return await svc.tour_start(chat.id, who, is_admin=admin, tournament_id=tid)
-    return await svc.tour_cancel(chat.id, who, is_admin=admin, tournament_id=tid)
+    if op in ("new", "leave"):
+        anyone = svc.tour_new_team if op == "new" else svc.tour_leave
+        return await anyone(chat.id, who, tid)
+    admin_only = {"bot": svc.tour_add_bot, "go": svc.tour_start}.get(op, svc.tour_cancel)
+    return await admin_only(chat.id, who, is_admin=tap.admin(chat), tournament_id=tid)
 
 
 async def tour_join_tap(tap: Tap, chat: Chat) -> Reply:

@@ -396,6 +396,18 @@ def chiamata_in_play(variant: str, seed: int) -> Table | None:
     return table
 
 
+def chiamata_hands(
+    variant: str, seeds: range, offset: int = 0
+) -> Iterator[tuple[Table, HandState, random.Random]]:
+    """For each seed, `chiamata_in_play(variant, seed + offset)` where there is one, with its
+    hand and a random source for the moves (seeded with `seed`)."""
+    for seed in seeds:
+        table = chiamata_in_play(variant, seed + offset)
+        if table is not None:
+            assert table.hand is not None
+            yield table, table.hand, random.Random(seed)
+
+
 def swapped(table: Table, a: int, b: int) -> Table:
     """The same table where seats a and b hold each other's (remaining) cards, so the
     called card, and the secret partner, moves from one to the other."""
@@ -423,13 +435,7 @@ def test_nothing_hints_at_the_partner_before_the_called_card(variant: str) -> No
     """§7.6: two states that differ only in who holds the called card look the same to the
     group and to every seat but those two, until the called card is played."""
     compared = 0
-    for seed in range(60):
-        table = chiamata_in_play(variant, seed)
-        if table is None:
-            continue
-        rng = random.Random(seed)
-        hand = table.hand
-        assert hand is not None
+    for table, hand, rng in chiamata_hands(variant, range(60)):
         n = table.n_players
         while not hand.partner_known() and not hand.is_terminal():
             if not hand.trick:  # a trick's start: every hand has the same size
@@ -610,13 +616,7 @@ def test_a_card_play_changes_no_other_players_buttons_in_chiamata(variant: str) 
     text (the card now on the table, whose turn it is: issue 11 §2): nobody else's buttons
     change, and everything the others' messages add is what the table shows anyway."""
     changed_text = 0
-    for seed in range(15):
-        table = chiamata_in_play(variant, seed + 100)
-        if table is None:
-            continue
-        rng = random.Random(seed)
-        hand = table.hand
-        assert hand is not None
+    for table, hand, rng in chiamata_hands(variant, range(15), offset=100):
         n = table.n_players
         before = [private_message(table, s, "it") for s in range(n)]
         while not hand.is_terminal():

@@ -17,56 +17,19 @@ from bot.engine import (
     PLAY,
     VARIANTS,
     HandState,
-    IllegalAction,
     Match,
-    Options,
     deal_cards,
 )
 from bot.engine import actions as A
 from bot.engine.cards import card_id
+from tests.deals import arrange, assert_illegal, opts, play
 
 D, C, S, B = range(4)
-
-
-def opts(variant: str, **kw: object) -> Options:
-    return Options.parse(variant, kw)
-
-
-def arrange(
-    options: Options, hands: list[str], turned: str | None = None, dealer: int = 0
-) -> HandState:
-    """A real deal with the hands and turned card replaced; the rest is the talon, by id."""
-    s = HandState.deal(options, 0, 0, dealer)
-    deck = s.rules.deck
-    hs = [[deck.card(x) for x in h.split()] for h in hands]
-    t = deck.card(turned) if turned else -1
-    used = [c for h in hs for c in h] + list(s.removed) + ([t] if t >= 0 else [])
-    assert len(used) == len(set(used))
-    s.hands = hs
-    s.talon = [c for c in range(deck.size) if c not in used]
-    s.talon_pos = 0
-    s.turned = t
-    if t >= 0:
-        s.briscola = deck.suit[t]
-    assert sorted(s.all_cards()) == list(range(deck.size))
-    return s
-
-
-def play(s: HandState, *cards: str) -> None:
-    for text in cards:
-        s.apply(s.rules.deck.card(text))
 
 
 def random_move(s: HandState, r: random.Random) -> None:
     legal = s.legal_actions()
     s.apply(legal[r.randrange(len(legal))])
-
-
-def assert_illegal(s: HandState, action: int, seat: int | None = None) -> None:
-    before = s.to_dict()
-    with pytest.raises(IllegalAction):
-        s.apply(action, seat)
-    assert s.to_dict() == before
 
 
 def json_round_trip(s: HandState) -> HandState:
@@ -91,19 +54,6 @@ def test_2p_last_drawing_trick_loser_gets_turned_briscola_scripted() -> None:
     assert s.observation(0).turned == DECK40.card("4D") and s.observation(0).turned_to == 1
 
 
-def test_2p_last_drawing_trick_loser_gets_turned_briscola_random_hands() -> None:
-    """§3.4: the same in real hands: 17th trick's loser draws the turned card."""
-    for seed in range(20):
-        s = HandState.deal(opts("due"), seed)
-        r = random.Random(seed)
-        while s.turned_to < 0:
-            random_move(s, r)
-        assert len(s.tricks) == 17
-        loser = 1 - s.tricks[-1].winner
-        assert s.turned_to == loser and s.turned in s.hands[loser]
-        assert s.talon_pos == len(s.talon)
-
-
 def test_4p_last_drawer_gets_turned_briscola_scripted() -> None:
     """§3.4: in four players the last drawer (the seat before the winner) gets it."""
     s = arrange(
@@ -121,17 +71,20 @@ def test_4p_last_drawer_gets_turned_briscola_scripted() -> None:
     assert s.current == 2
 
 
-def test_4p_last_drawer_gets_turned_briscola_random_hands() -> None:
-    """§3.4: in real quattro hands the turned card goes to the seat right before the winner."""
+@pytest.mark.parametrize(("variant", "tricks"), [("due", 17), ("quattro", 7)])
+def test_last_drawer_gets_turned_briscola_random_hands(variant: str, tricks: int) -> None:
+    """§3.4: in real hands the turned card goes to the last to draw, the seat right before
+    the winner of the last drawing trick (in two players, its loser)."""
+    n = opts(variant).rules().n_players
     for seed in range(20):
-        s = HandState.deal(opts("quattro"), seed)
+        s = HandState.deal(opts(variant), seed)
         r = random.Random(seed)
         while s.turned_to < 0:
             random_move(s, r)
-        assert len(s.tricks) == 7
-        w = s.tricks[-1].winner
-        assert s.turned_to == (w + 3) % 4
+        assert len(s.tricks) == tricks
+        assert s.turned_to == (s.tricks[-1].winner - 1) % n
         assert s.turned in s.hands[s.turned_to]
+        assert s.talon_pos == len(s.talon)
 
 
 # --------------------------------------------------------------------------- worked examples

@@ -14,6 +14,7 @@ import pytest
 
 from storage import MIGRATIONS, SCHEMA_VERSION, Database, migrate, schema_version, sqlite_path
 from storage.league import ALREADY, DONE, STALE, payment_key, undo_key
+from tests.old_schema import old_group, old_hand
 
 CHAT = -100500
 T0 = datetime(2026, 11, 1, 20, 0, tzinfo=UTC)
@@ -54,31 +55,9 @@ async def test_s10_4_a_v4_database_migrates_and_everything_still_reads(tmp_path:
     async with aiosqlite.connect(sqlite_path(url), isolation_level=None) as conn:
         assert await migrate(conn, MIGRATIONS[:4]) == [1, 2, 3, 4]
         now = T0.isoformat()
-        await conn.execute(
-            "INSERT INTO chats (chat_id, lang, league_epoch, updated_at) VALUES (?, 'en', 1, ?)",
-            (CHAT, now),
-        )
-        await conn.execute(
-            "INSERT INTO users (user_id, name, can_dm, updated_at) VALUES (?, 'Ana B.', 1, ?)",
-            (ANA, now),
-        )
-        await conn.execute(
-            "INSERT INTO tables (chat_id, creator_id, status, variant, options_json, seats_json,"
-            " created_at, updated_at) VALUES (?, ?, 'finished', 'due', '{}', '[]', ?, ?)",
-            (CHAT, ANA, now, now),
-        )
+        await old_group(conn, CHAT, 1, (ANA, "Ana B."), now)
         for epoch, key, deltas in ((0, "t1:match", {ANA: 1, BEA: -1}), (1, "t2:match", {})):
-            deltas = deltas or {ANA: -1, BEA: 1}
-            await conn.execute(
-                "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant,"
-                " finished_at, deltas_json) VALUES (?, ?, ?, 1, 'due', ?, '{}')",
-                (CHAT, epoch, key, now),
-            )
-            for uid, d in deltas.items():
-                await conn.execute(
-                    "INSERT INTO ledger_entries VALUES (?, ?, ?, ?, ?, ?)",
-                    (CHAT, epoch, key, uid, NAMES[uid], d),
-                )
+            await old_hand(conn, CHAT, epoch, key, deltas or {ANA: -1, BEA: 1}, NAMES, now)
         assert await schema_version(conn) == 4
 
     async with await Database.open(url) as db:

@@ -22,7 +22,6 @@ from bot.engine import (
     PLAY,
     SPECTATOR,
     HandState,
-    IllegalAction,
     Match,
     Options,
     OptionsError,
@@ -30,6 +29,7 @@ from bot.engine import (
 )
 from bot.engine import actions as A
 from bot.engine.cards import card_id
+from tests.deals import arrange, assert_illegal, opts, play
 
 # Italian numbers from the strongest to the weakest (§1.1).
 ORDER40 = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)
@@ -41,46 +41,6 @@ Pick = Callable[[HandState, list[int]], int]
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def opts(variant: str, **kw: object) -> Options:
-    return Options.parse(variant, kw)
-
-
-def arrange(
-    options: Options,
-    hands: list[str],
-    turned: str | None = None,
-    talon: str = "",
-    dealer: int = 0,
-    removed: str | None = None,
-) -> HandState:
-    """A real deal whose hands / turned card / talon head are replaced by the given cards;
-    every other card of the deck follows in the talon in id order."""
-    s = HandState.deal(options, 0, 0, dealer)
-    deck = s.rules.deck
-    hs = [[deck.card(x) for x in h.split()] for h in hands]
-    rem = list(s.removed) if removed is None else [deck.card(x) for x in removed.split()]
-    head = [deck.card(x) for x in talon.split()]
-    t = deck.card(turned) if turned else -1
-    used = [c for h in hs for c in h] + rem + head + ([t] if t >= 0 else [])
-    assert len(used) == len(set(used)), "a card was given twice"
-    rest = [c for c in range(deck.size) if c not in used]
-    s.hands = hs
-    s.talon = head + rest
-    s.talon_pos = 0
-    s.turned = t
-    s.removed = rem
-    if s.rules.turned_card:
-        s.briscola = deck.suit[t]
-    assert sorted(s.all_cards()) == list(range(deck.size))
-    return s
-
-
-def play(s: HandState, *cards: str) -> None:
-    deck = s.rules.deck
-    for text in cards:
-        s.apply(deck.card(text))
 
 
 def run(s: HandState, pick: Pick | None = None) -> HandState:
@@ -112,13 +72,6 @@ def side_taken(options: Options, side_points: list[int]) -> list[int]:
     for side, p in enumerate(side_points):
         taken[side_of.index(side)] = p
     return taken
-
-
-def assert_illegal(s: HandState, action: int, seat: int | None = None) -> None:
-    before = s.to_dict()
-    with pytest.raises(IllegalAction):
-        s.apply(action, seat)
-    assert s.to_dict() == before
 
 
 def give(s: HandState, card: int, seat: int) -> None:

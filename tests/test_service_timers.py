@@ -65,16 +65,8 @@ class Out:
     async def pin(self, table: Table) -> None:
         pass
 
-    def show_private(
-        self,
-        table: Table,
-        user_id: int,
-        content: Rendered,
-        *,
-        urgent: bool = False,
-        notify: bool = False,
-    ) -> None:
-        self.private[user_id] = content
+    def show_private(self, table: Table, user_id: int, content: Rendered, **flags: bool) -> None:
+        self.private[user_id] = content  # urgent and notify: how it is sent, not what
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
         self.said.append((chat_id, text))

@@ -41,6 +41,7 @@ from storage import (
     sqlite_path,
 )
 from storage.stats import PlayRecord, StoredPlay
+from tests.old_schema import old_group, old_hand
 
 CHAT = -100900
 T0 = datetime(2026, 11, 1, 20, 0, tzinfo=UTC)
@@ -418,29 +419,8 @@ async def test_a_v4_or_v5_database_with_rows_migrates(tmp_path: Path, version: i
     now = T0.isoformat()
     async with aiosqlite.connect(sqlite_path(url), isolation_level=None) as conn:
         assert await migrate(conn, MIGRATIONS[:version]) == list(range(1, version + 1))
-        await conn.execute(
-            "INSERT INTO chats (chat_id, lang, league_epoch, updated_at) VALUES (?, 'en', 0, ?)",
-            (CHAT, now),
-        )
-        await conn.execute(
-            "INSERT INTO users (user_id, name, can_dm, updated_at) VALUES (?, 'Ana', 1, ?)",
-            (A, now),
-        )
-        await conn.execute(
-            "INSERT INTO tables (chat_id, creator_id, status, variant, options_json, seats_json,"
-            " created_at, updated_at) VALUES (?, ?, 'finished', 'due', '{}', '[]', ?, ?)",
-            (CHAT, A, now, now),
-        )
-        await conn.execute(
-            "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant,"
-            " finished_at, deltas_json) VALUES (?, 0, 't1:match', 1, 'due', ?, '{}')",
-            (CHAT, now),
-        )
-        for uid, delta in ((A, 1), (B, -1)):
-            await conn.execute(
-                "INSERT INTO ledger_entries VALUES (?, 0, 't1:match', ?, ?, ?)",
-                (CHAT, uid, NAMES[uid], delta),
-            )
+        await old_group(conn, CHAT, 0, (A, "Ana"), now)
+        await old_hand(conn, CHAT, 0, "t1:match", {A: 1, B: -1}, NAMES, now)
         assert await schema_version(conn) == version
 
     async with await Database.open(url) as db:

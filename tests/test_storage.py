@@ -264,27 +264,16 @@ async def test_move_log_cannot_be_rewritten(db_url: str) -> None:
 async def test_stale_move_changes_nothing(db: Database) -> None:
     """Optimistic concurrency: a move decided on an old version is refused whole."""
     tid = await new_table(db)
-    await db.save_move(
-        tid, 0, match_json="{}", hand_json='{"a": 1}', status=TableStatus.PLAYING, move=None
-    )
-    await db.save_move(
-        tid,
-        1,
-        match_json="{}",
-        hand_json='{"a": 2}',
-        status=TableStatus.PLAYING,
-        move=Move(0, 0, 5),
-    )
+
+    async def save(version: int, a: int, move: Move | None, status: TableStatus) -> None:
+        hand = json.dumps({"a": a})
+        await db.save_move(tid, version, match_json="{}", hand_json=hand, status=status, move=move)
+
+    await save(0, 1, None, TableStatus.PLAYING)
+    await save(1, 2, Move(0, 0, 5), TableStatus.PLAYING)
     before_row, before_log = await db.get_table(tid), await db.moves(tid)
     with pytest.raises(StaleMove) as info:
-        await db.save_move(
-            tid,
-            1,
-            match_json="{}",
-            hand_json='{"a": 3}',
-            status=TableStatus.FINISHED,
-            move=Move(0, 1, 6),
-        )
+        await save(1, 3, Move(0, 1, 6), TableStatus.FINISHED)
     assert (info.value.expected, info.value.actual) == (1, 2)
     assert await db.get_table(tid) == before_row
     assert await db.moves(tid) == before_log
