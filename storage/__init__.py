@@ -23,6 +23,7 @@ from storage.models import (
     PrivateMessage,
     TableRow,
     TableStatus,
+    UpdateClaim,
     UserRow,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "TableNotFound",
     "TableRow",
     "TableStatus",
+    "UpdateClaim",
     "UserRow",
     "migrate",
     "schema_version",

@@ -64,6 +64,7 @@ from storage.models import (
     TableRow,
     TableStatus,
     Unset,
+    UpdateClaim,
     UserRow,
 )
 from storage.stats import PlayRecord, StoredPlay
@@ -228,6 +229,11 @@ class Database:
     async def close(self) -> None:
         async with self._lock.hold(NORMAL):
             await self._conn.close()
+
+    async def ping(self) -> None:
+        """A trivial read: raises if the database cannot be read (health checks)."""
+        async with self._read() as conn:
+            await self._one(conn, "SELECT 1")
 
     async def __aenter__(self) -> Database:
         return self
@@ -667,6 +673,40 @@ class Database:
         for r in rows:
             out.setdefault(int(r["chat_id"]), []).append(float(r["at"]))
         return out
+
+    # ------------------------------------------------------------------ webhook updates
+
+    async def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
+        """Webhook mode: may this process apply update `update_id` (Unix time `now`)?
+        NEW: nobody did, it is claimed now; DONE: already applied; BUSY: another process is
+        applying it (claimed less than `lease` seconds ago). A claim older than the lease
+        (its process died before finishing) is taken over: NEW."""
+        async with self._write() as conn:
+            row = await self._one(
+                conn,
+                "SELECT state, claimed_at FROM webhook_updates WHERE update_id = ?",
+                (update_id,),
+            )
+            if row is not None and row["state"] == "done":
+                return UpdateClaim.DONE
+            if row is not None and float(row["claimed_at"]) > now - lease:
+                return UpdateClaim.BUSY
+            await conn.execute(
+                "INSERT INTO webhook_updates (update_id, state, claimed_at)"
+                " VALUES (?, 'claimed', ?)"
+                " ON CONFLICT (update_id) DO UPDATE SET claimed_at = excluded.claimed_at",
+                (update_id, now),
+            )
+            return UpdateClaim.NEW
+
+    async def finish_update(self, update_id: int, now: float, keep: float = 86_400.0) -> None:
+        """Update `update_id` is applied; updates older than `keep` seconds are forgotten
+        (Telegram redelivers for 24 hours at most)."""
+        async with self._write() as conn:
+            await conn.execute(
+                "UPDATE webhook_updates SET state = 'done' WHERE update_id = ?", (update_id,)
+            )
+            await conn.execute("DELETE FROM webhook_updates WHERE claimed_at < ?", (now - keep,))
 
     # ------------------------------------------------------------------ users and chats
 

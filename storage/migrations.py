@@ -290,7 +290,22 @@ _V7: Final[Migration] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+_V8: Final[Migration] = (
+    # Webhook mode: every update Telegram delivered, by its update_id, so that a redelivered
+    # update (Telegram retries a request it got no answer to, and may deliver one twice) is
+    # applied once. `claimed`: a process is applying it since `claimed_at` (Unix time); if
+    # that process died, another may claim it again after a lease. `done`: applied.
+    """
+    CREATE TABLE webhook_updates (
+        update_id  INTEGER PRIMARY KEY,
+        state      TEXT NOT NULL CHECK (state IN ('claimed', 'done')),
+        claimed_at REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX webhook_updates_by_time ON webhook_updates (claimed_at)",
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 
 

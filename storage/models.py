@@ -163,3 +163,11 @@ class LedgerHand:
     finished_at: datetime
     deltas: dict[int, int]
     names: dict[int, str]
+
+
+class UpdateClaim(StrEnum):
+    """What `Database.claim_update` says of a delivered update (webhook mode)."""
+
+    NEW = "new"  # claimed now: apply it
+    DONE = "done"  # applied already: answer Telegram and do nothing
+    BUSY = "busy"  # another process is applying it: let Telegram deliver it again later

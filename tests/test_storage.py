@@ -32,6 +32,7 @@ from storage import (
     TableExists,
     TableNotFound,
     TableStatus,
+    UpdateClaim,
     migrate,
     schema_version,
     sqlite_path,
@@ -831,3 +832,22 @@ async def test_a_chats_active_table_is_found_by_the_partial_index(db_url: str) -
     finally:
         conn.close()
     assert any("tables_one_active_per_chat" in str(row) for row in plan), plan
+
+
+async def test_a_webhook_update_is_claimed_once_and_a_dead_claim_is_taken_over(
+    db: Database,
+) -> None:
+    """Issue 15: a delivered update is applied by one process; a second delivery meanwhile
+    is told BUSY, one after it DONE; a claim older than the lease (its process died) is
+    taken over; done updates older than a day are forgotten."""
+    t = 1_000_000.0
+    assert await db.claim_update(7, t, lease=30) is UpdateClaim.NEW
+    assert await db.claim_update(7, t + 1, lease=30) is UpdateClaim.BUSY
+    await db.finish_update(7, t + 2)
+    assert await db.claim_update(7, t + 3, lease=30) is UpdateClaim.DONE
+    assert await db.claim_update(8, t + 3, lease=30) is UpdateClaim.NEW  # then it dies
+    assert await db.claim_update(8, t + 20, lease=30) is UpdateClaim.BUSY
+    assert await db.claim_update(8, t + 34, lease=30) is UpdateClaim.NEW
+    assert await db.claim_update(8, t + 35, lease=30) is UpdateClaim.BUSY  # the new claim
+    await db.finish_update(9, t + 86_400 + 10)  # a day later: 7 is forgotten
+    assert await db.claim_update(7, t + 86_400 + 11, lease=30) is UpdateClaim.NEW
