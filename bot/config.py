@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -35,6 +38,41 @@ class Settings(BaseSettings):
     hard_budget: float = Field(default=0.2, gt=0.0, le=10.0)
     # worker processes for the `hard` player's search (unset: one per core but one; 0: threads)
     computer_workers: int | None = Field(default=None, ge=0, le=64)
+    # Webhook mode (instead of polling): the public HTTPS address Telegram posts updates to
+    # (a proxy in front forwards it to this process), the local address and port to listen
+    # on, and the secret Telegram sends back in a header with every update (unset: one
+    # derived from BOT_TOKEN, the same in every process of the bot).
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+    webhook_listen: str = "0.0.0.0"
+    port: int = Field(default=8080, ge=1, le=65535)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _https(cls, url: str | None) -> str | None:
+        if url is not None and (urlsplit(url).scheme != "https" or not urlsplit(url).netloc):
+            raise ValueError("Telegram posts to an https:// address only")
+        return url
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_chars(cls, secret: SecretStr | None) -> SecretStr | None:
+        if secret is not None and not re.fullmatch(
+            r"[A-Za-z0-9_-]{1,256}", secret.get_secret_value()
+        ):
+            raise ValueError("1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule)")
+        return secret
+
+    def webhook_path(self) -> str:
+        """The path of WEBHOOK_URL, which this process serves ("/" when it has none)."""
+        return urlsplit(self.webhook_url or "").path or "/"
+
+    def secret_token(self) -> str:
+        """WEBHOOK_SECRET, or one derived from the token (64 hex characters)."""
+        if self.webhook_secret is not None:
+            return self.webhook_secret.get_secret_value()
+        token = self.bot_token.get_secret_value() if self.bot_token else ""
+        return hashlib.sha256(b"briscola webhook " + token.encode()).hexdigest()
 
 
 NO_TOKEN_HELP = """\

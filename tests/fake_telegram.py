@@ -493,6 +493,17 @@ class ApiCall:
 
 
 @dataclass
+class WebhookPost:
+    """One webhook request of the fake: the update, where it went, what came back (the HTTP
+    status, or the connection error's name)."""
+
+    update_id: int
+    url: str
+    result: int | str
+    at: float
+
+
+@dataclass
 class _Update:
     update_id: int
     kind: str
@@ -1023,7 +1034,14 @@ class FakeTelegram:
         self._commands: dict[tuple[str, str], list[JSONDict]] = {}
         self._settings: dict[str, JSONDict] = {}
         self._webhook_url = ""
+        self._webhook_secret = ""
         self._webhook_deleted_description = "Webhook is already deleted"
+        self._webhook_route: Callable[[JSONDict], Sequence[str]] | None = None
+        self._webhook_tasks: dict[int, asyncio.Task[None]] = {}  # update_id -> its delivery
+        self.webhook_retry_delay = 0.2
+        """Seconds before an update the bot did not accept (no 2xx) is delivered again."""
+        self.webhook_posts: list[WebhookPost] = []
+        """Every webhook request made, in the order they were answered."""
         self._faults: dict[str, deque[_Fault]] = {}
         self._calls: list[ApiCall] = []
         self._calls_by_method: dict[str, list[ApiCall]] = {}
@@ -1194,6 +1212,10 @@ class FakeTelegram:
     async def _shutdown(self) -> None:
         self._stopping = True
         self._notify_now()
+        for task in list(self._webhook_tasks.values()):
+            task.cancel()
+        if self._webhook_tasks:
+            await asyncio.wait(list(self._webhook_tasks.values()), timeout=5)
         server, self._server = self._server, None
         if server is not None:
             server.close()
@@ -1471,7 +1493,76 @@ class FakeTelegram:
                 return None
             self._updates.append(update)
         self._notify()
+        self._deliver_soon()
         return update
+
+    # ---------------------------------------------------------------- webhook delivery
+
+    def deliver_webhook_to(self, route: Callable[[JSONDict], Sequence[str]]) -> None:
+        """Webhook mode. Once the bot set a webhook, every update is POSTed, as Telegram does,
+        to the local URLs ``route(update)`` names (the public HTTPS address the bot registered
+        stands for a proxy): to each of them at once when it names several (a duplicate
+        delivery), with the bot's secret in ``X-Telegram-Bot-Api-Secret-Token``. An update is
+        confirmed when one request is answered 2xx; until then it is delivered again every
+        :attr:`webhook_retry_delay` seconds."""
+        self._webhook_route = route
+        self._deliver_soon()
+
+    def _deliver_soon(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._start_deliveries)
+
+    def _start_deliveries(self) -> None:
+        with self._lock:
+            if not self._webhook_url or self._webhook_route is None or self._stopping:
+                return
+            waiting = [u for u in self._updates if u.update_id not in self._webhook_tasks]
+        for update in waiting:
+            task = asyncio.get_running_loop().create_task(self._deliver(update))
+            self._webhook_tasks[update.update_id] = task
+
+    async def _deliver(self, update: _Update) -> None:
+        import httpx
+
+        try:
+            async with httpx.AsyncClient(timeout=60) as client:
+                while not self._stopping:
+                    with self._lock:
+                        route, secret = self._webhook_route, self._webhook_secret
+                        if not self._webhook_url or route is None:
+                            return
+                        if update not in self._updates:
+                            return  # dropped meanwhile
+                        body = update.to_api()
+                        if not update.delivered:
+                            update.delivered, update.delivered_at = True, self._clock()
+                    headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+                    urls = list(route(body))
+                    results = await asyncio.gather(
+                        *(self._post(client, url, body, headers) for url in urls)
+                    )
+                    with self._lock:
+                        for url, result in zip(urls, results, strict=True):
+                            self.webhook_posts.append(
+                                WebhookPost(update.update_id, url, result, self._clock())
+                            )
+                        if any(isinstance(r, int) and 200 <= r < 300 for r in results):
+                            with contextlib.suppress(ValueError):
+                                self._updates.remove(update)
+                            return
+                    await asyncio.sleep(self.webhook_retry_delay)
+        finally:
+            self._webhook_tasks.pop(update.update_id, None)
+
+    @staticmethod
+    async def _post(client: Any, url: str, body: JSONDict, headers: dict[str, str]) -> int | str:
+        try:
+            response = await client.post(url, json=body, headers=headers)
+        except Exception as exc:  # refused, reset, timed out: the bot is down
+            return type(exc).__name__
+        return int(response.status_code)
 
     async def _get_updates(self, params: JSONDict) -> list[JSONDict]:
         loop = asyncio.get_running_loop()
@@ -1545,7 +1636,7 @@ class FakeTelegram:
         self._webhook_deleted_description = (
             "Webhook was deleted" if self._webhook_url else "Webhook is already deleted"
         )
-        self._webhook_url = ""
+        self._webhook_url = self._webhook_secret = ""
         if params.get("drop_pending_updates"):
             self._updates.clear()
         return True
@@ -1554,9 +1645,16 @@ class FakeTelegram:
         url = str(params.get("url") or "")
         if url and not url.startswith("https://"):
             raise _bad("bad webhook: An HTTPS URL must be provided for webhook")
-        self._webhook_url = url
+        secret = str(params.get("secret_token") or "")
+        if secret and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+            raise _bad("bad webhook: secret token contains unallowed characters")
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list) and allowed:
+            self._allowed_updates = frozenset(str(a) for a in allowed) & ALL_UPDATE_TYPES
+        self._webhook_url, self._webhook_secret = url, secret
         if params.get("drop_pending_updates"):
             self._updates.clear()
+        self._deliver_soon()
         return True
 
     def _get_webhook_info(self, params: JSONDict) -> JSONDict:

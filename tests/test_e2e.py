@@ -103,14 +103,16 @@ class BotProcess:
                 stderr=subprocess.STDOUT,
             )
         proc = self.proc
-        # post_init (database, commands, restore) is done once polling starts: PTB deletes
-        # the webhook first (a getUpdates is only logged when its long poll returns)
         await self.fake.wait_for(
-            lambda: proc.poll() is not None or self.fake.count("deleteWebhook", since=mark) > 0,
-            30,
-            message="the bot polling",
+            lambda: proc.poll() is not None or self.ready(mark), 30, message="the bot ready"
         )
         assert proc.poll() is None, f"the bot exited:\n{self.log_text()}"
+
+    def ready(self, mark: int) -> bool:
+        """Whether the bot started since the call log's `mark` is serving updates: post_init
+        (database, commands, restore) is done once polling starts, and PTB deletes the
+        webhook first (a getUpdates is only logged when its long poll returns)."""
+        return self.fake.count("deleteWebhook", since=mark) > 0
 
     async def stop(self, sig: int = signal.SIGTERM) -> int:
         assert self.proc is not None

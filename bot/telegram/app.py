@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import signal
@@ -232,17 +233,24 @@ async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any])
     log.info("bot stopped")
 
 
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+
+
 def run(settings: Settings) -> int:
+    """Run the bot until SIGINT or SIGTERM: polling, or serving the webhook (WEBHOOK_URL)."""
     token = settings.bot_token.get_secret_value() if settings.bot_token else ""
-    formatter = configure_logging(settings.log_level, [token])
+    formatter = configure_logging(settings.log_level, [token, settings.secret_token()])
     application = build_application(settings)
     try:
-        application.run_polling(
-            # MY_CHAT_MEMBER: the bot was added to a group (it greets)
-            allowed_updates=[Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER],
-            stop_signals=(signal.SIGINT, signal.SIGTERM),
-            close_loop=False,
-        )
+        if settings.webhook_url:
+            asyncio.run(_run_webhook(application, settings))
+        else:
+            application.run_polling(
+                # MY_CHAT_MEMBER: the bot was added to a group (it greets)
+                allowed_updates=ALLOWED_UPDATES,
+                stop_signals=(signal.SIGINT, signal.SIGTERM),
+                close_loop=False,
+            )
     except InvalidToken:
         print("Telegram rejected BOT_TOKEN: check it with @BotFather.", file=sys.stderr)
         return 2
@@ -250,3 +258,36 @@ def run(settings: Settings) -> int:
         log.critical("the bot stopped on an error: %s", formatter.redact(repr(exc)), exc_info=True)
         return 1
     return 0
+
+
+async def _run_webhook(
+    application: Application[Any, Any, Any, Any, Any, Any], settings: Settings
+) -> None:
+    """What `run_polling` does, around the webhook server instead of the updater: the
+    services open in post_init, the webhook is registered (every process of the bot sets the
+    same one), and on a signal the requests in progress finish before the services close."""
+    from bot.telegram.webhook import serve
+
+    assert settings.webhook_url is not None
+    secret = settings.secret_token()
+    try:
+        async with application:  # initialize ... shutdown
+            await _post_init(settings)(application)
+            await application.start()
+            await application.bot.set_webhook(
+                settings.webhook_url, allowed_updates=ALLOWED_UPDATES, secret_token=secret
+            )
+            log.info("serving the webhook on %s:%d", settings.webhook_listen, settings.port)
+            try:
+                await serve(
+                    application,
+                    listen=settings.webhook_listen,
+                    port=settings.port,
+                    path=settings.webhook_path(),
+                    secret=secret,
+                )
+            finally:
+                await application.stop()
+                await _post_stop(application)
+    finally:
+        await _post_shutdown(application)
