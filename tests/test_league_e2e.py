@@ -181,12 +181,13 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             assert "già cambiata" in await raw(fake, boss, group, ask.message_id, "L:s:7:y")
             assert ledger(store, GROUP) == after
             assert "La stagione 2 non ha voci" in (await say(fake, ana, group, "/score")).text
-            for text in ("/score last", "/score 1"):
+            for text in ("/score last", "/score ultima", "/score 1"):
                 old = await say(fake, ana, group, text)
                 assert "Stagione 1 (archiviata)" in old.text and "Ana: +3" in old.text
             assert "le stagioni vanno da 1 a 2" in (await say(fake, ana, group, "/score 3")).text
             old_export = await document(fake, ana, group, "/export 1")
             assert old_export == data  # season 1's export as before
+            assert await document(fake, ana, group, "/export ultima") == data
             assert "La stagione 2 non ha voci" in (await say(fake, ana, group, "/export")).text
 
             # ---- English

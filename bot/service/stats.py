@@ -269,13 +269,13 @@ class Stats(ServiceCore):
             )
         )
         if chiamata:
+            pct = _pct(s.bids, s.auctions)
+            lines.append(tn(lang, "st_bids", s.bids, bids=s.bids, auctions=s.auctions, pct=pct))
             lines.append(
-                t(lang, "st_bids", bids=s.bids, auctions=s.auctions, pct=_pct(s.bids, s.auctions))
-            )
-            lines.append(
-                t(
+                tn(
                     lang,
                     "st_roles",
+                    s.caller_won,
                     cwon=s.caller_won,
                     caller=s.as_caller,
                     cpct=_pct(s.caller_won, s.as_caller),
