@@ -836,13 +836,6 @@ class Database:
             assert row is not None
             return await self._tournament(conn, row)
 
-    async def get_tournament(self, tournament_id: int) -> TournamentRow | None:
-        async with self._read() as conn:
-            row = await self._one(
-                conn, "SELECT * FROM tournaments WHERE tournament_id = ?", (tournament_id,)
-            )
-            return None if row is None else await self._tournament(conn, row)
-
     async def active_tournament(self, chat_id: int) -> TournamentRow | None:
         """The chat's tournament registering or running, if any."""
         async with self._read() as conn:

@@ -133,11 +133,6 @@ def has_text(lang: str, key: str) -> bool:
     return key in _KEYS.get(lang, frozenset())
 
 
-def is_plural(key: str) -> bool:
-    """Whether `key` is a plural entry (`msgid_plural`) of the catalogue."""
-    return key in _PLURAL[DEFAULT_LANG]
-
-
 def keys(lang: str = DEFAULT_LANG) -> frozenset[str]:
     """Every msgid the catalogue of `lang` translates."""
     return _KEYS[lang]
