@@ -144,8 +144,9 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
             by_user = await say(fake, ana, group, "/stats @BEA")
             assert "📊 <Bea & Co>" in by_user.text and "&lt;Bea &amp; Co&gt;" in by_user.raw_text
             assert "Da chiamante: 0 vinte su 0" in by_user.text
-            ciro = (await say(fake, ana, group, "/statistiche ciro")).text
-            assert "📊 Ciro" in ciro and "Ha chiamato in 1 asta su 4 (25%)" in ciro  # singular
+            # one auction: "asta", singular
+            ciro_stats = (await say(fake, ana, group, "/statistiche ciro")).text
+            assert "📊 Ciro" in ciro_stats and "Ha chiamato in 1 asta su 4 (25%)" in ciro_stats
             note = await fake.send_text(dario, group, "bella partita")
             replied = await say_replying(fake, ana, group, "/stats", note)
             assert "📊 Dario" in replied.text and "Mani: 4, vinte 2" in replied.text
