@@ -358,6 +358,11 @@ class Game:
         answer = await self.press(who, button)
         self.presses += 1
         assert answer == OK, (answer, button)
+        await self.settled(who, table, button)
+        return True
+
+    async def settled(self, who: FakeUser, table: FakeMessage, button: FakeButton) -> None:
+        """Wait until the table and `who`'s hand show the move made with `button`."""
         data = button.callback_data
         await self.fake.wait_for(
             lambda: (
@@ -367,7 +372,6 @@ class Game:
             WAIT,
             message="the table and the hand updated after a move",
         )
-        return True
 
     async def play_hand(
         self, after: Callable[[], Any] | None = None, limit: int = 400, **kw: Any
