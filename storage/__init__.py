@@ -1,4 +1,5 @@
-"""Storage: every SQL statement of the bot lives here (SQLite through aiosqlite).
+"""Storage: every SQL statement of the bot lives here, on SQLite (aiosqlite, the default) or
+PostgreSQL (asyncpg), chosen by the database URL.
 
 Nothing in this package imports telegram or the handlers. Open with
 `db = await Database.open(settings.database_url)`; see `storage.db` for the concurrency rules.

@@ -1,34 +1,23 @@
-"""The bot's database: SQLite through aiosqlite.
+"""The bot's database: every SQL statement of the bot, written once for both backends.
 
-One connection per `Database`, in autocommit mode; every transaction is explicit.
-Writes: one writer. An asyncio.Lock is held around every write transaction, which starts with
-`BEGIN IMMEDIATE` (so another process, such as `python -m bot export`, waits on
-`busy_timeout` instead of failing half-way). Reads take the same lock and run in a deferred
-transaction: with a single connection a read must not see another coroutine's uncommitted
-write, and a multi-statement read sees one snapshot. Everything here is short, so the bot
-never waits long on the lock.
-
-Journal mode WAL (file databases; `:memory:` cannot use it), busy_timeout 5000 ms, foreign
-keys on. Timestamps are stored as ISO-8601 UTC text and returned as aware datetimes.
+`Database.open(url)` picks the backend from the URL: SQLite (`storage.sqlite`, the embedded
+default) or PostgreSQL (`storage.postgres`); `storage.backend` says what a backend provides
+and how transactions behave. The SQL here is the common dialect of the two: `?`
+placeholders, `ON CONFLICT`, `CAST(... AS BIGINT)` where PostgreSQL would widen a type.
+Timestamps are stored as ISO-8601 UTC text and returned as aware datetimes.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import heapq
-import itertools
 import json
-import sqlite3
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final
 
-import aiosqlite
-
+from storage.backend import BACKGROUND, NORMAL, URGENT, Backend, Conn, Row
 from storage.errors import (
+    Conflict,
     LedgerNotZeroSum,
     StaleMove,
     TableClosed,
@@ -49,7 +38,6 @@ from storage.league import (
     payment_key,
     undo_key,
 )
-from storage.migrations import migrate
 from storage.models import (
     ACTIVE_STATUSES,
     TABLE_STATUSES,
@@ -67,27 +55,41 @@ from storage.models import (
     UpdateClaim,
     UserRow,
 )
+from storage.sqlite import SCHEMES as SQLITE_SCHEMES
+from storage.sqlite import SqliteBackend, sqlite_path
 from storage.stats import PlayRecord, StoredPlay
 from storage.tournaments import TOURNAMENT_STATUSES, FixtureRow, NewFixture, TournamentRow
 
-BUSY_TIMEOUT_MS: Final = 5000
-MEMORY: Final = ":memory:"
-_SCHEMES: Final = ("sqlite:///", "sqlite+aiosqlite:///")
+POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
+__all__ = [
+    "BACKGROUND",
+    "NORMAL",
+    "URGENT",
+    "Database",
+    "describe_url",
+    "driver_errors",
+    "sqlite_path",
+    "utc_iso",
+]
 
 
-def sqlite_path(url: str) -> str:
-    """The file path of a `sqlite:///...` URL: `sqlite:///briscola.db` is relative to the
-    working directory, `sqlite:////abs/path.db` is absolute, `sqlite:///:memory:` is
-    `":memory:"`. Raises ValueError for anything else."""
-    for scheme in _SCHEMES:
-        if url.startswith(scheme):
-            path = url[len(scheme) :]
-            if "?" in path or "#" in path:
-                raise ValueError(f"query strings are not supported in the database URL {url!r}")
-            if not path:
-                raise ValueError(f"the database URL {url!r} names no file")
-            return path
-    raise ValueError(f"not a SQLite URL: {url!r} (want sqlite:///relative.db or sqlite:////abs.db)")
+def describe_url(url: str) -> str:
+    """A database URL for messages and logs: a PostgreSQL URL without its password."""
+    if url.startswith(POSTGRES_SCHEMES):
+        from storage.postgres import redacted
+
+        return redacted(url)
+    return url
+
+
+def driver_errors() -> tuple[type[Exception], ...]:
+    """What the database drivers raise when a database cannot be reached or read (not a
+    database, locked, refused, gone), for a command line to report."""
+    import sqlite3
+
+    import asyncpg
+
+    return (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
 
 
 def utc_iso(when: datetime) -> str:
@@ -105,7 +107,7 @@ def _dt(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def _table(row: sqlite3.Row) -> TableRow:
+def _table(row: Row) -> TableRow:
     return TableRow(
         table_id=row["table_id"],
         chat_id=row["chat_id"],
@@ -148,92 +150,39 @@ def _check_ledger(record: LedgerRecord) -> None:
 _ACTIVE_SQL: Final = f"status IN ({', '.join(repr(str(s)) for s in ACTIVE_STATUSES)})"
 
 
-# Who goes first when several wait for the database: a person's move (the tap is answered
-# once it is stored), then everything else (BACKGROUND: what may wait without harm).
-URGENT, NORMAL, BACKGROUND = 0, 1, 2
-
-
-class PriorityLock:
-    """A lock handed out by (priority, arrival)."""
-
-    def __init__(self) -> None:
-        self._held = False
-        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
-        self._seq = itertools.count()
-
-    @asynccontextmanager
-    async def hold(self, priority: int) -> AsyncIterator[None]:
-        if self._held or self._waiting:
-            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            heapq.heappush(self._waiting, (priority, next(self._seq), fut))
-            try:
-                await fut
-            except asyncio.CancelledError:
-                if fut.done() and not fut.cancelled():  # handed over, then cancelled
-                    self._release()
-                else:
-                    self._waiting = [w for w in self._waiting if w[2] is not fut]
-                    heapq.heapify(self._waiting)
-                raise
-        else:
-            self._held = True
-        try:
-            yield
-        finally:
-            self._release()
-
-    def _release(self) -> None:
-        while self._waiting:
-            _, _, fut = heapq.heappop(self._waiting)
-            if not fut.done():
-                fut.set_result(None)  # handed over: _held stays True
-                return
-        self._held = False
-
-
 class Database:
     """Open with `await Database.open(url)`; close with `await db.close()` (or `async with`)."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
-        self._conn = conn
-        self._lock = PriorityLock()
-        self.path = path
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.path = backend.where
         self._group_calls_since_prune = 0
 
     # ------------------------------------------------------------------ lifecycle
 
     @classmethod
     async def open(cls, url: str, *, create: bool = True) -> Database:
-        """Connect, set the pragmas and apply pending migrations. With `create=False` a
-        missing database file raises FileNotFoundError instead of being created."""
-        path = sqlite_path(url)
-        memory = path == MEMORY
-        if not memory and not create and not Path(path).is_file():
-            raise FileNotFoundError(f"no database file at {path}")
-        conn = await aiosqlite.connect(path, isolation_level=None)
-        try:
-            conn.row_factory = sqlite3.Row
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            if not memory:
-                async with conn.execute("PRAGMA journal_mode = WAL") as cur:
-                    row = await cur.fetchone()
-                if row is None or str(row[0]).lower() != "wal":
-                    raise sqlite3.OperationalError(f"could not switch {path} to WAL mode")
-            await migrate(conn)
-        except BaseException:
-            await conn.close()
-            raise
-        return cls(conn, path)
+        """Connect and apply pending migrations: `sqlite:///file.db` (with `create=False` a
+        missing file raises FileNotFoundError instead of being created) or
+        `postgresql://user:password@host:port/database` (the database must exist)."""
+        if url.startswith(POSTGRES_SCHEMES):
+            from storage.postgres import PostgresBackend  # asyncpg only when it is used
+
+            return cls(await PostgresBackend.open(url))
+        if not url.startswith(SQLITE_SCHEMES):
+            raise ValueError(
+                f"not a database URL: {describe_url(url)!r} (want sqlite:///file.db or"
+                " postgresql://user:password@host:port/database)"
+            )
+        return cls(await SqliteBackend.open(url, create=create))
 
     async def close(self) -> None:
-        async with self._lock.hold(NORMAL):
-            await self._conn.close()
+        await self.backend.close()
 
     async def ping(self) -> None:
         """A trivial read: raises if the database cannot be read (health checks)."""
         async with self._read() as conn:
-            await self._one(conn, "SELECT 1")
+            await conn.one("SELECT 1")
 
     async def __aenter__(self) -> Database:
         return self
@@ -241,68 +190,24 @@ class Database:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    async def schema_version(self) -> int:
+        return await self.backend.schema_version()
+
     async def pragmas(self) -> dict[str, Any]:
-        """journal_mode, busy_timeout, foreign_keys and user_version, for checks and logs."""
-        out: dict[str, Any] = {}
-        async with self._lock.hold(NORMAL):
-            for name in ("journal_mode", "busy_timeout", "foreign_keys", "user_version"):
-                async with self._conn.execute(f"PRAGMA {name}") as cur:
-                    row = await cur.fetchone()
-                out[name] = None if row is None else row[0]
-        return out
+        """SQLite: journal_mode, busy_timeout, foreign_keys and user_version."""
+        assert isinstance(self.backend, SqliteBackend), "pragmas are SQLite's"
+        return await self.backend.pragmas()
 
     # ------------------------------------------------------------------ transactions
 
-    async def _complete(self, sql: str) -> None:
-        """Run a transaction-control statement to completion even if we are cancelled.
-        aiosqlite runs it on its own thread regardless, so a cancelled BEGIN would otherwise
-        leave the connection inside a transaction that nobody owns."""
+    def _write(self, priority: int = NORMAL) -> AbstractAsyncContextManager[Conn]:
+        return self.backend.write(priority)
 
-        async def run() -> None:
-            await self._conn.execute(sql)
-
-        task = asyncio.ensure_future(run())
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
-                await task
-            raise
-
-    @asynccontextmanager
-    async def _write(self, priority: int = NORMAL) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock.hold(priority):
-            try:
-                await self._complete("BEGIN IMMEDIATE")
-                yield self._conn
-                await self._complete("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    await self._complete("ROLLBACK")
-                raise
-
-    @asynccontextmanager
-    async def _read(self, priority: int = NORMAL) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock.hold(priority):
-            try:
-                await self._complete("BEGIN")
-                yield self._conn
-            finally:
-                if self._conn.in_transaction:
-                    await self._complete("COMMIT")
-
-    # one trip to the database thread each (execute, fetch and close would be three)
-    @staticmethod
-    async def _one(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> sqlite3.Row | None:
-        rows = list(await conn.execute_fetchall(sql, params))
-        return rows[0] if rows else None
+    def _read(self, priority: int = NORMAL) -> AbstractAsyncContextManager[Conn]:
+        return self.backend.read(priority)
 
     @staticmethod
-    async def _all(conn: aiosqlite.Connection, sql: str, params: Any = ()) -> list[sqlite3.Row]:
-        return cast("list[sqlite3.Row]", list(await conn.execute_fetchall(sql, params)))
-
-    @staticmethod
-    async def _ensure_chat(conn: aiosqlite.Connection, chat_id: int) -> None:
+    async def _ensure_chat(conn: Conn, chat_id: int) -> None:
         await conn.execute(
             "INSERT INTO chats (chat_id, updated_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
             (chat_id, _now()),
@@ -325,15 +230,14 @@ class Database:
         now = _now()
         async with self._write() as conn:
             await self._ensure_chat(conn, chat_id)
-            existing = await self._one(
-                conn,
+            existing = await conn.one(
                 f"SELECT table_id FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}",
                 (chat_id,),
             )
             if existing is not None:
                 raise TableExists(chat_id, existing["table_id"])
             try:
-                cur = await conn.execute(
+                table_id = await conn.insert(
                     "INSERT INTO tables (chat_id, creator_id, status, variant, options_json,"
                     " seats_json, lang, created_at, updated_at, timers_json)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -349,23 +253,23 @@ class Database:
                         now,
                         timers_json,
                     ),
+                    "table_id",
                 )
-            except sqlite3.IntegrityError as exc:  # the partial unique index, as a backstop
+            except Conflict as exc:  # the partial unique index, as a backstop
                 raise TableExists(chat_id, None) from exc
-            row = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (cur.lastrowid,))
+            row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
         assert row is not None
         return _table(row)
 
     async def get_table(self, table_id: int) -> TableRow | None:
         async with self._read() as conn:
-            row = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (table_id,))
+            row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
         return None if row is None else _table(row)
 
     async def active_table(self, chat_id: int) -> TableRow | None:
         """The chat's table in the lobby or playing, if any."""
         async with self._read() as conn:
-            row = await self._one(
-                conn,
+            row = await conn.one(
                 f"SELECT * FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}",
                 (chat_id,),
             )
@@ -374,17 +278,14 @@ class Database:
     async def unfinished_tables(self) -> list[TableRow]:
         """Every table in the lobby or playing, oldest first: what to restore after a restart."""
         async with self._read() as conn:
-            rows = await self._all(
-                conn, f"SELECT * FROM tables WHERE {_ACTIVE_SQL} ORDER BY table_id"
-            )
+            rows = await conn.all(f"SELECT * FROM tables WHERE {_ACTIVE_SQL} ORDER BY table_id")
         return [_table(r) for r in rows]
 
     async def closed_tables_since(self, since: datetime) -> list[TableRow]:
         """Tables finished or cancelled at or after `since`, oldest first: after a crash
         their last message may not have been sent yet."""
         async with self._read() as conn:
-            rows = await self._all(
-                conn,
+            rows = await conn.all(
                 f"SELECT * FROM tables WHERE NOT ({_ACTIVE_SQL}) AND updated_at >= ?"
                 " ORDER BY table_id",
                 (utc_iso(since),),
@@ -428,7 +329,7 @@ class Database:
         if not isinstance(timers_json, Unset):
             changes["timers_json"] = timers_json
         async with self._write() as conn:
-            row = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (table_id,))
+            row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
             if row is None:
                 raise TableNotFound(table_id)
             if expected_move_no is not None and row["move_no"] != expected_move_no:
@@ -444,9 +345,9 @@ class Database:
                     f"UPDATE tables SET {assignments} WHERE table_id = ?",
                     (*changes.values(), table_id),
                 )
-            except sqlite3.IntegrityError as exc:
+            except Conflict as exc:
                 raise TableExists(row["chat_id"], None) from exc
-            new = await self._one(conn, "SELECT * FROM tables WHERE table_id = ?", (table_id,))
+            new = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
         assert new is not None
         return _table(new)
 
@@ -487,30 +388,24 @@ class Database:
             extra_sql += ", timers_json = ?"
             extra.append(timers_json)
         async with self._write(URGENT if urgent else NORMAL) as conn:
-            try:
-                cur = await conn.execute(
-                    "UPDATE tables SET match_json = ?, hand_json = ?, status = ?, move_no = ?,"
-                    f" updated_at = ?{extra_sql} WHERE table_id = ? AND move_no = ?"
-                    f" AND {_ACTIVE_SQL}",
-                    (
-                        match_json,
-                        hand_json,
-                        status,
-                        new_no,
-                        now,
-                        *extra,
-                        table_id,
-                        expected_move_no,
-                    ),
-                )
-            except sqlite3.IntegrityError as exc:
-                found = await self._one(
-                    conn, "SELECT chat_id FROM tables WHERE table_id = ?", (table_id,)
-                )
-                raise TableExists(found["chat_id"] if found else 0, None) from exc
-            if cur.rowcount != 1:  # say why: no such table, another version, or closed
-                row = await self._one(
-                    conn, "SELECT move_no, status FROM tables WHERE table_id = ?", (table_id,)
+            changed = await conn.execute(
+                "UPDATE tables SET match_json = ?, hand_json = ?, status = ?, move_no = ?,"
+                f" updated_at = ?{extra_sql} WHERE table_id = ? AND move_no = ?"
+                f" AND {_ACTIVE_SQL}",
+                (
+                    match_json,
+                    hand_json,
+                    status,
+                    new_no,
+                    now,
+                    *extra,
+                    table_id,
+                    expected_move_no,
+                ),
+            )
+            if changed != 1:  # say why: no such table, another version, or closed
+                row = await conn.one(
+                    "SELECT move_no, status FROM tables WHERE table_id = ?", (table_id,)
                 )
                 if row is None:
                     raise TableNotFound(table_id)
@@ -534,17 +429,17 @@ class Database:
         version: a deadline that passed (a mention sent) or a request to cancel. False if
         the table is no longer active."""
         async with self._write() as conn:
-            cur = await conn.execute(
+            changed = await conn.execute(
                 f"UPDATE tables SET timers_json = ? WHERE table_id = ? AND {_ACTIVE_SQL}",
                 (timers_json, table_id),
             )
-            return bool(cur.rowcount == 1)
+            return changed == 1
 
     async def moves(self, table_id: int) -> list[MoveRow]:
         """The table's move log in order."""
         async with self._read() as conn:
-            rows = await self._all(
-                conn, "SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", (table_id,)
+            rows = await conn.all(
+                "SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", (table_id,)
             )
         return [
             MoveRow(
@@ -583,8 +478,7 @@ class Database:
             for i in range(0, len(table_ids), 500):
                 chunk = list(table_ids[i : i + 500])
                 marks = ", ".join("?" for _ in chunk)
-                rows = await self._all(
-                    conn,
+                rows = await conn.all(
                     f"SELECT * FROM private_messages WHERE table_id IN ({marks})"
                     " ORDER BY table_id, user_id",
                     chunk,
@@ -651,9 +545,8 @@ class Database:
         async with self._read() as conn:
             for i in range(0, len(keys), 300):
                 chunk = keys[i : i + 300]
-                values = ", ".join("(?, ?)" for _ in chunk)
-                rows = await self._all(
-                    conn,
+                values = ", ".join("(CAST(? AS BIGINT), CAST(? AS BIGINT))" for _ in chunk)
+                rows = await conn.all(
                     "SELECT chat_id, message_id, digest FROM shown_messages"
                     f" WHERE (chat_id, message_id) IN (VALUES {values}) AND editing IS NULL",
                     [x for key in chunk for x in key],
@@ -664,8 +557,7 @@ class Database:
     async def recent_group_calls(self, since: float) -> dict[int, list[float]]:
         """The calls noted since Unix time `since`, per group, oldest first."""
         async with self._read() as conn:
-            rows = await self._all(
-                conn,
+            rows = await conn.all(
                 "SELECT chat_id, at FROM group_calls WHERE at >= ? ORDER BY at",
                 (since,),
             )
@@ -682,8 +574,7 @@ class Database:
         applying it (claimed less than `lease` seconds ago). A claim older than the lease
         (its process died before finishing) is taken over: NEW."""
         async with self._write() as conn:
-            row = await self._one(
-                conn,
+            row = await conn.one(
                 "SELECT state, claimed_at FROM webhook_updates WHERE update_id = ?",
                 (update_id,),
             )
@@ -727,7 +618,7 @@ class Database:
 
     async def get_user(self, user_id: int) -> UserRow | None:
         async with self._read() as conn:
-            r = await self._one(conn, "SELECT * FROM users WHERE user_id = ?", (user_id,))
+            r = await conn.one("SELECT * FROM users WHERE user_id = ?", (user_id,))
         if r is None:
             return None
         return UserRow(r["user_id"], r["name"], r["lang"], bool(r["can_dm"]), _dt(r["updated_at"]))
@@ -747,7 +638,7 @@ class Database:
 
     async def get_chat(self, chat_id: int) -> ChatRow | None:
         async with self._read() as conn:
-            r = await self._one(conn, "SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
+            r = await conn.one("SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
         if r is None:
             return None
         return ChatRow(r["chat_id"], r["lang"], r["league_epoch"], _dt(r["updated_at"]))
@@ -760,9 +651,8 @@ class Database:
     # ------------------------------------------------------------------ tournaments (RULES §11)
 
     @staticmethod
-    async def _tournament(conn: aiosqlite.Connection, row: sqlite3.Row) -> TournamentRow:
-        fixtures = await Database._all(
-            conn,
+    async def _tournament(conn: Conn, row: Row) -> TournamentRow:
+        fixtures = await conn.all(
             "SELECT * FROM tournament_matches WHERE tournament_id = ? ORDER BY match_no",
             (row["tournament_id"],),
         )
@@ -812,26 +702,28 @@ class Database:
         async with self._write() as conn:
             await self._ensure_chat(conn, chat_id)
             try:
-                cur = await conn.execute(
-                    "INSERT INTO tournaments (chat_id, organiser_id, organiser_name, status, lang,"
-                    " variant, points_json, teams_json, created_at, updated_at)"
-                    " VALUES (?, ?, ?, 'registering', ?, ?, ?, ?, ?, ?)",
-                    (
-                        chat_id,
-                        organiser_id,
-                        organiser_name,
-                        lang,
-                        variant,
-                        points_json,
-                        teams_json,
-                        now,
-                        now,
-                    ),
-                )
-            except sqlite3.IntegrityError:  # tournaments_one_active_per_chat
+                async with conn.guarded():
+                    tournament_id = await conn.insert(
+                        "INSERT INTO tournaments (chat_id, organiser_id, organiser_name, status,"
+                        " lang, variant, points_json, teams_json, created_at, updated_at)"
+                        " VALUES (?, ?, ?, 'registering', ?, ?, ?, ?, ?, ?)",
+                        (
+                            chat_id,
+                            organiser_id,
+                            organiser_name,
+                            lang,
+                            variant,
+                            points_json,
+                            teams_json,
+                            now,
+                            now,
+                        ),
+                        "tournament_id",
+                    )
+            except Conflict:  # tournaments_one_active_per_chat
                 return None
-            row = await self._one(
-                conn, "SELECT * FROM tournaments WHERE tournament_id = ?", (cur.lastrowid,)
+            row = await conn.one(
+                "SELECT * FROM tournaments WHERE tournament_id = ?", (tournament_id,)
             )
             assert row is not None
             return await self._tournament(conn, row)
@@ -839,8 +731,7 @@ class Database:
     async def active_tournament(self, chat_id: int) -> TournamentRow | None:
         """The chat's tournament registering or running, if any."""
         async with self._read() as conn:
-            row = await self._one(
-                conn,
+            row = await conn.one(
                 "SELECT * FROM tournaments WHERE chat_id = ?"
                 " AND status IN ('registering', 'running')",
                 (chat_id,),
@@ -850,8 +741,7 @@ class Database:
     async def running_tournaments(self) -> list[TournamentRow]:
         """Every running tournament, oldest first (what a restarted bot carries on)."""
         async with self._read() as conn:
-            rows = await self._all(
-                conn,
+            rows = await conn.all(
                 "SELECT * FROM tournaments WHERE status = 'running' ORDER BY tournament_id",
             )
             return [await self._tournament(conn, r) for r in rows]
@@ -890,13 +780,12 @@ class Database:
         changes["version"] = expected_version + 1
         assignments = ", ".join(f"{col} = ?" for col in changes)
         async with self._write() as conn:
-            cur = await conn.execute(
+            changed = await conn.execute(
                 f"UPDATE tournaments SET {assignments} WHERE tournament_id = ? AND version = ?",
                 (*changes.values(), tournament_id, expected_version),
             )
-            if cur.rowcount != 1:
-                row = await self._one(
-                    conn,
+            if changed != 1:
+                row = await conn.one(
                     "SELECT version FROM tournaments WHERE tournament_id = ?",
                     (tournament_id,),
                 )
@@ -916,13 +805,13 @@ class Database:
                     (table[1], table[2], tournament_id, table[0]),
                 )
             if result is not None:
-                cur = await conn.execute(
+                changed = await conn.execute(
                     "UPDATE tournament_matches SET hands_a = ?, hands_b = ?, cards_a = ?,"
                     " cards_b = ?, finished_at = ?"
                     " WHERE tournament_id = ? AND match_no = ? AND hands_a IS NULL",
                     (*result[1:], now, tournament_id, result[0]),
                 )
-                if cur.rowcount != 1:  # recorded already: nothing of this write stands
+                if changed != 1:  # recorded already: nothing of this write stands
                     raise StaleMove(tournament_id, expected_version, expected_version)
         return expected_version + 1
 
@@ -947,17 +836,13 @@ class Database:
         async with self._write() as conn:
             return await self._insert_ledger(conn, record)
 
-    async def _insert_ledger(
-        self, conn: aiosqlite.Connection, record: LedgerRecord, kind: str = GAME
-    ) -> bool:
+    async def _insert_ledger(self, conn: Conn, record: LedgerRecord, kind: str = GAME) -> bool:
         await self._ensure_chat(conn, record.chat_id)
-        chat = await self._one(
-            conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,)
-        )
+        chat = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,))
         assert chat is not None
         epoch: int = chat["league_epoch"]
         deltas_json = json.dumps({str(uid): d for uid, d in record.deltas.items()})
-        cur = await conn.execute(
+        changed = await conn.execute(
             "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant, finished_at,"
             " deltas_json, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (chat_id, hand_key) DO NOTHING",
@@ -972,7 +857,7 @@ class Database:
                 kind,
             ),
         )
-        if cur.rowcount != 1:
+        if changed != 1:
             return False
         await conn.executemany(
             "INSERT INTO ledger_entries (chat_id, epoch, hand_key, user_id, name, delta)"
@@ -994,9 +879,7 @@ class Database:
                 " WHERE chat_id = ?",
                 (_now(), chat_id),
             )
-            row = await self._one(
-                conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (chat_id,)
-            )
+            row = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (chat_id,))
         assert row is not None
         return int(row["league_epoch"])
 
@@ -1010,12 +893,12 @@ class Database:
         epoch, or None (nothing changed) if the season had moved on already."""
         async with self._write() as conn:
             await self._ensure_chat(conn, chat_id)
-            cur = await conn.execute(
+            changed = await conn.execute(
                 "UPDATE chats SET league_epoch = league_epoch + 1, updated_at = ?"
                 " WHERE chat_id = ? AND league_epoch = ?",
                 (_now(), chat_id, expected_epoch),
             )
-            if cur.rowcount != 1:
+            if changed != 1:
                 return None
             await self._audit(
                 conn, chat_id, expected_epoch + 1, SEASON, None, None, actor_id, actor_name, at
@@ -1024,7 +907,7 @@ class Database:
 
     @staticmethod
     async def _audit(
-        conn: aiosqlite.Connection,
+        conn: Conn,
         chat_id: int,
         epoch: int,
         action: str,
@@ -1042,12 +925,11 @@ class Database:
 
     @staticmethod
     async def _entries(
-        conn: aiosqlite.Connection, chat_id: int, where: str, params: Sequence[Any]
+        conn: Conn, chat_id: int, where: str, params: Sequence[Any]
     ) -> list[LedgerEntry]:
         """The chat's ledger entries matching `where` (on `h`, ledger_hands), in the order
         they were written, each with the key of the entry that undid it."""
-        rows = await Database._all(
-            conn,
+        rows = await conn.all(
             f"""
             SELECT h.hand_id, h.epoch, h.hand_key, h.table_id, h.variant, h.kind, h.finished_at,
                    e.user_id, e.name, e.delta, a.hand_key AS undone_by
@@ -1091,8 +973,7 @@ class Database:
         payments, and the new-season row that began it (none for the first)."""
         async with self._read() as conn:
             ep = await self._epoch(conn, chat_id, epoch)
-            rows = await self._all(
-                conn,
+            rows = await conn.all(
                 "SELECT * FROM ledger_audit WHERE chat_id = ? AND epoch = ? ORDER BY audit_id",
                 (chat_id, ep),
             )
@@ -1116,10 +997,9 @@ class Database:
         " WHERE u.chat_id = h.chat_id AND u.target_key = h.hand_key)"
     )
 
-    async def _last_undoable(self, conn: aiosqlite.Connection, chat_id: int) -> LedgerEntry | None:
+    async def _last_undoable(self, conn: Conn, chat_id: int) -> LedgerEntry | None:
         epoch = await self._epoch(conn, chat_id, None)
-        row = await self._one(
-            conn,
+        row = await conn.one(
             f"SELECT h.hand_id FROM ledger_hands h WHERE h.chat_id = ? AND {self._UNDOABLE}"
             " ORDER BY h.hand_id DESC LIMIT 1",
             (chat_id, epoch),
@@ -1180,8 +1060,8 @@ class Database:
         """The newest entry's `hand_id` in the chat (0 if none): a settlement shown with it
         stays valid while nothing but its own payments is written."""
         async with self._read() as conn:
-            row = await self._one(
-                conn, "SELECT MAX(hand_id) AS v FROM ledger_hands WHERE chat_id = ?", (chat_id,)
+            row = await conn.one(
+                "SELECT MAX(hand_id) AS v FROM ledger_hands WHERE chat_id = ?", (chat_id,)
             )
         return int(row["v"] or 0) if row is not None else 0
 
@@ -1189,9 +1069,8 @@ class Database:
         """§10.3: each player's balance in the season `epoch` counting the entries up to
         `version` (a `hand_id`) only; players at zero included."""
         async with self._read() as conn:
-            rows = await self._all(
-                conn,
-                "SELECT e.user_id, SUM(e.delta) AS balance FROM ledger_entries e"
+            rows = await conn.all(
+                "SELECT e.user_id, CAST(SUM(e.delta) AS BIGINT) AS balance FROM ledger_entries e"
                 " JOIN ledger_hands h ON h.chat_id = e.chat_id AND h.hand_key = e.hand_key"
                 " WHERE e.chat_id = ? AND e.epoch = ? AND h.hand_id <= ?"
                 " GROUP BY e.user_id ORDER BY e.user_id",
@@ -1222,8 +1101,7 @@ class Database:
             raise ValueError(f"not a payment: {payment}")
         key = payment_key(epoch, version, debtor, creditor)
         async with self._write() as conn:
-            if await self._one(
-                conn,
+            if await conn.one(
                 "SELECT 1 FROM ledger_hands WHERE chat_id = ? AND hand_key = ?",
                 (chat_id, key),
             ):
@@ -1231,8 +1109,7 @@ class Database:
             if await self._epoch(conn, chat_id, None) != epoch:
                 return STALE
             prefix = payment_key(epoch, version, 0, 0).removesuffix("0:0")
-            other = await self._one(
-                conn,
+            other = await conn.one(
                 "SELECT 1 FROM ledger_hands WHERE chat_id = ? AND hand_id > ?"
                 " AND NOT (kind = 'payment' AND substr(hand_key, 1, ?) = ?) LIMIT 1",
                 (chat_id, version, len(prefix), prefix),
@@ -1254,10 +1131,10 @@ class Database:
             await self._audit(conn, chat_id, epoch, PAYMENT, key, None, actor_id, actor_name, at)
         return DONE
 
-    async def _epoch(self, conn: aiosqlite.Connection, chat_id: int, epoch: int | None) -> int:
+    async def _epoch(self, conn: Conn, chat_id: int, epoch: int | None) -> int:
         if epoch is not None:
             return epoch
-        row = await self._one(conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (chat_id,))
+        row = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (chat_id,))
         return 0 if row is None else int(row["league_epoch"])
 
     async def balances(self, chat_id: int, epoch: int | None = None) -> list[Balance]:
@@ -1266,10 +1143,10 @@ class Database:
         from `users` if known, else the one in their latest ledger entry in this chat."""
         async with self._read() as conn:
             ep = await self._epoch(conn, chat_id, epoch)
-            rows = await self._all(
-                conn,
+            rows = await conn.all(
                 """
-                SELECT e.user_id AS user_id, SUM(e.delta) AS balance, COALESCE(u.name, (
+                SELECT e.user_id AS user_id, CAST(SUM(e.delta) AS BIGINT) AS balance,
+                COALESCE(u.name, (
                     SELECT e2.name FROM ledger_entries e2
                     JOIN ledger_hands h2 ON h2.chat_id = e2.chat_id AND h2.hand_key = e2.hand_key
                     WHERE e2.chat_id = e.chat_id AND e2.user_id = e.user_id
@@ -1277,7 +1154,7 @@ class Database:
                 )) AS name
                 FROM ledger_entries e LEFT JOIN users u ON u.user_id = e.user_id
                 WHERE e.chat_id = ? AND e.epoch = ?
-                GROUP BY e.user_id
+                GROUP BY e.chat_id, e.user_id, u.name
                 """,
                 (chat_id, ep),
             )
@@ -1289,8 +1166,7 @@ class Database:
         """The epoch's ledger writes (default: the current epoch), oldest first."""
         async with self._read() as conn:
             ep = await self._epoch(conn, chat_id, epoch)
-            rows = await self._all(
-                conn,
+            rows = await conn.all(
                 """
                 SELECT h.hand_id, h.hand_key, h.table_id, h.variant, h.finished_at,
                        e.user_id, e.name, e.delta
@@ -1323,13 +1199,11 @@ class Database:
     # ------------------------------------------- stats and ratings (issue 14, migration 6)
 
     @staticmethod
-    async def _insert_play(conn: aiosqlite.Connection, record: PlayRecord) -> None:
+    async def _insert_play(conn: Conn, record: PlayRecord) -> None:
         """The hand's record (and the match's, if it ended) under the chat's current season;
         a hand or match recorded already is left as it was (append-only)."""
         await Database._ensure_chat(conn, record.chat_id)
-        chat = await Database._one(
-            conn, "SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,)
-        )
+        chat = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,))
         assert chat is not None
         when = utc_iso(record.finished_at)
         head = (record.chat_id, chat["league_epoch"], record.variant, record.family, when)
@@ -1369,22 +1243,20 @@ class Database:
             params.append(epoch)
         cond = f" WHERE {' AND '.join(where)}" if where else ""
         async with self._read() as conn:
-            hands = await self._all(
-                conn,
+            hands = await conn.all(
                 "SELECT chat_id, epoch, table_id, hand_index, variant, family, finished_at,"
                 f" record_json FROM hand_records{cond}"
                 " ORDER BY finished_at, table_id, hand_index",
                 params,
             )
-            matches = await self._all(
-                conn,
+            matches = await conn.all(
                 "SELECT chat_id, epoch, table_id, NULL AS hand_index, variant, family,"
                 f" finished_at, record_json FROM match_records{cond}"
                 " ORDER BY finished_at, table_id",
                 params,
             )
 
-        def stored(r: sqlite3.Row) -> StoredPlay:
+        def stored(r: Row) -> StoredPlay:
             return StoredPlay(
                 chat_id=r["chat_id"],
                 epoch=r["epoch"],
@@ -1403,8 +1275,7 @@ class Database:
         matches behind them count in no stat and no rating."""
         cond, params = ("", ()) if chat_id is None else (" AND chat_id = ?", (chat_id,))
         async with self._read() as conn:
-            rows = await self._all(
-                conn,
+            rows = await conn.all(
                 "SELECT chat_id, target_key FROM ledger_audit"
                 f" WHERE action = 'undo' AND target_key IS NOT NULL{cond}",
                 params,
@@ -1423,9 +1294,8 @@ class Database:
     async def user_by_username(self, username: str) -> tuple[int, str] | None:
         """(user_id, name) of the person last seen with `username` (no @; any case)."""
         async with self._read() as conn:
-            r = await self._one(
-                conn,
-                "SELECT user_id, name FROM users WHERE username = ? COLLATE NOCASE"
+            r = await conn.one(
+                "SELECT user_id, name FROM users WHERE lower(username) = lower(?)"
                 " ORDER BY updated_at DESC LIMIT 1",
                 (username,),
             )
@@ -1435,8 +1305,7 @@ class Database:
         """Changes whenever a record or an undo is written (the tables are append-only):
         (hand records, match records, undos), for caching what is computed from them."""
         async with self._read() as conn:
-            row = await self._one(
-                conn,
+            row = await conn.one(
                 "SELECT (SELECT COUNT(*) FROM hand_records) AS h,"
                 " (SELECT COUNT(*) FROM match_records) AS m,"
                 " (SELECT COUNT(*) FROM ledger_audit WHERE action = 'undo') AS u",

@@ -57,3 +57,9 @@ class LedgerNotZeroSum(StorageError, ValueError):
     def __init__(self, total: int) -> None:
         super().__init__(f"ledger deltas sum to {total}, not 0")
         self.total = total
+
+
+class Conflict(StorageError):
+    """A statement broke a constraint of the schema (unique, foreign key, check, or the
+    append-only triggers), whichever backend ran it. The transaction is rolled back when
+    this leaves it."""

@@ -1,4 +1,5 @@
-"""Schema migrations, numbered by SQLite's `PRAGMA user_version`.
+"""SQLite's schema migrations, numbered by its `PRAGMA user_version` (PostgreSQL's schema
+is `storage.postgres`, at the same version numbers).
 
 `MIGRATIONS[i]` takes the schema from version i to version i + 1. Each step is a tuple of
 single SQL statements, applied in order inside one `BEGIN IMMEDIATE` transaction together
@@ -305,7 +306,14 @@ _V8: Final[Migration] = (
     "CREATE INDEX webhook_updates_by_time ON webhook_updates (claimed_at)",
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
+_V9: Final[Migration] = (
+    # /stats @name looks usernames up with lower(), which PostgreSQL has too (it has no
+    # NOCASE collation); Telegram usernames are ASCII, where the two agree.
+    "DROP INDEX users_by_username",
+    "CREATE INDEX users_by_username ON users (lower(username))",
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 
 

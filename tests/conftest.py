@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from storage import Database
+from tests.backends import BACKENDS, fresh_url
 from tests.fake_telegram import FakeTelegram
 from tests.test_service_timers import Rig
 
@@ -31,3 +32,9 @@ async def fake() -> AsyncIterator[FakeTelegram]:
     async with FakeTelegram() as server:
         yield server
         assert not server.internal_errors, server.internal_errors
+
+
+@pytest.fixture(params=BACKENDS)
+def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database on each backend in turn: SQLite, then PostgreSQL (issue 15)."""
+    return fresh_url(request.param, tmp_path)

@@ -4,7 +4,6 @@ by the V4 schema, seasons (§10.4), undo as a compensating entry with an audit r
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from storage import MIGRATIONS, SCHEMA_VERSION, Database, migrate, schema_version, sqlite_path
 from storage.league import ALREADY, DONE, STALE, payment_key, undo_key
+from tests.backends import RAW_CONFLICT, raw_rows, raw_sql
 from tests.old_schema import old_group, old_hand
 
 CHAT = -100500
@@ -23,8 +23,9 @@ NAMES = {ANA: "Ana", BEA: "Bea <b>", CIRO: "Ciro", DARIO: "Dario"}
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(f"sqlite:///{tmp_path / 'l.db'}")
+async def db(any_url: str) -> AsyncIterator[Database]:
+    """A fresh database on each backend in turn (issue 15)."""
+    database = await Database.open(any_url)
     yield database
     await database.close()
 
@@ -35,15 +36,11 @@ async def game(db: Database, key: str, deltas: dict[int, int], minutes: int = 0)
     assert await db.record_ledger(CHAT, key, 7, "due", deltas, names, when)
 
 
-def sums_to_zero(path: str) -> None:
+async def sums_to_zero(url: str) -> None:
     """Every stored write sums to zero (§10.1), in every epoch."""
-    conn = sqlite3.connect(path)
-    try:
-        rows = conn.execute(
-            "SELECT hand_key, SUM(delta) FROM ledger_entries GROUP BY chat_id, hand_key"
-        ).fetchall()
-    finally:
-        conn.close()
+    rows = await raw_rows(
+        url, "SELECT hand_key, SUM(delta) FROM ledger_entries GROUP BY chat_id, hand_key"
+    )
     assert rows and all(total == 0 for _, total in rows), rows
 
 
@@ -85,7 +82,7 @@ async def test_s10_4_a_v4_database_migrates_and_everything_still_reads(tmp_path:
         assert outcome == DONE and undo is not None and undo.deltas == {ANA: 1, BEA: -1}
         assert {b.balance for b in await db.balances(CHAT)} == {0}
         assert await db.new_season(CHAT, 1, ANA, "Ana", T0) == 2
-        sums_to_zero(db.path)
+        await sums_to_zero(url)
 
 
 async def test_s10_4_a_new_season_only_from_the_season_shown(db: Database) -> None:
@@ -105,7 +102,9 @@ async def test_s10_4_a_new_season_only_from_the_season_shown(db: Database) -> No
     )
 
 
-async def test_undo_is_a_compensating_entry_once_and_only_of_the_last(db: Database) -> None:
+async def test_undo_is_a_compensating_entry_once_and_only_of_the_last(
+    db: Database, any_url: str
+) -> None:
     """The last entry standing is undone by its negation (zero-sum), with an audit row; it
     cannot be undone twice, an older one not before it, and an undo is never undone: the
     next /undo goes one entry further back."""
@@ -142,17 +141,15 @@ async def test_undo_is_a_compensating_entry_once_and_only_of_the_last(db: Databa
         "Bea",
     )
     assert {b.user_id: b.balance for b in await db.balances(CHAT)} == {ANA: 2, BEA: -1, CIRO: -1}
-    sums_to_zero(db.path)
+    await sums_to_zero(any_url)
     # the trail is append-only, as the ledger
-    conn = sqlite3.connect(db.path)
-    try:
-        for sql in ("UPDATE ledger_audit SET actor_id = 0", "DELETE FROM ledger_audit"):
-            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                conn.execute(sql)
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute("DELETE FROM ledger_hands")
-    finally:
-        conn.close()
+    for sql in (
+        "UPDATE ledger_audit SET actor_id = 0",
+        "DELETE FROM ledger_audit",
+        "DELETE FROM ledger_hands",
+    ):
+        with pytest.raises(RAW_CONFLICT, match="append-only"):
+            await raw_sql(any_url, sql)
     # nothing left in another season: nothing to undo there
     await db.new_season(CHAT, 0, ANA, "Ana", T0)
     assert await db.last_undoable(CHAT) is None
@@ -160,7 +157,7 @@ async def test_undo_is_a_compensating_entry_once_and_only_of_the_last(db: Databa
 
 
 async def test_s10_3_a_payment_is_an_entry_written_once_while_the_settlement_stands(
-    db: Database,
+    db: Database, any_url: str
 ) -> None:
     await game(db, "t1:h0", {ANA: 2, BEA: -1, CIRO: -1})
     version = await db.ledger_version(CHAT)
@@ -192,4 +189,4 @@ async def test_s10_3_a_payment_is_an_entry_written_once_while_the_settlement_sta
     assert len(await db.season_entries(CHAT, 0)) == 4
     with pytest.raises(ValueError):
         await db.record_payment(CHAT, 1, fresh, (ANA, ANA, 1), NAMES, ANA, "Ana", T0)
-    sums_to_zero(db.path)
+    await sums_to_zero(any_url)

@@ -6,7 +6,6 @@ schemas, with rows, that migrates and keeps working."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -41,6 +40,7 @@ from storage import (
     sqlite_path,
 )
 from storage.stats import PlayRecord, StoredPlay
+from tests.backends import RAW_CONFLICT, raw_sql
 from tests.old_schema import old_group, old_hand
 
 CHAT = -100900
@@ -50,8 +50,9 @@ NAMES = {A: "Ana", B: "Bea", C: "Ciro", D: "Dario", E: "Eva"}
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(f"sqlite:///{tmp_path / 's.db'}")
+async def db(any_url: str) -> AsyncIterator[Database]:
+    """A fresh database on each backend in turn (issue 15)."""
+    database = await Database.open(any_url)
     yield database
     await database.close()
 
@@ -316,7 +317,7 @@ def play_out(table: Table, db_records: list[PlayRecord]) -> None:
         table.next_hand()
 
 
-async def test_a_played_match_is_recorded_and_counted(db: Database) -> None:
+async def test_a_played_match_is_recorded_and_counted(db: Database, any_url: str) -> None:
     """A due match of two people, played by the engine (best of five, §4.3): one record per
     hand and one for the match; the stats agree with the engine's result and the ledger."""
     table = Table(7, CHAT, A, Options.parse("due", {}))
@@ -345,14 +346,9 @@ async def test_a_played_match_is_recorded_and_counted(db: Database) -> None:
     assert total == 120 * len([r for r in table.match.records if not r.void])  # type: ignore[union-attr]
     assert mv[0].counted == (1, -1) if match_winner(table) == A else (-1, 1)
     # append-only: the stored records cannot be changed or removed
-    conn = sqlite3.connect(db.path)
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute("DELETE FROM hand_records")
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute("UPDATE match_records SET epoch = 3")
-    finally:
-        conn.close()
+    for sql in ("DELETE FROM hand_records", "UPDATE match_records SET epoch = 3"):
+        with pytest.raises(RAW_CONFLICT, match="append-only"):
+            await raw_sql(any_url, sql)
 
 
 def match_winner(table: Table) -> int:

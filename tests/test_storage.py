@@ -37,6 +37,9 @@ from storage import (
     schema_version,
     sqlite_path,
 )
+from storage.errors import Conflict
+from storage.sqlite import SqliteBackend
+from tests.backends import RAW_CONFLICT, fresh_url, raw_sql
 
 CHAT = -1001
 T0 = datetime(2024, 5, 1, 20, 0, tzinfo=UTC)
@@ -45,8 +48,9 @@ OPTS = json.dumps({"variant": "due"})
 
 
 @pytest.fixture
-async def db() -> AsyncIterator[Database]:
-    database = await Database.open("sqlite:///:memory:")
+async def db(any_url: str) -> AsyncIterator[Database]:
+    """A fresh database on each backend in turn (issue 15)."""
+    database = await Database.open(any_url)
     yield database
     await database.close()
 
@@ -179,19 +183,18 @@ async def test_one_active_table_per_chat(db: Database) -> None:
     assert [t.table_id for t in await db.unfinished_tables()] == [other.table_id, second.table_id]
 
 
-async def test_one_active_table_is_a_schema_constraint(db_url: str) -> None:
-    await (await Database.open(db_url)).close()
+async def test_one_active_table_is_a_schema_constraint(any_url: str) -> None:
+    await (await Database.open(any_url)).close()
     sql = (
         "INSERT INTO tables (chat_id, creator_id, status, variant, options_json, seats_json,"
         " created_at, updated_at) VALUES (1, 1, ?, 'due', '{}', '[]', 'x', 'x')"
     )
-    with sqlite3.connect(sqlite_path(db_url)) as conn:
-        conn.execute("INSERT INTO chats (chat_id, updated_at) VALUES (1, 'x')")
-        conn.execute(sql, ("lobby",))
-        with pytest.raises(sqlite3.IntegrityError):
-            conn.execute(sql, ("playing",))
-        conn.execute(sql, ("finished",))
-        conn.execute(sql, ("cancelled",))
+    await raw_sql(any_url, "INSERT INTO chats (chat_id, updated_at) VALUES (1, 'x')")
+    await raw_sql(any_url, sql, ("lobby",))
+    with pytest.raises(RAW_CONFLICT):
+        await raw_sql(any_url, sql, ("playing",))
+    await raw_sql(any_url, sql, ("finished",))
+    await raw_sql(any_url, sql, ("cancelled",))
 
 
 async def test_concurrent_creates_make_one_table(db: Database) -> None:
@@ -248,17 +251,16 @@ async def test_save_move_and_append_only_ordered_log(db: Database) -> None:
     assert row is not None and row.move_no == 6 and row.hand == {"h": 5}
 
 
-async def test_move_log_cannot_be_rewritten(db_url: str) -> None:
-    async with await Database.open(db_url) as db:
+async def test_move_log_cannot_be_rewritten(any_url: str) -> None:
+    async with await Database.open(any_url) as db:
         tid = await new_table(db)
         await db.save_move(
             tid, 0, match_json="{}", hand_json="{}", status=TableStatus.PLAYING, move=Move(0, 0, 7)
         )
-    with sqlite3.connect(sqlite_path(db_url)) as conn:
-        for sql in ("UPDATE moves SET action = 8", "DELETE FROM moves"):
-            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                conn.execute(sql)
-    async with await Database.open(db_url) as db:
+    for sql in ("UPDATE moves SET action = 8", "DELETE FROM moves"):
+        with pytest.raises(RAW_CONFLICT, match="append-only"):
+            await raw_sql(any_url, sql)
+    async with await Database.open(any_url) as db:
         assert [(m.move_no, m.action) for m in await db.moves(tid)] == [(1, 7)]
 
 
@@ -316,7 +318,8 @@ async def test_cancelled_write_leaves_the_connection_usable(db_url: str) -> None
             if sql.startswith("BEGIN IMMEDIATE"):
                 loop.call_soon_threadsafe(waiting.set)
 
-        await db._conn.set_trace_callback(trace)
+        assert isinstance(db.backend, SqliteBackend)
+        await db.backend.conn.set_trace_callback(trace)
         task = asyncio.create_task(
             db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
         )
@@ -372,8 +375,8 @@ async def test_engine_snapshots_round_trip(db: Database) -> None:
     assert HandState.from_dict(row.hand) == hand
 
 
-async def test_unfinished_tables_for_restore(db_url: str) -> None:
-    async with await Database.open(db_url) as db:
+async def test_unfinished_tables_for_restore(any_url: str) -> None:
+    async with await Database.open(any_url) as db:
         lobby = await new_table(db, 1)
         playing = await new_table(db, 2)
         await db.save_move(
@@ -383,13 +386,13 @@ async def test_unfinished_tables_for_restore(db_url: str) -> None:
         await db.update_lobby(done, status=TableStatus.FINISHED)
         gone = await new_table(db, 4)
         await db.update_lobby(gone, status=TableStatus.CANCELLED)
-    async with await Database.open(db_url) as db:  # after a restart
+    async with await Database.open(any_url) as db:  # after a restart
         rows = await db.unfinished_tables()
     assert [(r.table_id, r.status) for r in rows] == [(lobby, "lobby"), (playing, "playing")]
 
 
-async def test_file_database_keeps_data_when_reopened(db_url: str) -> None:
-    async with await Database.open(db_url) as db:
+async def test_file_database_keeps_data_when_reopened(any_url: str) -> None:
+    async with await Database.open(any_url) as db:
         tid = await new_table(db)
         await db.save_move(
             tid,
@@ -404,7 +407,7 @@ async def test_file_database_keeps_data_when_reopened(db_url: str) -> None:
         await db.set_chat_lang(CHAT, "en")
         await db.record_ledger(CHAT, "k1", tid, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
         before = (await db.get_table(tid), await db.moves(tid))
-    async with await Database.open(db_url) as db:
+    async with await Database.open(any_url) as db:
         assert (await db.get_table(tid), await db.moves(tid)) == before
         assert await db.private_messages(tid) == [PrivateMessage(tid, 2, 2, 77)]
         user = await db.get_user(2)
@@ -425,7 +428,7 @@ async def test_private_messages_upsert(db: Database) -> None:
         PrivateMessage(tid, 1, 1, 11),
         PrivateMessage(tid, 2, 2, 12),
     ]
-    with pytest.raises(sqlite3.IntegrityError):  # foreign key: the table must exist
+    with pytest.raises(Conflict):  # foreign key: the table must exist
         await db.set_private_message(999, 1, 1, 1)
 
 
@@ -493,9 +496,9 @@ async def test_ledger_concurrent_double_write(db: Database) -> None:
     assert sum(b.balance for b in await db.balances(CHAT)) == 0
 
 
-async def test_ledger_concurrent_double_write_two_connections(db_url: str) -> None:
+async def test_ledger_concurrent_double_write_two_connections(any_url: str) -> None:
     """Two connections (e.g. two bot processes) racing on one hand: written once."""
-    a, b = await Database.open(db_url), await Database.open(db_url)
+    a, b = await Database.open(any_url), await Database.open(any_url)
     try:
         results = await asyncio.gather(
             *(
@@ -600,19 +603,18 @@ async def test_save_move_writes_the_ledger_atomically(db: Database) -> None:
     assert (await db.get_table(tid)).status == "finished"  # type: ignore[union-attr]
 
 
-async def test_ledger_cannot_be_rewritten(db_url: str) -> None:
+async def test_ledger_cannot_be_rewritten(any_url: str) -> None:
     """RULES §10.4: nothing is ever deleted silently (enforced by triggers)."""
-    async with await Database.open(db_url) as db:
+    async with await Database.open(any_url) as db:
         await db.record_ledger(CHAT, "k", None, "due", {1: 1, 2: -1}, {1: "A", 2: "B"}, T0)
-    with sqlite3.connect(sqlite_path(db_url)) as conn:
-        for sql in (
-            "DELETE FROM ledger_entries",
-            "UPDATE ledger_entries SET delta = 0",
-            "DELETE FROM ledger_hands",
-            "UPDATE ledger_hands SET epoch = 9",
-        ):
-            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                conn.execute(sql)
+    for sql in (
+        "DELETE FROM ledger_entries",
+        "UPDATE ledger_entries SET delta = 0",
+        "DELETE FROM ledger_hands",
+        "UPDATE ledger_hands SET epoch = 9",
+    ):
+        with pytest.raises(RAW_CONFLICT, match="append-only"):
+            await raw_sql(any_url, sql)
 
 
 zero_sum_hand = st.lists(st.integers(-9, 9), min_size=1, max_size=5).map(lambda xs: [*xs, -sum(xs)])
@@ -657,9 +659,9 @@ async def fill_ledger(url: str) -> None:
         await db.record_ledger(CHAT, "t1:match", 1, "due", {1: 1, 2: -1}, {1: "Anna", 2: "Bo"}, T0)
 
 
-def test_export_json_and_csv(db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    asyncio.run(fill_ledger(db_url))
-    assert main_export(export_args("--chat", str(CHAT), "--database", db_url)) == 0
+def test_export_json_and_csv(any_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    asyncio.run(fill_ledger(any_url))
+    assert main_export(export_args("--chat", str(CHAT), "--database", any_url)) == 0
     data = json.loads(capsys.readouterr().out)
     assert data == {
         "chat_id": CHAT,
@@ -678,7 +680,7 @@ def test_export_json_and_csv(db_url: str, capsys: pytest.CaptureFixture[str]) ->
         ],
     }
     assert (
-        main_export(export_args("--chat", str(CHAT), "--format", "csv", "--database", db_url)) == 0
+        main_export(export_args("--chat", str(CHAT), "--format", "csv", "--database", any_url)) == 0
     )
     assert capsys.readouterr().out.splitlines() == [
         "finished_at,hand_key,variant,user_id,name,delta",
@@ -688,10 +690,10 @@ def test_export_json_and_csv(db_url: str, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_export_uses_the_database_url_setting(
-    db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    any_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    asyncio.run(fill_ledger(db_url))
-    monkeypatch.setenv("DATABASE_URL", db_url)
+    asyncio.run(fill_ledger(any_url))
+    monkeypatch.setenv("DATABASE_URL", any_url)
     assert main_export(export_args("--chat", str(CHAT), "--format", "csv")) == 0
     assert "t1:match" in capsys.readouterr().out
 
@@ -705,17 +707,17 @@ def test_export_bad_chat_id(db_url: str, chat: str, capsys: pytest.CaptureFixtur
 
 
 def test_export_unknown_chat_or_missing_database(
-    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    any_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    asyncio.run(fill_ledger(db_url))
-    assert main_export(export_args("--chat", "42", "--database", db_url)) == 2
+    asyncio.run(fill_ledger(any_url))
+    assert main_export(export_args("--chat", "42", "--database", any_url)) == 2
     assert "chat 42 is not in the database" in capsys.readouterr().err
     missing = f"sqlite:///{tmp_path / 'nope.db'}"
     assert main_export(export_args("--chat", "42", "--database", missing)) == 2
     assert "no database file" in capsys.readouterr().err
     assert not (tmp_path / "nope.db").exists()
     assert main_export(export_args("--chat", "42", "--database", "mysql://x")) == 2
-    assert "not a SQLite URL" in capsys.readouterr().err
+    assert "not a database URL" in capsys.readouterr().err
 
 
 async def test_closed_tables_since_lists_only_recently_ended_tables(db: Database) -> None:
@@ -790,7 +792,8 @@ async def test_group_calls_are_noted_and_old_ones_pruned(db: Database) -> None:
 async def test_a_persons_move_goes_before_the_bots_own_writes() -> None:
     """The database lock hands over by priority: a waiting person's move (URGENT) goes
     before writes that came earlier, and a cancelled waiter does not block the rest."""
-    from storage.db import BACKGROUND, NORMAL, URGENT, PriorityLock
+    from storage.backend import BACKGROUND, NORMAL, URGENT
+    from storage.sqlite import PriorityLock
 
     lock, order = PriorityLock(), []
     queued = [asyncio.Event() for _ in range(4)]
@@ -851,3 +854,30 @@ async def test_a_webhook_update_is_claimed_once_and_a_dead_claim_is_taken_over(
     assert await db.claim_update(8, t + 35, lease=30) is UpdateClaim.BUSY  # the new claim
     await db.finish_update(9, t + 86_400 + 10)  # a day later: 7 is forgotten
     assert await db.claim_update(7, t + 86_400 + 11, lease=30) is UpdateClaim.NEW
+
+
+# ---------------------------------------------------------------------- PostgreSQL (issue 15)
+
+
+def test_placeholders_become_numbered_outside_quotes() -> None:
+    from storage.postgres import dollar_params
+
+    assert dollar_params("SELECT ? , '?' , \"a?\" , ?") == "SELECT $1 , '?' , \"a?\" , $2"
+    assert dollar_params("UPDATE t SET a = ?, b = ? WHERE c = ?") == (
+        "UPDATE t SET a = $1, b = $2 WHERE c = $3"
+    )
+
+
+async def test_postgresql_schema_is_made_once_and_a_newer_one_refused(tmp_path: Path) -> None:
+    """Opening twice migrates once (version 9, as SQLite's); a database from a newer bot is
+    refused, as on SQLite."""
+    url = fresh_url("postgresql", tmp_path)
+    async with await Database.open(url) as db:
+        assert db.backend.kind == "postgresql" and "@" not in db.path
+        assert await db.schema_version() == SCHEMA_VERSION
+    async with await Database.open(url) as db:
+        assert await db.schema_version() == SCHEMA_VERSION
+        assert [b.balance for b in await db.balances(CHAT)] == []
+    await raw_sql(url, "UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    with pytest.raises(SchemaTooNew):
+        await Database.open(url)

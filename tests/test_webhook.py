@@ -14,8 +14,10 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+import pytest
 
 from bot.config import Settings
+from tests.backends import BACKENDS, fresh_url
 from tests.fake_telegram import FakeTelegram, JSONDict
 from tests.test_e2e import (
     OK,
@@ -45,11 +47,12 @@ def free_port() -> int:
 class WebhookBot(BotProcess):
     """`python -m bot` in webhook mode on a free local port."""
 
-    def __init__(self, fake: FakeTelegram, workdir: Path) -> None:
+    def __init__(self, fake: FakeTelegram, workdir: Path, **env: str) -> None:
         self.port = free_port()
         super().__init__(
             fake,
             workdir,
+            **env,
             WEBHOOK_URL=PUBLIC,
             WEBHOOK_SECRET=SECRET,
             WEBHOOK_LISTEN="127.0.0.1",
@@ -80,13 +83,17 @@ def test_the_secret_defaults_to_one_derived_from_the_token() -> None:
     assert a.webhook_path() == "/telegram/updates"
 
 
-async def test_webhook_secret_health_duplicates_and_a_sigkill(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_webhook_secret_health_duplicates_and_a_sigkill(tmp_path: Path, backend: str) -> None:
+    """On SQLite, and on PostgreSQL (DATABASE_URL=postgresql://...; the export that checks
+    the ledger reads it there too)."""
+    database = {"DATABASE_URL": fresh_url(backend, tmp_path)}
     async with asyncio.timeout(240), telegram() as fake:
         luigi = fake.user(301, "<Luigi & Co>")
         bea = fake.user(302, "Bea_*")
         group = fake.group(-100301, "Webhook <Bar>", members=[luigi, bea])
         rng = random.Random(15)
-        with bot_guard(WebhookBot(fake, tmp_path)) as bot:
+        with bot_guard(WebhookBot(fake, tmp_path, **database)) as bot:
 
             def route(update: JSONDict) -> list[str]:
                 # about one update in four is delivered twice at once
@@ -119,7 +126,7 @@ async def test_webhook_secret_health_duplicates_and_a_sigkill(tmp_path: Path) ->
                 assert await game.step()
             # ---- SIGKILL between two moves; taps made while it is down wait for it
             await bot.kill9()
-            who, _ = await game.turn()
+            who, before = await game.turn()
             assert who is not None
             card = card_buttons(hand_message(fake, who))[0]
             pending = asyncio.create_task(game.press(who, card))
@@ -127,6 +134,7 @@ async def test_webhook_secret_health_duplicates_and_a_sigkill(tmp_path: Path) ->
             assert not pending.done()
             await bot.start()
             assert await pending == OK
+            await game.settled(who, before, card)  # the answer comes before the table's edit
             await game.play_match()
             assert "Partita finita" in game.table().text
             check_ledger(bot, group.id, 1)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sqlite3
 
 from bot.cli.simulate import cli_error, write_stdout
 from bot.table.ledger import export_csv, export_json
 
-# SQLite stores integers in 64 bits: a chat id or an epoch beyond cannot be in the database
+# SQLite and PostgreSQL (BIGINT) store integers in 64 bits: a chat id or an epoch beyond
+# cannot be in the database
 _SQLITE_MAX = 2**63 - 1
 
 
@@ -28,7 +28,7 @@ def add_export_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--database",
         metavar="URL",
         default=None,
-        help="sqlite:///file.db (default: the DATABASE_URL setting)",
+        help="sqlite:///file.db or postgresql://... (default: the DATABASE_URL setting)",
     )
     p.set_defaults(func=main_export)
 
@@ -44,21 +44,22 @@ def _parse_chat(text: str) -> int | None:
 
 async def _export(url: str, chat_id: int, fmt: str, epoch: int | None) -> tuple[int, str]:
     from storage import Database
+    from storage.db import describe_url, driver_errors
 
     try:
         db = await Database.open(url, create=False)
     except (FileNotFoundError, ValueError) as exc:
         return 2, str(exc)
-    except sqlite3.Error as exc:  # not a database, unreadable, locked...
-        return 2, f"cannot read the database {url}: {exc}"
+    except driver_errors() as exc:  # not a database, unreadable, locked, refused...
+        return 2, f"cannot read the database {describe_url(url)}: {exc}"
     try:
         async with db:
             if await db.get_chat(chat_id) is None:
                 return 2, f"chat {chat_id} is not in the database {db.path}"
             balances = await db.balances(chat_id, epoch)
             hands = await db.ledger_hands(chat_id, epoch)
-    except sqlite3.Error as exc:
-        return 2, f"cannot read the database {url}: {exc}"
+    except driver_errors() as exc:
+        return 2, f"cannot read the database {describe_url(url)}: {exc}"
     if fmt == "csv":
         return 0, export_csv(hands)
     return 0, json.dumps(export_json(chat_id, balances, hands), indent=2, ensure_ascii=False)

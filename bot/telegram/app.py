@@ -151,6 +151,7 @@ async def on_error(update: object, context: BotContext) -> None:
 def _post_init(settings: Settings) -> Any:
     async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         db = await Database.open(settings.database_url)
+        log.info("database: %s (%s)", db.path, db.backend.kind)
         me = await application.bot.get_me()
         service_ref: list[TableService] = []
 
