@@ -1,6 +1,7 @@
 """Load benchmark of the real bot process against the stand-in Bot API, on 127.0.0.1.
 
-    python -m bench.bot_load [--tables 200] [--duration SECONDS] [--seed 1] [--json]
+    python -m bench.bot_load [--tables 200] [--duration SECONDS] [--seed 1]
+                             [--database sqlite|postgresql] [--json]
 
 `python -m bot` runs as its own process with Telegram's real numbers (20 calls a minute per
 group, 30 a second overall, one a second per private chat, a group's table message edited
@@ -50,6 +51,7 @@ from typing import Any
 
 from bot.engine import actions as A
 from bot.telegram.outbox import NOTES_INTERVAL
+from tests.backends import PgStore, fresh_url
 from tests.fake_telegram import (
     ButtonNotFound,
     FakeButton,
@@ -658,17 +660,17 @@ def verdict(ok: bool | None) -> str:
     return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
-def cards_played(store: Store) -> tuple[int, int]:
+def cards_played(store: Store | PgStore) -> tuple[int, int]:
     """(cards, of which by people) stored so far: the move log, bids and calls left out."""
     rows = store.rows(
-        "SELECT COUNT(*) AS n, COALESCE(SUM(user_id IS NOT NULL), 0) AS h "
+        "SELECT COUNT(*) AS n, COUNT(user_id) AS h "
         "FROM moves WHERE action < ?",
         A.CALL_RANK,
     )
     return int(rows[0]["n"]), int(rows[0]["h"])
 
 
-def unfinished(store: Store) -> int:
+def unfinished(store: Store | PgStore) -> int:
     rows = store.rows("SELECT COUNT(*) AS n FROM tables WHERE status IN ('lobby', 'playing')")
     return int(rows[0]["n"])
 
@@ -684,7 +686,9 @@ async def settle_taps(fake: FakeTelegram, timeout: float) -> int:
     return left
 
 
-async def progress(bench: Bench, bot: BotProcess, store: Store, every: float = 15.0) -> None:
+async def progress(
+    bench: Bench, bot: BotProcess, store: Store | PgStore, every: float = 15.0
+) -> None:
     """A line on stderr now and then (the bot's pid changes at the restart)."""
 
     def pid() -> int:
@@ -733,14 +737,22 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         people = sum(len(t.people) for t in bench.tables)
         computers = Counter(level for t in bench.tables for level in t.levels)
         result["config"].update(variants=dict(variants), people=people, computers=dict(computers))
-        bot = BotProcess(fake, workdir, **{**BOT_ENV, **dict(args.bot_env)})
+        env = {**BOT_ENV, **dict(args.bot_env)}
+        if args.database == "postgresql":  # a fresh database on the test run's pgserver
+            env["DATABASE_URL"] = fresh_url("postgresql", workdir)
+        result["config"]["database"] = args.database
+        bot = BotProcess(fake, workdir, **env)
         tasks: list[asyncio.Task[Any]] = []
         with bot_guard(bot):
             t_begin = time.monotonic()
             await bot.start()
             assert bot.proc is not None
             pid = bot.proc.pid
-            store = Store(bot.db_path)
+            store: Store | PgStore = (
+                PgStore(env["DATABASE_URL"])
+                if args.database == "postgresql"
+                else Store(bot.db_path)
+            )
             log(f"bot pid {pid} polling; {args.tables} tables, {people} people")
             await asyncio.sleep(3.0)  # post_init done, workers spawned
             base = sample(pid)
@@ -1160,6 +1172,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=key_value,
         metavar="KEY=VALUE",
         help="extra environment for the bot (e.g. HARD_BUDGET=0.5); repeatable",
+    )
+    p.add_argument(
+        "--database",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="the bot's database: a SQLite file, or PostgreSQL from the pgserver wheel (sqlite)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = p.parse_args(argv)

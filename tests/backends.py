@@ -5,6 +5,8 @@ program could, to show what the schema itself refuses."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import itertools
 import os
 import sqlite3
@@ -14,7 +16,7 @@ from typing import Any
 
 import asyncpg
 
-from storage.postgres import dollar_params
+from storage.postgres import dollar_params, redacted
 from storage.sqlite import sqlite_path
 
 BACKENDS = ("sqlite", "postgresql")
@@ -70,3 +72,23 @@ async def raw_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in await conn.fetch(sql)]
     finally:
         await conn.close()
+
+
+class PgStore:
+    """`tests.test_e2e.Store`'s `rows` on PostgreSQL, for code that looks at the bot's
+    database synchronously (the load bench): each query runs on its own thread and loop."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.path = redacted(url)
+
+    def rows(self, sql: str, *args: Any) -> list[Any]:
+        async def fetch() -> list[Any]:
+            conn = await asyncpg.connect(self.url)
+            try:
+                return list(await conn.fetch(dollar_params(sql), *args))
+            finally:
+                await conn.close()
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, fetch()).result()
