@@ -663,8 +663,7 @@ def verdict(ok: bool | None) -> str:
 def cards_played(store: Store | PgStore) -> tuple[int, int]:
     """(cards, of which by people) stored so far: the move log, bids and calls left out."""
     rows = store.rows(
-        "SELECT COUNT(*) AS n, COUNT(user_id) AS h "
-        "FROM moves WHERE action < ?",
+        "SELECT COUNT(*) AS n, COUNT(user_id) AS h FROM moves WHERE action < ?",
         A.CALL_RANK,
     )
     return int(rows[0]["n"]), int(rows[0]["h"])
