@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "0.0.0.0"
     port: int = Field(default=8080, ge=1, le=65535)
+    # How many worker processes of this bot share its database (webhook mode on PostgreSQL,
+    # README "Several workers"): each takes this share of Telegram's rate budgets, which are
+    # the bot's as a whole.
+    workers: int = Field(default=1, ge=1, le=64)
 
     @field_validator("webhook_url")
     @classmethod

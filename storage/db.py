@@ -46,9 +46,11 @@ from storage.models import (
     ChatRow,
     LedgerHand,
     LedgerRecord,
+    MessageState,
     Move,
     MoveRow,
     PrivateMessage,
+    TableHead,
     TableRow,
     TableStatus,
     Unset,
@@ -125,6 +127,16 @@ def _table(row: Row) -> TableRow:
         updated_at=_dt(row["updated_at"]),
         timers_json=row["timers_json"],
     )
+
+
+def next_at(timers_json: str | None) -> float | None:
+    """The earliest deadline in a table's `timers_json` (`bot.table.deadlines.Pending`: its
+    "at" map of kind to Unix time), stored beside it as `tables.next_at` so that any worker can
+    find what is due with one indexed query; None when it waits for nothing."""
+    if not timers_json:
+        return None
+    at = json.loads(timers_json).get("at") or {}
+    return min((float(v) for v in at.values()), default=None)
 
 
 def _check_status(status: str) -> None:
@@ -239,8 +251,8 @@ class Database:
             try:
                 table_id = await conn.insert(
                     "INSERT INTO tables (chat_id, creator_id, status, variant, options_json,"
-                    " seats_json, lang, created_at, updated_at, timers_json)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " seats_json, lang, created_at, updated_at, timers_json, next_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         chat_id,
                         creator_id,
@@ -252,6 +264,7 @@ class Database:
                         now,
                         now,
                         timers_json,
+                        next_at(timers_json),
                     ),
                     "table_id",
                 )
@@ -304,13 +317,16 @@ class Database:
         lang: str | Unset | None = UNSET,
         timers_json: str | Unset | None = UNSET,
         expected_move_no: int | None = None,
+        update_id: int | None = None,
     ) -> TableRow:
         """Set only the columns given. Changing seats, options, variant or status bumps
         move_no (the table's version) so a concurrent `save_move` or `update_lobby` that read
         the old version fails with StaleMove; table_message_id, lang and timers_json alone
         do not.
         With `expected_move_no`, raises StaleMove (writing nothing) unless it matches.
-        Raises TableExists if the new status would give the chat a second active table."""
+        `update_id`: the webhook update this change applies, marked done in the same
+        transaction (`claim_update`). Raises TableExists if the new status would give the
+        chat a second active table."""
         changes: dict[str, Any] = {}
         if not isinstance(seats_json, Unset):
             changes["seats_json"] = seats_json
@@ -328,12 +344,15 @@ class Database:
             changes["lang"] = lang
         if not isinstance(timers_json, Unset):
             changes["timers_json"] = timers_json
+            changes["next_at"] = next_at(timers_json)
         async with self._write() as conn:
             row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
             if row is None:
                 raise TableNotFound(table_id)
             if expected_move_no is not None and row["move_no"] != expected_move_no:
                 raise StaleMove(table_id, expected_move_no, row["move_no"])
+            if update_id is not None:
+                await self._applied(conn, update_id)
             if not changes:
                 return _table(row)
             changes["updated_at"] = _now()
@@ -365,6 +384,7 @@ class Database:
         seats_json: str | None = None,
         timers_json: str | None = None,
         record: PlayRecord | None = None,
+        update_id: int | None = None,
     ) -> int:
         """In one transaction: check the stored move_no is `expected_move_no` (else
         StaleMove, nothing written), write the snapshot and status, append `move` to the log
@@ -374,19 +394,21 @@ class Database:
         refuses further saves with TableClosed. `urgent`: a person waits for it (their
         move goes before the bot's own writes). `seats_json` and `timers_json`, if given,
         are written too (a seat the turn timer handed to a computer; the new deadlines).
-        `record`, if given, is the finished hand's record for stats (`_insert_play`)."""
+        `record`, if given, is the finished hand's record for stats (`_insert_play`).
+        `update_id`: the webhook update this move applies, marked done in the same
+        transaction, so a redelivered copy is never applied again (`claim_update`)."""
         _check_status(status)
         if ledger is not None:
             _check_ledger(ledger)
         new_no = expected_move_no + 1
         now = _now()
-        extra_sql, extra = "", []
+        extra_sql, extra = "", list[Any]()
         if seats_json is not None:
             extra_sql += ", seats_json = ?"
             extra.append(seats_json)
         if timers_json is not None:
-            extra_sql += ", timers_json = ?"
-            extra.append(timers_json)
+            extra_sql += ", timers_json = ?, next_at = ?"
+            extra.extend((timers_json, next_at(timers_json)))
         async with self._write(URGENT if urgent else NORMAL) as conn:
             changed = await conn.execute(
                 "UPDATE tables SET match_json = ?, hand_json = ?, status = ?, move_no = ?,"
@@ -422,18 +444,132 @@ class Database:
                 await self._insert_ledger(conn, ledger)
             if record is not None:
                 await self._insert_play(conn, record)
+            if update_id is not None:
+                await self._applied(conn, update_id)
         return new_no
 
-    async def set_timers(self, table_id: int, timers_json: str | None) -> bool:
+    async def set_timers(
+        self, table_id: int, timers_json: str | None, expected_move_no: int | None = None
+    ) -> bool:
         """Store what an active table waits for (`bot.table.deadlines`) without changing its
         version: a deadline that passed (a mention sent) or a request to cancel. False if
-        the table is no longer active."""
+        the table is no longer active, or (with `expected_move_no`) no longer at that
+        version: another worker wrote it, with deadlines of its own."""
+        sql = f"UPDATE tables SET timers_json = ?, next_at = ? WHERE table_id = ? AND {_ACTIVE_SQL}"
+        params: list[Any] = [timers_json, next_at(timers_json), table_id]
+        if expected_move_no is not None:
+            sql += " AND move_no = ?"
+            params.append(expected_move_no)
+        async with self._write() as conn:
+            return await conn.execute(sql, params) == 1
+
+    # ------------------------------------------------------------------ several workers
+
+    async def table_head(self, table_id: int) -> TableHead | None:
+        """What changes of a table without a new version, and the version: enough for a
+        worker to tell whether the table it holds in memory is still the stored one."""
+        async with self._read() as conn:
+            row = await conn.one(
+                "SELECT move_no, status, timers_json, table_message_id, lang FROM tables"
+                " WHERE table_id = ?",
+                (table_id,),
+            )
+        if row is None:
+            return None
+        return TableHead(
+            move_no=row["move_no"],
+            status=TableStatus(row["status"]),
+            timers_json=row["timers_json"],
+            table_message_id=row["table_message_id"],
+            lang=row["lang"],
+        )
+
+    async def due_tables(self, now: float, limit: int = 50) -> list[int]:
+        """Active tables whose earliest deadline is at or before Unix time `now`."""
+        async with self._read() as conn:
+            rows = await conn.all(
+                f"SELECT table_id FROM tables WHERE {_ACTIVE_SQL} AND next_at <= ?"
+                " ORDER BY next_at LIMIT ?",
+                (now, limit),
+            )
+        return [int(r["table_id"]) for r in rows]
+
+    async def claim_deadline(self, table_id: int, now: float, lease: float) -> bool:
+        """Whether this worker fires the table's due deadline: True for exactly one of the
+        workers asking (its `next_at` moves `lease` seconds on, so the others find nothing
+        due; the write that follows the firing stores the real next deadline, and a worker
+        that died meanwhile leaves it to be claimed again once the lease is over)."""
         async with self._write() as conn:
             changed = await conn.execute(
-                f"UPDATE tables SET timers_json = ? WHERE table_id = ? AND {_ACTIVE_SQL}",
-                (timers_json, table_id),
+                f"UPDATE tables SET next_at = ? WHERE table_id = ? AND {_ACTIVE_SQL}"
+                " AND next_at <= ?",
+                (now + lease, table_id, now),
             )
-            return changed == 1
+        return changed == 1
+
+    async def message_state(self, table_id: int, user_id: int | None) -> MessageState:
+        """A table's message (user None: the group's table message; else that person's hand
+        message) as stored: its id, the digest it shows (None if unknown or being edited)
+        and the table version it was rendered from (-1 if never)."""
+        async with self._read() as conn:
+            if user_id is None:
+                row = await conn.one(
+                    "SELECT chat_id, table_message_id AS message_id FROM tables WHERE table_id = ?",
+                    (table_id,),
+                )
+            else:
+                row = await conn.one(
+                    "SELECT chat_id, message_id FROM private_messages"
+                    " WHERE table_id = ? AND user_id = ?",
+                    (table_id, user_id),
+                )
+            mid = None if row is None else row["message_id"]
+            shown = None
+            if mid is not None:
+                got = await conn.one(
+                    "SELECT digest FROM shown_messages WHERE chat_id = ? AND message_id = ?"
+                    " AND editing IS NULL",
+                    (row["chat_id"] if row is not None else 0, mid),
+                )
+                shown = None if got is None else str(got["digest"])
+            ver = await conn.one(
+                "SELECT version FROM rendered WHERE table_id = ? AND user_id = ?",
+                (table_id, user_id or 0),
+            )
+        return MessageState(
+            message_id=None if mid is None else int(mid),
+            digest=shown,
+            version=-1 if ver is None else int(ver["version"]),
+        )
+
+    async def note_rendered(
+        self,
+        table_id: int,
+        user_id: int | None,
+        version: int,
+        chat_id: int,
+        message_id: int,
+        digest: str,
+    ) -> None:
+        """The message now shows `digest`, rendered from table version `version`."""
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET"
+                " digest = excluded.digest, editing = NULL, updated_at = excluded.updated_at",
+                (chat_id, message_id, digest, _now()),
+            )
+            await conn.execute(
+                "INSERT INTO rendered (table_id, user_id, version) VALUES (?, ?, ?)"
+                " ON CONFLICT (table_id, user_id) DO UPDATE SET version = excluded.version"
+                " WHERE rendered.version < excluded.version",
+                (table_id, user_id or 0, version),
+            )
+
+    def message_lock(self, table_id: int, user_id: int | None) -> AbstractAsyncContextManager[None]:
+        """Held while one of a table's messages is sent or edited, across every worker
+        sharing the database (a process that dies lets go at once)."""
+        return self.backend.hold((table_id, user_id or 0))
 
     async def moves(self, table_id: int) -> list[MoveRow]:
         """The table's move log in order."""
@@ -589,6 +725,12 @@ class Database:
                 (update_id, now),
             )
             return UpdateClaim.NEW
+
+    @staticmethod
+    async def _applied(conn: Conn, update_id: int) -> None:
+        await conn.execute(
+            "UPDATE webhook_updates SET state = 'done' WHERE update_id = ?", (update_id,)
+        )
 
     async def finish_update(self, update_id: int, now: float, keep: float = 86_400.0) -> None:
         """Update `update_id` is applied; updates older than `keep` seconds are forgotten

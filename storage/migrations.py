@@ -313,7 +313,41 @@ _V9: Final[Migration] = (
     "CREATE INDEX users_by_username ON users (lower(username))",
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
+# Several workers on one database (issue 15): the earliest deadline of an active table as a
+# column any worker can poll (`Database.due_tables`, claimed by `claim_deadline`), filled from
+# timers_json by every write of it; 0 for a table that has deadlines stored before this step
+# (due at once: the worker that claims it stores the real time). `rendered`: the table version
+# each of a table's messages last showed (user 0: the group's table message), so two workers
+# never put an older state over a newer one.
+_V10: Final[Migration] = (
+    "ALTER TABLE tables ADD COLUMN next_at REAL",
+    """
+    UPDATE tables SET next_at = 0
+    WHERE status IN ('lobby', 'playing') AND timers_json IS NOT NULL
+    """,
+    "CREATE INDEX tables_by_next_at ON tables (next_at) WHERE status IN ('lobby', 'playing')",
+    """
+    CREATE TABLE rendered (
+        table_id INTEGER NOT NULL REFERENCES tables (table_id),
+        user_id  INTEGER NOT NULL,
+        version  INTEGER NOT NULL,
+        PRIMARY KEY (table_id, user_id)
+    )
+    """,
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (
+    _V1,
+    _V2,
+    _V3,
+    _V4,
+    _V5,
+    _V6,
+    _V7,
+    _V8,
+    _V9,
+    _V10,
+)
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 
 

@@ -165,6 +165,26 @@ class LedgerHand:
     names: dict[int, str]
 
 
+@dataclass(frozen=True, slots=True)
+class TableHead:
+    """A table's version and what changes without a new one (`Database.table_head`)."""
+
+    move_no: int
+    status: TableStatus
+    timers_json: str | None
+    table_message_id: int | None
+    lang: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageState:
+    """One of a table's messages as stored (`Database.message_state`)."""
+
+    message_id: int | None
+    digest: str | None  # what it shows; None if unknown, or an edit was not confirmed
+    version: int  # the table version it was last rendered from; -1 if never
+
+
 class UpdateClaim(StrEnum):
     """What `Database.claim_update` says of a delivered update (webhook mode)."""
 

@@ -22,7 +22,10 @@ SQLite ones. The version is kept in `schema_version`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
+import hashlib
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final, cast
@@ -39,6 +42,8 @@ from storage.sqlite import PriorityLock
 WRITE_LOCK: Final = 0x62726973_636F6C61
 MIGRATION_LOCK: Final = WRITE_LOCK + 1
 POOL_SIZE: Final = 8
+HOLD_POOL_SIZE: Final = 8  # connections holding `hold` locks (messages being sent)
+HOLD_POLL: Final = 0.02  # seconds between two tries of a `hold` lock
 
 
 @functools.lru_cache(maxsize=1024)
@@ -299,7 +304,24 @@ BASELINE: Final[Migration] = (
 )
 BASELINE_VERSION: Final = 9
 # Steps after the baseline, by the version they lead to (the same numbers as SQLite's).
-STEPS: Final[dict[int, Migration]] = {}
+STEPS: Final[dict[int, Migration]] = {
+    10: (  # storage.migrations._V10
+        "ALTER TABLE tables ADD COLUMN next_at DOUBLE PRECISION",
+        """
+        UPDATE tables SET next_at = 0
+        WHERE status IN ('lobby', 'playing') AND timers_json IS NOT NULL
+        """,
+        "CREATE INDEX tables_by_next_at ON tables (next_at) WHERE status IN ('lobby', 'playing')",
+        """
+        CREATE TABLE rendered (
+            table_id BIGINT NOT NULL REFERENCES tables (table_id),
+            user_id  BIGINT NOT NULL,
+            version  BIGINT NOT NULL,
+            PRIMARY KEY (table_id, user_id)
+        )
+        """,
+    ),
+}
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"
 
@@ -353,8 +375,10 @@ class PostgresConn:
 class PostgresBackend:
     kind = "postgresql"
 
-    def __init__(self, pool: asyncpg.Pool, where: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, where: str, url: str = "") -> None:
         self._pool = pool
+        self._url = url
+        self._hold_pool: asyncpg.Pool | None = None
         self.where = where
         self._write_lock = PriorityLock()
 
@@ -368,11 +392,13 @@ class PostgresBackend:
         except BaseException:
             await pool.close()
             raise
-        return cls(pool, redacted(url))
+        return cls(pool, redacted(url), url)
 
     async def close(self) -> None:
         async with self._write_lock.hold(NORMAL):
             await self._pool.close()
+        if self._hold_pool is not None:
+            await self._hold_pool.close()
 
     async def schema_version(self) -> int:
         async with self._pool.acquire() as conn:
@@ -387,6 +413,28 @@ class PostgresBackend:
         ):
             await conn.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK)
             yield PostgresConn(conn)
+
+    @asynccontextmanager
+    async def hold(self, key: tuple[int, int]) -> AsyncIterator[None]:
+        """A session advisory lock on `key`, on a connection of a pool of its own (a holder
+        may wait for Telegram meanwhile: the statements' pool stays free). Tried every
+        `HOLD_POLL` seconds rather than awaited, so a waiter holds no server process in a
+        lock queue; a process that dies lets go with its connection, and the pool's reset of
+        a returned connection lets go of whatever is still held."""
+        if self._hold_pool is None:
+            self._hold_pool = await asyncpg.create_pool(
+                self._url, min_size=0, max_size=HOLD_POOL_SIZE
+            )
+        digest = hashlib.blake2b(f"{key[0]}:{key[1]}".encode(), digest_size=8).digest()
+        lock_key = int.from_bytes(digest, "big", signed=True)
+        async with self._hold_pool.acquire() as conn:
+            while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", lock_key):
+                await asyncio.sleep(HOLD_POLL)
+            try:
+                yield
+            finally:
+                with contextlib.suppress(Exception):
+                    await conn.execute("SELECT pg_advisory_unlock($1)", lock_key)
 
     @asynccontextmanager
     async def read(self, priority: int = NORMAL) -> AsyncIterator[PostgresConn]:

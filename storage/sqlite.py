@@ -88,6 +88,11 @@ class PriorityLock:
         self._held = False
 
 
+# `SqliteBackend.hold`: locks by (database file, key), for every backend of the process on
+# that file, with how many hold or wait for each (dropped at none)
+_KEYED: dict[tuple[str, tuple[int, int]], tuple[asyncio.Lock, list[int]]] = {}
+
+
 class SqliteConn:
     """`storage.backend.Conn` over the one aiosqlite connection (one trip to the database
     thread per statement: execute_fetchall rather than execute, fetch and close)."""
@@ -130,6 +135,20 @@ class SqliteConn:
 
 class SqliteBackend:
     kind = "sqlite"
+
+    @asynccontextmanager
+    async def hold(self, key: tuple[int, int]) -> AsyncIterator[None]:
+        """SQLite serves one process: a lock within it, on the file and `key`."""
+        k = (self.where, key)
+        lock, users = _KEYED.setdefault(k, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                _KEYED.pop(k, None)
 
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self.conn = conn

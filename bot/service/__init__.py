@@ -66,6 +66,9 @@ class TableService(Waits, People, Tournaments, League, Stats):
                 self._settle(table)
                 self._render(table)
         await self.restore_tournaments()  # a match that finished meanwhile: the next one
+        if self.shared and self._poller is None:  # deadlines any worker may have set
+            every = max(0.05, min(0.5, 0.5 * self.timing.scale))
+            self._poller = asyncio.create_task(self.poll_deadlines(every), name="deadlines")
         return len(rows)
 
     async def idle(self, timeout: float = 30.0) -> None:
@@ -80,6 +83,11 @@ class TableService(Waits, People, Tournaments, League, Stats):
     async def close(self) -> None:
         """Stop the computer players' tasks (what they had decided is stored or redone);
         the notices on their way get a moment to go out."""
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+            self._poller = None
         if self._background:
             await asyncio.wait(list(self._background), timeout=2.0)
         tasks = list(self._computers.values()) + list(self._background)

@@ -33,7 +33,7 @@ class Closing(Lobby):
         ledger at stake (other people seated, and it writes the group ledger) is not a way to
         dodge a loss: an admin cancels it at once, a player asks the others (buttons), and
         the group is told who cancelled it."""
-        found = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        found = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if found is not None and found.chat_id == chat_id and found.status == PLAYING:
             return await self._cancel_match(chat_id, person, is_admin, found)
         admin = await self._admin(chat_id, person, is_admin, table_id)
@@ -84,7 +84,7 @@ class Closing(Lobby):
         if (not stake and person.user_id == table.creator_id) or await admin():
             tid = table.table_id
             async with self._lock(tid):
-                current = self.tables.get(tid)
+                current = await self._current(tid)
                 if current is None or current.status != PLAYING:
                     return Reply(t(lang, "err_no_table"))
                 self._end_request(current, "cancel_moot")
@@ -101,7 +101,7 @@ class Closing(Lobby):
         """A player asks to cancel: a group message asks the others, with buttons."""
         tid, lang = table.table_id, table.lang
         async with self._lock(tid):
-            current = self.tables.get(tid)
+            current = await self._current(tid)
             if current is None or current.status != PLAYING:
                 return Reply(t(lang, "err_no_table"))
             if current.pending.cancel is not None:
@@ -124,7 +124,7 @@ class Closing(Lobby):
         )
         message_id = await self.out.post(table.chat_id, content)
         async with self._lock(tid):
-            current = self.tables.get(tid)
+            current = await self._current(tid)
             if current is None or current.pending.cancel is not request:
                 if message_id is not None:  # settled meanwhile: no live buttons
                     gone = Rendered(t(lang, "cancel_moot"), [])
@@ -142,11 +142,11 @@ class Closing(Lobby):
     async def cancel_vote(self, chat_id: int, person: Person, table_id: int, agree: bool) -> Reply:
         """A tap on a request to cancel: only the players asked may answer, once."""
         lang = await self.chat_lang(chat_id)
-        table = self.tables.get(table_id)
+        table = await self._current(table_id)
         if table is None or table.chat_id != chat_id:
             return Reply(t(lang, "err_no_request"))
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
+            table = await self._current(table_id)
             request = table.pending.cancel if table is not None else None
             if table is None or request is None or table.status != PLAYING:
                 return Reply(t(lang, "err_no_request"))

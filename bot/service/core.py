@@ -15,7 +15,7 @@ from collections.abc import Awaitable
 from bot.i18n import t
 from bot.players.thinker import Thinker
 from bot.service.types import Outbox, Reply, Timers
-from bot.table.deadlines import TURN_KINDS, Timing
+from bot.table.deadlines import TURN_KINDS, Pending, Timing
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
 from bot.telegram.render import (
     Rendered,
@@ -27,6 +27,11 @@ from bot.telegram.render import (
 from storage import Database, TableRow
 
 log = logging.getLogger(__name__)
+
+# Several workers on one database (`shared`): a computer to move is also a deadline, this
+# many seconds on, renewed with every write; it fires only if the worker that was moving it
+# died (another then takes the moves over).
+COMPUTER_GRACE = 5.0
 
 
 def _their_turn(table: Table, seat: int) -> bool:
@@ -53,6 +58,7 @@ class ServiceCore:
         bot_delay: float = 0.0,
         thinker: Thinker | None = None,
         timing: Timing | None = None,
+        shared: bool = False,
     ) -> None:
         self.db = db
         self.out = outbox
@@ -71,6 +77,12 @@ class ServiceCore:
         # (table, seat) -> (version, turn) while that seat looks at every points bid (§7.3)
         self._bid_pages: dict[tuple[int, int], tuple[int, int]] = {}
         self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
+        # Other processes write the same database (several workers on PostgreSQL): the
+        # database is the source of truth, `tables` only a cache checked against the stored
+        # version before each use (`_current`), deadlines are claimed in the database
+        # (`waits.py`), and the outbox never shows an older version over a newer one.
+        self.shared = shared
+        self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
 
     def _lock(self, table_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
@@ -84,6 +96,9 @@ class ServiceCore:
         )
 
     async def _table_for_chat(self, chat_id: int) -> Table | None:
+        if self.shared:
+            row = await self.db.active_table(chat_id)
+            return None if row is None else self._adopt(row)
         for table in self.tables.values():
             if table.chat_id == chat_id and table.status in (LOBBY, PLAYING):
                 return table
@@ -104,6 +119,36 @@ class ServiceCore:
             table_message_id=row.table_message_id,
             timers_json=row.timers_json,
         )
+
+    def _adopt(self, row: TableRow) -> Table:
+        """The table as stored in `row`: the cached object if it is at that version (with
+        what changes without a new version brought up to date), else a new one."""
+        table = self.tables.get(row.table_id)
+        if table is None or table.move_no != row.move_no:
+            table = self.tables[row.table_id] = self._from_row(row)
+        else:
+            table.table_message_id = row.table_message_id
+            table.lang = row.lang or self.default_lang
+            table.pending = Pending.from_json(row.timers_json)
+        return table
+
+    async def _current(self, table_id: int) -> Table | None:
+        """The table as it is now, if it is open (lobby or playing). Alone, from memory; with
+        other workers (`shared`), checked against the stored version first and read again
+        if another worker moved it on (one small read; the whole row only then)."""
+        if not self.shared:
+            return self.tables.get(table_id)
+        head = await self.db.table_head(table_id)
+        if head is None or head.status not in (LOBBY, PLAYING):
+            self.tables.pop(table_id, None)
+            return None
+        table = self.tables.get(table_id)
+        if table is None or table.move_no != head.move_no:
+            return await self._reload(table_id)
+        table.table_message_id = head.table_message_id
+        table.lang = head.lang or self.default_lang
+        table.pending = Pending.from_json(head.timers_json)
+        return table
 
     async def _reload(self, table_id: int) -> Table | None:
         row = await self.db.get_table(table_id)
@@ -156,12 +201,22 @@ class ServiceCore:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _store_pending(self, table: Table) -> None:
-        """Write the deadlines alone (a mention sent, a request to cancel)."""
+    async def _store_pending(self, table: Table) -> bool:
+        """Write the deadlines alone (a mention sent, a request to cancel). With other
+        workers, only onto the version they were set for: False (and the table read again)
+        if another worker wrote it meanwhile, with deadlines of its own."""
         try:
-            await self.db.set_timers(table.table_id, table.pending.to_json())
+            stored = await self.db.set_timers(
+                table.table_id,
+                table.pending.to_json(),
+                expected_move_no=table.move_no if self.shared else None,
+            )
         except Exception:  # at worst a notice is sent twice after a restart
             log.exception("table %s: storing the deadlines failed", table.table_id)
+            return False
+        if not stored and self.shared:
+            await self._reload(table.table_id)
+        return stored
 
     def _plan(self, table: Table, *, activity: bool = False) -> None:
         """Set the table's deadlines for its state now (under its lock, before the state is
@@ -183,6 +238,7 @@ class ServiceCore:
             return
         p.at.pop("expire", None)
         if hand.is_terminal():  # the pause before the next hand
+            p.at.pop("computer", None)
             key = [hand.hand_index, -1, -1]
             if p.turn != key:
                 for k in TURN_KINDS:
@@ -192,11 +248,14 @@ class ServiceCore:
                     p.at["next"] = self.timing.next_hand(now)
             return
         p.at.pop("next", None)
+        p.at.pop("computer", None)
         seat = hand.current
         if table.seats[seat].user_id is None or table.seats[seat].is_bot:
             for k in TURN_KINDS:  # a computer plays: nobody is waited for
                 p.at.pop(k, None)
             p.turn = None
+            if self.shared:  # ... but another worker takes over if this one dies
+                p.at["computer"] = now + COMPUTER_GRACE + 2 * self.bot_delay
             return
         key = [hand.hand_index, len(hand.actions), seat]
         if p.turn != key:

@@ -15,7 +15,7 @@ from bot.engine import VARIANTS, Options
 from bot.i18n import option_name, t, value_name
 from bot.players import DEFAULT_LEVEL
 from bot.service.play import Play
-from bot.service.types import AdminCheck, Person, Reply
+from bot.service.types import APPLYING_UPDATE, AdminCheck, Person, Reply
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.telegram.render import (
     SETTING_CHOICES,
@@ -29,7 +29,7 @@ from bot.telegram.render import (
     table_message,
     variant_picker,
 )
-from storage import StorageError, TableExists, UserRow
+from storage import StaleMove, StorageError, TableExists, UserRow
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class Lobby(Play):
         deleted or frozen, see `Outbox.repost`). At most once every `REPOST_EVERY` seconds
         per group: a second /table meanwhile costs no call."""
         lang = await self.chat_lang(chat_id)
-        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
             return Reply(t(lang, "err_no_table"))
         now = asyncio.get_running_loop().time()
@@ -120,7 +120,7 @@ class Lobby(Play):
             return Reply("")
         self._reposted[chat_id] = now
         async with self._lock(table.table_id):
-            current = self.tables.get(table.table_id)
+            current = await self._current(table.table_id)
             if current is not None:
                 self.out.repost(current, table_message(current, current.lang))
         return Reply("")
@@ -146,38 +146,53 @@ class Lobby(Play):
         table_id: int | None = None,
     ) -> Reply:
         lang = await self.chat_lang(chat_id)
-        found = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        found = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if found is None:
             return Reply(t(lang, "err_no_table"))
         tid = found.table_id
         async with self._lock(tid):
-            table = self.tables.get(tid)  # the current object (a failed write reloads it)
-            if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
-                return Reply(t(lang, "err_no_table"))
-            lang = table.lang
-            was = table.status
-            try:
-                msg = op(table)
-            except TableError as exc:
-                await self._reload(tid)
-                return self._err(lang, exc)
-            starting = was == LOBBY and table.status == PLAYING
-            self._plan(table, activity=True)
-            try:
-                row = await self.db.update_lobby(
-                    tid,
-                    seats_json=table.seats_json(),
-                    options_json=table.options_json(),
-                    variant=table.options.variant,
-                    # a start is written below, with the match and the dealt hand, at once
-                    status=LOBBY if starting else table.status,
-                    timers_json=table.pending.to_json(),
-                    expected_move_no=table.move_no,
-                )
-            except StorageError:
-                log.exception("table %s: lobby write failed, reloading", tid)
-                await self._reload(tid)
-                return Reply(t(lang, "err_busy"))
+            # with other workers a write may find the table moved on since it was read: the
+            # change is made once more on the table as it is now
+            for attempt in range(2 if self.shared else 1):
+                table = await self._current(tid)  # the current object (a failed write reloads)
+                if (
+                    table is None
+                    or table.chat_id != chat_id
+                    or table.status not in (LOBBY, PLAYING)
+                ):
+                    return Reply(t(lang, "err_no_table"))
+                lang = table.lang
+                was = table.status
+                try:
+                    msg = op(table)
+                except TableError as exc:
+                    await self._reload(tid)
+                    return self._err(lang, exc)
+                starting = was == LOBBY and table.status == PLAYING
+                self._plan(table, activity=True)
+                try:
+                    row = await self.db.update_lobby(
+                        tid,
+                        seats_json=table.seats_json(),
+                        options_json=table.options_json(),
+                        variant=table.options.variant,
+                        # a start is written below, with the match and the dealt hand
+                        status=LOBBY if starting else table.status,
+                        timers_json=table.pending.to_json(),
+                        expected_move_no=table.move_no,
+                        update_id=APPLYING_UPDATE.get(),
+                    )
+                except StaleMove:
+                    await self._reload(tid)
+                    if attempt == 0 and self.shared:
+                        continue
+                    return Reply(t(lang, "err_busy"))
+                except StorageError:
+                    log.exception("table %s: lobby write failed, reloading", tid)
+                    await self._reload(tid)
+                    return Reply(t(lang, "err_busy"))
+                break
+            assert table is not None  # the loop returns or breaks with it
             table.move_no = row.move_no
             if table.status == PLAYING:
                 try:
@@ -203,7 +218,7 @@ class Lobby(Play):
             return "ok_joined"
 
         reply = await self._lobby_op(chat_id, op, table_id=table_id)
-        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if reply.text and table is not None and table.seat_of(person.user_id) is not None:
             return self._with_link(table, person, reply, user)
         return reply
@@ -297,7 +312,7 @@ class Lobby(Play):
             return "ok_option"
 
         reply = await self._lobby_op(chat_id, op, table_id=table_id)
-        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         ok = table is not None and reply.key == "ok_option"
         if ok and table is not None and table.status == LOBBY:
             if panel:
@@ -337,7 +352,7 @@ class Lobby(Play):
     async def show_option(self, chat_id: int, table_id: int, key: str) -> Reply:
         """The settings panel's screen of one setting (a button of `settings_message`)."""
         lang = await self.chat_lang(chat_id)
-        table = self.tables.get(table_id)
+        table = await self._current(table_id)
         if table is None or table.chat_id != chat_id:
             return Reply(t(lang, "err_no_table"))
         if table.status != LOBBY:
@@ -349,7 +364,7 @@ class Lobby(Play):
 
     async def show_settings(self, chat_id: int, table_id: int | None = None) -> Reply:
         lang = await self.chat_lang(chat_id)
-        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if table is None or table.chat_id != chat_id:
             return Reply(t(lang, "err_no_table"))
         if table.status != LOBBY:
@@ -358,7 +373,7 @@ class Lobby(Play):
         return Reply("")
 
     async def back_to_lobby(self, chat_id: int, table_id: int) -> Reply:
-        table = self.tables.get(table_id)
+        table = await self._current(table_id)
         if table is None or table.chat_id != chat_id:
             return Reply(t(await self.chat_lang(chat_id), "err_no_table"))
         self._render(table)
@@ -394,14 +409,14 @@ class Lobby(Play):
         check, so Telegram is asked only for someone else (and only once it matters)."""
         if isinstance(is_admin, bool):
             return is_admin
-        table = self.tables.get(table_id) if table_id else await self._table_for_chat(chat_id)
+        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if table is None or table.chat_id != chat_id or table.creator_id == person.user_id:
             return False
         return await is_admin()
 
     async def resume(self, person: Person, table_id: int) -> Reply:
         """ "Riprendo il posto": the person takes their seat back from the computer."""
-        table = self.tables.get(table_id)
+        table = await self._current(table_id)
         if table is None or table.status != PLAYING:
             return Reply(t(table.lang if table else self.default_lang, "err_hand_over"))
         if table.seat_of(person.user_id) is None:

@@ -26,7 +26,7 @@ class People(Lobby):
         user = await self.db.get_user(person.user_id)
         lang = (user.lang if user else None) or person.lang or self.default_lang
         if payload.startswith("t") and payload[1:].isdigit():
-            table = self.tables.get(int(payload[1:]))
+            table = await self._current(int(payload[1:]))
             if table is None:
                 return Reply(t(lang, "err_hand_over"))
             lang = table.lang
@@ -35,7 +35,7 @@ class People(Lobby):
                 if table.seat_of(person.user_id) is None:
                     return reply
             async with self._lock(table.table_id):
-                current = self.tables.get(table.table_id)
+                current = await self._current(table.table_id)
                 if current is not None:
                     self._render(current)
             return Reply(t(lang, "start_seated"))
@@ -107,7 +107,7 @@ class People(Lobby):
     async def _seat_lang(self, table_id: int, user_id: int, lang: str) -> None:
         """A seated person chose their language: stored with the seat, their hand re-shown."""
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
+            table = await self._current(table_id)
             seat = table.seat_of(user_id) if table is not None else None
             if table is None or seat is None or table.seats[seat].lang == lang:
                 return

@@ -14,7 +14,7 @@ from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
 from bot.players.thinker import Job
 from bot.service.core import ServiceCore
-from bot.service.types import Person, Reply
+from bot.service.types import APPLYING_UPDATE, Person, Reply
 from bot.table.ledger import hand_key, match_key
 from bot.table.stats import play_record
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
@@ -29,31 +29,45 @@ class Play(ServiceCore):
     async def act(
         self, person: Person, table_id: int, hand_index: int, stamp: int, action: int
     ) -> Reply:
-        table = self.tables.get(table_id)
+        table = await self._known(table_id)
         if table is None:
             row = await self.db.get_table(table_id)
             lang = (row.lang if row else None) or self.default_lang
             return Reply(t(lang, "err_hand_over"))
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
-            if table is None:
-                return Reply(t(self.default_lang, "err_hand_over"))
-            lang = self._lang_for(table, person.user_id)
-            try:
-                seat = table.check_action(person.user_id, hand_index, stamp, action)
-                table.seats[seat].timeouts = 0  # they act: the timeouts in a row start again
-                await self._move(table, seat, action, person.user_id)
-            except TableError as exc:
-                return self._err(lang, exc)
+            # With other workers, a write may find the table moved on since it was read:
+            # it is read again and the tap checked once more against what it is now.
+            for attempt in range(2 if self.shared else 1):
+                table = await self._current(table_id)
+                if table is None:
+                    return Reply(t(self.default_lang, "err_hand_over"))
+                lang = self._lang_for(table, person.user_id)
+                try:
+                    seat = table.check_action(person.user_id, hand_index, stamp, action)
+                    table.seats[seat].timeouts = 0  # they act: the timeouts in a row restart
+                    await self._move(table, seat, action, person.user_id)
+                except TableError as exc:
+                    if exc.key == "err_busy" and attempt == 0 and self.shared:
+                        continue
+                    return self._err(lang, exc)
+                break
             self._settle(table)
             self._render(table)
         return Reply(t(lang, "ok_played"))
 
+    async def _known(self, table_id: int) -> Table | None:
+        """A first look before the table's lock: from memory, else (with other workers)
+        from the database. Under the lock, `_current` says what the table is now."""
+        table = self.tables.get(table_id)
+        if table is None and self.shared:
+            table = await self._current(table_id)
+        return table
+
     async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
-        if table_id not in self.tables:
+        if await self._known(table_id) is None:
             return Reply(t(self.default_lang, "err_hand_over"))
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
+            table = await self._current(table_id)
             if table is None:
                 return Reply(t(self.default_lang, "err_hand_over"))
             lang = table.lang
@@ -75,11 +89,11 @@ class Play(ServiceCore):
     ) -> Reply:
         """The points bids' second screen (every legal value, `page` 1) or back to the
         first; only on one's own turn, and only in that person's hand message."""
-        table = self.tables.get(table_id)
+        table = await self._current(table_id)
         if table is None:
             return Reply(t(self.default_lang, "err_hand_over"))
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
+            table = await self._current(table_id)
             if table is None:
                 return Reply(t(self.default_lang, "err_hand_over"))
             lang = self._lang_for(table, person.user_id)
@@ -150,6 +164,7 @@ class Play(ServiceCore):
                 seats_json=table.seats_json(),
                 timers_json=table.pending.to_json(),
                 record=record,
+                update_id=APPLYING_UPDATE.get(),
             )
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
@@ -187,7 +202,7 @@ class Play(ServiceCore):
         try:
             while True:
                 async with self._lock(table_id):
-                    table = self.tables.get(table_id)
+                    table = await self._current(table_id)
                     seat = table.bot_to_act() if table is not None else None
                     if table is None or seat is None or table.hand is None:
                         if self._computers.get(table_id) is me:
@@ -206,7 +221,7 @@ class Play(ServiceCore):
                         Job(DEFAULT_LEVEL, job.seed, job.observation)
                     )
                 async with self._lock(table_id):
-                    table = self.tables.get(table_id)
+                    table = await self._current(table_id)
                     if table is None or table.move_no != version:
                         continue  # something else happened meanwhile: look again
                     try:

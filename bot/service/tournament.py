@@ -408,11 +408,11 @@ class Tournaments(Closing):
         if tour is None:
             return reply
         for f in tour.fixtures:
-            table = self.tables.get(f.table_id) if f.table_id is not None else None
+            table = await self._current(f.table_id) if f.table_id is not None else None
             if table is None:
                 continue
             async with self._lock(table.table_id):
-                current = self.tables.get(table.table_id)
+                current = await self._current(table.table_id)
                 if current is not None and current.status in (LOBBY, PLAYING):
                     await self._close(current, {"key": "cancelled_by", "who": person.name})
         return Reply(t(tour.lang, "tour_cancelled", who=person.name))

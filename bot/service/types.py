@@ -6,11 +6,17 @@ what the service needs from outside: Telegram's messages (`Outbox`), one timer p
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
 from bot.table.table import Table
 from bot.telegram.render import Keyboard, Rendered
+
+# The webhook update being applied (webhook mode, `bot.telegram.webhook`): a change it makes
+# marks it done in the same transaction, so a copy delivered again after a crash is never
+# applied twice. None when polling (PTB's updater hands each update out once).
+APPLYING_UPDATE: ContextVar[int | None] = ContextVar("applying_update", default=None)
 
 
 @dataclass(frozen=True, slots=True)

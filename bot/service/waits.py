@@ -7,16 +7,22 @@ lengths are in `bot.table.deadlines`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from bot.i18n import t, variant_name
 from bot.players import DEFAULT_LEVEL
 from bot.players.thinker import Job
 from bot.service.closing import Closing
+from bot.service.core import COMPUTER_GRACE
 from bot.table.table import LOBBY, PLAYING, Table, TableError
 from bot.telegram.render import mention
 
 log = logging.getLogger(__name__)
+
+# Seconds a claimed deadline belongs to the worker that claimed it (`shared`): it fires it and
+# stores the next one well within that; if it dies, another claims it once the lease is over.
+DEADLINE_LEASE = 10.0
 
 
 class Waits(Closing):
@@ -24,12 +30,21 @@ class Waits(Closing):
 
     async def timeout(self, table_id: int, token: str) -> None:
         """The table's timer fired (`bot.table.deadlines`): do what is due, then arm the next
-        deadline. A timer whose token is no longer the table's does nothing."""
+        deadline. A timer whose token is no longer the table's does nothing. With other
+        workers (`shared`) the token says nothing: the worker that claims the deadline in
+        the database fires it, the others do nothing (`Database.claim_deadline`)."""
+        now = self.timing.now()
+        if self.shared and not await self.db.claim_deadline(table_id, now, DEADLINE_LEASE):
+            return
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
-            if table is None or self._timer_tokens.get(table_id) != token:
+            table = await self._current(table_id)
+            if table is None:
                 return
-            del self._timer_tokens[table_id]
+            if not self.shared:
+                if self._timer_tokens.get(table_id) != token:
+                    return
+                del self._timer_tokens[table_id]
+            version = table.move_no
             due = table.pending.due(self.timing.now())
             if "timeout" in due:  # the turn is over: its mention and reminder are moot
                 table.pending.at.pop("mention", None)
@@ -47,18 +62,51 @@ class Waits(Closing):
                     await self._auto_next(table)
                 elif kind in ("mention", "remind"):
                     await self._nudge(table, kind)
+                elif kind == "computer":
+                    await self._take_over(table)
             except Exception:
                 log.exception("table %s: the %s deadline failed", table_id, kind)
                 if kind is not None:
                     table.pending.at.pop(kind, None)
-            current = self.tables.get(table_id)
-            if current is not None and table_id not in self._timer_tokens:
+            current = await self._current(table_id) if self.shared else self.tables.get(table_id)
+            if current is None:
+                return
+            if self.shared:
+                # the claim moved the stored deadline on: store the real one (unless a write
+                # since did), and show what a worker that died before showing it left
+                if current.move_no == version:
+                    await self._store_pending(current)
+                self._render(current)
                 self._arm(current)
+            elif table_id not in self._timer_tokens:
+                self._arm(current)
+
+    async def _take_over(self, table: Table) -> None:
+        """A computer's move is overdue (`shared`): the worker moving it died; this one takes
+        the computer players' moves over."""
+        table.pending.at["computer"] = self.timing.now() + COMPUTER_GRACE
+        if await self._store_pending(table):
+            self._settle(table)
+
+    async def poll_deadlines(self, every: float) -> None:
+        """With other workers: every `every` seconds, fire the deadlines that are due in
+        the database, whichever worker set them (one of them may be gone)."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                due = await self.db.due_tables(self.timing.now())
+            except Exception as exc:  # the database is away for a moment: next round
+                log.warning("polling the deadlines failed: %s", exc)
+                continue
+            for table_id in due:
+                self._spawn(self.timeout(table_id, ""))
 
     async def _nudge(self, table: Table, kind: str) -> None:
         """A slow person: the group mentions them (once per turn), or they are reminded
-        privately that the turn timer is about to run out."""
+        privately that the turn timer is about to run out. Stored before it is sent: a
+        worker that dies in between loses the notice rather than sending it twice."""
         table.pending.at.pop(kind, None)
+        notice: tuple[int, str] | None = None
         key = self._turn_key(table)
         if key is not None and key == table.pending.turn:
             s = table.seats[key[2]]
@@ -72,7 +120,7 @@ class Waits(Closing):
                         if seconds
                         else t(table.lang, "turn_mention", who_html=who)
                     )
-                    self._spawn(self.out.say(table.chat_id, text))
+                    notice = (table.chat_id, text)
                 elif seconds:
                     lang = s.lang or table.lang
                     text = t(
@@ -82,8 +130,9 @@ class Waits(Closing):
                         table=table.table_id,
                         seconds=seconds,
                     )
-                    self._spawn(self.out.say(s.user_id, text))
-        await self._store_pending(table)
+                    notice = (s.user_id, text)
+        if await self._store_pending(table) and notice is not None:
+            self._spawn(self.out.say(*notice))
 
     async def _time_out(self, table: Table) -> None:
         """The turn timer ran out: the computer (`normal`) plays this move for the person,

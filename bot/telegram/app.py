@@ -110,7 +110,7 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
         group_per_minute=settings.group_rate_per_minute,
         private_per_second=settings.private_rate_per_second,
         overall_per_second=settings.rate_per_second,
-    )
+    ).shared_by(settings.workers)
     application = (
         ApplicationBuilder()
         .token(settings.bot_token.get_secret_value())
@@ -158,6 +158,8 @@ def _post_init(settings: Settings) -> Any:
         async def on_blocked(table: Any, user_id: int) -> None:
             await service_ref[0].dm_blocked(table, user_id)
 
+        # PostgreSQL is shared by every worker of the bot (README, "Several workers")
+        shared = db.backend.kind == "postgresql" or settings.workers > 1
         notes = Notes(db)
         limiter = application.bot.rate_limiter
         if isinstance(limiter, PacedRateLimiter):  # Telegram counts calls across restarts
@@ -170,6 +172,7 @@ def _post_init(settings: Settings) -> Any:
             group_interval=settings.group_edit_interval,
             on_blocked=on_blocked,
             notes=notes,
+            shared=shared,
         )
         thinker = Thinker(workers=settings.computer_workers, budget=settings.hard_budget)
         thinker.start()
@@ -182,6 +185,7 @@ def _post_init(settings: Settings) -> Any:
             bot_delay=settings.bot_move_delay,
             thinker=thinker,
             timing=Timing(scale=settings.timer_scale),
+            shared=shared,
         )
         service_ref.append(service)
         data: BotData = application.bot_data

@@ -173,6 +173,8 @@ class _Slot:
     loaded: bool = False  # `sent` was read from the database for `message_id`
     urgent: bool = False
     notify: bool = False  # `desired` is for the person's turn (see `show_private`)
+    version: int = 0  # the table version `desired` was rendered from
+    sending: int = 0  # ... and the one being sent now
     repost: bool = False  # the group's table message goes out anew at the bottom (`repost`)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
@@ -189,8 +191,13 @@ class TelegramOutbox:
         resync_after: float = RESYNC_AFTER,
         on_blocked: Callable[[Table, int], Awaitable[None]] | None = None,
         notes: Notes | None = None,
+        shared: bool = False,
     ) -> None:
         self.bot = bot
+        # Other workers send the same messages (`shared`): each send holds the message's lock
+        # in the database and starts from what is stored, not from this process's memory
+        # (`_send_shared`).
+        self.shared = shared
         self.db = db
         self.notes = notes if notes is not None else Notes(db)
         self.group_interval = group_interval
@@ -290,7 +297,10 @@ class TelegramOutbox:
 
     async def preload(self, tables: list[Table]) -> None:
         """Read at once what the messages of these tables show (start-up), instead of one
-        query per message when each is first rendered."""
+        query per message when each is first rendered. Not with other workers: each send
+        reads its message as stored then (`_send_shared`)."""
+        if self.shared:
+            return
         rows = await self.db.private_messages_of([tb.table_id for tb in tables])
         for tb in tables:
             self._private_ids.setdefault(tb.table_id, {})
@@ -337,6 +347,7 @@ class TelegramOutbox:
         if user_id is not None and (table.table_id, user_id) in self._blocked:
             return
         slot.desired = content
+        slot.version = table.move_no
         slot.notify = notify
         slot.urgent = slot.urgent or urgent
         slot.wake.set()
@@ -360,8 +371,12 @@ class TelegramOutbox:
             content, notify = slot.desired, slot.notify
             if content is not None:
                 slot.urgent = False
+                slot.sending = slot.version
                 try:
-                    sent = await self._send(slot, content, notify)
+                    if self.shared:
+                        sent = await self._send_shared(slot, content, notify)
+                    else:
+                        sent = await self._send(slot, content, notify)
                 except Exception as exc:
                     sent = False
                     if isinstance(exc, TelegramError) and not isinstance(exc, BadRequest):
@@ -436,6 +451,39 @@ class TelegramOutbox:
             task = self._private_loads[tid] = asyncio.create_task(load())
         return await task
 
+    async def _send_shared(self, slot: _Slot, content: Rendered, notify: bool) -> bool:
+        """`_send` with other workers sending for the same tables: under the message's lock
+        (`Database.message_lock`, across workers), from the message as stored (its id, what
+        it shows, the table version it shows), and only if that version is not newer than
+        this content's: a worker that was slower to send never puts an older state over a
+        newer one, and one that finds its content shown already sends nothing."""
+        tid, uid = slot.table.table_id, slot.user_id
+        async with self.db.message_lock(tid, uid):
+            state = await self.db.message_state(tid, uid)
+            if state.version > slot.sending:
+                return True  # a newer state of the table is shown: this one is moot
+            slot.message_id, slot.sent, slot.loaded = state.message_id, state.digest, True
+            if uid is None:
+                slot.table.table_message_id = state.message_id
+            elif state.message_id is None:
+                self._private_ids.get(tid, {}).pop(uid, None)
+            else:
+                self._private_ids.setdefault(tid, {})[uid] = state.message_id
+            sent = await self._send(slot, content, notify)
+            if sent and slot.message_id is not None and slot.sent is not None:
+                await self._noted(slot, slot.message_id, slot.sent)
+            return sent
+
+    async def _noted(self, slot: _Slot, message_id: int, shown: str) -> None:
+        """The message shows `shown` now: noted in the next batch, or (`shared`) at once,
+        with the table version it came from, before the message's lock is let go."""
+        if self.shared:
+            await self.db.note_rendered(
+                slot.table.table_id, slot.user_id, slot.sending, slot.chat_id, message_id, shown
+            )
+        else:
+            self.notes.shown(slot.chat_id, message_id, shown)
+
     async def _send(self, slot: _Slot, content: Rendered, notify: bool = False) -> bool:
         """Send or edit the slot's message. True once Telegram shows `content`; False if it
         cannot (a person who has not started the bot, a group that removed the bot).
@@ -470,7 +518,7 @@ class TelegramOutbox:
                     if replaced is not None and replaced != mid:
                         # noted first: a bot restarted meanwhile edits the new one
                         slot.sent = want
-                        self.notes.shown(slot.chat_id, mid, want)
+                        await self._noted(slot, mid, want)
                         await self._drop_replaced(slot, replaced)
                         replaced = None
                 else:
@@ -498,7 +546,7 @@ class TelegramOutbox:
                     await self.on_blocked(slot.table, slot.user_id)
                 return False
             slot.sent = want
-            if mid is not None:
+            if mid is not None and not self.shared:  # shared: `_send_shared` notes it
                 self.notes.shown(slot.chat_id, mid, want)
             return True
         return False

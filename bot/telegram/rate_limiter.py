@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import heapq
 import itertools
 import logging
@@ -77,6 +78,21 @@ class Limits:
     call_deadline: float = 60.0
     attempts: int = 5
     backoff: float = 0.25  # first pause after a 5xx or network error; doubles each time
+
+    def shared_by(self, workers: int) -> Limits:
+        """Each worker's share when `workers` processes send for one bot (Telegram counts
+        the bot's calls as a whole): a group's and the bot-wide budgets are divided, the
+        room kept for new messages in proportion; one call a second into a private chat
+        stays each worker's, as a person's chat is busy with one table at a time."""
+        if workers <= 1:
+            return self
+        group = max(2, self.group_per_minute // workers)
+        return dataclasses.replace(
+            self,
+            group_per_minute=group,
+            overall_per_second=max(1, self.overall_per_second // workers),
+            group_reserve=max(1, self.group_reserve * group // self.group_per_minute),
+        )
 
 
 class Window:

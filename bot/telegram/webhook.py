@@ -30,6 +30,7 @@ from starlette.routing import Route
 from telegram import Update
 from telegram.ext import Application
 
+from bot.service.types import APPLYING_UPDATE
 from storage import Database, UpdateClaim
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,11 @@ class WebhookEndpoint:
             return Response(status_code=200)
         if claim is UpdateClaim.BUSY:
             return _try_later()
-        await self.application.process_update(update)
+        applying = APPLYING_UPDATE.set(update.update_id)  # a move marks it done with itself
+        try:
+            await self.application.process_update(update)
+        finally:
+            APPLYING_UPDATE.reset(applying)
         await db.finish_update(update.update_id, time.time())
         return Response(status_code=200)
 

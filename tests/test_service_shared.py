@@ -1,0 +1,217 @@
+"""Issue 15: several workers, one database. Two table services (`shared=True`, as the bot's
+workers on PostgreSQL are) share one database, each with its own memory, outbox and timers:
+any of them may be handed any update of any table. On PostgreSQL, and on SQLite (two
+connections to one file in one process: the same code paths, faster).
+
+The database is the source of truth: a worker checks the table it holds against the stored
+version before every use, a move is written only onto the version it was checked against
+(a concurrent copy of the same tap is refused), and a deadline is fired by exactly one worker,
+also one that never saw the table, or took over from a worker that died."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import t
+from bot.service import Person, Reply, TableService
+from bot.service.core import COMPUTER_GRACE
+from bot.table.deadlines import Timing
+from bot.table.table import FINISHED, PLAYING, Table
+from storage import Database
+from tests.backends import BACKENDS, fresh_url
+from tests.test_service_timers import CHAT, Clock, Out, Timers
+
+ANA = Person(11, "Ana")
+BEA = Person(12, "Bea <&> *x*")
+PEOPLE = {p.user_id: p for p in (ANA, BEA)}
+PLAYED = t("it", "ok_played")
+
+
+@dataclass
+class Worker:
+    db: Database
+    out: Out
+    timers: Timers
+    svc: TableService
+
+
+@pytest.fixture(params=BACKENDS)
+async def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return fresh_url(request.param, tmp_path)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def workers(url: str, clock: Clock) -> AsyncIterator[list[Worker]]:
+    made: list[Worker] = []
+    for delay in (0.0, 0.0):
+        db = await Database.open(url)
+        out, timers = Out(), Timers()
+        svc = TableService(
+            db, out, timers, "test_bot", timing=Timing(clock=clock), bot_delay=delay, shared=True
+        )
+        made.append(Worker(db, out, timers, svc))
+    yield made
+    for w in made:
+        await w.svc.close()
+        await w.db.close()
+
+
+async def now_at(w: Worker, tid: int) -> Table:
+    """The table as `w` finds it now (checked against the stored version)."""
+    table = await w.svc._current(tid)
+    assert table is not None
+    return table
+
+
+def tap_of(table: Table, rng: random.Random) -> tuple[Person, int, int, int]:
+    """A legal action of the person to act: (person, hand index, stamp, action)."""
+    hand = table.hand
+    assert hand is not None and not hand.is_terminal()
+    uid = table.seats[hand.current].user_id
+    assert uid is not None
+    action = rng.choice(hand.legal_actions())
+    stamp = 0 if action < 100 else table.turn_start()
+    return PEOPLE[uid], hand.hand_index, stamp, action
+
+
+async def idle(ws: list[Worker]) -> None:
+    for w in ws:
+        await w.svc.idle()
+
+
+async def test_any_worker_serves_any_update_of_a_match_to_its_ledger(
+    workers: list[Worker],
+) -> None:
+    """§10: a `due` match between two people, every command and tap handed to a worker at
+    random; each finds the table as the other left it. One ledger entry, zero-sum."""
+    rng = random.Random(15)
+    a, b = workers
+    for w in workers:
+        for p in PEOPLE.values():
+            await w.db.upsert_user(p.user_id, p.name, can_dm=True)
+    assert (await a.svc.new_table(CHAT, ANA, "due", True)).text == ""
+    assert (await b.svc.join(CHAT, BEA)).key == "ok_joined"
+    reply = await a.svc.set_option(CHAT, ANA, "match", "single", panel=False)
+    assert reply.key == "ok_option"
+    assert (await b.svc.start(CHAT, ANA, is_admin=False)).text == ""
+    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    moves = 0
+    while True:
+        row = await a.db.get_table(tid)
+        if row is not None and row.status == FINISHED:
+            break
+        table = await now_at(rng.choice(workers), tid)
+        assert table.status == PLAYING and table.hand is not None
+        if table.hand.is_terminal():  # the next hand, from whichever worker
+            reply = await rng.choice(workers).svc.next_hand(ANA, tid, table.hand.hand_index)
+            assert reply.key != "err_busy"
+            continue
+        person, index, stamp, action = tap_of(table, rng)
+        reply = await rng.choice(workers).svc.act(person, tid, index, stamp, action)
+        assert reply.text == PLAYED, reply
+        moves += 1
+        await idle(workers)
+    assert len(await a.db.moves(tid)) == moves
+    entries = await b.db.season_entries(CHAT)
+    assert len(entries) == 1 and sum(entries[0].deltas.values()) == 0
+    # both workers rendered the table; the last group render of each is from a stored state
+    assert a.out.group and b.out.group
+
+
+async def test_one_tap_delivered_to_two_workers_at_once_is_applied_once(
+    workers: list[Worker],
+) -> None:
+    """A double delivery (or a double tap) reaching two workers together: one move."""
+    rng = random.Random(7)
+    a, b = workers
+    for p in PEOPLE.values():
+        await a.db.upsert_user(p.user_id, p.name, can_dm=True)
+    await a.svc.new_table(CHAT, ANA, "due", True)
+    await b.svc.join(CHAT, BEA)
+    await a.svc.start(CHAT, ANA, is_admin=False)
+    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    for _ in range(6):
+        person, index, stamp, action = tap_of(await now_at(a, tid), rng)
+        before = len(await a.db.moves(tid))
+        replies: tuple[Reply, Reply] = await asyncio.gather(
+            a.svc.act(person, tid, index, stamp, action),
+            b.svc.act(person, tid, index, stamp, action),
+        )
+        await idle(workers)
+        played = [r for r in replies if r.text == PLAYED]
+        assert len(played) == 1, replies
+        assert len(await a.db.moves(tid)) == before + 1
+
+
+async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_table(
+    workers: list[Worker], clock: Clock
+) -> None:
+    """The turn timer runs out (§ issue 11: the computer plays the move): both workers are
+    told at once, one of them never saw the table; exactly one move, one notice."""
+    rng = random.Random(3)
+    a, b = workers
+    for p in PEOPLE.values():
+        await a.db.upsert_user(p.user_id, p.name, can_dm=True)
+    await a.svc.new_table(CHAT, ANA, "due", True)
+    await a.svc.join(CHAT, BEA)
+    await a.svc.start(CHAT, ANA, is_admin=False)
+    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    person, index, stamp, action = tap_of(await now_at(a, tid), rng)
+    assert (await a.svc.act(person, tid, index, stamp, action)).text == PLAYED
+    assert tid not in b.svc.tables
+    assert await a.db.due_tables(clock.now) == []
+    clock.now += 61  # past the 60 s turn timer
+    assert await a.db.due_tables(clock.now) == [tid]
+    await asyncio.gather(a.svc.timeout(tid, ""), b.svc.timeout(tid, ""))
+    await idle(workers)
+    log = await a.db.moves(tid)
+    assert len(log) == 2 and log[-1].user_id is None  # the computer played it, once
+    notices = [text for w in workers for _, text in w.out.said if "tempo scaduto" in text]
+    assert len(notices) == 1, notices
+    assert await a.db.due_tables(clock.now) == []  # the next turn's deadlines lie ahead
+    table = await now_at(b, tid)
+    assert table.hand is not None and len(table.hand.actions) == 2  # a person's turn next
+    assert table.pending.turn == [0, 2, table.hand.current]
+
+
+async def test_a_computer_left_by_a_dead_worker_is_taken_over(
+    workers: list[Worker], clock: Clock
+) -> None:
+    """A worker dies while a computer is to move: once its grace is over, another worker's
+    poll finds the computer's deadline due and moves the computer players itself."""
+    a, b = workers
+    await a.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    a.svc.bot_delay = 600.0  # it will never get to move: it "dies" first
+    await a.svc.new_table(CHAT, ANA, "due", True)
+    await a.svc.add_bot(CHAT, "normal")
+    await a.svc.start(CHAT, ANA, is_admin=False)
+    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    table = await now_at(a, tid)
+    assert table.hand is not None
+    if table.seats[table.hand.current].user_id == ANA.user_id:
+        _, index, stamp, action = tap_of(table, random.Random(1))
+        assert (await a.svc.act(ANA, tid, index, stamp, action)).text == PLAYED
+    before = len(await a.db.moves(tid))
+    table = await now_at(b, tid)
+    assert table.hand is not None and table.seats[table.hand.current].is_bot
+    await a.svc.close()  # killed: its computer task is gone
+    clock.now += COMPUTER_GRACE + 2 * 600.0 + 1
+    assert await b.db.due_tables(clock.now) == [tid]
+    await b.svc.timeout(tid, "")
+    await b.svc.idle()
+    log = await b.db.moves(tid)
+    # it moved the computer until the person's turn (twice if it took the trick and leads)
+    assert len(log) > before and all(m.user_id is None for m in log[before:])
+    table = await now_at(b, tid)
+    assert table.hand is not None and table.seats[table.hand.current].user_id == ANA.user_id
