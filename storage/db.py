@@ -533,13 +533,14 @@ class Database:
                 )
                 shown = None if got is None else str(got["digest"])
             ver = await conn.one(
-                "SELECT version FROM rendered WHERE table_id = ? AND user_id = ?",
+                "SELECT version, sent_at FROM rendered WHERE table_id = ? AND user_id = ?",
                 (table_id, user_id or 0),
             )
         return MessageState(
             message_id=None if mid is None else int(mid),
             digest=shown,
             version=-1 if ver is None else int(ver["version"]),
+            sent_at=0.0 if ver is None else float(ver["sent_at"]),
         )
 
     async def note_rendered(
@@ -550,8 +551,10 @@ class Database:
         chat_id: int,
         message_id: int,
         digest: str,
+        sent_at: float = 0.0,
     ) -> None:
-        """The message now shows `digest`, rendered from table version `version`."""
+        """The message now shows `digest`, rendered from table version `version` (a newer
+        version stays), Telegram last called for it at `sent_at` (epoch seconds)."""
         async with self._write() as conn:
             await conn.execute(
                 "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
@@ -560,10 +563,13 @@ class Database:
                 (chat_id, message_id, digest, _now()),
             )
             await conn.execute(
-                "INSERT INTO rendered (table_id, user_id, version) VALUES (?, ?, ?)"
-                " ON CONFLICT (table_id, user_id) DO UPDATE SET version = excluded.version"
-                " WHERE rendered.version < excluded.version",
-                (table_id, user_id or 0, version),
+                "INSERT INTO rendered (table_id, user_id, version, sent_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (table_id, user_id) DO UPDATE SET"
+                " version = CASE WHEN rendered.version < excluded.version"
+                " THEN excluded.version ELSE rendered.version END,"
+                " sent_at = CASE WHEN rendered.sent_at < excluded.sent_at"
+                " THEN excluded.sent_at ELSE rendered.sent_at END",
+                (table_id, user_id or 0, version, sent_at),
             )
 
     def message_lock(self, table_id: int, user_id: int | None) -> AbstractAsyncContextManager[None]:

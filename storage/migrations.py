@@ -318,7 +318,8 @@ _V9: Final[Migration] = (
 # timers_json by every write of it; 0 for a table that has deadlines stored before this step
 # (due at once: the worker that claims it stores the real time). `rendered`: the table version
 # each of a table's messages last showed (user 0: the group's table message), so two workers
-# never put an older state over a newer one.
+# never put an older state over a newer one, and when a worker last called Telegram for it
+# (Telegram's one call a second into a private chat counts the bot's calls, whichever worker).
 _V10: Final[Migration] = (
     "ALTER TABLE tables ADD COLUMN next_at REAL",
     """
@@ -331,6 +332,7 @@ _V10: Final[Migration] = (
         table_id INTEGER NOT NULL REFERENCES tables (table_id),
         user_id  INTEGER NOT NULL,
         version  INTEGER NOT NULL,
+        sent_at  REAL NOT NULL DEFAULT 0,
         PRIMARY KEY (table_id, user_id)
     )
     """,

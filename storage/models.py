@@ -183,6 +183,7 @@ class MessageState:
     message_id: int | None
     digest: str | None  # what it shows; None if unknown, or an edit was not confirmed
     version: int  # the table version it was last rendered from; -1 if never
+    sent_at: float = 0.0  # when a worker last called Telegram for it (epoch seconds; 0 never)
 
 
 class UpdateClaim(StrEnum):

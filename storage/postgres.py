@@ -317,6 +317,7 @@ STEPS: Final[dict[int, Migration]] = {
             table_id BIGINT NOT NULL REFERENCES tables (table_id),
             user_id  BIGINT NOT NULL,
             version  BIGINT NOT NULL,
+            sent_at  DOUBLE PRECISION NOT NULL DEFAULT 0,
             PRIMARY KEY (table_id, user_id)
         )
         """,

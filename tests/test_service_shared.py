@@ -11,20 +11,27 @@ also one that never saw the table, or took over from a worker that died."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from telegram.ext import ExtBot
 
 from bot.i18n import t
 from bot.service import Person, Reply, TableService
 from bot.service.core import COMPUTER_GRACE
 from bot.table.deadlines import Timing
 from bot.table.table import FINISHED, PLAYING, Table
+from bot.telegram.outbox import TelegramOutbox
+from bot.telegram.rate_limiter import Limits, PacedRateLimiter
 from storage import Database
 from tests.backends import BACKENDS, fresh_url
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram import Limits as FakeLimits
+from tests.test_e2e import TOKEN
 from tests.test_service_timers import CHAT, Clock, Out, Timers
 
 ANA = Person(11, "Ana")
@@ -215,3 +222,61 @@ async def test_a_computer_left_by_a_dead_worker_is_taken_over(
     assert len(log) > before and all(m.user_id is None for m in log[before:])
     table = await now_at(b, tid)
     assert table.hand is not None and table.seats[table.hand.current].user_id == ANA.user_id
+
+
+async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
+    url: str, clock: Clock
+) -> None:
+    """Telegram allows the bot one call a second into a private chat, whichever worker makes
+    it; each worker's own limiter knows only its own calls. Two workers with real outboxes
+    (`TelegramOutbox`, shared) serve a `due` hand's taps at random, so both edit both hand
+    messages, against the stand-in enforcing that limit: no call is refused, and each hand
+    message ends showing the table's last state."""
+    limits = FakeLimits(group_per_minute=None, overall_per_second=None, private_per_second=1.0)
+    async with FakeTelegram(limits=limits) as fake, contextlib.AsyncExitStack() as stack:
+        fake.group(CHAT, "Tavolo", members=[fake.user(p.user_id, p.name) for p in PEOPLE.values()])
+        for p in PEOPLE.values():
+            await fake.send_text(fake.user(p.user_id, p.name), p.user_id, "/start")
+        made: list[Worker] = []
+        outboxes: list[TelegramOutbox] = []
+        for _ in range(2):
+            db = await Database.open(url)
+            stack.push_async_callback(db.close)
+            bot = ExtBot(TOKEN, base_url=fake.base_url, rate_limiter=PacedRateLimiter(Limits()))
+            await stack.enter_async_context(bot)
+            out = TelegramOutbox(bot, db, group_interval=0.0, shared=True, private_gap=1.05)
+            stack.push_async_callback(out.close)
+            svc = TableService(
+                db, out, Timers(), "test_bot", timing=Timing(clock=clock), shared=True
+            )
+            stack.push_async_callback(svc.close)
+            outboxes.append(out)
+            made.append(Worker(db, Out(), Timers(), svc))
+        a, b = made
+        for p in PEOPLE.values():
+            await a.db.upsert_user(p.user_id, p.name, can_dm=True)
+        await a.svc.new_table(CHAT, ANA, "due", True)
+        await b.svc.join(CHAT, BEA)
+        await a.svc.start(CHAT, ANA, is_admin=False)
+        tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+        rng = random.Random(5)
+        for _ in range(10):
+            person, index, stamp, action = tap_of(await now_at(a, tid), rng)
+            reply = await rng.choice(made).svc.act(person, tid, index, stamp, action)
+            assert reply.text == PLAYED, reply
+            await asyncio.sleep(0.1)  # people tap quickly
+        await idle(made)
+        for out in outboxes:
+            await out.flush(timeout=30.0)
+        assert not fake.limit_violations, [
+            (c.method, c.params.get("chat_id")) for c in fake.limit_violations
+        ]
+        last = (await now_at(a, tid)).move_no
+        for p in PEOPLE.values():
+            assert (await a.db.message_state(tid, p.user_id)).version == last
+            calls = [
+                c
+                for c in fake.calls
+                if c.ok and c.params.get("chat_id") in (p.user_id, str(p.user_id))
+            ]
+            assert len(calls) >= 2  # both edited: each message got more than its first send

@@ -31,6 +31,9 @@ from bot.telegram.rate_limiter import Limits, PacedRateLimiter
 from storage import Database
 
 log = logging.getLogger(__name__)
+# Workers sharing a database space their calls into one private chat this share longer than
+# Telegram's one a second (clocks, the network; `TelegramOutbox.private_gap`)
+PRIVATE_GAP_MARGIN = 1.05
 
 
 class JobTimers:
@@ -173,6 +176,8 @@ def _post_init(settings: Settings) -> Any:
             on_blocked=on_blocked,
             notes=notes,
             shared=shared,
+            # Telegram's one call a second into a private chat, whichever worker calls
+            private_gap=PRIVATE_GAP_MARGIN / settings.private_rate_per_second if shared else 0.0,
         )
         thinker = Thinker(workers=settings.computer_workers, budget=settings.hard_budget)
         thinker.start()

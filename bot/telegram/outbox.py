@@ -39,6 +39,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -192,12 +193,17 @@ class TelegramOutbox:
         on_blocked: Callable[[Table, int], Awaitable[None]] | None = None,
         notes: Notes | None = None,
         shared: bool = False,
+        private_gap: float = 0.0,
     ) -> None:
         self.bot = bot
         # Other workers send the same messages (`shared`): each send holds the message's lock
         # in the database and starts from what is stored, not from this process's memory
         # (`_send_shared`).
         self.shared = shared
+        # ... and Telegram allows one call a second into a private chat from the bot as a
+        # whole: a worker about to call for a hand message waits until `private_gap` seconds
+        # have passed since any worker last did (stored with the message, `_send_shared`).
+        self.private_gap = private_gap
         self.db = db
         self.notes = notes if notes is not None else Notes(db)
         self.group_interval = group_interval
@@ -462,6 +468,10 @@ class TelegramOutbox:
             state = await self.db.message_state(tid, uid)
             if state.version > slot.sending:
                 return True  # a newer state of the table is shown: this one is moot
+            if uid is not None and self.private_gap > 0:
+                wait = state.sent_at + self.private_gap - time.time()
+                if wait > 0:  # another worker called into this chat just now
+                    await asyncio.sleep(min(wait, self.private_gap))
             slot.message_id, slot.sent, slot.loaded = state.message_id, state.digest, True
             if uid is None:
                 slot.table.table_message_id = state.message_id
@@ -479,7 +489,13 @@ class TelegramOutbox:
         with the table version it came from, before the message's lock is let go."""
         if self.shared:
             await self.db.note_rendered(
-                slot.table.table_id, slot.user_id, slot.sending, slot.chat_id, message_id, shown
+                slot.table.table_id,
+                slot.user_id,
+                slot.sending,
+                slot.chat_id,
+                message_id,
+                shown,
+                time.time(),
             )
         else:
             self.notes.shown(slot.chat_id, message_id, shown)

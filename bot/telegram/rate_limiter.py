@@ -82,8 +82,9 @@ class Limits:
     def shared_by(self, workers: int) -> Limits:
         """Each worker's share when `workers` processes send for one bot (Telegram counts
         the bot's calls as a whole): a group's and the bot-wide budgets are divided, the
-        room kept for new messages in proportion; one call a second into a private chat
-        stays each worker's, as a person's chat is busy with one table at a time."""
+        room kept for new messages in proportion. A private chat's one call a second stays
+        each worker's: it cannot be split, and the workers space their calls for a hand
+        message through the database instead (`TelegramOutbox.private_gap`)."""
         if workers <= 1:
             return self
         group = max(2, self.group_per_minute // workers)
