@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final, cast
@@ -39,10 +40,11 @@ from storage.migrations import SCHEMA_VERSION, Migration
 from storage.sqlite import PriorityLock
 
 # pg_advisory_xact_lock keys: "briscola" and its write and migration locks
+log = logging.getLogger(__name__)
+
 WRITE_LOCK: Final = 0x62726973_636F6C61
 MIGRATION_LOCK: Final = WRITE_LOCK + 1
 POOL_SIZE: Final = 8
-HOLD_POOL_SIZE: Final = 8  # connections holding `hold` locks (messages being sent)
 HOLD_POLL: Final = 0.02  # seconds between two tries of a `hold` lock
 
 
@@ -373,13 +375,40 @@ class PostgresConn:
             yield
 
 
+class _Locker:
+    """The process's one connection for `PostgresBackend.hold`'s advisory locks, opened when
+    first needed, one statement at a time. If it is lost, the locks it held are gone with
+    it (logged; the next statement opens a new one)."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._conn: asyncpg.Connection | None = None
+        self._use = asyncio.Lock()
+
+    async def fetch(self, sql: str, key: int) -> Any:
+        async with self._use:
+            if self._conn is None or self._conn.is_closed():
+                if self._conn is not None:
+                    log.warning("the advisory lock connection was lost; opening another")
+                self._conn = await asyncpg.connect(self._url)
+            return await self._conn.fetchval(sql, key)
+
+    async def close(self) -> None:
+        async with self._use:
+            if self._conn is not None and not self._conn.is_closed():
+                await self._conn.close()
+            self._conn = None
+
+
 class PostgresBackend:
     kind = "postgresql"
 
     def __init__(self, pool: asyncpg.Pool, where: str, url: str = "") -> None:
         self._pool = pool
         self._url = url
-        self._hold_pool: asyncpg.Pool | None = None
+        self._locker = _Locker(url)
+        # `hold`: a lock per key within the process, with how many hold or wait for it
+        self._held: dict[int, tuple[asyncio.Lock, list[int]]] = {}
         self.where = where
         self._write_lock = PriorityLock()
 
@@ -398,8 +427,7 @@ class PostgresBackend:
     async def close(self) -> None:
         async with self._write_lock.hold(NORMAL):
             await self._pool.close()
-        if self._hold_pool is not None:
-            await self._hold_pool.close()
+        await self._locker.close()
 
     async def schema_version(self) -> int:
         async with self._pool.acquire() as conn:
@@ -417,25 +445,35 @@ class PostgresBackend:
 
     @asynccontextmanager
     async def hold(self, key: tuple[int, int]) -> AsyncIterator[None]:
-        """A session advisory lock on `key`, on a connection of a pool of its own (a holder
-        may wait for Telegram meanwhile: the statements' pool stays free). Tried every
-        `HOLD_POLL` seconds rather than awaited, so a waiter holds no server process in a
-        lock queue; a process that dies lets go with its connection, and the pool's reset of
-        a returned connection lets go of whatever is still held."""
-        if self._hold_pool is None:
-            self._hold_pool = await asyncpg.create_pool(
-                self._url, min_size=0, max_size=HOLD_POOL_SIZE
-            )
+        """A session advisory lock on `key`, held on the process's one lock connection
+        (`_Locker`): any number of messages may be waiting for Telegram under their locks at
+        once without holding a server connection each. Within the process a lock per key
+        comes first (a session's advisory locks are re-entrant, so they exclude other
+        processes only); tried every `HOLD_POLL` seconds rather than awaited, so a waiter
+        holds no place in a server lock queue. A process that dies lets go with its
+        connection."""
         digest = hashlib.blake2b(f"{key[0]}:{key[1]}".encode(), digest_size=8).digest()
         lock_key = int.from_bytes(digest, "big", signed=True)
-        async with self._hold_pool.acquire() as conn:
-            while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", lock_key):
-                await asyncio.sleep(HOLD_POLL)
-            try:
-                yield
-            finally:
-                with contextlib.suppress(Exception):
-                    await conn.execute("SELECT pg_advisory_unlock($1)", lock_key)
+        local, users = self._held.setdefault(lock_key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with local:
+                try:
+                    while not await self._locker.fetch("SELECT pg_try_advisory_lock($1)", lock_key):
+                        await asyncio.sleep(HOLD_POLL)
+                except BaseException:  # cancelled (or the server went away) while trying:
+                    with contextlib.suppress(Exception):  # it may have been taken all the same
+                        await self._locker.fetch("SELECT pg_advisory_unlock($1)", lock_key)
+                    raise
+                try:
+                    yield
+                finally:
+                    with contextlib.suppress(Exception):
+                        await self._locker.fetch("SELECT pg_advisory_unlock($1)", lock_key)
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                self._held.pop(lock_key, None)
 
     @asynccontextmanager
     async def read(self, priority: int = NORMAL) -> AsyncIterator[PostgresConn]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
@@ -38,6 +40,7 @@ from storage import (
     sqlite_path,
 )
 from storage.errors import Conflict
+from storage.postgres import PostgresBackend
 from storage.sqlite import SqliteBackend
 from tests.backends import RAW_CONFLICT, fresh_url, raw_sql
 
@@ -881,3 +884,96 @@ async def test_postgresql_schema_is_made_once_and_a_newer_one_refused(tmp_path: 
     await raw_sql(url, "UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
     with pytest.raises(SchemaTooNew):
         await Database.open(url)
+
+
+# ---------------------------------------------------------------- message locks (issue 15)
+
+
+async def test_message_locks_exclude_across_workers_and_do_not_run_out(any_url: str) -> None:
+    """`Database.message_lock`: the lock a table's message is sent under, across workers
+    sharing the database (two `Database`s stand for two processes). Many messages can wait
+    for Telegram under their locks at once (200 tables' messages do), one message's lock is
+    held by one holder at a time, within a process as across, and a waiter given up on
+    leaves the lock free."""
+    a, b = await Database.open(any_url), await Database.open(any_url)
+    try:
+        held, release = 0, asyncio.Event()
+
+        async def wait_for_telegram(db: Database, table: int, user: int) -> None:
+            nonlocal held
+            async with db.message_lock(table, user):
+                held += 1
+                await release.wait()
+
+        many = [asyncio.create_task(wait_for_telegram((a, b)[i % 2], 1, i)) for i in range(40)]
+        try:
+            async with asyncio.timeout(10):  # all of them hold their locks at once
+                while held < len(many):
+                    await asyncio.sleep(0.01)
+        finally:
+            release.set()
+            await asyncio.gather(*many)
+
+        inside, most = 0, 0
+
+        async def send(db: Database) -> None:
+            nonlocal inside, most
+            for _ in range(4):
+                async with db.message_lock(2, 7):
+                    inside += 1
+                    most = max(most, inside)
+                    await asyncio.sleep(0.005)
+                    inside -= 1
+
+        await asyncio.gather(*(send(db) for db in (a, a, b, b)))
+        assert most == 1
+
+        async with a.message_lock(3, 0):
+            waiter = asyncio.create_task(wait_for_telegram(b, 3, 0))  # table 3's group message
+            await asyncio.sleep(0.1)
+            assert not waiter.done()  # it waits for a's hold
+            waiter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiter
+        async with asyncio.timeout(5), b.message_lock(3, 0):
+            pass  # free again, in either process
+        async with asyncio.timeout(5), a.message_lock(3, 0):
+            pass
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_a_dead_workers_message_locks_are_let_go_at_once(tmp_path: Path) -> None:
+    """PostgreSQL: a worker killed while sending holds its message locks no longer than its
+    connection to the server lives (its lock connection closed stands for the kill)."""
+    url = fresh_url("postgresql", tmp_path)
+    a, b = await Database.open(url), await Database.open(url)
+    try:
+        entered = asyncio.Event()
+
+        async def hold_forever() -> None:
+            async with a.message_lock(4, 9):
+                entered.set()
+                await asyncio.Event().wait()
+
+        dying = asyncio.create_task(hold_forever())
+        await asyncio.wait_for(entered.wait(), 5)
+        taken = asyncio.Event()
+
+        async def take_over() -> None:
+            async with b.message_lock(4, 9):
+                taken.set()
+
+        taker = asyncio.create_task(take_over())
+        await asyncio.sleep(0.1)
+        assert not taken.is_set()  # a holds it
+        await cast(PostgresBackend, a.backend)._locker.close()  # a's process dies
+        await asyncio.wait_for(taken.wait(), 5)  # b takes it at once (well within 5 s)
+        await taker
+        dying.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await dying
+    finally:
+        await a.close()
+        await b.close()
