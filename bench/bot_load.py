@@ -1,7 +1,9 @@
 """Load benchmark of the real bot process against the stand-in Bot API, on 127.0.0.1.
 
     python -m bench.bot_load [--tables 200] [--duration SECONDS] [--seed 1]
-                             [--database sqlite|postgresql] [--json]
+                             [--database sqlite|postgresql] [--workers N] [--webhook]
+                             [--no-restart] [--quick] [--json]
+    python -m bench.bot_load --compare [--quick]    # issue 15: one process, or two workers
 
 `python -m bot` runs as its own process with Telegram's real numbers (20 calls a minute per
 group, 30 a second overall, one a second per private chat, a group's table message edited
@@ -11,27 +13,48 @@ opens a private chat with /start, the creator opens the table with /new, the oth
 (/join or the Entra button), the creator seats computer players of every level with the
 lobby's "+ 🤖" buttons and starts with "Inizia". A person waits for the group's table message
 to say it is their turn (or, in chiamata's auction, for bid buttons in their private
-message), thinks 0.5-3 s and taps; now and then someone taps out of turn, the creator taps
-"Prossima mano" after a hand and opens a new table after a match, and people send /score or
-/help in their group a few times per table.
+message), thinks 0.5-3 s (`--think`) and taps; now and then someone taps out of turn, the
+creator taps "Prossima mano" after a hand and opens a new table after a match, and people
+send /score or /help in their group a few times per table.
+
+By default the bot is one process polling with getUpdates. `--webhook` runs it in webhook
+mode; `--workers N` runs N processes in webhook mode on the one database (SQLite file or
+PostgreSQL), each with WORKERS=N and its own port, behind a front that posts each update to
+one of them at random (as a load balancer would; `tests.test_webhook.WebhookBot`).
 
 The tables are opened over the first part of the run; the measurement window of
 `--duration` seconds starts once every table is playing. At the end the bot is killed with
 SIGKILL (every table unfinished), started again, and timed until its tables are restored
-and it polls again; play then carries on for a few seconds.
+and it serves updates again; play then carries on for a few seconds (`--no-restart`: not).
 
-Printed (with `--json` also as one JSON object on stdout, the lines going to stderr):
-Bot API calls per card played, the busiest minute of one group, tap-answer and
-command-reply latencies (from the update's delivery by getUpdates), unanswered taps, 429s
-of the bot's own making, resident memory per table, CPU per card, restore times, and the
-bench process's own CPU use (if it is near 100 % of a core, the bench, not the bot, limits
-the pace). Every wait is bounded and the bot process is always killed.
+Printed (with `--json` also as one JSON object on stdout, the lines going to stderr): the
+people's actions (taps and commands) made in the window, answered per second, and the time
+from each update being made available (the tap, the message) to the bot's answer to the
+tap, or its first message into the command's chat, reaching the stand-in; the actions
+refused (answered "not your turn", "stale"...; the taps out of turn on purpose left out) and
+failed (no answer, an error answer, a command without reply; with the tables that could not
+be opened, Bot API calls rejected, ERROR lines in the bot's logs); Bot API calls per card
+played, the busiest minute of one group, tap-answer and command-reply latencies from the
+update's delivery (getUpdates, or the webhook's POST), 429s of the bot's own making,
+resident memory per table, CPU per card (the bot's processes, their search workers, the
+PostgreSQL server), restore times, and the bench process's own CPU use (if it is near 100 %
+of a core, the bench, not the bot, limits the pace). Every wait is bounded and the bot's
+processes are always killed.
+
+`--compare [CONFIGS]` runs the same load once per configuration, one after the other, and
+ends with a table of them; CONFIGS defaults to `sqlite/polling,postgresql/1,postgresql/2`
+(SQLite one process polling; PostgreSQL one webhook worker; PostgreSQL two webhook workers,
+each update at a random one); `sqlite/1` is SQLite in webhook mode. Without `--quick` each
+run has 200 tables and a 90 s window (about 15 minutes in all); `--compare --quick` (24
+tables, a 15 s window, no restart) takes about two minutes. A run that breaks is reported as
+such and the others go on.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import json
 import math
@@ -40,6 +63,7 @@ import random
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,7 +75,7 @@ from typing import Any
 
 from bot.engine import actions as A
 from bot.telegram.outbox import NOTES_INTERVAL
-from tests.backends import PgStore, fresh_url
+from tests.backends import PgStore, fresh_url, postgres_server
 from tests.fake_telegram import (
     ButtonNotFound,
     FakeButton,
@@ -67,11 +91,11 @@ from tests.test_e2e import (
     BotProcess,
     Store,
     bid_buttons,
-    bot_guard,
     card_buttons,
     table_message,
 )
 from tests.test_e2e_robust import REAL_PACE, TELEGRAM_LIMITS
+from tests.test_webhook import WebhookBot
 
 # Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
 BOT_ENV = {**REAL_PACE, "LOG_LEVEL": "INFO"}
@@ -112,6 +136,7 @@ ANSWER_KINDS = {
     "Quella mano è finita.": "hand_over",
     "Un momento, riprova.": "busy",
     "Sei seduto al tavolo.": "ok",
+    "Qualcosa è andato storto: riprova tra poco.": "error",
 }
 RESTORED_RE = re.compile(r"(\d+) unfinished tables restored in ([0-9.]+) s")
 
@@ -228,20 +253,37 @@ class ProcSample:
         return sum(cpu for _, _, cpu in self.children.values())
 
 
-def sample(pid: int) -> ProcSample:
+def sample(*pids: int) -> ProcSample:
+    """The bot's processes (one, or every worker) and their children, summed."""
     kids: dict[int, tuple[str, int, float]] = {}
-    for child in children_of(pid):
-        REAPER.note(child)
-        rss, cpu = rss_kb(child), cpu_seconds(child)
-        if rss is not None and cpu is not None:
-            kids[child] = (proc_label(child), rss, cpu)
+    for pid in pids:
+        for child in children_of(pid):
+            REAPER.note(child)
+            rss, cpu = rss_kb(child), cpu_seconds(child)
+            if rss is not None and cpu is not None:
+                kids[child] = (proc_label(child), rss, cpu)
     return ProcSample(
         at=time.monotonic(),
-        bot_rss_kb=rss_kb(pid) or 0,
-        bot_cpu=cpu_seconds(pid) or 0.0,
+        bot_rss_kb=sum(rss_kb(pid) or 0 for pid in pids),
+        bot_cpu=sum(cpu_seconds(pid) or 0.0 for pid in pids),
         children=kids,
         bench_cpu=time.process_time(),
     )
+
+
+def tree_cpu(pid: int | None) -> float | None:
+    """CPU of a server and all its children, those it already waited for included (the
+    PostgreSQL postmaster and its backends): utime + stime + cutime + cstime of each."""
+    if pid is None:
+        return None
+    total = 0.0
+    for each in (pid, *children_of(pid)):
+        fields = _stat_fields(each)
+        if fields is not None:
+            total += sum(int(f) for f in fields[11:15]) / CLK_TCK  # fields 14-17 of stat
+        elif each == pid:
+            return None
+    return total
 
 
 def children_cpu_delta(a: ProcSample, b: ProcSample) -> float:
@@ -293,6 +335,19 @@ class Table:
 
 
 @dataclass
+class Action:
+    """One update a person made: a tap (`qid` its callback query) or a command (in `chat`).
+    `made` is when the update was made available to the bot (time.monotonic(), the fake's
+    clock); `label` how a tap was answered ("ok", "stale", ..., "timeout", "anomaly")."""
+
+    made: float
+    kind: str
+    qid: str | None = None
+    chat: int | None = None
+    label: str | None = None
+
+
+@dataclass
 class Stats:
     answers: dict[str, Counter[str]] = field(default_factory=dict)
     button_gone: Counter[str] = field(default_factory=Counter)
@@ -302,10 +357,13 @@ class Stats:
     taps: int = 0
     reopened: int = 0
     open_failures: list[str] = field(default_factory=list)
+    loop_errors: list[str] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)  # in the order they were made
 
-    def answer(self, kind: str, text: str) -> None:
+    def answer(self, kind: str, text: str) -> str:
         label = ANSWER_KINDS.get(text, f"other: {text[:60]}")
         self.answers.setdefault(kind, Counter())[label] += 1
+        return label
 
 
 class Bench:
@@ -355,12 +413,13 @@ class Bench:
     # ---------------------------------------------------------------- looking and tapping
 
     def think(self, rng: random.Random) -> float:
-        return rng.uniform(*THINK)
+        return rng.uniform(*self.args.think)
 
     async def tap(self, who: Person, button: FakeButton, kind: str) -> str | None:
         """Press and wait for the answer; None if nothing usable came back."""
         if not self.active:
             return None
+        made = time.monotonic()
         try:
             qid = await self.fake.press(who.user, button)
         except ButtonNotFound:
@@ -368,22 +427,28 @@ class Bench:
             return None
         self.stats.taps += 1
         self.press_times.append(time.monotonic())
+        action = Action(made, kind, qid=qid)
+        self.stats.actions.append(action)
         try:
             answer = await self.fake.answer_for(qid, ANSWER_WAIT)
         except TimeoutError:
             self.stats.answer_timeouts[kind] += 1
+            action.label = "timeout"
             return None
         except AssertionError as exc:
             self.stats.answer_anomalies.append(str(exc))
+            action.label = "anomaly"
             return None
         text = answer.text or ""
-        self.stats.answer(kind, text)
+        action.label = self.stats.answer(kind, text)
         return text
 
     async def command(self, who: Person, chat: FakeChat | FakeUser, text: str) -> None:
+        made = time.monotonic()
         await self.fake.send_text(who.user, chat, text)
         self.stats.commands[text.split()[0]] += 1
         self.command_times.append(time.monotonic())
+        self.stats.actions.append(Action(made, text.split()[0], chat=chat.id))
 
     async def wait(self, what: Callable[[], Any], timeout: float, interval: float = 0.4) -> Any:
         """Poll `what` (LookupError = not yet) until truthy; TimeoutError after `timeout`."""
@@ -436,7 +501,7 @@ class Bench:
             async def hello(p: Person) -> None:
                 before = m.message_id if (m := self.newest(p.user)) else 0
                 await self.command(p, p.user, "/start")
-                await self.reply_after(p.user, before, OPEN_WAIT)
+                await self.reply_after(p.user, before, self.args.open_wait)
 
             await asyncio.gather(*(hello(p) for p in table.people))
         table.playing = False
@@ -450,7 +515,7 @@ class Bench:
                 return None
             return m if any(b.text == "Entra" for b in m.buttons) else None
 
-        msg: FakeMessage = await self.wait(lobby, OPEN_WAIT)
+        msg: FakeMessage = await self.wait(lobby, self.args.open_wait)
         table.mid = msg.message_id
         join = msg.button("Entra")
         assert join.callback_data is not None
@@ -460,7 +525,9 @@ class Bench:
             if i % 2 == 0:
                 last = self.newest(group)
                 await self.command(p, group, "/join")
-                text = await self.reply_after(group, last.message_id if last else 0, OPEN_WAIT)
+                text = await self.reply_after(
+                    group, last.message_id if last else 0, self.args.open_wait
+                )
                 if "seduto" not in text:
                     raise RuntimeError(f"/join answered {text!r}")
             else:
@@ -473,7 +540,9 @@ class Bench:
             if answer != "":
                 raise RuntimeError(f"+ 🤖 {level} answered {answer!r}")
         full = f"({table.seats}/{table.seats})"
-        await self.wait(lambda: full in (self.refresh_table(table) or msg).text, OPEN_WAIT)
+        await self.wait(
+            lambda: full in (self.refresh_table(table) or msg).text, self.args.open_wait
+        )
         await asyncio.sleep(self.think(rng))
         answer = await self.tap(table.creator, msg.button("Inizia"), "lobby")
         if answer != "":
@@ -600,8 +669,16 @@ class Bench:
             table.failed = repr(exc)
             self.stats.open_failures.append(f"table {table.index} ({table.variant}): {exc!r}")
             return
+
+        async def guarded(loop: Any) -> None:  # a surprise ends one loop, counted, not the run
+            try:
+                await loop
+            except Exception as exc:
+                self.stats.loop_errors.append(f"table {table.index}: {exc!r}"[:200])
+
         await asyncio.gather(
-            self.table_loop(table), *(self.person_loop(table, p) for p in table.people)
+            guarded(self.table_loop(table)),
+            *(guarded(self.person_loop(table, p)) for p in table.people),
         )
 
 
@@ -685,20 +762,219 @@ async def settle_taps(fake: FakeTelegram, timeout: float) -> int:
     return left
 
 
-async def progress(
-    bench: Bench, bot: BotProcess, store: Store | PgStore, every: float = 15.0
-) -> None:
-    """A line on stderr now and then (the bot's pid changes at the restart)."""
+# ------------------------------------------------------------------------------ the bot's processes
 
-    def pid() -> int:
-        return bot.proc.pid if bot.proc is not None else 0
 
-    last, last_pid = sample(pid()), pid()
+def reuse_ssl_context() -> None:
+    """The stand-in posts each webhook update with a new httpx client, and each new client
+    builds an SSL context from certifi's bundle: 17 ms of the bench's CPU per update, which
+    would be counted in the webhook's update-to-reply time (polling has no such cost). No
+    request here uses TLS: the bench's clients share one context."""
+    import httpx._transports.default as transport
+
+    original = vars(transport)["create_ssl_context"]
+    if getattr(original, "bench_cached", False):
+        return
+    made: dict[bool, Any] = {}
+
+    def create_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
+        if verify is not True or cert is not None:
+            return original(verify=verify, cert=cert, trust_env=trust_env)
+        if trust_env not in made:
+            made[trust_env] = original(verify=verify, cert=cert, trust_env=trust_env)
+        return made[trust_env]
+
+    create_ssl_context.bench_cached = True  # type: ignore[attr-defined]
+    vars(transport)["create_ssl_context"] = create_ssl_context
+
+
+class Fleet:
+    """The bot's processes on one database: one `python -m bot` polling (as a group of friends
+    runs it), or `workers` processes in webhook mode, each with WORKERS=workers and its own
+    port, behind a front (the stand-in's `route`) that posts each update to one of them at
+    random, as a load balancer would."""
+
+    def __init__(
+        self,
+        fake: FakeTelegram,
+        workdir: Path,
+        env: dict[str, str],
+        workers: int,
+        webhook: bool,
+        rng: random.Random,
+    ) -> None:
+        self.fake = fake
+        self.webhook = webhook or workers > 1
+        self.rng = rng
+        self.hooks: list[WebhookBot] = []
+        self.bots: list[BotProcess] = []
+        for i in range(workers):
+            home = workdir / f"worker{i}"  # its logs
+            home.mkdir(parents=True, exist_ok=True)
+            if self.webhook:
+                # --bot-env WORKERS=... wins (to see what a worker that does not know does)
+                hook = WebhookBot(fake, home, **{"WORKERS": str(workers), **env})
+                self.hooks.append(hook)
+                self.bots.append(hook)
+            else:
+                self.bots.append(BotProcess(fake, home, **env))
+        if self.webhook:
+            reuse_ssl_context()
+            fake.deliver_webhook_to(self.route)
+
+    def route(self, update: dict[str, Any]) -> list[str]:
+        return [self.rng.choice(self.hooks).url]
+
+    @property
+    def ready_call(self) -> str:
+        """The call a process makes once it serves updates (PTB deletes the webhook to poll)."""
+        return "setWebhook" if self.webhook else "deleteWebhook"
+
+    def describe(self) -> str:
+        mode = "webhook" if self.webhook else "polling"
+        return f"{len(self.bots)} process{'es' if len(self.bots) > 1 else ''}, {mode}"
+
+    async def start(self, *, together: bool) -> float:
+        """Start every process (one after another the first time: the first creates the
+        schema); seconds from the start to the last one's ready call."""
+        mark, t0 = self.fake.mark(), time.monotonic()
+        if together:
+            await asyncio.gather(*(bot.start() for bot in self.bots))
+        else:
+            for bot in self.bots:
+                await bot.start()
+        ready = self.fake.calls_of(self.ready_call, since=mark)
+        if len(ready) >= len(self.bots):
+            return ready[len(self.bots) - 1].arrived - t0
+        return time.monotonic() - t0
+
+    def pids(self) -> list[int]:
+        return [bot.proc.pid for bot in self.bots if bot.proc is not None]
+
+    async def kill9(self) -> None:
+        await asyncio.gather(*(bot.kill9() for bot in self.bots))
+
+    async def stop(self) -> list[int | None]:
+        """SIGTERM each; its exit code, or None if it was still running 30 s later (then
+        SIGKILL)."""
+
+        async def stop(bot: BotProcess) -> int | None:
+            try:
+                return await bot.stop(signal.SIGTERM)
+            except subprocess.TimeoutExpired:
+                log(f"a bot process did not exit within 30 s of SIGTERM: {bot.dir}; SIGKILL")
+                bot.ensure_dead()
+                return None
+
+        return list(await asyncio.gather(*(stop(bot) for bot in self.bots)))
+
+    def ensure_dead(self) -> None:
+        for bot in self.bots:
+            bot.ensure_dead()
+
+    def restored(self) -> list[tuple[int, float]]:
+        """What each process logged at its last start: (tables restored, seconds)."""
+        out = []
+        for bot in self.bots:
+            found = RESTORED_RE.findall(bot.logs[-1].read_text("utf-8", "replace"))
+            if found:
+                out.append((int(found[-1][0]), float(found[-1][1])))
+        return out
+
+    def log_text(self) -> str:
+        return "\n".join(bot.log_text() for bot in self.bots)
+
+
+# ------------------------------------------------------------------------------ update to reply
+
+
+def reply_times(fake: FakeTelegram) -> tuple[dict[str, float], dict[int, list[float]]]:
+    """When the bot's answers reached the stand-in: the first accepted answerCallbackQuery of
+    each callback query, and the accepted sendMessage calls into each chat (sorted)."""
+    answered: dict[str, float] = {}
+    for c in fake.calls_of("answerCallbackQuery"):
+        if c.ok:
+            answered.setdefault(str(c.params.get("callback_query_id")), c.arrived)
+    sends: dict[int, list[float]] = {}
+    for c in fake.calls_of("sendMessage"):
+        if c.ok and isinstance(c.result, dict):
+            sends.setdefault(int(c.result["chat"]["id"]), []).append(c.arrived)
+    for times in sends.values():
+        times.sort()
+    return answered, sends
+
+
+def latency_summary(values: list[float]) -> dict[str, Any]:
+    return {
+        "n": len(values),
+        "p50": pct(values, 0.5),
+        "p99": pct(values, 0.99),
+        "max": max(values, default=None),
+    }
+
+
+def window_actions(
+    fake: FakeTelegram, actions: list[Action], begin: float, end: float
+) -> dict[str, Any]:
+    """The people's actions made in [begin, end): how many, answered how, and the time from the
+    update being made available (the tap, the message) to the bot's answer to the tap, or to
+    its first message into the command's chat, reaching the stand-in server."""
+    answered, sends = reply_times(fake)
+    taps: list[float] = []
+    commands: list[float] = []
+    labels: Counter[str] = Counter()
+    refused: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    made = accepted = 0
+    for a in actions:
+        if not begin <= a.made < end:
+            continue
+        made += 1
+        if a.qid is not None:  # a tap
+            when = answered.get(a.qid)
+            label = a.label or ("answered late" if when is not None else "unanswered")
+            labels[f"{a.kind}: {label}"] += 1
+            if when is not None:
+                taps.append(when - a.made)
+            if label == "ok":
+                accepted += 1
+            elif label in ("timeout", "anomaly", "unanswered", "error"):
+                failed[f"tap {label}"] += 1
+            elif a.kind != "impatient":  # an out-of-turn tap is refused on purpose
+                refused[label] += 1
+        else:  # a command
+            times = sends.get(a.chat or 0, [])
+            i = bisect.bisect_left(times, a.made)
+            if i < len(times):
+                commands.append(times[i] - a.made)
+                accepted += 1
+            else:
+                failed[f"{a.kind} without reply"] += 1
+    wall = end - begin
+    return {
+        "made": made,
+        "answered": len(taps) + len(commands),
+        "accepted": accepted,
+        "per_second": round((len(taps) + len(commands)) / wall, 2) if wall > 0 else None,
+        "accepted_per_second": round(accepted / wall, 2) if wall > 0 else None,
+        "tap_to_answer_s": latency_summary(taps),
+        "command_to_reply_s": latency_summary(commands),
+        "all_s": latency_summary(taps + commands),
+        "labels": dict(labels),
+        "refused": dict(refused),
+        "failed": dict(failed),
+    }
+
+
+async def progress(bench: Bench, fleet: Fleet, store: Store | PgStore, every: float = 15.0) -> None:
+    """A line on stderr now and then (the bot's pids change at the restart)."""
+    last, last_pids = sample(*fleet.pids()), fleet.pids()
     while True:
         await asyncio.sleep(every)
-        now = sample(pid())
-        if pid() != last_pid:  # restarted: start counting again
-            last, last_pid = now, pid()
+        pids = fleet.pids()
+        now = sample(*pids)
+        if pids != last_pids:  # restarted: start counting again
+            last, last_pids = now, pids
             continue
         wall = now.at - last.at
         try:
@@ -724,6 +1000,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "seed": args.seed,
             "ramp_s": args.ramp,
             "commands_per_table": args.commands,
+            "think_s": list(args.think),
             "bot_env": BOT_ENV,
             "cpus": os.cpu_count(),
             "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
@@ -737,25 +1014,35 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         computers = Counter(level for t in bench.tables for level in t.levels)
         result["config"].update(variants=dict(variants), people=people, computers=dict(computers))
         env = {**BOT_ENV, **dict(args.bot_env)}
+        db_pid: int | None = None
         if args.database == "postgresql":  # a fresh database on the test run's pgserver
             env["DATABASE_URL"] = fresh_url("postgresql", workdir)
-        result["config"]["database"] = args.database
-        bot = BotProcess(fake, workdir, **env)
+            db_pid = postgres_server().get_pid()
+        else:  # one file, whatever the number of processes
+            env["DATABASE_URL"] = f"sqlite:///{workdir / 'bot.db'}"
+        fleet = Fleet(fake, workdir, env, args.workers, args.webhook, random.Random(args.seed))
+        result["config"].update(
+            database=args.database,
+            workers=args.workers,
+            mode="webhook" if fleet.webhook else "polling",
+            restart=args.restart,
+        )
         tasks: list[asyncio.Task[Any]] = []
-        with bot_guard(bot):
+        try:
             t_begin = time.monotonic()
-            await bot.start()
-            assert bot.proc is not None
-            pid = bot.proc.pid
+            await fleet.start(together=False)
             store: Store | PgStore = (
                 PgStore(env["DATABASE_URL"])
                 if args.database == "postgresql"
-                else Store(bot.db_path)
+                else Store(workdir / "bot.db")
             )
-            log(f"bot pid {pid} polling; {args.tables} tables, {people} people")
-            await asyncio.sleep(3.0)  # post_init done, workers spawned
-            base = sample(pid)
-            tasks.append(asyncio.create_task(progress(bench, bot, store)))
+            log(
+                f"bot pids {fleet.pids()} up ({fleet.describe()}, {args.database}); "
+                f"{args.tables} tables, {people} people"
+            )
+            await asyncio.sleep(1.0 if args.quick else 3.0)  # post_init done, workers spawned
+            base = sample(*fleet.pids())
+            tasks.append(asyncio.create_task(progress(bench, fleet, store)))
 
             # ---- ramp: open the tables one after another over `ramp` seconds
             bench.active = True
@@ -773,7 +1060,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             log(f"{playing}/{args.tables} tables playing after {ramp_s:.1f} s of ramp")
 
             # ---- the measurement window
-            start = sample(pid)
+            start = sample(*fleet.pids())
+            db_cpu0 = tree_cpu(db_pid)
             mark0 = fake.mark()
             cards0 = cards_played(store)
             t_window = time.monotonic()
@@ -783,61 +1071,44 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                     t.rng.uniform(bench.now(), bench.window_end) for _ in range(args.commands)
                 )
             await asyncio.sleep(args.duration)
-            end = sample(pid)
+            t_window_end = time.monotonic()
+            end = sample(*fleet.pids())
+            db_cpu1 = tree_cpu(db_pid)
             cards1 = cards_played(store)
             window_calls = fake.counts(since=mark0)
+            mark1 = fake.mark()
             violations_before_kill = len(fake.limit_violations)
 
             # ---- stop the people; every tap answered; then SIGKILL
             bench.active = False
-            left = await settle_taps(fake, 40.0)
+            left = await settle_taps(fake, args.settle)
             with contextlib.suppress(TimeoutError):  # replies queue behind the table edits
                 await fake.wait_for(
                     lambda: len(fake.command_latencies()) >= len(bench.command_times),
-                    45.0,
+                    args.settle,
                     interval=0.5,
                 )
             await asyncio.sleep(1.0)
             load_window = os.getloadavg()
             tables_unfinished = unfinished(store)
-            log(f"SIGKILL with {tables_unfinished} unfinished tables ({left} taps unanswered)")
-            sample(pid)  # note the children
-            t_kill = time.monotonic()
-            await bot.kill9()
-            await asyncio.sleep(0.5)
-            left_behind = REAPER.alive()  # no bot runs now: all are orphans
-            log(f"the SIGKILL left {len(left_behind)} child processes running; ending them")
-            REAPER.reap(left_behind)
-            mark_restart = fake.mark()
-            t0 = time.monotonic()
-            await bot.start()
-            polling_s = fake.calls_of("deleteWebhook", since=mark_restart)[0].arrived - t0
-            logged: tuple[int, float] | None = None
-            with contextlib.suppress(TimeoutError):
-
-                def restored_line() -> tuple[int, float] | None:
-                    found = RESTORED_RE.findall(bot.logs[-1].read_text("utf-8", "replace"))
-                    return (int(found[-1][0]), float(found[-1][1])) if found else None
-
-                logged = await fake.wait_for(restored_line, 10.0)
-            pid = bot.proc.pid
-            cards_restart = cards_played(store)
-            bench.active = True
-            await asyncio.sleep(args.after_restart)
-            bench.active = False
-            after = [c for c in fake.calls[mark_restart:] if c.method != "getUpdates"]
-            left = await settle_taps(fake, 30.0)
-            cards_after = cards_played(store)[0] - cards_restart[0]
+            restore: dict[str, Any] | None = None
+            if args.restart:
+                restore = await restart(args, fake, fleet, bench, store, tables_unfinished, left)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            sample(pid)  # note the children
-            code = await bot.stop(signal.SIGTERM)
+            sample(*fleet.pids())  # note the children
+            pending_at_sigterm = len(fake.pending_updates())
+            t_sigterm = time.monotonic()
+            codes = await fleet.stop()
+            sigterm_s = time.monotonic() - t_sigterm
             with contextlib.suppress(TimeoutError):
                 await fake.wait_for(lambda: not REAPER.alive(), 10.0, interval=0.2)
             after_sigterm = REAPER.reap()
             t_total = time.monotonic() - t_begin
-            log_text = bot.log_text()
+            log_text = fleet.log_text()
+        finally:
+            fleet.ensure_dead()
 
         # ---------------------------------------------------------------- the numbers
         cards = cards1[0] - cards0[0]
@@ -850,6 +1121,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         )
         all_taps = fake.tap_latencies()
         all_cmds = fake.command_latencies()
+        t_kill = restore["t_kill"] if restore else math.inf
         bounds = (t_window, t_kill)
         tap_phases = by_phase(all_taps, bench.press_times, bounds)
         cmd_phases = by_phase(all_cmds, bench.command_times, bounds)
@@ -858,43 +1130,25 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         violations = Counter(
             f"{c.refused_by} ({c.method})" for c in fake.limit_violations if c.refused_by
         )
-        rejected = [c for c in after if not c.ok and c.refused_by is None]
-        # for each rejected edit: when the message was last changed before the kill
-        last_ok: dict[tuple[Any, Any], float] = {}
-        for c in fake.calls[:mark_restart]:
-            if c.ok and c.method in ("sendMessage", "editMessageText"):
-                key = (c.params.get("chat_id"), c.params.get("message_id"))
-                last_ok[key] = c.at
-        rejected_detail = [
-            {
-                "method": c.method,
-                "chat_id": c.params.get("chat_id"),
-                "message_id": c.params.get("message_id"),
-                "description": c.description,
-                "last_change_before_kill_s": round(t_kill - when, 3)
-                if (when := last_ok.get((c.params.get("chat_id"), c.params.get("message_id"))))
-                else None,
-            }
-            for c in rejected[:10]
-        ]
-
-        # A SIGKILL right after an edit, before the bot wrote down what the message shows
-        # (its notes go out every NOTES_INTERVAL s), makes the restarted bot send that same
-        # content once more: "not modified", and explained by the kill. Anything else fails.
-        def explained(c: Any) -> bool:
-            when = last_ok.get((c.params.get("chat_id"), c.params.get("message_id")))
-            return (
-                "not modified" in (c.description or "")
-                and when is not None
-                and t_kill - when < NOTES_INTERVAL + 0.1
-            )
-
-        explained_after = sum(1 for c in rejected if explained(c))
-        failed_after = Counter(f"{c.method}: {c.description}" for c in rejected if not explained(c))
-        refused_after = Counter(f"{c.refused_by} ({c.method})" for c in after if c.refused_by)
-        not_modified = sum(1 for c in after if "not modified" in (c.description or ""))
+        window_rejected = Counter(
+            f"{c.method}: {(c.description or '')[:70]}"
+            for c in fake.calls[mark0:mark1]
+            if not c.ok and c.refused_by is None
+        )
+        posts_by_worker = Counter(
+            f"worker{i}"
+            for p in list(fake.webhook_posts)
+            for i, hook in enumerate(fleet.hooks)
+            if p.url == hook.url
+        )
+        webhook_posts = Counter(
+            str(p.result)
+            for p in list(fake.webhook_posts)
+            if not (isinstance(p.result, int) and 200 <= p.result < 300)
+        )
         bot_cpu = end.bot_cpu - start.bot_cpu
         kids_cpu = children_cpu_delta(start, end)
+        db_cpu = db_cpu1 - db_cpu0 if db_cpu0 is not None and db_cpu1 is not None else None
         bench_cpu = end.bench_cpu - start.bench_cpu
         kb_main = (start.bot_rss_kb - base.bot_rss_kb) / max(1, playing)
         kb_kids = (start.children_rss_kb - base.children_rss_kb) / max(1, playing)
@@ -914,7 +1168,9 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 "cards_by_people": human_cards,
                 "cards_per_second": round(cards / wall, 2) if wall else None,
                 "calls": dict(window_calls),
+                "rejected_calls": dict(window_rejected),
             },
+            actions=window_actions(fake, bench.stats.actions, t_window, t_window_end),
             calls_per_card={
                 "messages": round(messages / cards, 3) if cards else None,
                 "answerCallbackQuery": round(per_card.get("answerCallbackQuery", 0.0), 3),
@@ -943,7 +1199,10 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 "button_gone": dict(bench.stats.button_gone),
                 "answer_timeouts": dict(bench.stats.answer_timeouts),
                 "answer_anomalies": bench.stats.answer_anomalies[:10],
+                "people_loops_ended_by_an_error": bench.stats.loop_errors[:10],
             },
+            webhook_posts_not_2xx=dict(webhook_posts),
+            webhook_posts_by_worker=dict(posts_by_worker),
             limit_violations={
                 "total": len(fake.limit_violations),
                 "before_kill": violations_before_kill,
@@ -966,33 +1225,29 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             cpu={
                 "bot_s": round(bot_cpu, 2),
                 "workers_s": round(kids_cpu, 2),
+                "database_s": round(db_cpu, 2) if db_cpu is not None else None,
                 "bot_ms_per_card": round(1000 * bot_cpu / cards, 2) if cards else None,
                 "workers_ms_per_card": round(1000 * kids_cpu / cards, 2) if cards else None,
+                "database_ms_per_card": round(1000 * db_cpu / cards, 2)
+                if cards and db_cpu is not None
+                else None,
                 "total_ms_per_card": round(1000 * (bot_cpu + kids_cpu) / cards, 2)
                 if cards
                 else None,
                 "bot_core_share": round(bot_cpu / wall, 3) if wall else None,
                 "workers_core_share": round(kids_cpu / wall, 3) if wall else None,
+                "database_core_share": round(db_cpu / wall, 3)
+                if wall and db_cpu is not None
+                else None,
                 "bench_core_share": round(bench_cpu / wall, 3) if wall else None,
             },
-            restore={
-                "tables_unfinished_at_kill": tables_unfinished,
-                "logged_tables": logged[0] if logged else None,
-                "logged_seconds": logged[1] if logged else None,
-                "start_to_polling_seconds": round(polling_s, 3),
-                "after_restart_seconds": args.after_restart,
-                "calls_after_restart": len(after),
-                "failed_after_restart": dict(failed_after),
-                "failed_after_restart_detail": rejected_detail,
-                "refused_after_restart": dict(refused_after),
-                "not_modified_after_restart": not_modified,
-                "explained_by_the_kill": explained_after,
-                "cards_after_restart": cards_after,
-            },
+            restore=restore,
             bot={
-                "exit_code_sigterm": code,
+                "exit_codes_sigterm": codes,
+                "sigterm_to_exit_seconds": round(sigterm_s, 2),
+                "updates_pending_at_sigterm": pending_at_sigterm,
                 "log_errors": errors,
-                "children_left_by_sigkill": len(left_behind),
+                "children_left_by_sigkill": restore["children_left"] if restore else None,
                 "children_left_by_sigterm": len(after_sigterm),
             },
             reopened_tables=bench.stats.reopened,
@@ -1008,15 +1263,147 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             + ("" if playing >= TARGET_TABLES else f" (at {playing} tables, not 200)"),
             "no_429_of_own_making": verdict(not fake.limit_violations),
             "kb_per_table_le_100": verdict(kb_main <= TARGET_KB_PER_TABLE),
-            "restore_le_2s_logged": verdict(None if logged is None else logged[1] <= 2.0),
-            "restore_le_2s_start_to_polling": verdict(polling_s <= TARGET_RESTORE),
-            "no_rejected_call_after_restart": verdict(not failed_after and not refused_after),
         }
+        if restore is not None:
+            result["targets"].update(
+                restore_le_2s_logged=verdict(
+                    None if restore["logged_seconds"] is None else restore["logged_seconds"] <= 2.0
+                ),
+                restore_le_2s_start_to_polling=verdict(
+                    restore["start_to_polling_seconds"] <= TARGET_RESTORE
+                ),
+                no_rejected_call_after_restart=verdict(
+                    not restore["failed_after_restart"] and not restore["refused_after_restart"]
+                ),
+            )
         result["bench_bottleneck"] = bench_cpu / wall > 0.9 if wall else False
     return result
 
 
+async def restart(
+    args: argparse.Namespace,
+    fake: FakeTelegram,
+    fleet: Fleet,
+    bench: Bench,
+    store: Store | PgStore,
+    tables_unfinished: int,
+    left: int,
+) -> dict[str, Any]:
+    """SIGKILL every process of the bot with its tables unfinished, start them again, time
+    them until they serve updates, let the people play on for a while."""
+    log(f"SIGKILL with {tables_unfinished} unfinished tables ({left} taps unanswered)")
+    sample(*fleet.pids())  # note the children
+    t_kill = time.monotonic()
+    await fleet.kill9()
+    await asyncio.sleep(0.5)
+    left_behind = REAPER.alive()  # no bot runs now: all are orphans
+    log(f"the SIGKILL left {len(left_behind)} child processes running; ending them")
+    REAPER.reap(left_behind)
+    mark_restart = fake.mark()
+    polling_s = await fleet.start(together=True)
+    logged: tuple[int, float] | None = None
+    with contextlib.suppress(TimeoutError):
+
+        def restored_line() -> tuple[int, float] | None:
+            found = fleet.restored()
+            if len(found) < len(fleet.bots):
+                return None
+            return (max(n for n, _ in found), max(s for _, s in found))
+
+        logged = await fake.wait_for(restored_line, 10.0)
+    cards_restart = cards_played(store)
+    bench.active = True
+    await asyncio.sleep(args.after_restart)
+    bench.active = False
+    after = [
+        c for c in fake.calls[mark_restart:] if c.method not in ("getUpdates", fleet.ready_call)
+    ]
+    await settle_taps(fake, min(30.0, args.settle))
+    cards_after = cards_played(store)[0] - cards_restart[0]
+    rejected = [c for c in after if not c.ok and c.refused_by is None]
+    # for each rejected edit: when the message was last changed before the kill
+    last_ok: dict[tuple[Any, Any], float] = {}
+    for c in fake.calls[:mark_restart]:
+        if c.ok and c.method in ("sendMessage", "editMessageText"):
+            key = (c.params.get("chat_id"), c.params.get("message_id"))
+            last_ok[key] = c.at
+    rejected_detail = [
+        {
+            "method": c.method,
+            "chat_id": c.params.get("chat_id"),
+            "message_id": c.params.get("message_id"),
+            "description": c.description,
+            "last_change_before_kill_s": round(t_kill - when, 3)
+            if (when := last_ok.get((c.params.get("chat_id"), c.params.get("message_id"))))
+            else None,
+        }
+        for c in rejected[:10]
+    ]
+
+    # A SIGKILL right after an edit, before the bot wrote down what the message shows
+    # (its notes go out every NOTES_INTERVAL s), makes the restarted bot send that same
+    # content once more: "not modified", and explained by the kill. Anything else fails.
+    def explained(c: Any) -> bool:
+        when = last_ok.get((c.params.get("chat_id"), c.params.get("message_id")))
+        return (
+            "not modified" in (c.description or "")
+            and when is not None
+            and t_kill - when < NOTES_INTERVAL + 0.1
+        )
+
+    explained_after = sum(1 for c in rejected if explained(c))
+    failed_after = Counter(f"{c.method}: {c.description}" for c in rejected if not explained(c))
+    refused_after = Counter(f"{c.refused_by} ({c.method})" for c in after if c.refused_by)
+    not_modified = sum(1 for c in after if "not modified" in (c.description or ""))
+    return {
+        "t_kill": t_kill,
+        "children_left": len(left_behind),
+        "tables_unfinished_at_kill": tables_unfinished,
+        "logged_tables": logged[0] if logged else None,
+        "logged_seconds": logged[1] if logged else None,
+        "start_to_polling_seconds": round(polling_s, 3),
+        "after_restart_seconds": args.after_restart,
+        "calls_after_restart": len(after),
+        "failed_after_restart": dict(failed_after),
+        "failed_after_restart_detail": rejected_detail,
+        "refused_after_restart": dict(refused_after),
+        "not_modified_after_restart": not_modified,
+        "explained_by_the_kill": explained_after,
+        "cards_after_restart": cards_after,
+    }
+
+
 # ------------------------------------------------------------------------------ the report
+
+
+def config_name(c: dict[str, Any]) -> str:
+    n = c["workers"]
+    return f"{c['database']}, {n} process{'es' if n > 1 else ''} ({c['mode']})"
+
+
+def latency_text(v: dict[str, Any]) -> str:
+    return f"p50 {ms(v['p50'])}, p99 {ms(v['p99'])}, max {ms(v['max'])} (n={v['n']})"
+
+
+def restore_lines(rs: dict[str, Any], tg: dict[str, str]) -> list[str]:
+    return [
+        f"restore after SIGKILL with {rs['tables_unfinished_at_kill']} unfinished tables: "
+        f"logged {rs['logged_tables']} tables in {rs['logged_seconds']} s  target <= 2 s: "
+        f"{tg['restore_le_2s_logged']}; process start -> polling {rs['start_to_polling_seconds']}"
+        f" s: {tg['restore_le_2s_start_to_polling']}",
+        f"after the restart ({rs['after_restart_seconds']} s): {rs['calls_after_restart']} calls,"
+        f" rejected and unexplained {rs['failed_after_restart'] or 0}, 'not modified' "
+        f"{rs['not_modified_after_restart']} ({rs['explained_by_the_kill']} on messages edited"
+        f" < {NOTES_INTERVAL + 0.1:.1f} s before the kill), refused by a limit "
+        f"{rs['refused_after_restart'] or 0}: {tg['no_rejected_call_after_restart']}; "
+        f"{rs['cards_after_restart']} cards played",
+        *(
+            f"  rejected after the restart: {d['method']} chat {d['chat_id']} message "
+            f"{d['message_id']}: {(d['description'] or '')[:60]}; that message last changed "
+            f"{d['last_change_before_kill_s']} s before the SIGKILL"
+            for d in rs["failed_after_restart_detail"]
+        ),
+    ]
 
 
 def report(r: dict[str, Any]) -> list[str]:
@@ -1049,9 +1436,10 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{kind}: " + ", ".join(f"{k} {n}" for k, n in sorted(v.items()))
         for kind, v in sorted(tp["answers"].items())
     )
+    act = r["actions"]
     lines = [
-        f"bot_load: {c['tables']} tables ({variants}); {c['people']} people; computers "
-        f"{levels}; seed {c['seed']}; {c['cpus']} CPUs",
+        f"bot_load: {config_name(c)}; {c['tables']} tables ({variants}); {c['people']} people; "
+        f"computers {levels}; seed {c['seed']}; {c['cpus']} CPUs",
         f"ramp: {r['ramp']['tables_playing']}/{c['tables']} tables playing after "
         f"{r['ramp']['seconds']} s"
         + (
@@ -1062,6 +1450,28 @@ def report(r: dict[str, Any]) -> list[str]:
         f"window: {w['seconds']} s once all were playing: {w['cards']} cards "
         f"({w['cards_by_people']} by people) = {w['cards_per_second']} cards/s; "
         f"{r['reopened_tables']} tables reopened after a match",
+        f"actions (the people's taps and commands made in the window): {act['made']} made, "
+        f"{act['answered']} answered = {act['per_second']} a second, {act['accepted']} accepted "
+        f"= {act['accepted_per_second']} a second",
+        f"  update made -> reply at the stand-in: taps -> answer "
+        f"{latency_text(act['tap_to_answer_s'])}; commands -> first reply "
+        f"{latency_text(act['command_to_reply_s'])}; all "
+        f"{latency_text(act['all_s'])}",
+        f"  refused (out-of-turn taps on purpose left out): {sum(act['refused'].values())} "
+        f"{act['refused'] or ''}; failed: {sum(act['failed'].values())} {act['failed'] or ''}",
+        f"  Bot API calls rejected in the window (limits aside): "
+        f"{sum(w['rejected_calls'].values())} {w['rejected_calls'] or ''}"
+        + (
+            f"; webhook posts {r['webhook_posts_by_worker']}, not answered 2xx: "
+            f"{r['webhook_posts_not_2xx'] or 0}"
+            if r["webhook_posts_by_worker"]
+            else ""
+        )
+        + (
+            f"; people's loops ended by an error: {len(tp['people_loops_ended_by_an_error'])}"
+            if tp["people_loops_ended_by_an_error"]
+            else ""
+        ),
         f"Bot API calls per card: {cpc['messages']} sends+edits+deletes "
         f"(sendMessage {bm.get('sendMessage', 0):.3f}, editMessageText "
         f"{bm.get('editMessageText', 0):.3f}, deleteMessage {bm.get('deleteMessage', 0):.3f}); "
@@ -1071,7 +1481,7 @@ def report(r: dict[str, Any]) -> list[str]:
         f"tap -> answer (update delivered -> answerCallbackQuery): whole run p50 {ms(tl['p50'])},"
         f" p99 {ms(tl['p99'])}, max {ms(tl['max'])} (n={tl['n']})",
         f"  {phase_text(tl['phases'])}",
-        f"  target p99 <= 250 ms with 200 tables playing (the window): "
+        f"  target p99 <= 250 ms with 200 tables playing (the window, from delivery): "
         f"{tg['tap_p99_le_250ms_at_200_tables']}",
         f"command -> first reply: whole run p50 {ms(cl['p50'])}, p99 {ms(cl['p99'])} "
         f"(n={cl['n']}; the ramp's are /start /new /join, the window's mostly /score /help)",
@@ -1091,25 +1501,20 @@ def report(r: dict[str, Any]) -> list[str]:
         f"memory of its children: before [{kids0}], all playing [{kids1}] -> "
         f"{mem['children_per_table']} KB per table",
         f"CPU per card: bot {cpu['bot_ms_per_card']} ms + workers {cpu['workers_ms_per_card']} ms"
-        f" = {cpu['total_ms_per_card']} ms; share of a core over the window: bot "
-        f"{100 * (cpu['bot_core_share'] or 0):.0f}%, workers "
-        f"{100 * (cpu['workers_core_share'] or 0):.0f}%",
-        f"restore after SIGKILL with {rs['tables_unfinished_at_kill']} unfinished tables: "
-        f"logged {rs['logged_tables']} tables in {rs['logged_seconds']} s  target <= 2 s: "
-        f"{tg['restore_le_2s_logged']}; process start -> polling {rs['start_to_polling_seconds']}"
-        f" s: {tg['restore_le_2s_start_to_polling']}",
-        f"after the restart ({rs['after_restart_seconds']} s): {rs['calls_after_restart']} calls,"
-        f" rejected and unexplained {rs['failed_after_restart'] or 0}, 'not modified' "
-        f"{rs['not_modified_after_restart']} ({rs['explained_by_the_kill']} on messages edited"
-        f" < {NOTES_INTERVAL + 0.1:.1f} s before the kill), refused by a limit "
-        f"{rs['refused_after_restart'] or 0}: {tg['no_rejected_call_after_restart']}; "
-        f"{rs['cards_after_restart']} cards played",
-        *(
-            f"  rejected after the restart: {d['method']} chat {d['chat_id']} message "
-            f"{d['message_id']}: {(d['description'] or '')[:60]}; that message last changed "
-            f"{d['last_change_before_kill_s']} s before the SIGKILL"
-            for d in rs["failed_after_restart_detail"]
+        f" = {cpu['total_ms_per_card']} ms"
+        + (
+            f" (+ PostgreSQL server {cpu['database_ms_per_card']} ms)"
+            if cpu["database_ms_per_card"] is not None
+            else ""
+        )
+        + f"; share of a core over the window: bot {100 * (cpu['bot_core_share'] or 0):.0f}%, "
+        f"workers {100 * (cpu['workers_core_share'] or 0):.0f}%"
+        + (
+            f", PostgreSQL {100 * cpu['database_core_share']:.0f}%"
+            if cpu["database_core_share"] is not None
+            else ""
         ),
+        *(restore_lines(rs, tg) if rs is not None else ["no SIGKILL and restart (--no-restart)"]),
         f"machine: {c['cpus']} CPUs, load average {c['loadavg_at_start']} at the start, "
         f"{r['loadavg_end_of_window']} at the end of the window (other processes count too)",
         f"bench process: {100 * (cpu['bench_core_share'] or 0):.0f}% of a core"
@@ -1119,7 +1524,9 @@ def report(r: dict[str, Any]) -> list[str]:
             else ""
         ),
         f"bot log: {r['bot']['log_errors']} ERROR lines; SIGTERM exit "
-        f"{r['bot']['exit_code_sigterm']}; child processes left running: "
+        f"{r['bot']['exit_codes_sigterm']} after {r['bot']['sigterm_to_exit_seconds']} s "
+        f"({r['bot']['updates_pending_at_sigterm']} updates pending); child processes left "
+        f"running: "
         f"{r['bot']['children_left_by_sigkill']} by the SIGKILL, "
         f"{r['bot']['children_left_by_sigterm']} by the SIGTERM (the bench ended them); "
         f"whole bench {r['total_seconds']} s",
@@ -1134,16 +1541,75 @@ def key_value(text: str) -> tuple[str, str]:
     return key, value
 
 
+def seconds_range(text: str) -> tuple[float, float]:
+    low, sep, high = text.partition(",")
+    try:
+        pair = (float(low), float(high if sep else low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want LOW,HIGH seconds, not {text!r}") from None
+    if not 0 <= pair[0] <= pair[1]:
+        raise argparse.ArgumentTypeError(f"want 0 <= LOW <= HIGH, not {text!r}")
+    return pair
+
+
+@dataclass(frozen=True)
+class Config:
+    """One way of running the bot, for --compare: `sqlite/polling`, `sqlite/1` (webhook, one
+    process), `postgresql/2` (webhook, two workers)."""
+
+    database: str
+    workers: int
+    webhook: bool
+
+    @classmethod
+    def parse(cls, text: str) -> Config:
+        database, _, how = text.strip().partition("/")
+        if database not in ("sqlite", "postgresql") or not how:
+            raise argparse.ArgumentTypeError(f"want sqlite|postgresql/polling|N, not {text!r}")
+        if how == "polling":
+            return cls(database, 1, False)
+        if not how.isdigit() or int(how) < 1:
+            raise argparse.ArgumentTypeError(f"want sqlite|postgresql/polling|N, not {text!r}")
+        return cls(database, int(how), True)
+
+
+def config_list(text: str) -> list[Config]:
+    return [Config.parse(part) for part in text.split(",") if part.strip()]
+
+
+DEFAULT_COMPARE = "sqlite/polling,postgresql/1,postgresql/2"
+COMPARE_DURATION = 90.0  # --compare's window: three runs of 200 tables in about 15 minutes
+# --quick: small enough that --compare's three runs take about two minutes
+QUICK = {
+    "tables": 24,
+    "duration": 15.0,
+    "ramp": 6.0,
+    "ramp_timeout": 25.0,
+    "open_wait": 30.0,
+    "settle": 8.0,
+    "after_restart": 5.0,
+}
+DEFAULTS = {
+    "tables": TARGET_TABLES,
+    "duration": 240.0,
+    "ramp_timeout": 150.0,
+    "open_wait": OPEN_WAIT,
+    "settle": 40.0,
+    "after_restart": 10.0,
+}
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python -m bench.bot_load", description=__doc__.split("\n\n")[0] if __doc__ else ""
     )
-    p.add_argument("--tables", type=int, default=200, help="tables played at once (200)")
+    p.add_argument("--tables", type=int, default=None, help="tables played at once (200)")
     p.add_argument(
         "--duration",
         type=float,
-        default=240.0,
-        help="seconds measured once every table plays (240: the whole bench stays under 10 min)",
+        default=None,
+        help="seconds measured once every table plays (240: the whole bench stays under 10 min;"
+        " with --compare 90)",
     )
     p.add_argument("--seed", type=int, default=1, help="the people's choices (1)")
     p.add_argument(
@@ -1153,7 +1619,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="seconds over which tables open (0.3 s a table, <= 60)",
     )
     p.add_argument(
-        "--ramp-timeout", type=float, default=150.0, help="extra seconds for the last tables (150)"
+        "--ramp-timeout", type=float, default=None, help="extra seconds for the last tables (150)"
+    )
+    p.add_argument("--open-wait", type=float, default=None, help="seconds for one lobby step (150)")
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=None,
+        help="seconds to wait for the last answers after the window (40)",
     )
     p.add_argument("--commands", type=int, default=3, help="/score or /help per table (3)")
     p.add_argument(
@@ -1162,7 +1635,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=0.01,
         help="chance per glance that someone taps a card out of turn (0.01)",
     )
-    p.add_argument("--after-restart", type=float, default=10.0, help="play after restart (10)")
+    p.add_argument(
+        "--think",
+        type=seconds_range,
+        default=THINK,
+        metavar="LOW,HIGH",
+        help="seconds a person thinks before a tap (0.5,3): less, more actions a second",
+    )
+    p.add_argument("--after-restart", type=float, default=None, help="play after restart (10)")
+    p.add_argument(
+        "--restart",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="SIGKILL the bot after the window and time its restart (default: yes, but not "
+        "with --compare or --quick)",
+    )
     p.add_argument("--workdir", type=Path, default=None, help="keep the database and logs here")
     p.add_argument(
         "--bot-env",
@@ -1178,18 +1665,57 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="sqlite",
         help="the bot's database: a SQLite file, or PostgreSQL from the pgserver wheel (sqlite)",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="bot processes on the one database (1); more than one means webhook mode, "
+        "each update posted to one of them at random, WORKERS=N in their environment",
+    )
+    p.add_argument(
+        "--webhook",
+        action="store_true",
+        help="webhook mode even with one process (else it polls with getUpdates)",
+    )
+    p.add_argument(
+        "--compare",
+        nargs="?",
+        const=DEFAULT_COMPARE,
+        default=None,
+        type=config_list,
+        metavar="CONFIGS",
+        help="run the same load once per configuration and print a table of them; CONFIGS "
+        f"like {DEFAULT_COMPARE} (the default): DATABASE/polling or DATABASE/N webhook workers",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a small run: "
+        + ", ".join(f"--{k.replace('_', '-')} {v:g}" for k, v in QUICK.items())
+        + ", no restart, 1 s of warm-up instead of 3",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = p.parse_args(argv)
+    if args.compare and args.duration is None and not args.quick:
+        args.duration = COMPARE_DURATION
+    for key, value in DEFAULTS.items():
+        if getattr(args, key) is None:
+            setattr(args, key, QUICK[key] if args.quick else value)
     if args.tables < 1 or args.duration <= 0:
         p.error("--tables and --duration must be positive")
+    if args.workers < 1:
+        p.error("--workers must be at least 1")
     if args.ramp is None:
-        args.ramp = min(60.0, 0.3 * args.tables)
+        args.ramp = QUICK["ramp"] if args.quick else min(60.0, 0.3 * args.tables)
+    if args.restart is None:
+        args.restart = not (args.quick or args.compare)
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    budget = args.ramp + args.ramp_timeout + args.duration + 240.0
+def run_bounded(args: argparse.Namespace) -> dict[str, Any]:
+    """One run, in a fresh event loop, within a time budget; its work directory removed
+    after unless --workdir named one."""
+    budget = args.ramp + args.ramp_timeout + args.duration + 2 * args.settle + 240.0
     tmp = None
     if args.workdir is None:
         tmp = tempfile.mkdtemp(prefix="bot_load_")
@@ -1203,16 +1729,106 @@ def main(argv: list[str] | None = None) -> int:
             return await run(args, workdir)
 
     try:
-        result = asyncio.run(bounded())
+        return asyncio.run(bounded())
     finally:
-        REAPER.reap()  # the bot's children, whatever happened (the bot itself: bot_guard)
+        REAPER.reap()  # the bot's children, whatever happened (the bot itself: Fleet)
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def comparison(results: list[tuple[Config, dict[str, Any] | str]]) -> list[str]:
+    """A Markdown table of the runs of --compare (a run that broke: its error)."""
+
+    def both(v: dict[str, Any]) -> str:
+        return f"{ms(v['p50'])} / {ms(v['p99'])}"
+
+    def total(d: dict[str, int]) -> str:
+        n = sum(d.values())
+        return f"{n} ({', '.join(f'{k} {v}' for k, v in sorted(d.items()))})" if n else "0"
+
+    lines = [
+        "| configuration | tables playing | actions/s answered (accepted) | cards/s | "
+        "tap → answer p50 / p99 | command → reply p50 / p99 | refused | failed | "
+        "cores busy: bot + search + PostgreSQL | run |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for config, r in results:
+        name = (
+            f"{config.database}, {config.workers} "
+            f"{'worker' if config.workers == 1 else 'workers'} "
+            f"({'webhook' if config.webhook else 'polling'})"
+        )
+        if isinstance(r, str):
+            lines.append(f"| {name} | run failed: {r[:150]} | | | | | | | | |")
+            continue
+        a, cpu = r["actions"], r["cpu"]
+        failed = dict(a["failed"])
+        if r["ramp"]["open_failures"]:
+            failed["tables not opened"] = len(r["ramp"]["open_failures"])
+        if r["window"]["rejected_calls"]:
+            failed["Bot API calls rejected"] = sum(r["window"]["rejected_calls"].values())
+        if r["limit_violations"]["total"]:
+            failed["429s"] = r["limit_violations"]["total"]
+        if r["bot"]["log_errors"]:
+            failed["ERROR log lines"] = r["bot"]["log_errors"]
+        db = cpu["database_core_share"]
+        lines.append(
+            f"| {name} | {r['ramp']['tables_playing']}/{r['config']['tables']} | "
+            f"{a['per_second']} ({a['accepted_per_second']}) | "
+            f"{r['window']['cards_per_second']} | {both(a['tap_to_answer_s'])} | "
+            f"{both(a['command_to_reply_s'])} | {total(a['refused'])} of {a['made']} | "
+            f"{total(failed)} | {cpu['bot_core_share']:.2f} + {cpu['workers_core_share']:.2f}"
+            f"{f' + {db:.2f}' if db is not None else ''} | {r['total_seconds']:.0f} s |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     out = sys.stderr if args.json else sys.stdout
-    for line in report(result):
+    if args.compare is None:
+        result = run_bounded(args)
+        for line in report(result):
+            print(line, file=out)
+        if args.json:
+            print(json.dumps(result, ensure_ascii=False))
+        return 0
+    results: list[tuple[Config, dict[str, Any] | str]] = []
+    t0 = time.monotonic()
+    for config in args.compare:
+        one = argparse.Namespace(**vars(args))
+        one.database, one.workers, one.webhook = config.database, config.workers, config.webhook
+        if args.workdir is not None:
+            one.workdir = args.workdir / f"{config.database}-{config.workers}-{config.webhook}"
+        log(f"--- {config.database}, {config.workers} process(es), webhook {config.webhook}")
+        try:
+            result = run_bounded(one)
+        except Exception as exc:  # one configuration broke: say so, run the others
+            log(f"that run failed: {exc!r}")
+            results.append((config, repr(exc)))
+            continue
+        results.append((config, result))
+        for line in report(result):
+            print(line, file=out, flush=True)
+        print(file=out, flush=True)
+    print(
+        f"bot_load --compare: {args.tables} tables, {args.duration:g} s window each, seed "
+        f"{args.seed}, {os.cpu_count()} CPUs, {time.monotonic() - t0:.0f} s in all; the window's "
+        "actions, latency from the update made (tap, message) to the reply at the server:",
+        file=out,
+    )
+    for line in comparison(results):
         print(line, file=out)
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {"config": vars(config), "result": r}
+                    for config, r in results  # r: the run's numbers, or its error
+                ],
+                ensure_ascii=False,
+            )
+        )
     return 0
 
 
