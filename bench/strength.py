@@ -14,6 +14,10 @@ points per A seat minus points per B seat), A's win rate (games its side won; ch
 seat-hands on the winning side), the decision time p50/p95 per level (decisions with more
 than one legal action), and for chiamata the mean §7.12 score per seat-hand, the caller's
 success rate and how often each level wins the auction (per seat it holds).
+
+Besides the bot's levels, the bench knows baselines (`BASELINES`) to measure a change to a
+level against the level as it was: `normal0` is `normal` without its exact endgame (issue 17
+§6), e.g. `--variants due --matchups normal-normal0`.
 """
 
 from __future__ import annotations
@@ -23,14 +27,30 @@ import json
 import math
 import multiprocessing as mp
 import os
+import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.engine import HandState, Options, first_dealer
-from bot.players import make_player
+from bot.players import Player, make_player
+from bot.players.normal import NormalPlayer
+
+# Bench-only players: a level as it was before a change, to measure the change against.
+BASELINES: dict[str, Callable[[random.Random], Player]] = {
+    "normal0": lambda rng: NormalPlayer(rng, exact_endgame=False),
+}
+
+
+def bench_player(name: str, seed: str, budget: float, iterations: int | None) -> Player:
+    """A level of the bot (`make_player`) or a baseline (`BASELINES`)."""
+    if name in BASELINES:
+        return BASELINES[name](random.Random(f"player:{name}:{seed}"))
+    return make_player(name, seed, budget=budget, iterations=iterations)
+
 
 DEFAULT_DEALS = {"due": 2000, "quattro": 300, "chiamata": 200}
 
@@ -66,7 +86,7 @@ def play_deal(
     for swap in (False, True):
         levels = seat_levels(n, a, b, swap)
         bots = [
-            make_player(lv, f"{seed}:{k}:{int(swap)}:{s}", budget=budget, iterations=iterations)
+            bench_player(lv, f"{seed}:{k}:{int(swap)}:{s}", budget, iterations)
             for s, lv in enumerate(levels)
         ]
         state = HandState.deal(options, seed, k, dealer)

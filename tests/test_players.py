@@ -359,7 +359,7 @@ def constructed_endgame(hands: list[list[str]], briscola_card: str, leader: int)
     return state
 
 
-def test_hard_plays_a_constructed_endgame_exactly() -> None:
+def test_normal_and_hard_play_a_constructed_endgame_exactly() -> None:
     """Briscola bastoni (seat 1 drew the turned 6), talon gone, everything known. Seat 0
     leads with the Asso di spade, the 6 di coppe and the Tre di bastoni against the Cavallo
     and the Asso di coppe and the 6 di bastoni. The cheapest lead (the 6 di coppe) is what
@@ -375,7 +375,10 @@ def test_hard_plays_a_constructed_endgame_exactly() -> None:
         child.apply(c)
         values[deck.label(c)] = child.taken[0] - state.taken[0] + brute_force(child, mine)
     assert values == {"1S": 21, "6C": 13, "3B": 13}
-    assert NormalPlayer(random.Random(0)).act(obs) == deck.card("6C")
+    # the judgement alone leads the cheap card; normal's exact endgame (issue 17 §6) and
+    # hard's search lead the Asso
+    assert NormalPlayer(random.Random(0), exact_endgame=False).act(obs) == deck.card("6C")
+    assert NormalPlayer(random.Random(0)).act(obs) == deck.card("1S")
     assert HardPlayer(random.Random(0), iterations=1).act(obs) == deck.card("1S")
 
 
@@ -399,6 +402,38 @@ def test_hard_finds_the_best_card_in_random_known_endgames() -> None:
         assert values[choice] == max(values.values())
         checked += len(set(values.values())) > 1
     assert checked >= 10
+
+
+def test_normal_plays_every_known_endgame_exactly_in_due() -> None:
+    """Issue 17 §6: in `due`, once the talon is gone every card is known and `normal` plays
+    each of the last tricks for the most card points (brute-force minimax says which), as a
+    leader and as a follower. Without its exact endgame (`exact_endgame=False`, the player
+    before the change) it misplays some of these very positions."""
+    options = Options.parse("due")
+    rng = random.Random(17)
+    decisions = misplayed_before = 0
+    for k in range(60):
+        state = HandState.deal(options, 23, k, 0)
+        while state.talon_left() > 0:
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        while not state.is_terminal():
+            seat = state.current
+            mine = tuple(s == seat for s in range(2))
+            values = {}
+            for c in state.legal_actions():
+                child = state.clone()
+                child.apply(c)
+                values[c] = child.taken[seat] - state.taken[seat] + brute_force(child, mine)
+            obs = state.observation(seat)
+            choice = NormalPlayer(random.Random(k)).act(obs)
+            assert values[choice] == max(values.values()), (k, state.hands, values, choice)
+            before = NormalPlayer(random.Random(k), exact_endgame=False).act(obs)
+            decisions += len(values) > 1
+            misplayed_before += values[before] < max(values.values())
+            state.apply(choice)
+    assert decisions >= 200
+    assert misplayed_before > 0
 
 
 # --------------------------------------------------------------------------- bidding

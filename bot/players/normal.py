@@ -13,21 +13,35 @@ import random
 
 from bot.engine import actions as A
 from bot.engine.observation import Observation
+from bot.engine.state import HandState
 from bot.players import bidding
 from bot.players.common import card_actions, obvious_move
 from bot.players.heuristics import NORMAL, Style, score_cards
 from bot.players.knowledge import Knowledge
+from bot.players.search import Solver, SolverLimit, sides_of
+
+# The exact endgame (`endgame`): two players, the last cards known or nearly (at most this
+# many ways to place the unseen ones), a tree small enough for a normal player's few
+# milliseconds.
+ENDGAME_WORLDS = 4
+ENDGAME_NODES = 20_000
 
 
 class NormalPlayer:
     name = "normal"
 
     def __init__(
-        self, rng: random.Random, style: Style = NORMAL, bid: bidding.BidStyle = bidding.BID
+        self,
+        rng: random.Random,
+        style: Style = NORMAL,
+        bid: bidding.BidStyle = bidding.BID,
+        *,
+        exact_endgame: bool = True,
     ) -> None:
         self._rng = rng
         self._style = style
         self._bid = bid
+        self._exact_endgame = exact_endgame
 
     def act(self, obs: Observation) -> int:
         legal = obs.legal
@@ -39,9 +53,61 @@ class NormalPlayer:
             return A.NAME_SUIT + bidding.normal_suit(obs, self._bid)
         if obs.phase == "call_card":
             return A.CALL_CARD + bidding.normal_card(obs, self._bid)
+        cards = card_actions(obs)
+        know: Knowledge | None = None
+        if self._exact_endgame and endgame_applies(obs):
+            know = Knowledge.of(obs)
+            move = endgame(obs, know, cards, self._style)
+            if move is not None:
+                return move
         move = obvious_move(obs, self._rng)
         if move is not None:
             return move
-        cards = card_actions(obs)
-        scores = score_cards(obs, Knowledge.of(obs), cards, self._style)
+        scores = score_cards(obs, know or Knowledge.of(obs), cards, self._style)
         return max(cards, key=lambda c: (scores[c], -c))
+
+
+def endgame_applies(obs: Observation) -> bool:
+    """Two players who see their cards and need not follow suit, the talon gone or down to
+    its last draw."""
+    rules = obs.rules
+    return (
+        rules.n_players == 2
+        and rules.plays_per_trick == 1
+        and not rules.follow_suit
+        and not rules.blind
+        and obs.talon_left <= rules.n_players
+    )
+
+
+def endgame(obs: Observation, know: Knowledge, cards: list[int], style: Style) -> int | None:
+    """Two players without an obligation to follow, once the talon is gone or down to its
+    last draw: every card is known, or all but where one lies. Each way to place the unseen
+    cards is solved exactly (`Solver`: the card points still to be won), the values weighed
+    as `Knowledge` weighs the worlds; the card worth most, ties broken by the judgement.
+    None where there are more ways than `ENDGAME_WORLDS` or the trees are larger than
+    allowed. Only where `endgame_applies`."""
+    if len(cards) < 2 or know.count_worlds() > ENDGAME_WORLDS:
+        return None
+    totals = [0.0] * len(cards)
+    weight = 0.0
+    for world, w in know.enumerate_worlds():
+        if w <= 0.0:
+            continue
+        state = HandState.from_observation(obs, world)
+        if not Solver.applicable(state):
+            return None
+        sides = sides_of(state)
+        mine = tuple(side == sides[obs.seat] for side in sides)
+        try:
+            values = Solver(state, mine, max_nodes=ENDGAME_NODES).root_values(cards)
+        except SolverLimit:
+            return None
+        for i, v in enumerate(values):
+            totals[i] += w * v
+        weight += w
+    if weight <= 0.0:
+        return None
+    scores = score_cards(obs, know, cards, style)
+    best = max(range(len(cards)), key=lambda i: (round(totals[i] / weight, 6), scores[cards[i]]))
+    return cards[best]
