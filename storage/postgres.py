@@ -37,11 +37,11 @@ import asyncpg
 from storage.backend import NORMAL, Row
 from storage.errors import Conflict, SchemaTooNew
 from storage.migrations import SCHEMA_VERSION, Migration
-from storage.sqlite import PriorityLock
+from storage.sqlite import KeyedLocks, PriorityLock
 
-# pg_advisory_xact_lock keys: "briscola" and its write and migration locks
 log = logging.getLogger(__name__)
 
+# pg_advisory_xact_lock keys: "briscola" and its write and migration locks
 WRITE_LOCK: Final = 0x62726973_636F6C61
 MIGRATION_LOCK: Final = WRITE_LOCK + 1
 POOL_SIZE: Final = 8
@@ -407,8 +407,7 @@ class PostgresBackend:
         self._pool = pool
         self._url = url
         self._locker = _Locker(url)
-        # `hold`: a lock per key within the process, with how many hold or wait for it
-        self._held: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+        self._held = KeyedLocks()  # `hold`: one holder per key within the process
         self.where = where
         self._write_lock = PriorityLock()
 
@@ -454,26 +453,15 @@ class PostgresBackend:
         connection."""
         digest = hashlib.blake2b(f"{key[0]}:{key[1]}".encode(), digest_size=8).digest()
         lock_key = int.from_bytes(digest, "big", signed=True)
-        local, users = self._held.setdefault(lock_key, (asyncio.Lock(), [0]))
-        users[0] += 1
-        try:
-            async with local:
-                try:
-                    while not await self._locker.fetch("SELECT pg_try_advisory_lock($1)", lock_key):
-                        await asyncio.sleep(HOLD_POLL)
-                except BaseException:  # cancelled (or the server went away) while trying:
-                    with contextlib.suppress(Exception):  # it may have been taken all the same
-                        await self._locker.fetch("SELECT pg_advisory_unlock($1)", lock_key)
-                    raise
-                try:
-                    yield
-                finally:
-                    with contextlib.suppress(Exception):
-                        await self._locker.fetch("SELECT pg_advisory_unlock($1)", lock_key)
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                self._held.pop(lock_key, None)
+        async with self._held.hold(lock_key):
+            try:
+                while not await self._locker.fetch("SELECT pg_try_advisory_lock($1)", lock_key):
+                    await asyncio.sleep(HOLD_POLL)
+                yield
+            finally:  # also when given up while trying: the lock may have been taken anyway
+                # (no other holder of `key` in this process to let go for: `_held`)
+                with contextlib.suppress(Exception):
+                    await self._locker.fetch("SELECT pg_advisory_unlock($1)", lock_key)
 
     @asynccontextmanager
     async def read(self, priority: int = NORMAL) -> AsyncIterator[PostgresConn]:

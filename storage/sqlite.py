@@ -19,7 +19,7 @@ import contextlib
 import heapq
 import itertools
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Hashable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Final, cast
@@ -88,9 +88,29 @@ class PriorityLock:
         self._held = False
 
 
+class KeyedLocks:
+    """An asyncio lock per key, made when first wanted and dropped once nobody holds or
+    waits for it (`SqliteBackend.hold`, and `PostgresBackend.hold` within its process)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[Hashable, tuple[asyncio.Lock, list[int]]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: Hashable) -> AsyncIterator[None]:
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                self._locks.pop(key, None)
+
+
 # `SqliteBackend.hold`: locks by (database file, key), for every backend of the process on
-# that file, with how many hold or wait for each (dropped at none)
-_KEYED: dict[tuple[str, tuple[int, int]], tuple[asyncio.Lock, list[int]]] = {}
+# that file
+_KEYED = KeyedLocks()
 
 
 class SqliteConn:
@@ -139,16 +159,8 @@ class SqliteBackend:
     @asynccontextmanager
     async def hold(self, key: tuple[int, int]) -> AsyncIterator[None]:
         """SQLite serves one process: a lock within it, on the file and `key`."""
-        k = (self.where, key)
-        lock, users = _KEYED.setdefault(k, (asyncio.Lock(), [0]))
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                _KEYED.pop(k, None)
+        async with _KEYED.hold((self.where, key)):
+            yield
 
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self.conn = conn

@@ -246,6 +246,12 @@ def hand_message(fake: FakeTelegram, user: FakeUser) -> FakeMessage:
     raise LookupError(f"no hand message for {user.first_name}")
 
 
+def button_gone(fake: FakeTelegram, user: FakeUser, button: FakeButton) -> Callable[[], bool]:
+    """For `wait_for`: `button` is no longer on `user`'s hand message (its move was made)."""
+    data = button.callback_data
+    return lambda: data not in [b.callback_data for b in hand_message(fake, user).buttons]
+
+
 def your_turn(msg: FakeMessage) -> bool:
     """A hand message of its reader's turn ("👉 Tocca a te", or the prompt of a bid)."""
     return "👉" in msg.text
@@ -363,12 +369,9 @@ class Game:
 
     async def settled(self, who: FakeUser, table: FakeMessage, button: FakeButton) -> None:
         """Wait until the table and `who`'s hand show the move made with `button`."""
-        data = button.callback_data
+        gone = button_gone(self.fake, who, button)
         await self.fake.wait_for(
-            lambda: (
-                self.table().text != table.text
-                and data not in [b.callback_data for b in hand_message(self.fake, who).buttons]
-            ),
+            lambda: self.table().text != table.text and gone(),
             WAIT,
             message="the table and the hand updated after a move",
         )
@@ -1242,13 +1245,7 @@ async def safety_checks(
     await fake.wait_for(lambda: game.table().text != table_text, WAIT)
     log = game.store.moves(tid)
     assert [m[3] for m in log[moves:] if m[4] == current.id] == [my_card]
-    await fake.wait_for(
-        lambda: (
-            button.callback_data
-            not in [b.callback_data for b in hand_message(fake, current).buttons]
-        ),
-        WAIT,
-    )
+    await fake.wait_for(button_gone(fake, current, button), WAIT)
     game.card_presses += 1
 
 

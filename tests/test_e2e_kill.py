@@ -78,6 +78,7 @@ from tests.test_e2e import (
     action_of,
     bid_buttons,
     bot_guard,
+    button_gone,
     card_buttons,
     check_ledger,
     hand_message,
@@ -663,13 +664,7 @@ class Person:
         answer = await self.tap(button)
         if answer == OK:
             with contextlib.suppress(TimeoutError):  # the button leaves the hand message
-                await self.fake.wait_for(
-                    lambda: (
-                        button.callback_data
-                        not in [b.callback_data for b in hand_message(self.fake, self.user).buttons]
-                    ),
-                    WAIT,
-                )
+                await self.fake.wait_for(button_gone(self.fake, self.user, button), WAIT)
         elif answer is not None:
             await asyncio.sleep(self.rng.uniform(0.2, 0.5))
         return True

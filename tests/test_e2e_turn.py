@@ -36,6 +36,7 @@ from tests.test_e2e import (
     act_buttons,
     bid_buttons,
     bot_guard,
+    button_gone,
     card_buttons,
     check_ledger,
     hand_message,
@@ -452,13 +453,7 @@ async def test_turn_message_once_per_turn_across_a_second_render_a_restart_and_a
             # and the game goes on from the new message
             button = card_buttons(msg3)[0]
             await turns.press(luigi, msg3, button)
-            await fake.wait_for(
-                lambda: (
-                    button.callback_data
-                    not in [b.callback_data for b in hand_message(fake, luigi).buttons]
-                ),
-                WAIT,
-            )
+            await fake.wait_for(button_gone(fake, luigi, button), WAIT)
             assert len([m for m in fake.bot_messages(luigi) if m.text.startswith("🃏")]) == 1
             assert await bot.stop() == 0
             bot.check_logs()

@@ -87,6 +87,7 @@ from tests.test_e2e import (
     action_of,
     bid_buttons,
     bot_guard,
+    button_gone,
     card_buttons,
     check_ledger,
     hand_message,
@@ -273,13 +274,7 @@ class Person:
             if button.callback_data and button.callback_data.startswith("a:"):
                 self.run.moves += 1
             with contextlib.suppress(TimeoutError):  # the button leaves the hand message
-                await self.fake.wait_for(
-                    lambda: (
-                        button.callback_data
-                        not in [b.callback_data for b in hand_message(self.fake, self.user).buttons]
-                    ),
-                    WAIT,
-                )
+                await self.fake.wait_for(button_gone(self.fake, self.user, button), WAIT)
         elif answer is not None:
             await asyncio.sleep(0.2)
         return True

@@ -359,6 +359,28 @@ def constructed_endgame(hands: list[list[str]], briscola_card: str, leader: int)
     return state
 
 
+def exact_values(state: HandState) -> dict[int, int]:
+    """Two players: the card points the seat to move wins from here after each legal card,
+    with best play by both sides (`brute_force`)."""
+    seat = state.current
+    mine = tuple(s == seat for s in range(2))
+    values = {}
+    for c in state.legal_actions():
+        child = state.clone()
+        child.apply(c)
+        values[c] = child.taken[seat] - state.taken[seat] + brute_force(child, mine)
+    return values
+
+
+def talon_gone(seed: int, k: int, rng: random.Random) -> HandState:
+    """A `due` hand dealt from `seed` and `k`, played at random until the talon is gone."""
+    state = HandState.deal(Options.parse("due"), seed, k, 0)
+    while state.talon_left() > 0:
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    return state
+
+
 def test_normal_and_hard_play_a_constructed_endgame_exactly() -> None:
     """Briscola bastoni (seat 1 drew the turned 6), talon gone, everything known. Seat 0
     leads with the Asso di spade, the 6 di coppe and the Tre di bastoni against the Cavallo
@@ -368,12 +390,7 @@ def test_normal_and_hard_play_a_constructed_endgame_exactly() -> None:
     deck = state.rules.deck
     obs = state.observation(0)
     assert obs.talon_left == 0 and Knowledge.of(obs).fully_known()
-    mine = (True, False)
-    values = {}
-    for c in state.legal_actions():
-        child = state.clone()
-        child.apply(c)
-        values[deck.label(c)] = child.taken[0] - state.taken[0] + brute_force(child, mine)
+    values = {deck.label(c): v for c, v in exact_values(state).items()}
     assert values == {"1S": 21, "6C": 13, "3B": 13}
     # the judgement alone leads the cheap card; normal's exact endgame (issue 17 §6) and
     # hard's search lead the Asso
@@ -383,22 +400,12 @@ def test_normal_and_hard_play_a_constructed_endgame_exactly() -> None:
 
 
 def test_hard_finds_the_best_card_in_random_known_endgames() -> None:
-    options = Options.parse("due")
     rng = random.Random(21)
     checked = 0
     for k in range(40):
-        state = HandState.deal(options, 22, k, 0)
-        while state.talon_left() > 0:
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-        seat = state.current
-        mine = tuple(s == seat for s in range(2))
-        values = {}
-        for c in state.legal_actions():
-            child = state.clone()
-            child.apply(c)
-            values[c] = child.taken[seat] - state.taken[seat] + brute_force(child, mine)
-        choice = HardPlayer(random.Random(k), iterations=1).act(state.observation(seat))
+        state = talon_gone(22, k, rng)
+        values = exact_values(state)
+        choice = HardPlayer(random.Random(k), iterations=1).act(state.observation(state.current))
         assert values[choice] == max(values.values())
         checked += len(set(values.values())) > 1
     assert checked >= 10
@@ -409,23 +416,13 @@ def test_normal_plays_every_known_endgame_exactly_in_due() -> None:
     each of the last tricks for the most card points (brute-force minimax says which), as a
     leader and as a follower. Without its exact endgame (`exact_endgame=False`, the player
     before the change) it misplays some of these very positions."""
-    options = Options.parse("due")
     rng = random.Random(17)
     decisions = misplayed_before = 0
     for k in range(60):
-        state = HandState.deal(options, 23, k, 0)
-        while state.talon_left() > 0:
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
+        state = talon_gone(23, k, rng)
         while not state.is_terminal():
-            seat = state.current
-            mine = tuple(s == seat for s in range(2))
-            values = {}
-            for c in state.legal_actions():
-                child = state.clone()
-                child.apply(c)
-                values[c] = child.taken[seat] - state.taken[seat] + brute_force(child, mine)
-            obs = state.observation(seat)
+            values = exact_values(state)
+            obs = state.observation(state.current)
             choice = NormalPlayer(random.Random(k)).act(obs)
             assert values[choice] == max(values.values()), (k, state.hands, values, choice)
             before = NormalPlayer(random.Random(k), exact_endgame=False).act(obs)

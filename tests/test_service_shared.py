@@ -92,6 +92,17 @@ def tap_of(table: Table, rng: random.Random) -> tuple[Person, int, int, int]:
     return PEOPLE[uid], hand.hand_index, stamp, action
 
 
+async def due_table(opener: Worker, joiner: Worker) -> int:
+    """Ana opens a `due` table with `opener`, Bea joins it with `joiner`, Ana starts it with
+    `opener`; the table's id."""
+    for p in PEOPLE.values():
+        await opener.db.upsert_user(p.user_id, p.name, can_dm=True)
+    await opener.svc.new_table(CHAT, ANA, "due", True)
+    await joiner.svc.join(CHAT, BEA)
+    await opener.svc.start(CHAT, ANA, is_admin=False)
+    return (await opener.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+
+
 async def idle(ws: list[Worker]) -> None:
     for w in ws:
         await w.svc.idle()
@@ -142,12 +153,7 @@ async def test_one_tap_delivered_to_two_workers_at_once_is_applied_once(
     """A double delivery (or a double tap) reaching two workers together: one move."""
     rng = random.Random(7)
     a, b = workers
-    for p in PEOPLE.values():
-        await a.db.upsert_user(p.user_id, p.name, can_dm=True)
-    await a.svc.new_table(CHAT, ANA, "due", True)
-    await b.svc.join(CHAT, BEA)
-    await a.svc.start(CHAT, ANA, is_admin=False)
-    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    tid = await due_table(a, b)
     for _ in range(6):
         person, index, stamp, action = tap_of(await now_at(a, tid), rng)
         before = len(await a.db.moves(tid))
@@ -168,12 +174,7 @@ async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_tab
     told at once, one of them never saw the table; exactly one move, one notice."""
     rng = random.Random(3)
     a, b = workers
-    for p in PEOPLE.values():
-        await a.db.upsert_user(p.user_id, p.name, can_dm=True)
-    await a.svc.new_table(CHAT, ANA, "due", True)
-    await a.svc.join(CHAT, BEA)
-    await a.svc.start(CHAT, ANA, is_admin=False)
-    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    tid = await due_table(a, a)
     person, index, stamp, action = tap_of(await now_at(a, tid), rng)
     assert (await a.svc.act(person, tid, index, stamp, action)).text == PLAYED
     assert tid not in b.svc.tables
@@ -253,12 +254,7 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
             outboxes.append(out)
             made.append(Worker(db, Out(), Timers(), svc))
         a, b = made
-        for p in PEOPLE.values():
-            await a.db.upsert_user(p.user_id, p.name, can_dm=True)
-        await a.svc.new_table(CHAT, ANA, "due", True)
-        await b.svc.join(CHAT, BEA)
-        await a.svc.start(CHAT, ANA, is_admin=False)
-        tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+        tid = await due_table(a, b)
         rng = random.Random(5)
         for _ in range(10):
             person, index, stamp, action = tap_of(await now_at(a, tid), rng)
