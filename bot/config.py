@@ -50,8 +50,14 @@ class Settings(BaseSettings):
     # README "Several workers"): each takes this share of Telegram's rate budgets, which are
     # the bot's as a whole.
     workers: int = Field(default=1, ge=1, le=64)
+    # The Mini App (README, "The Mini App"): the public https:// address that reaches PORT
+    # (the page is PUBLIC_URL/app/), and the short name it was given with BotFather's
+    # /newapp, for the direct link on the group's table message. Without PUBLIC_URL the bot
+    # serves no page and shows no Mini App button.
+    public_url: str | None = None
+    miniapp_short_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_]{3,30}$")
 
-    @field_validator("webhook_url")
+    @field_validator("webhook_url", "public_url")
     @classmethod
     def _https(cls, url: str | None) -> str | None:
         if url is not None and (urlsplit(url).scheme != "https" or not urlsplit(url).netloc):
@@ -66,6 +72,10 @@ class Settings(BaseSettings):
         ):
             raise ValueError("1 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule)")
         return secret
+
+    def miniapp_url(self) -> str | None:
+        """The Mini App's page (for BotFather's /newapp), when there is a PUBLIC_URL."""
+        return None if self.public_url is None else self.public_url.rstrip("/") + "/app/"
 
     def webhook_path(self) -> str:
         """The path of WEBHOOK_URL, which this process serves ("/" when it has none)."""

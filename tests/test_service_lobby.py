@@ -58,7 +58,7 @@ async def first_trick(svc: TableService, person: Person) -> None:
     assert table.hand is not None
     action = table.hand.legal_actions()[0]
     reply = await svc.act(person, table.table_id, table.hand.hand_index, 0, action)
-    assert reply.key == "" and reply.text, reply
+    assert reply.key == "ok_played" and reply.text, reply
     await svc.idle()
 
 

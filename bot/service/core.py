@@ -14,7 +14,7 @@ from collections.abc import Awaitable
 
 from bot.i18n import t
 from bot.players.thinker import Thinker
-from bot.service.types import Outbox, Reply, Timers
+from bot.service.types import Live, Outbox, Reply, Timers
 from bot.table.deadlines import TURN_KINDS, Pending, Timing
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
 from bot.telegram.render import (
@@ -83,6 +83,10 @@ class ServiceCore:
         # (`waits.py`), and the outbox never shows an older version over a newer one.
         self.shared = shared
         self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
+        # The Mini App (`bot.webapp`): every render is published to its open pages, and the
+        # group's table message links to it (`miniapp_link`)
+        self.live: Live | None = None
+        self.miniapp_short_name: str | None = None
 
     def _lock(self, table_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
@@ -167,9 +171,29 @@ class ServiceCore:
         seat = table.seat_of(user_id)
         return (table.seats[seat].lang if seat is not None else None) or table.lang
 
+    def miniapp_link(self, table_id: int) -> str | None:
+        """The Mini App's direct link opening this table, when there is a Mini App."""
+        if not self.miniapp_short_name:
+            return None
+        return f"https://t.me/{self.bot_username}/{self.miniapp_short_name}?startapp=t{table_id}"
+
+    def table_content(self, table: Table, lang: str) -> Rendered:
+        """The group's table message (with the Mini App's button while the match is on)."""
+        return table_message(table, lang, app_link=self.miniapp_link(table.table_id))
+
+    async def table_view(self, table_id: int) -> Table | None:
+        """The table as it is now, open or closed (the Mini App shows a finished one too)."""
+        table = await self._current(table_id)
+        if table is not None:
+            return table
+        row = await self.db.get_table(table_id)
+        return None if row is None else self._from_row(row)
+
     def _render(self, table: Table, resend: bool = False, urgent: bool = False) -> None:
         lang = table.lang
-        self.out.show_table(table, table_message(table, lang), urgent=urgent)
+        if self.live is not None:  # the open Mini App pages, each as its viewer sees it
+            self.live.publish(table)
+        self.out.show_table(table, self.table_content(table, lang), urgent=urgent)
         if table.status in (FINISHED, CANCELLED):  # no more bids: forget their screens
             for seat in range(len(table.seats)):
                 self._bid_pages.pop((table.table_id, seat), None)

@@ -26,7 +26,6 @@ from bot.telegram.render import (
     option_message,
     setting_values,
     settings_message,
-    table_message,
     variant_picker,
 )
 from storage import StaleMove, StorageError, TableExists, UserRow
@@ -122,7 +121,7 @@ class Lobby(Play):
         async with self._lock(table.table_id):
             current = await self._current(table.table_id)
             if current is not None:
-                self.out.repost(current, table_message(current, current.lang))
+                self.out.repost(current, self.table_content(current, current.lang))
         return Reply("")
 
     async def _user(self, person: Person) -> UserRow | None:
@@ -471,6 +470,6 @@ class Lobby(Play):
                 await self.db.update_lobby(old.table_id, seats_json=old.seats_json())
             except StorageError:  # the new table stands; a second tap would find it open
                 log.exception("table %s: noting its rematch failed", old.table_id)
-        self.out.show_table(old, table_message(old, lang))  # its rematch button goes
+        self.out.show_table(old, self.table_content(old, lang))  # its rematch button goes
         self._render(table, urgent=True)
         return Reply("")

@@ -53,7 +53,7 @@ class Play(ServiceCore):
                 break
             self._settle(table)
             self._render(table)
-        return Reply(t(lang, "ok_played"))
+        return Reply(t(lang, "ok_played"), key="ok_played")
 
     async def _known(self, table_id: int) -> Table | None:
         """A first look before the table's lock: from memory, else (with other workers)
@@ -82,7 +82,7 @@ class Play(ServiceCore):
             await self._save(table, None)
             self._settle(table)
             self._render(table)
-        return Reply(t(lang, "ok_played"))
+        return Reply(t(lang, "ok_played"), key="ok_played")
 
     async def bid_page(
         self, person: Person, table_id: int, hand_index: int, stamp: int, page: int

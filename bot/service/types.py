@@ -72,6 +72,12 @@ class Outbox(Protocol):
     async def flush(self) -> None: ...
 
 
+class Live(Protocol):
+    """The Mini App's open pages (`bot.webapp.hub.LiveHub`): told of every render."""
+
+    def publish(self, table: Table) -> None: ...
+
+
 class Timers(Protocol):
     def start(self, table_id: int, seconds: float, token: str) -> None: ...
 

@@ -10,9 +10,10 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from aiohttp import web
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, TelegramError
@@ -28,7 +29,12 @@ from bot.telegram.admins import AdminCache, AdminUnknown
 from bot.telegram.context import CONTEXT_TYPES, BotContext, BotData
 from bot.telegram.outbox import Notes, TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter
+from bot.webapp.hub import LiveHub
+from bot.webapp.server import MiniApp, WebServer
 from storage import Database
+
+if TYPE_CHECKING:
+    from bot.telegram.webhook import WebhookEndpoint
 
 log = logging.getLogger(__name__)
 # Workers sharing a database space their calls into one private chat this share longer than
@@ -196,6 +202,8 @@ def _post_init(settings: Settings) -> Any:
         data: BotData = application.bot_data
         data.db, data.outbox, data.service = db, outbox, service
         data.admins = AdminCache(application.bot)
+        if settings.public_url is not None:
+            _open_miniapp(application, settings, service, shared)
         await _set_commands(application)
         began = time.perf_counter()
         restored = await service.restore()
@@ -209,8 +217,53 @@ def _post_init(settings: Settings) -> Any:
         # (which stall every table) from walking it again and again.
         gc.collect()
         gc.freeze()
+        if data.hub is not None and not settings.webhook_url:  # polling: a server of its own
+            data.web = WebServer(
+                web_application(application, settings), settings.webhook_listen, settings.port
+            )
+            await data.web.start()
 
     return post_init
+
+
+def _open_miniapp(
+    application: Application[Any, Any, Any, Any, Any, Any],
+    settings: Settings,
+    service: TableService,
+    shared: bool,
+) -> None:
+    """The Mini App's live pages hear of every render; the group's table message links to
+    it once it has a short name."""
+    data: BotData = application.bot_data
+    data.hub = hub = LiveHub()
+    service.live = hub
+    service.miniapp_short_name = settings.miniapp_short_name
+    if settings.miniapp_short_name is None:
+        log.warning("PUBLIC_URL without MINIAPP_SHORT_NAME: the group gets no Mini App button")
+    log.info("the Mini App's page: %s (BotFather: /newapp)", settings.miniapp_url())
+    if shared:  # another worker may move a table a page watches
+
+        async def version(table_id: int) -> int | None:
+            head = await service.db.table_head(table_id)
+            return None if head is None else head.move_no
+
+        hub.poll(version, service.table_view)
+
+
+def web_application(
+    application: Application[Any, Any, Any, Any, Any, Any],
+    settings: Settings,
+    webhook: WebhookEndpoint | None = None,
+) -> web.Application:
+    """The bot's HTTP application: the webhook's route (webhook mode) and the Mini App's
+    (PUBLIC_URL)."""
+    app = web.Application(client_max_size=1 << 20)
+    if webhook is not None:
+        webhook.add_routes(app)
+    data: BotData = application.bot_data
+    if data.hub is not None and settings.bot_token is not None:
+        MiniApp(application, settings.bot_token.get_secret_value(), data.hub).add_routes(app)
+    return app
 
 
 async def _set_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -226,6 +279,8 @@ async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> 
     stop the computer players and send what the outbox still holds, for a few seconds (every
     action is already stored: a restarted bot shows and plays what is left)."""
     data: BotData = application.bot_data
+    if data.web is not None:  # the Mini App's streams end, its requests in hand finish
+        await data.web.stop()
     if data.service is not None:
         await data.service.close()
     if data.outbox is not None:
@@ -234,6 +289,10 @@ async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> 
 
 async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     data: BotData = application.bot_data
+    if data.web is not None:
+        await data.web.stop()
+    if data.hub is not None:
+        await data.hub.close()
     if data.service is not None:
         await data.service.close()  # idempotent; post_stop did it unless start-up failed
     if data.outbox is not None:
@@ -276,7 +335,7 @@ async def _run_webhook(
     """What `run_polling` does, around the webhook server instead of the updater: the
     services open in post_init, the webhook is registered (every process of the bot sets the
     same one), and on a signal the requests in progress finish before the services close."""
-    from bot.telegram.webhook import serve
+    from bot.telegram.webhook import WebhookEndpoint, serve
 
     assert settings.webhook_url is not None
     secret = settings.secret_token()
@@ -289,13 +348,9 @@ async def _run_webhook(
             )
             log.info("serving the webhook on %s:%d", settings.webhook_listen, settings.port)
             try:
-                await serve(
-                    application,
-                    listen=settings.webhook_listen,
-                    port=settings.port,
-                    path=settings.webhook_path(),
-                    secret=secret,
-                )
+                endpoint = WebhookEndpoint(application, settings.webhook_path(), secret)
+                app = web_application(application, settings, endpoint)
+                await serve(WebServer(app, settings.webhook_listen, settings.port))
             finally:
                 await application.stop()
                 await _post_stop(application)

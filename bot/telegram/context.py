@@ -4,7 +4,7 @@ lifetime is a `BotData`, opened in `post_init`, and the handlers reach the servi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
@@ -12,6 +12,10 @@ from bot.service import TableService
 from bot.telegram.admins import AdminCache
 from bot.telegram.outbox import TelegramOutbox
 from storage import Database
+
+if TYPE_CHECKING:
+    from bot.webapp.hub import LiveHub
+    from bot.webapp.server import WebServer
 
 
 class BotData:
@@ -22,6 +26,8 @@ class BotData:
         self.outbox: TelegramOutbox | None = None
         self.service: TableService | None = None
         self.admins: AdminCache | None = None
+        self.hub: LiveHub | None = None  # the Mini App's open pages (PUBLIC_URL)
+        self.web: WebServer | None = None  # its HTTP server, when polling
 
 
 class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):

@@ -303,7 +303,9 @@ def _names(table: Table, lang: str) -> list[str]:
     return [seat_name(table, seat, lang) for seat in range(len(table.seats))]
 
 
-def table_message(table: Table, lang: str) -> Rendered:
+def table_message(table: Table, lang: str, app_link: str | None = None) -> Rendered:
+    """The group's table message; `app_link`: the Mini App's direct link, a button while the
+    match is played (Telegram refuses `web_app` buttons in groups: a plain URL button)."""
     if table.status == LOBBY:
         return lobby_message(table, lang)
     if table.status == CANCELLED or table.hand is None:
@@ -378,6 +380,8 @@ def table_message(table: Table, lang: str) -> Rendered:
         lines.append(t(lang, "turn_line", who=names[obs.current]))
     if table.match is not None:
         lines.append(t(lang, "score_line", score_html=_score(table, names)))
+    if app_link is not None and table.status == PLAYING:
+        kb.append([Button(t(lang, "btn_miniapp"), url=app_link)])
     return Rendered("\n".join(lines), kb)
 
 

@@ -1,6 +1,7 @@
 """Webhook mode: Telegram posts each update to WEBHOOK_URL, and a proxy in front forwards it to
-this process (Starlette on uvicorn; PTB's own webhook server answers before the update is
-handled, so a process killed in between would lose it).
+this process (a route of the bot's aiohttp application, `bot.webapp.server`, beside the Mini
+App's; PTB's own webhook server answers before the update is handled, so a process killed in
+between would lose it).
 
 Every request must carry the secret given to `setWebhook` in the header
 `X-Telegram-Bot-Api-Secret-Token`, else 403. An update is answered 200 only once it has been
@@ -13,24 +14,19 @@ are up, for a platform's health check.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import json
 import logging
 import signal
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
 from bot.service.types import APPLYING_UPDATE
+from bot.webapp.server import WebServer
 from storage import Database, UpdateClaim
 
 log = logging.getLogger(__name__)
@@ -43,7 +39,7 @@ BUSY_RETRY_AFTER = 2  # seconds, in the Retry-After of a 503 for an update being
 
 
 class WebhookEndpoint:
-    """The HTTP side of webhook mode: `routes()` for Starlette."""
+    """The HTTP side of webhook mode: its routes on the bot's aiohttp application."""
 
     def __init__(
         self, application: Application[Any, Any, Any, Any, Any, Any], path: str, secret: str
@@ -52,33 +48,31 @@ class WebhookEndpoint:
         self.path = path
         self._secret = secret.encode()
 
-    def routes(self) -> list[Route]:
-        return [
-            Route(self.path, self.telegram, methods=["POST"]),
-            Route("/healthz", self.health, methods=["GET"]),
-        ]
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_post(self.path, self.telegram)
+        app.router.add_get("/healthz", self.health)
 
     def _db(self) -> Database | None:
         db: Database | None = self.application.bot_data.db
         return db
 
-    async def telegram(self, request: Request) -> Response:
+    async def telegram(self, request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER, "").encode()
         if not hmac.compare_digest(given, self._secret):
-            log.warning("webhook request without the secret token from %s", request.client)
-            return Response(status_code=403)
+            log.warning("webhook request without the secret token from %s", request.remote)
+            return web.Response(status=403)
         try:
-            data = json.loads(await request.body())
+            data = json.loads(await request.read())
             update = Update.de_json(data, self.application.bot)
         except (ValueError, TypeError, KeyError) as exc:
             log.warning("webhook request with a body that is no update: %s", exc)
-            return Response(status_code=400)
+            return web.Response(status=400)
         db = self._db()
         if db is None or not self.application.running:
             return _try_later()  # starting or stopping: Telegram delivers it again
         claim = await db.claim_update(update.update_id, time.time(), LEASE)
         if claim is UpdateClaim.DONE:
-            return Response(status_code=200)
+            return web.Response(status=200)
         if claim is UpdateClaim.BUSY:
             return _try_later()
         applying = APPLYING_UPDATE.set(update.update_id)  # a move marks it done with itself
@@ -87,9 +81,9 @@ class WebhookEndpoint:
         finally:
             APPLYING_UPDATE.reset(applying)
         await db.finish_update(update.update_id, time.time())
-        return Response(status_code=200)
+        return web.Response(status=200)
 
-    async def health(self, request: Request) -> Response:
+    async def health(self, request: web.Request) -> web.Response:
         db = self._db()
         ok = db is not None and self.application.running
         if ok and db is not None:
@@ -98,47 +92,24 @@ class WebhookEndpoint:
             except Exception as exc:  # the database is unreachable: not healthy
                 log.warning("health check: database: %s", exc)
                 ok = False
-        return JSONResponse({"ok": ok}, status_code=200 if ok else 503)
+        return web.json_response({"ok": ok}, status=200 if ok else 503)
 
 
-def _try_later() -> Response:
-    return Response(status_code=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)})
+def _try_later() -> web.Response:
+    return web.Response(status=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)})
 
 
-class _Server(uvicorn.Server):
-    """uvicorn's server without its own signal handling: it re-raises a caught SIGTERM when it
-    stops serving, which would end the process before the bot's shutdown."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-async def serve(
-    application: Application[Any, Any, Any, Any, Any, Any],
-    *,
-    listen: str,
-    port: int,
-    path: str,
-    secret: str,
-) -> None:
-    """Serve the webhook until SIGINT or SIGTERM; requests in progress are finished first."""
-    endpoint = WebhookEndpoint(application, path, secret)
-    config = uvicorn.Config(
-        Starlette(routes=endpoint.routes()),
-        host=listen,
-        port=port,
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=30,
-    )
-    server = _Server(config)
+async def serve(server: WebServer) -> None:
+    """Serve until SIGINT or SIGTERM, then stop: the Mini App's streams end, the requests in
+    progress are finished first (an update is answered once it has been handled)."""
+    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, setattr, server, "should_exit", True)
+        loop.add_signal_handler(sig, stop.set)
     try:
-        await server.serve()
+        await server.start()
+        await stop.wait()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+        await server.stop()

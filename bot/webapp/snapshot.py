@@ -1,0 +1,284 @@
+"""What the Mini App shows one viewer of a table: a snapshot, plain JSON, built from that
+seat's observation (`HandState.observation(seat)`) or the spectator's (`SPECTATOR`) only, so
+nothing the rules hide can reach the page: other hands, the talon's order, the socio before
+the called card is played (§7.6; the socio alone is told), card points the settings hide
+(§3.7).
+
+The texts are the bot's own (`bot.telegram.render`, `bot.i18n`), turned into plain text: the
+page inserts them as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from bot.engine import SPECTATOR, Observation, observe
+from bot.engine import actions as A
+from bot.engine.cards import Deck
+from bot.i18n import t, variant_name
+from bot.i18n.words import action_label, bid_label, card_name, suit_name
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
+from bot.telegram import render
+
+_TAG = re.compile(r"<[^>]*>")
+
+# The corner of a card: 40 cards by Italian number, 32 cards by rank index (A T K Q J 9 8 7)
+_FIGURES = {
+    ("it", False): {1: "A", 8: "F", 9: "C", 10: "R"},
+    ("en", False): {1: "A", 8: "J", 9: "N", 10: "K"},
+    ("it", True): {1: "A", 8: "J", 9: "Q", 10: "K"},
+    ("en", True): {1: "A", 8: "J", 9: "Q", 10: "K"},
+}
+_RANKS32 = ("A", "10", "K", "Q", "J", "9", "8", "7")
+
+
+def plain(markup: str) -> str:
+    """Telegram HTML as plain text: the tags dropped, the entities read."""
+    return html.unescape(_TAG.sub("", markup))
+
+
+class Cards:
+    """A table's cards as the page draws them: id, corner, suit, name."""
+
+    def __init__(self, deck: Deck, lang: str, french: bool) -> None:
+        self.deck, self.lang, self.french = deck, lang, french
+        self._figures = _FIGURES[(lang if lang == "en" else "it", french)]
+
+    def corner(self, card: int) -> str:
+        number = self.deck.number[card]
+        if self.deck.size == 32:
+            return _RANKS32[number]
+        return self._figures.get(number, str(number))
+
+    def __call__(self, card: int) -> dict[str, Any]:
+        return {
+            "id": card,
+            "r": self.corner(card),
+            "s": self.deck.suit[card],
+            "name": card_name(card, self.deck, self.lang, french=self.french),
+        }
+
+    def maybe(self, card: int) -> dict[str, Any] | None:
+        return self(card) if card >= 0 else None
+
+    def sorted(self, cards: tuple[int, ...]) -> list[dict[str, Any]]:
+        deck = self.deck
+        return [self(c) for c in sorted(cards, key=lambda c: (deck.suit[c], -deck.strength[c]))]
+
+
+def viewer_seat(table: Table, user_id: int | None) -> int:
+    """The seat `user_id` sees the table from: their own while they hold it, else the
+    spectator's (-1). A seat the computer plays for them (they left) is theirs no more."""
+    if user_id is None:
+        return SPECTATOR
+    seat = table.seat_of(user_id)
+    if seat is None or table.seats[seat].away == "left":
+        return SPECTATOR
+    return seat
+
+
+def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
+    """The table as `seat` (or SPECTATOR) sees it now, in `lang`."""
+    names = [render.seat_name(table, s, lang) for s in range(len(table.seats))]
+    out: dict[str, Any] = {
+        "table_id": table.table_id,
+        "move": table.move_no,
+        "status": table.status,
+        "lang": lang,
+        "title": variant_name(lang, table.options.variant),
+        "me": seat,
+        "french": table.options.deck == "french",
+        "seats": [
+            {
+                "name": names[s],
+                "bot": table.seats[s].is_bot,
+                "away": table.seats[s].is_bot and table.seats[s].user_id is not None,
+                "turn": False,
+                "dealer": False,
+                "cards": 0,
+                "team": None,
+                "caller": False,
+                "socio": False,
+                "passed": False,
+                "you": s == seat,
+            }
+            for s in range(len(table.seats))
+        ],
+        "phase": None,
+        "hand_index": 0,
+        "card_stamp": 0,
+        "current": -1,
+        "briscola": None,
+        "turned": None,
+        "talon": 0,
+        "talon_next": None,
+        "trick": [],
+        "last_trick": None,
+        "hand": [],
+        "blind": 0,
+        "playable": [],
+        "choices": [],
+        "visible_hands": [],
+        "auction": None,
+        "points": None,
+        "score": None,
+        "result": [],
+        "can_next": False,
+        "message": "",
+    }
+    hand = table.hand
+    if table.status == LOBBY:
+        out["message"] = plain(t(lang, "miniapp_lobby"))
+        return out
+    if table.status == CANCELLED or hand is None:
+        out["message"] = plain(render.closed_text(table, lang))
+        return out
+    obs = hand.observation(seat) if seat >= 0 else observe(hand, SPECTATOR)
+    cards = Cards(obs.rules.deck, lang, out["french"])
+    out["title"] = plain(
+        t(lang, "miniapp_title", variant=out["title"], n=render._hand_number(table))
+    )
+    _seats(out["seats"], obs)
+    out.update(
+        phase=str(obs.phase),
+        hand_index=obs.hand_index,
+        current=obs.current,
+        briscola=(
+            {"suit": obs.briscola, "name": suit_name(obs.briscola, lang, french=out["french"])}
+            if obs.briscola >= 0
+            else None
+        ),
+        turned=cards.maybe(obs.turned),
+        talon=obs.talon_left,
+        talon_next=cards.maybe(obs.talon_next),
+        trick=[{"seat": s, "card": cards(c)} for s, c in obs.trick],
+        visible_hands=[
+            {"seat": s, "cards": cards.sorted(v)} for s, v in sorted(obs.visible_hands.items())
+        ],
+    )
+    if obs.tricks:
+        last = obs.tricks[-1]
+        out["last_trick"] = {
+            "plays": [{"seat": s, "card": cards(c)} for s, c in last.plays],
+            "winner": last.winner,
+            "points": last.points if obs.rules.show_points or hand.is_terminal() else None,
+        }
+    if obs.rules.chiamata:
+        out["auction"] = _auction(obs, seat, names, lang, cards)
+    if obs.all_points is not None:
+        out["points"] = [{"label": names[s], "points": p} for s, p in enumerate(obs.all_points)]
+    elif obs.my_points is not None and seat >= 0:
+        key = "pm_side_points" if obs.teammates else "pm_my_points"
+        out["points"] = [{"label": plain(t(lang, key, n=obs.my_points)), "points": obs.my_points}]
+    if table.match is not None and table.match.counted_hands():
+        out["score"] = plain(render._pm_standing(table, names)) or None
+    if seat >= 0:
+        _mine(out, table, obs, seat, lang, cards)
+    if hand.is_terminal():
+        if seat >= 0:
+            lines = render._pm_summary(table, seat, obs, names, lang)
+        elif table.match is not None and table.match.records:
+            lines = render.hand_result_lines(table, table.match.records[-1], lang)
+            if table.status == FINISHED:
+                lines.append(render.match_over_line(table, lang))
+        else:
+            lines = []
+        out["result"] = [plain(line) for line in lines]
+        out["can_next"] = (
+            seat >= 0
+            and table.status == PLAYING
+            and table.match is not None
+            and not table.match.over
+        )
+        out["message"] = plain(t(lang, "miniapp_hand_over"))
+    elif seat >= 0 and obs.current == seat:
+        if obs.phase != "play":
+            out["message"] = plain(render._prompt(obs, lang))
+        else:
+            out["message"] = plain(t(lang, "pm_your_lead" if not obs.trick else "pm_your_turn"))
+    elif obs.current >= 0:
+        out["message"] = plain(t(lang, "pm_turn_of", who=names[obs.current]))
+    return out
+
+
+def _seats(seats: list[dict[str, Any]], obs: Observation) -> None:
+    rules = obs.rules
+    for s, seat in enumerate(seats):
+        seat["turn"] = obs.current == s
+        seat["dealer"] = obs.dealer == s
+        seat["cards"] = obs.hand_sizes[s]
+        if rules.has_teams:
+            seat["team"] = "ABC"[rules.side_of[s]]
+        if rules.chiamata:
+            seat["caller"] = obs.caller == s
+            seat["socio"] = obs.partner_revealed and obs.partner == s and s != obs.caller
+            seat["passed"] = obs.phase == "auction" and obs.passed[s]
+
+
+def _auction(
+    obs: Observation, seat: int, names: list[str], lang: str, cards: Cards
+) -> dict[str, Any]:
+    """The whole auction as everybody heard it; the socio only once the called card is
+    out, except to the socio themself (§7.6)."""
+    revealed = obs.partner_revealed
+    return {
+        "bids": [{"seat": s, "label": bid_label(a, obs, lang)} for s, a in obs.bids],
+        "caller": obs.caller,
+        "called": cards.maybe(obs.called_card),
+        "target": obs.target,
+        "carichi": obs.carichi,
+        "socio": obs.partner if revealed else -1,
+        "alone": revealed and obs.partner == obs.caller and not obs.carichi,
+        "you_are_socio": seat >= 0 and obs.partner == seat and seat != obs.caller,
+    }
+
+
+def _kind(action: int) -> str:
+    if A.BLIND <= action < A.CALL_RANK:
+        return "blind"
+    if action == A.PASS:
+        return "pass"
+    if action == A.CARICHI:
+        return "carichi"
+    if A.NAME_SUIT <= action < A.CALL_CARD:
+        return "suit"
+    if A.CALL_CARD <= action < A.SIGNAL:
+        return "call"
+    if action >= A.SIGNAL:
+        return "signal"
+    return "bid"
+
+
+def _mine(
+    out: dict[str, Any], table: Table, obs: Observation, seat: int, lang: str, cards: Cards
+) -> None:
+    """The viewer's own cards and, on their turn, what they may do: the cards to play, and
+    every other action as a choice carrying the stamp a DM button would carry."""
+    out["hand"] = cards.sorted(obs.hand)
+    if obs.rules.blind:
+        out["blind"] = obs.hand_sizes[seat]
+    if obs.current != seat or table.seats[seat].is_bot:
+        return
+    out["playable"] = [a for a in obs.legal if A.is_card(a)]
+    stamp = table.turn_start()
+    choices = []
+    for a in obs.legal:
+        if A.is_card(a):
+            continue
+        kind = _kind(a)
+        label = action_label(a, obs, lang)
+        if kind == "suit":
+            label = render._bid_text(a, obs, lang)
+        choices.append(
+            {
+                "action": a,
+                "label": label,
+                "kind": kind,
+                "stamp": table.plays_by(seat) if kind == "blind" else stamp,
+                "card": cards(a - A.CALL_CARD) if kind == "call" else None,
+                "suit": a - A.NAME_SUIT if kind == "suit" else None,
+            }
+        )
+    out["choices"] = choices
