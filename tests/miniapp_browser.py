@@ -1,0 +1,237 @@
+"""What the Mini App's browser tests share: the bot with a Mini App (`python -m bot`, polling,
+PUBLIC_URL set, its HTTP server on a local port), Debian's Chromium driven by Playwright
+(never Playwright's own download: none is reachable here), and a person opening the table
+from Telegram: Telegram's script is replaced by a stand-in that hands the page an initData
+signed with the bot's token, as Telegram would, and records what the page asks of it
+(ready, expand, haptic feedback, vertical swipes).
+
+A browser missing is an error, never a skip: `tests/install_browser.sh` (run by the README's
+test command and by CI) installs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright
+
+from bot.webapp.auth import sign_init_data
+from tests.fake_telegram import FakeTelegram, FakeUser
+from tests.test_e2e import TOKEN, WAIT, BotProcess
+from tests.test_webhook import free_port
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+PUBLIC_URL = "https://briscola.example.org"
+SHORT_NAME = "tavolo"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str:
+    found = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    assert Path(found).exists(), (
+        "Debian's chromium is needed by the Mini App's browser tests: "
+        "run `bash tests/install_browser.sh` (the README's test command does)"
+    )
+    return found
+
+
+class MiniAppBot(BotProcess):
+    """`python -m bot` with the Mini App on a free local port."""
+
+    def __init__(self, fake: FakeTelegram, workdir: Path, **env: str) -> None:
+        self.port = free_port()
+        super().__init__(
+            fake,
+            workdir,
+            **{
+                "PUBLIC_URL": PUBLIC_URL,
+                "MINIAPP_SHORT_NAME": SHORT_NAME,
+                "WEBHOOK_LISTEN": "127.0.0.1",
+                "PORT": str(self.port),
+                **env,
+            },
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        await super().start()
+        # the HTTP server starts at the end of post_init, with polling
+        deadline = time.monotonic() + WAIT
+        async with httpx.AsyncClient() as client:
+            while True:
+                with contextlib.suppress(httpx.TransportError):
+                    if (await client.get(self.url + "/app/")).status_code == 200:
+                        return
+                assert time.monotonic() < deadline, self.log_text()[-3000:]
+                await _sleep(0.1)
+
+
+async def _sleep(seconds: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
+
+def signed_init_data(
+    user: FakeUser, table_id: int | None, *, age: float = 0.0, token: str = TOKEN
+) -> str:
+    """What Telegram hands the page of `user` opening the direct link to `table_id`."""
+    fields = {
+        "query_id": f"AAH{user.id}",
+        "user": json.dumps(
+            {
+                "id": user.id,
+                "first_name": user.first_name,
+                "language_code": user.language_code or "it",
+                "allows_write_to_pm": True,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ),
+        "auth_date": str(int(time.time() - age)),
+        "chat_type": "supergroup",
+    }
+    if table_id is not None:
+        fields["start_param"] = f"t{table_id}"
+    return sign_init_data(fields, token)
+
+
+# Telegram's script, as the page sees it: the initData and start parameter, the theme, and a
+# record of what the page called (`window.__tg`).
+STUB = """
+(() => {
+  const calls = [];
+  const record = (name) => (...args) => { calls.push([name, ...args]); };
+  window.__tg = calls;
+  window.Telegram = { WebApp: {
+    initData: %(init_data)s,
+    initDataUnsafe: { start_param: %(start)s, user: { id: %(user_id)d } },
+    version: "8.0", platform: "tdesktop", colorScheme: "light",
+    themeParams: { bg_color: "#ffffff", text_color: "#222222", hint_color: "#888888",
+                   button_color: "#2481cc", button_text_color: "#ffffff",
+                   secondary_bg_color: "#f0f0f0" },
+    ready: record("ready"), expand: record("expand"),
+    disableVerticalSwipes: record("disableVerticalSwipes"),
+    onEvent: record("onEvent"), offEvent: record("offEvent"),
+    HapticFeedback: { impactOccurred: record("impact"),
+                      notificationOccurred: record("notification"),
+                      selectionChanged: record("selection") },
+  } };
+})();
+"""
+
+# Every Server-Sent Event the page's EventSource receives (`window.__sse`), to check what
+# reached the browser and not only what it drew.
+SSE_SPY = """
+(() => {
+  window.__sse = [];
+  const Original = window.EventSource;
+  window.EventSource = function (url, init) {
+    const source = new Original(url, init);
+    source.addEventListener("state", (e) => window.__sse.push(e.data));
+    return source;
+  };
+  window.EventSource.prototype = Original.prototype;
+  Object.assign(window.EventSource, { CONNECTING: 0, OPEN: 1, CLOSED: 2 });
+})();
+"""
+
+
+@contextlib.asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def open_page(
+    browser: Browser,
+    bot: MiniAppBot,
+    user: FakeUser,
+    table_id: int,
+    *,
+    init_data: str | None = None,
+) -> tuple[BrowserContext, Page]:
+    """`user` taps the table message's Mini App button: Telegram opens the page with the
+    table's start parameter and this user's initData."""
+    context = await browser.new_context(
+        viewport={"width": 360, "height": 640}, device_scale_factor=2, locale="it-IT"
+    )
+    data = init_data if init_data is not None else signed_init_data(user, table_id)
+    stub = STUB % {
+        "init_data": json.dumps(data),
+        "start": json.dumps(f"t{table_id}"),
+        "user_id": user.id,
+    }
+
+    async def telegram_js(route: Route) -> None:
+        await route.fulfill(status=200, content_type="application/javascript", body=stub)
+
+    await context.route("https://telegram.org/**", telegram_js)
+    await context.add_init_script(SSE_SPY)
+    page = await context.new_page()
+    page.on("pageerror", lambda exc: _errors.append(f"{user.first_name}: {exc}"))
+    await page.goto(f"{bot.url}/app/?tgWebAppStartParam=t{table_id}")
+    return context, page
+
+
+_errors: list[str] = []
+
+
+def page_errors() -> list[str]:
+    """JavaScript errors any test page raised (the tests assert there are none)."""
+    return list(_errors)
+
+
+async def move_shown(page: Page, at_least: int) -> int:
+    """Wait until the page shows the table at version `at_least` or later; that version."""
+    await page.wait_for_function(
+        "(n) => { const t = document.getElementById('table');"
+        " return t && Number(t.dataset.move) >= n; }",
+        arg=at_least,
+        timeout=WAIT * 1000,
+    )
+    return int(await page.get_attribute("#table", "data-move") or 0)
+
+
+async def sse_payloads(page: Page) -> list[dict[str, Any]]:
+    raw: list[str] = await page.evaluate("window.__sse")
+    return [json.loads(x) for x in raw]
+
+
+async def screenshot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+async def fits_the_screen(page: Page) -> bool:
+    """A 360 px wide phone shows the whole table without scrolling."""
+    return bool(
+        await page.evaluate(
+            "document.documentElement.scrollHeight <= window.innerHeight + 1"
+            " && document.documentElement.scrollWidth <= window.innerWidth + 1"
+        )
+    )

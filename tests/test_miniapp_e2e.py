@@ -1,0 +1,528 @@
+"""Issue 16: the Mini App in a real headless Chromium (Debian's, driven by Playwright), against
+the real bot (`python -m bot`, the stand-in Bot API on 127.0.0.1). A `due` hand played by two
+browsers alone; a chiamata hand of five, two in browsers and three tapping their DM buttons,
+through the auction and the play to the ledger, watched by a spectator whose stream never
+carries a hidden card or the socio before the called card is played (RULES.md §7.6); forged
+and stale initData refused; a page that reconnects to a restarted bot and shows the table as
+it is. Screenshots go to tests/artifacts/ (ignored by git)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.async_api import Page
+
+from bot.engine import actions as A
+from tests.fake_telegram import FakeTelegram, FakeUser
+from tests.miniapp_browser import (
+    SHORT_NAME,
+    MiniAppBot,
+    chromium,
+    fits_the_screen,
+    move_shown,
+    open_page,
+    page_errors,
+    screenshot,
+    signed_init_data,
+    sse_payloads,
+)
+from tests.test_e2e import (
+    BOT_NAME,
+    OK,
+    WAIT,
+    Store,
+    act_buttons,
+    action_of,
+    bot_guard,
+    card_buttons,
+    check_ledger,
+    hand_message,
+    open_table,
+    start_bot,
+    start_table,
+    state,
+    table_message,
+    telegram,
+    your_turn,
+)
+from tests.test_webhook import WebhookBot
+
+
+def version(store: Store, chat_id: int) -> int:
+    return int(store.table(chat_id)["move_no"])
+
+
+def moved_on(store: Store, chat_id: int, since: int) -> Callable[[], bool]:
+    return lambda: version(store, chat_id) > since
+
+
+def card_gone(fake: FakeTelegram, who: FakeUser, card: int) -> Callable[[], bool]:
+    """The card left `who`'s hand message's buttons."""
+    return lambda: card not in [action_of(b) for b in card_buttons(hand_message(fake, who))]
+
+
+async def session(bot: MiniAppBot, user: FakeUser, table_id: int | None = None) -> str:
+    async with httpx.AsyncClient(base_url=bot.url) as client:
+        r = await client.post("/api/session", json={"init_data": signed_init_data(user, table_id)})
+        assert r.status_code == 200, r.text
+        token: str = r.json()["token"]
+        return token
+
+
+async def api_act(bot: MiniAppBot, token: str, table_id: int, body: dict[str, Any]) -> Any:
+    async with httpx.AsyncClient(base_url=bot.url) as client:
+        r = await client.post(
+            f"/api/tables/{table_id}/act",
+            json=body,
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        return r.status_code, r.json()
+
+
+async def tap_in_page(
+    page: Page, store: Store, chat_id: int, selector: str, rng: random.Random
+) -> int:
+    """Tap one of the elements `selector` finds (at random); wait until the move is stored.
+    Returns the action tapped."""
+    before = version(store, chat_id)
+    await move_shown(page, before)
+    targets = page.locator(selector)
+    count = await targets.count()
+    assert count > 0, (selector, await page.content())
+    target = targets.nth(rng.randrange(count))
+    action = int(await target.get_attribute("data-action") or -1)
+    await target.click()
+    deadline = time.monotonic() + WAIT
+    while version(store, chat_id) == before:
+        assert time.monotonic() < deadline, "a tap in the Mini App was not stored"
+        await asyncio.sleep(0.05)
+    return action
+
+
+async def tap_in_dm(
+    fake: FakeTelegram, store: Store, chat_id: int, who: FakeUser, pick: Any
+) -> None:
+    """`who` taps a button of their hand message (as in every other end-to-end test)."""
+    st = state(store, chat_id)
+    stamp = len(st.actions)
+    while stamp and st.actions[stamp - 1][0] == st.current:
+        stamp -= 1
+
+    def ready() -> list[Any] | None:
+        msg = hand_message(fake, who)
+        buttons = act_buttons(msg)
+        # the message of this turn: its card buttons the cards held, its bid buttons the
+        # turn's start
+        fresh = all(
+            action_of(b) in st.hands[st.current]
+            if action_of(b) < A.CALL_RANK
+            else int((b.callback_data or "").split(":")[3]) == stamp
+            for b in buttons
+        )
+        return buttons if buttons and your_turn(msg) and fresh else None
+
+    buttons = await fake.wait_for(ready, WAIT, message="the DM's buttons")
+    button = pick(buttons)
+    qid = await fake.press(who, button)
+    answer = (await fake.answer_for(qid, WAIT)).text
+    assert answer == OK, (answer, button, st.phase, st.current, st.actions[-3:])
+
+
+async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> None:
+    rng = random.Random(16)
+    async with asyncio.timeout(150), telegram() as fake:
+        ann = fake.user(1601, "Ann <b>&amp; 🐱")
+        bob = fake.user(1602, "<img src=x onerror=alert(1)>", language_code="en")
+        group = fake.group(-1001600, "Mini App & co")
+        with bot_guard(MiniAppBot(fake, tmp_path)) as bot:
+            store = await start_bot(bot, [ann, bob])
+            await open_table(fake, group, ann, [bob], "due", settings="match=single")
+            await start_table(fake, group, ann)
+            tid = int(store.table(group.id)["table_id"])
+            # the group's table message opens the Mini App: a direct link, routed by table
+            link = f"https://t.me/{BOT_NAME}/{SHORT_NAME}?startapp=t{tid}"
+            assert link in [b.url for b in table_message(fake, group).buttons]
+            seat_user = {0: ann, 1: bob}  # join order
+            async with chromium() as browser:
+                pages = {u.id: (await open_page(browser, bot, u, tid))[1] for u in (ann, bob)}
+                for page in pages.values():
+                    await move_shown(page, version(store, group.id))
+                    calls = await page.evaluate("window.__tg.map((c) => c[0])")
+                    assert {"ready", "expand", "disableVerticalSwipes"} <= set(calls), calls
+                    assert await fits_the_screen(page)
+                # names are text, never markup; each person reads their own language
+                ann_page, bob_page = pages[ann.id], pages[bob.id]
+                assert await ann_page.locator("#table").inner_text() != ""
+                assert "<img src=x onerror=alert(1)>" in await ann_page.inner_text("body")
+                assert await ann_page.locator("img").count() == 0
+                assert await bob_page.evaluate("document.documentElement.lang") == "en"
+
+                plays = 0
+                while not (st := state(store, group.id)).is_terminal():
+                    who = seat_user[st.current]
+                    page = pages[who.id]
+                    await move_shown(page, version(store, group.id))
+                    # exactly the legal cards are tappable, on the turn's page alone
+                    assert await page.locator("#hand .playable").count() == len(st.legal_actions())
+                    other = pages[seat_user[1 - st.current].id]
+                    assert await other.locator("#hand .playable").count() == 0
+                    if plays == 2:
+                        await screenshot(page, "due-play")
+                    card = await tap_in_page(page, store, group.id, "#hand .playable", rng)
+                    assert card in st.legal_actions()
+                    if plays == 0:  # the same tap again (a double tap): refused, no change
+                        token = await session(bot, who, tid)
+                        before = store.snapshot(group.id)
+                        body = {"hand_index": st.hand_index, "stamp": 0, "action": card}
+                        status, answer = await api_act(bot, token, tid, body)
+                        assert status == 200 and not answer["ok"] and answer["text"], answer
+                        assert store.snapshot(group.id) == before
+                    plays += 1
+                    now = version(store, group.id)
+                    for p in pages.values():  # stored, then shown on every page ...
+                        await move_shown(p, now)
+                    # ... and the DM agrees: the card left the hand message's buttons
+                    await fake.wait_for(
+                        card_gone(fake, who, card),
+                        WAIT,
+                        message="the DM without the card played in the Mini App",
+                    )
+                assert plays == 40
+                # every move was the seat's own person's, made in the Mini App
+                moves = store.moves(tid)
+                assert len(moves) == 40
+                assert all(user == seat_user[seat].id for _, _, seat, _, user in moves)
+                final = version(store, group.id)
+                for page in pages.values():
+                    await move_shown(page, final)
+                    assert (await page.inner_text("#result")).strip()
+                    haptics = await page.evaluate("window.__tg.map((c) => c[0])")
+                    assert "impact" in haptics and "notification" not in haptics
+                await screenshot(ann_page, "due-over")
+                check_ledger(bot, group.id, hands=1)
+                # the bot stops at once with the pages' streams open (they end cleanly)
+                began = time.monotonic()
+                assert await bot.stop(signal.SIGTERM) == 0
+                assert time.monotonic() - began < 10
+            bot.check_logs()
+        assert page_errors() == []
+
+
+async def test_chiamata_five_browsers_and_dm_buttons_with_a_spectator(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    async with asyncio.timeout(240), telegram() as fake:
+        people = [
+            fake.user(1700 + i, name)
+            for i, name in enumerate(["Ann", "Bob 🍕", "<Cy & Co>", "Dee_*", "[Eve](x)"], 1)
+        ]
+        watcher = fake.user(1799, "Walt <script>")
+        group = fake.group(-1001700, "Chiamata in the app")
+        with bot_guard(MiniAppBot(fake, tmp_path)) as bot:
+            store = await start_bot(bot, people)
+            await open_table(fake, group, people[0], people[1:], "chiamata", settings="target=11")
+            await start_table(fake, group, people[0])
+            tid = int(store.table(group.id)["table_id"])
+            in_browser = people[:2]
+            raw_events: list[dict[str, Any]] = []
+            stream = asyncio.create_task(record_stream(bot, watcher, tid, raw_events))
+            async with chromium() as browser:
+                pages = {
+                    u.id: (await open_page(browser, bot, u, tid))[1] for u in [*in_browser, watcher]
+                }
+                spectator = pages[watcher.id]
+                await move_shown(spectator, version(store, group.id))
+                assert await spectator.locator("#hand .playable").count() == 0
+                shots = 0
+                called = False
+                while not (st := state(store, group.id)).is_terminal():
+                    who = people[st.current]
+                    if who in in_browser:
+                        page = pages[who.id]
+                        if st.phase == "play":
+                            if shots == 1:
+                                await screenshot(page, "chiamata-play")
+                            shots += 1
+                            await tap_in_page(page, store, group.id, "#hand .playable", rng)
+                            continue
+                        await move_shown(page, version(store, group.id))
+                        if shots == 0:
+                            await screenshot(page, "chiamata-auction")
+                            shots += 1
+                        # the auction in the page: Ann calls a rank once, then passes; a
+                        # caller names the first suit offered
+                        choices = page.locator("#choices [data-action]")
+                        actions = [
+                            int(await choices.nth(i).get_attribute("data-action") or -1)
+                            for i in range(await choices.count())
+                        ]
+                        assert set(actions) == set(st.legal_actions()), actions
+                        if st.phase == "auction":
+                            want = (
+                                next(a for a in actions if A.CALL_RANK <= a < A.BID_POINTS)
+                                if who is people[0] and not called
+                                else A.PASS
+                            )
+                            called = called or want != A.PASS
+                        else:
+                            want = actions[0]
+                        await tap_in_page(
+                            page, store, group.id, f'#choices [data-action="{want}"]', rng
+                        )
+                    else:
+
+                        def pick(buttons: list[Any]) -> Any:
+                            cards = [b for b in buttons if action_of(b) < A.CALL_RANK]
+                            if cards:
+                                return rng.choice(cards)
+                            return next((b for b in buttons if b.text == "Passo"), buttons[0])
+
+                        before = version(store, group.id)
+                        await tap_in_dm(fake, store, group.id, who, pick)
+                        await fake.wait_for(moved_on(store, group.id, before), WAIT)
+                final = version(store, group.id)
+                for page in pages.values():
+                    await move_shown(page, final)
+                await screenshot(spectator, "chiamata-spectator-over")
+                assert "Walt <script>" not in await spectator.inner_text("#table")
+                browser_events = await sse_payloads(spectator)
+                st = state(store, group.id)
+                # the browsers played their part: Ann called, a browser moved in the play
+                movers = {user for _, _, _, _, user in store.moves(tid)}
+                assert {p.id for p in people} <= movers
+                data = check_ledger(bot, group.id, hands=1)
+                assert set(map(int, data["hands"][0]["deltas"])) == {p.id for p in people}
+                assert await bot.stop() == 0
+            await asyncio.wait_for(stream, WAIT)
+            bot.check_logs()
+        assert page_errors() == []
+    reveal = next(m for m, _, _, a, _ in store.moves(tid) if a == st.called_card)
+    for events in (raw_events, browser_events):
+        check_spectator_stream(events, st, reveal)
+
+
+async def record_stream(
+    bot: MiniAppBot, user: FakeUser, table_id: int, into: list[dict[str, Any]]
+) -> None:
+    """The spectator's Server-Sent Events as they come, until the bot stops."""
+    token = await session(bot, user, table_id)
+    async with (
+        httpx.AsyncClient(base_url=bot.url, timeout=None) as client,
+        client.stream("GET", f"/api/tables/{table_id}/events", params={"token": token}) as r,
+    ):
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/event-stream")
+        event: dict[str, str] = {}
+        with contextlib.suppress(httpx.RemoteProtocolError, httpx.ReadError):
+            async for line in r.aiter_lines():
+                if line == "":
+                    if event.get("event") == "state":
+                        snap = json.loads(event["data"])
+                        assert int(event["id"]) == snap["move"]
+                        into.append(snap)
+                    event = {}
+                elif not line.startswith(":"):
+                    key, _, value = line.partition(": ")
+                    event[key] = value
+
+
+def check_spectator_stream(events: list[dict[str, Any]], st: Any, reveal: int) -> None:
+    """§7.6 and the hidden cards, on what reached the spectator: no hand, no choices, no
+    card that was not on the table by then, and no socio before the version at which the
+    called card was played."""
+    assert events, "no event reached the spectator"
+    played = {c for t in st.tricks for _, c in t.plays}
+    before = [e for e in events if e["move"] < reveal]
+    assert any(e["phase"] == "play" for e in before), "nothing seen before the reveal"
+    for e in events:
+        assert e["me"] == -1 and e["hand"] == [] and e["choices"] == [] and e["playable"] == []
+        assert e["visible_hands"] == []
+        shown = {p["card"]["id"] for p in e["trick"]}
+        if e["last_trick"]:
+            shown |= {p["card"]["id"] for p in e["last_trick"]["plays"]}
+        assert shown <= played
+        auction = e["auction"]
+        if e["move"] < reveal:
+            assert auction["socio"] == -1 and not auction["you_are_socio"], e
+            assert not any(s["socio"] for s in e["seats"]), e
+            text = json.dumps(e, ensure_ascii=False).lower()
+            assert "socio" not in text.replace('"socio"', "").replace('"you_are_socio"', "")
+        elif st.partner != st.caller:
+            assert auction["socio"] == st.partner, e
+
+
+async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
+    async with asyncio.timeout(90), telegram() as fake:
+        ann, bob = fake.user(1801, "Ann"), fake.user(1802, "Bob")
+        mallory = fake.user(1803, "Mallory")
+        group = fake.group(-1001800, "Safe")
+        with bot_guard(MiniAppBot(fake, tmp_path)) as bot:
+            store = await start_bot(bot, [ann, bob])
+            await open_table(fake, group, ann, [bob], "due")
+            await start_table(fake, group, ann)
+            tid = int(store.table(group.id)["table_id"])
+            before = store.snapshot(group.id)
+            async with httpx.AsyncClient(base_url=bot.url) as client:
+                bad = {
+                    "another bot's": signed_init_data(ann, tid, token="1111:other-bot"),
+                    "stale": signed_init_data(ann, tid, age=3 * 86400),
+                    "altered": signed_init_data(mallory, tid).replace("1803", "1801"),
+                    "garbage": "user=%7B%7D&hash=00",
+                }
+                for why, init_data in bad.items():
+                    r = await client.post("/api/session", json={"init_data": init_data})
+                    assert r.status_code == 401, (why, r.status_code, r.text)
+                for body in ({}, {"init_data": 5}, [1]):
+                    r = await client.post("/api/session", json=body)
+                    assert r.status_code == 400, (body, r.text)
+                # nothing without a token, or with a forged one
+                for headers in ({}, {"Authorization": "Bearer abc.def"}):
+                    r = await client.get(f"/api/tables/{tid}/state", headers=headers)
+                    assert r.status_code == 401
+                    r = await client.post(
+                        f"/api/tables/{tid}/act",
+                        json={"hand_index": 0, "stamp": 0, "action": 1},
+                        headers=headers,
+                    )
+                    assert r.status_code == 401
+                r = await client.get(f"/api/tables/{tid}/events", params={"token": "x.y"})
+                assert r.status_code == 401
+                # a real session of someone not seated: the spectator's view, no move
+                token = await session(bot, mallory, tid)
+                auth = {"Authorization": f"Bearer {token}"}
+                r = await client.get(f"/api/tables/{tid}/state", headers=auth)
+                assert r.status_code == 200 and r.json()["me"] == -1 and r.json()["hand"] == []
+                st = state(store, group.id)
+                for card in range(40):
+                    body = {"hand_index": st.hand_index, "stamp": 0, "action": card}
+                    r = await client.post(f"/api/tables/{tid}/act", json=body, headers=auth)
+                    assert r.status_code == 200 and not r.json()["ok"]
+                # garbage arguments: refused as such
+                garbage: list[Any] = [
+                    {"hand_index": "0", "stamp": 0, "action": 1},
+                    {"action": 1},
+                    [],
+                ]
+                for junk in garbage:
+                    r = await client.post(f"/api/tables/{tid}/act", json=junk, headers=auth)
+                    assert r.status_code == 400
+                r = await client.get("/api/tables/999999/state", headers=auth)
+                assert r.status_code == 404
+            assert store.snapshot(group.id) == before
+            # the page with a forged initData: refused, it shows no table
+            async with chromium() as browser:
+                forged = signed_init_data(ann, tid, token="1111:other-bot")
+                _, page = await open_page(browser, bot, ann, tid, init_data=forged)
+                await page.wait_for_function(
+                    "document.getElementById('status')"
+                    " && document.getElementById('status').textContent.trim().length > 0",
+                    timeout=WAIT * 1000,
+                )
+                await screenshot(page, "refused")
+                assert await sse_payloads(page) == []
+                assert await page.locator("#hand .playable").count() == 0
+            assert await bot.stop() == 0
+            bot.check_logs()
+        assert page_errors() == []
+
+
+async def test_page_reconnects_to_a_restarted_bot(tmp_path: Path) -> None:
+    rng = random.Random(4)
+    async with asyncio.timeout(150), telegram() as fake:
+        ann, bob = fake.user(1901, "Ann"), fake.user(1902, "Bob")
+        group = fake.group(-1001900, "Restart")
+        with bot_guard(MiniAppBot(fake, tmp_path)) as bot:
+            store = await start_bot(bot, [ann, bob])
+            await open_table(fake, group, ann, [bob], "due")
+            await start_table(fake, group, ann)
+            tid = int(store.table(group.id)["table_id"])
+            async with chromium() as browser:
+                _, page = await open_page(browser, bot, ann, tid)
+                await move_shown(page, version(store, group.id))
+                assert await bot.stop() == 0  # the page's stream is ended cleanly
+                await page.wait_for_selector("#conn", state="visible", timeout=WAIT * 1000)
+                # meanwhile the moves stored before are what the restarted bot shows
+                await bot.start()
+                for _ in range(6):  # both players move, Ann in the page, Bob in the DM
+                    st = state(store, group.id)
+                    if st.current == 0:
+                        await tap_in_page(page, store, group.id, "#hand .playable", rng)
+                    else:
+                        before = version(store, group.id)
+                        await tap_in_dm(
+                            fake, store, group.id, bob, lambda b: rng.choice(card_buttons_of(b))
+                        )
+                        await fake.wait_for(moved_on(store, group.id, before), WAIT)
+                    now = version(store, group.id)
+                    await move_shown(page, now)
+                    await page.wait_for_selector("#conn", state="hidden", timeout=WAIT * 1000)
+                    # the page's hand is Ann's hand as stored
+                    st = state(store, group.id)
+                    shown = await page.locator("#hand [data-card]").evaluate_all(
+                        "(els) => els.map((e) => Number(e.dataset.card))"
+                    )
+                    assert sorted(shown) == sorted(st.hands[0])
+                await screenshot(page, "reconnected")
+            assert await bot.stop() == 0
+            bot.check_logs()
+        assert page_errors() == []
+
+
+def card_buttons_of(buttons: list[Any]) -> list[Any]:
+    return [b for b in buttons if action_of(b) < A.CALL_RANK]
+
+
+async def test_webhook_mode_serves_updates_and_the_mini_app_on_one_port(tmp_path: Path) -> None:
+    """In webhook mode one aiohttp application receives Telegram's updates and serves the
+    Mini App (page, API, stream) on PORT; a move made in the page is shown in the DM."""
+    rng = random.Random(8)
+    async with asyncio.timeout(120), telegram() as fake:
+        ann, bob = fake.user(2001, "Ann"), fake.user(2002, "Bob")
+        group = fake.group(-1002000, "Webhook & app")
+        bot = WebhookBot(
+            fake, tmp_path, PUBLIC_URL="https://briscola.example.org", MINIAPP_SHORT_NAME="tavolo"
+        )
+        with bot_guard(bot):
+            fake.deliver_webhook_to(lambda update: [bot.url])
+            store = await start_bot(bot, [ann, bob])
+            assert fake.count("getUpdates") == 0
+            await open_table(fake, group, ann, [bob], "due")
+            await start_table(fake, group, ann)
+            tid = int(store.table(group.id)["table_id"])
+            base = f"http://127.0.0.1:{bot.port}"
+            async with httpx.AsyncClient(base_url=base) as client:
+                page = await client.get("/app/")
+                assert page.status_code == 200 and "telegram-web-app.js" in page.text
+                assert "default-src 'self'" in page.headers["content-security-policy"]
+                assert (await client.get("/app/static/app.js")).status_code == 200
+                r = await client.post(
+                    "/api/session", json={"init_data": signed_init_data(ann, tid)}
+                )
+                token = r.json()["token"]
+                auth = {"Authorization": f"Bearer {token}"}
+                for _ in range(4):
+                    st = state(store, group.id)
+                    before = version(store, group.id)
+                    if st.current == 0:
+                        snap = (await client.get(f"/api/tables/{tid}/state", headers=auth)).json()
+                        assert snap["me"] == 0 and snap["move"] == before
+                        card = rng.choice(snap["playable"])
+                        body = {"hand_index": snap["hand_index"], "stamp": 0, "action": card}
+                        r = await client.post(f"/api/tables/{tid}/act", json=body, headers=auth)
+                        assert r.json() == {"ok": True, "text": OK}
+                        await fake.wait_for(card_gone(fake, ann, card), WAIT)
+                    else:
+                        await tap_in_dm(
+                            fake, store, group.id, bob, lambda b: rng.choice(card_buttons_of(b))
+                        )
+                    await fake.wait_for(moved_on(store, group.id, before), WAIT)
+            assert await bot.stop() == 0
+            bot.check_logs()

@@ -1,0 +1,290 @@
+"""Issue 16, the Mini App without a browser: Telegram's initData checked as Telegram signs it
+(forged, altered, stale, replayed fields refused), the session tokens, and the snapshots a
+page receives: built from one seat's observation, so that no card still in another hand
+(beyond what RULES.md makes public: §6.1 scoperta, §5.2 partners after the talon) and no hint
+of the chiamata socio before the called card is played (§7.6) ever reaches a page; a
+spectator sees what the group's table message shows. Every move of random hands of every
+variant is checked, from every seat and from the spectator's chair."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.engine import SPECTATOR, VARIANTS, Options, observe
+from bot.engine import actions as A
+from bot.table.table import Table
+from bot.webapp.auth import AuthError, Tokens, Viewer, check_init_data, sign_init_data
+from bot.webapp.snapshot import snapshot, viewer_seat
+from tests.test_bot_render import CONFIGS, NAMES, new_table
+
+TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
+
+
+def init_data(user_id: int = 42, name: str = "Ann <&>", **extra: str) -> dict[str, str]:
+    user = {"id": user_id, "first_name": name, "language_code": "en"}
+    return {
+        "query_id": "AAF",
+        "user": json.dumps(user, separators=(",", ":")),
+        "auth_date": str(int(time.time())),
+        "start_param": "t12",
+        **extra,
+    }
+
+
+def test_init_data_signed_by_telegram_is_accepted() -> None:
+    viewer = check_init_data(sign_init_data(init_data(), TOKEN), TOKEN)
+    assert viewer == Viewer(42, "Ann <&>", "en", "t12")
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "other_token",
+        "changed_user",
+        "no_hash",
+        "stale",
+        "future",
+        "twice",
+        "garbage",
+        "empty",
+        "hash_of_other_fields",
+    ],
+)
+def test_forged_or_stale_init_data_is_refused(tamper: str) -> None:
+    fields = init_data()
+    raw = sign_init_data(fields, TOKEN)
+    if tamper == "other_token":
+        raw = sign_init_data(fields, "1111:other-bot-token")
+    elif tamper == "changed_user":  # someone else's id under the signature
+        raw = raw.replace("%22id%22%3A42", "%22id%22%3A43")
+        assert "43" in raw
+    elif tamper == "no_hash":
+        raw = "&".join(p for p in raw.split("&") if not p.startswith("hash="))
+    elif tamper == "stale":  # signed two days ago
+        raw = sign_init_data({**fields, "auth_date": str(int(time.time()) - 2 * 86400)}, TOKEN)
+    elif tamper == "future":
+        raw = sign_init_data({**fields, "auth_date": str(int(time.time()) + 86400)}, TOKEN)
+    elif tamper == "twice":  # a second user field after the signed one
+        raw += "&user=%7B%22id%22%3A1%7D"
+    elif tamper == "garbage":
+        raw = "%%%&&=="
+    elif tamper == "empty":
+        raw = ""
+    elif tamper == "hash_of_other_fields":
+        other = sign_init_data(init_data(user_id=7), TOKEN)
+        raw = raw.split("&hash=")[0] + "&hash=" + other.split("&hash=")[1]
+    with pytest.raises(AuthError):
+        check_init_data(raw, TOKEN)
+
+
+def test_tokens_name_their_user_until_they_expire() -> None:
+    tokens = Tokens(TOKEN, lifetime=60)
+    viewer = Viewer(42, "Ann", "it")
+    token, expires = tokens.issue(viewer, now=1000.0)
+    assert expires == 1060
+    assert tokens.check(token, now=1059.0) == viewer
+    with pytest.raises(AuthError):
+        tokens.check(token, now=1060.0)
+    payload, sig = token.split(".")
+    for forged in (f"{payload}x.{sig}", f"{payload}.{sig[:-2]}AA", "", ".", payload):
+        with pytest.raises(AuthError):
+            tokens.check(forged, now=1000.0)
+    with pytest.raises(AuthError):  # another bot's token signs other sessions
+        Tokens("1111:other").check(token, now=1000.0)
+
+
+# ---------------------------------------------------------------------- snapshots
+
+
+def cards_in(snap: dict[str, Any]) -> set[int]:
+    """Every card a snapshot names, but the cards one may call (§7.5: any card)."""
+    found: set[int] = set()
+
+    def walk(x: Any, key: str = "") -> None:
+        if key == "choices":
+            for c in x:
+                assert (c["card"] is not None) == (c["kind"] == "call"), c
+            return
+        if isinstance(x, dict):
+            if {"id", "r", "s", "name"} <= set(x):
+                found.add(x["id"])
+            for k, v in x.items():
+                walk(v, k)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(snap)
+    return found
+
+
+def hidden_from(table: Table, seat: int) -> set[int]:
+    """The cards `seat` (or the spectator) may not see: other hands but what the rules make
+    public, and the talon but the face-up cards."""
+    hand = table.hand
+    assert hand is not None
+    obs = hand.observation(seat) if seat >= 0 else observe(hand, SPECTATOR)
+    public = {c for cards in obs.visible_hands.values() for c in cards}
+    public |= {obs.turned, obs.talon_next, obs.called_card}  # §7.5: the call is heard by all
+    hidden = {c for s, cards in enumerate(hand.hands) if s != seat for c in cards}
+    hidden |= set(hand.talon[hand.talon_pos :])
+    return hidden - public
+
+
+def check_secrets(table: Table) -> None:
+    hand = table.hand
+    assert hand is not None
+    for seat in [SPECTATOR, *range(table.n_players)]:
+        for lang in ("it", "en"):
+            snap = snapshot(table, seat, lang)
+            json.dumps(snap)  # plain JSON
+            leaked = cards_in(snap) & hidden_from(table, seat)
+            assert not leaked, (seat, leaked, snap)
+            if seat >= 0 and table.options.rules().blind:  # §6.2: one's own cards unseen
+                assert snap["hand"] == [] and snap["blind"] == len(hand.hands[seat])
+            elif seat >= 0:
+                assert sorted(c["id"] for c in snap["hand"]) == sorted(hand.hands[seat])
+            else:
+                assert snap["hand"] == [] and snap["choices"] == [] and snap["playable"] == []
+            if not table.options.rules().chiamata or hand.caller < 0:
+                continue
+            # §7.6: nothing tells who the socio is before the called card is played
+            auction = snap["auction"]
+            revealed = hand.reveal_trick >= 0 or hand.is_terminal() or hand.carichi
+            knows = revealed or seat == hand.partner
+            if not knows:
+                assert auction["socio"] == -1 and not auction["you_are_socio"], auction
+                assert not any(s["socio"] for s in snap["seats"])
+                text = json.dumps(snap, ensure_ascii=False).lower()
+                assert "socio" not in text.replace('"socio"', "").replace('"you_are_socio"', ""), (
+                    text
+                )
+            called = hand.called_card >= 0
+            if called and seat == hand.partner and seat != hand.caller and not revealed:
+                assert auction["you_are_socio"], (hand.phase, auction)
+
+
+def random_play(table: Table, rng: random.Random, every: int = 1) -> None:
+    """Play the hand to its end at random, checking the secrets after every `every` moves."""
+    hand = table.hand
+    assert hand is not None
+    step = 0
+    while not hand.is_terminal():
+        if step % every == 0:
+            check_secrets(table)
+        legal = hand.legal_actions()
+        table.apply(hand.current, rng.choice(legal))
+        table.move_no += 1
+        step += 1
+    table.finish_hand()
+    check_secrets(table)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_no_snapshot_shows_a_hidden_card_or_the_socio(variant: str) -> None:
+    configs = [c for c in CONFIGS if c[0] == variant]
+    for i, (_, opts, lang) in enumerate(configs[:6]):
+        table = new_table(variant, opts, lang, f"miniapp:{variant}:{i}")
+        random_play(table, random.Random(i), every=2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), config=st.sampled_from(CONFIGS))
+def test_snapshot_secrets_property(seed: int, config: tuple[str, dict[str, str], str]) -> None:
+    variant, opts, lang = config
+    table = new_table(variant, opts, lang, f"prop:{seed}")
+    random_play(table, random.Random(seed), every=3)
+
+
+def test_snapshot_offers_what_the_dm_buttons_offer() -> None:
+    """The page's cards and choices are the seat's legal actions, each with the stamp a DM
+    button of this turn carries; names come as text (the page never reads markup)."""
+    rng = random.Random(3)
+    for variant in ("chiamata", "due", "coperta"):
+        table = new_table(variant, {}, "it", f"offer:{variant}")
+        hand = table.hand
+        assert hand is not None
+        while not hand.is_terminal():
+            seat = hand.current
+            snap = snapshot(table, seat, "it")
+            offered = set(snap["playable"]) | {c["action"] for c in snap["choices"]}
+            assert offered == set(hand.legal_actions())
+            for c in snap["choices"]:
+                blind = A.BLIND <= c["action"] < A.CALL_RANK
+                assert c["stamp"] == (table.plays_by(seat) if blind else table.turn_start())
+            other = snapshot(table, (seat + 1) % table.n_players, "it")
+            assert other["playable"] == [] and other["choices"] == []
+            assert [s["name"] for s in snap["seats"]] == [
+                NAMES[i % len(NAMES)] for i in range(table.n_players)
+            ]
+            assert "<b>" not in snap["message"] and "&amp;" not in snap["message"]
+            table.apply(seat, rng.choice(hand.legal_actions()))
+
+
+def test_a_seat_left_to_the_computer_is_watched_as_a_spectator() -> None:
+    table = new_table("due", {}, "it", "left")
+    assert viewer_seat(table, 7_000_000_000) == 0
+    table.seats[0].level, table.seats[0].away = "normal", "left"
+    assert viewer_seat(table, 7_000_000_000) == SPECTATOR
+    assert viewer_seat(table, 1) == SPECTATOR
+
+
+def test_options_of_every_variant_parse() -> None:  # the configs above cover every variant
+    assert {c[0] for c in CONFIGS} == set(VARIANTS)
+    assert all(isinstance(Options.parse(v, o), Options) for v, o, _ in CONFIGS)
+
+
+async def test_hub_sends_each_page_its_own_view_and_polls_other_workers() -> None:
+    """`LiveHub`: each page gets the snapshot of its viewer; one that fell behind gets the
+    newest only; with other workers, a table moved on elsewhere is published by polling;
+    closing ends every page."""
+    import asyncio
+
+    from bot.webapp.hub import LiveHub
+
+    table = new_table("due", {}, "it", "hub")
+    hub = LiveHub()
+    seated = hub.open(table, Viewer(7_000_000_000, "A", "it"), "it")
+    watcher = hub.open(table, Viewer(5, "W", None), "en")
+    first = await seated.next(0.1)
+    assert first is not None and first["me"] == 0 and first["hand"]
+    spectator = await watcher.next(0.1)
+    assert spectator is not None and spectator["me"] == -1 and spectator["lang"] == "en"
+    assert await seated.next(0.01) is None  # nothing new: time for a keepalive
+    hand = table.hand
+    assert hand is not None
+    for _ in range(3):  # three moves while the page is busy: it gets the last one
+        table.apply(hand.current, hand.legal_actions()[0])
+        table.move_no += 1
+        hub.publish(table)
+    latest = await seated.next(0.1)
+    assert latest is not None and latest["move"] == table.move_no
+    assert await seated.next(0.01) is None
+    await watcher.next(0.1)
+
+    stored = {"move": table.move_no}
+
+    async def version(table_id: int) -> int | None:
+        return stored["move"]
+
+    async def load(table_id: int) -> Table | None:
+        return table
+
+    hub.poll(version, load, interval=0.01)
+    table.apply(hand.current, hand.legal_actions()[0])
+    table.move_no += 1
+    stored["move"] = table.move_no  # another worker stored a move
+    polled = await seated.next(2.0)
+    assert polled is not None and polled["move"] == table.move_no
+    hub.leave(watcher)
+    assert hub.watching(table.table_id) == 1
+    await hub.close()
+    assert await seated.next(1.0) is None and seated.closed
+    await asyncio.sleep(0)
