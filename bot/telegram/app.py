@@ -120,9 +120,11 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
         private_per_second=settings.private_rate_per_second,
         overall_per_second=settings.rate_per_second,
     ).shared_by(settings.workers)
+    builder = ApplicationBuilder()
+    if settings.webhook_url:  # updates come from the HTTP server (`_run_webhook`), no updater
+        builder = builder.updater(None)
     application = (
-        ApplicationBuilder()
-        .token(settings.bot_token.get_secret_value())
+        builder.token(settings.bot_token.get_secret_value())
         .base_url(settings.telegram_base_url)
         .defaults(Defaults(parse_mode=ParseMode.HTML))  # every message the bot sends is HTML
         .context_types(CONTEXT_TYPES)
