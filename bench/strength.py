@@ -17,7 +17,9 @@ success rate and how often each level wins the auction (per seat it holds).
 
 Besides the bot's levels, the bench knows baselines (`BASELINES`) to measure a change to a
 level against the level as it was: `normal0` is `normal` without its exact endgame (issue 17
-§6), e.g. `--variants due --matchups normal-normal0`.
+§6), e.g. `--variants due --matchups normal-normal0`; `normal1125` and `hard1125` are `normal`
+and `hard` exactly as they were on 2026-11-25 (their code read from git, `bench/frozen.py`),
+e.g. `--variants chiamata --matchups normal-normal1125`.
 """
 
 from __future__ import annotations
@@ -35,20 +37,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench import frozen
 from bot.engine import HandState, Options, first_dealer
+from bot.engine.tricks import trick_winner
 from bot.players import Player, make_player
 from bot.players.normal import NormalPlayer
 
-# Bench-only players: a level as it was before a change, to measure the change against.
-BASELINES: dict[str, Callable[[random.Random], Player]] = {
-    "normal0": lambda rng: NormalPlayer(rng, exact_endgame=False),
+# The commit whose `normal` is the baseline of issue 17 (the player as it was on 2026-11-25,
+# exact endgame included): `normal1125`
+NORMAL_1125 = "ced61b17e3e226739d9b21189f1ba7efd61c4f0e"
+
+# Bench-only players: a level as it was before a change, to measure the change against
+# (made from an rng, the hard player's budget and its fixed iterations).
+BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
+    "normal0": lambda rng, budget, iterations: NormalPlayer(rng, exact_endgame=False),
+    "normal1125": lambda rng, budget, iterations: frozen.normal_at(NORMAL_1125, rng),
+    "hard1125": lambda rng, budget, iterations: frozen.hard_at(
+        NORMAL_1125, rng, budget, iterations
+    ),
 }
 
 
 def bench_player(name: str, seed: str, budget: float, iterations: int | None) -> Player:
     """A level of the bot (`make_player`) or a baseline (`BASELINES`)."""
     if name in BASELINES:
-        return BASELINES[name](random.Random(f"player:{name}:{seed}"))
+        return BASELINES[name](random.Random(f"player:{name}:{seed}"), budget, iterations)
     return make_player(name, seed, budget=budget, iterations=iterations)
 
 
@@ -67,6 +80,8 @@ class DealResult:
     callers: dict[str, int] = field(default_factory=dict)
     caller_wins: dict[str, int] = field(default_factory=dict)
     hands: int = 0
+    score_diff: float = 0.0  # §7.12 score per A seat-hand minus per B seat-hand, both games
+    play: dict[str, int] = field(default_factory=dict)  # `chiamata_play` counts, "lv:what"
 
 
 def seat_levels(n: int, a: str, b: str, swap: bool) -> list[str]:
@@ -82,6 +97,7 @@ def play_deal(
     n = rules.n_players
     dealer = (first_dealer(seed, n) + k) % n
     diffs: list[float] = []
+    score_diffs: list[float] = []
     out = DealResult(0.0, 0, 0, {a: [], b: []})
     for swap in (False, True):
         levels = seat_levels(n, a, b, swap)
@@ -114,6 +130,12 @@ def play_deal(
             out.games += len(a_seats)
             out.a_score += sum(res.deltas[s] for s in a_seats)
             out.b_score += sum(res.deltas[s] for s in b_seats)
+            score_diffs.append(
+                sum(res.deltas[s] for s in a_seats) / len(a_seats)
+                - sum(res.deltas[s] for s in b_seats) / len(b_seats)
+            )
+            for key, v in chiamata_play(state, levels).items():
+                out.play[key] = out.play.get(key, 0) + v
             lv = levels[state.caller]
             out.hands += 1
             out.callers[lv] = out.callers.get(lv, 0) + 1
@@ -125,6 +147,55 @@ def play_deal(
             out.a_wins += int(side_a in res.winning_sides)
             out.games += 1
     out.diff = sum(diffs) / len(diffs)
+    out.score_diff = sum(score_diffs) / 2  # a redeal counts as 0
+    return out
+
+
+def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
+    """What a club player would look at in one finished chiamata hand (issue 17), counted
+    per level as "level:what": the socio's hands and how many it revealed in trick 1;
+    defenders' carichi (a plain Asso or Tre) thrown, not in last seat, onto a trick the
+    caller's side was winning, and their net card points (+ the carico's points when the
+    defenders took the trick back, - when the caller's side kept it); the same for every
+    carico a defender put, not in last seat, on a trick it did not win then, whoever was
+    winning it (loads: on a fellow defender's trick too); a caller alone by
+    calling a card of their own hand, and whether they won."""
+    out: dict[str, int] = {}
+
+    def add(lv: str, what: str, n: int = 1) -> None:
+        out[f"{lv}:{what}"] = out.get(f"{lv}:{what}", 0) + n
+
+    deck = state.rules.deck
+    suit, strength, points = deck.suit, deck.strength, deck.points
+    b = state.briscola
+    caller, partner = state.caller, state.partner
+    callers = {caller, partner}
+    if partner != caller:
+        add(levels[partner], "socio_hands")
+        if state.reveal_trick == 0:
+            add(levels[partner], "reveal_t1")
+    else:
+        add(levels[caller], "alone")
+        if 0 in state.result().winning_sides:
+            add(levels[caller], "alone_wins")
+    for s in range(state.rules.n_players):
+        if s not in callers:
+            add(levels[s], "defender_hands")
+    for trick in state.tricks:
+        cards: list[int] = []
+        for i, (seat, c) in enumerate(trick.plays):
+            last = i == len(trick.plays) - 1
+            if cards and not last and seat not in callers and points[c] >= 10 and suit[c] != b:
+                w = trick_winner(cards, suit, strength, b)
+                beats = trick_winner((cards[w], c), suit, strength, b) == 1
+                if not beats:
+                    sign = -1 if trick.winner in callers else 1
+                    add(levels[seat], "def_loads")
+                    add(levels[seat], "def_loads_net", sign * points[c])
+                    if trick.plays[w][0] in callers:
+                        add(levels[seat], "def_carichi")
+                        add(levels[seat], "def_carichi_net", sign * points[c])
+            cards.append(c)
     return out
 
 
@@ -209,7 +280,34 @@ def run_matchup(
         wins = {lv: sum(r.caller_wins.get(lv, 0) for r in results) for lv in (a, b)}
         a_seat_hands = sum(r.games for r in results)
         b_seat_hands = hands * n - a_seat_hands
+        sdiffs = [r.score_diff for r in results]
+        smean = statistics.fmean(sdiffs)
+        shalf = 1.96 * statistics.stdev(sdiffs) / math.sqrt(len(sdiffs)) if deals > 1 else 0.0
+        play: dict[str, int] = {}
+        for r in results:
+            for key, v in r.play.items():
+                play[key] = play.get(key, 0) + v
+
+        def per(lv: str, what: str, of: str) -> float | None:
+            total = play.get(f"{lv}:{of}", 0)
+            return round(play.get(f"{lv}:{what}", 0) / total, 4) if total else None
+
         summary["chiamata"] = {
+            # per deal: A's mean §7.12 score per seat-hand minus B's, the two games summed
+            "score_diff": round(smean / 2, 3),
+            "score_diff_ci95": [round((smean - shalf) / 2, 3), round((smean + shalf) / 2, 3)],
+            "play": {
+                lv: {
+                    "reveal_t1": per(lv, "reveal_t1", "socio_hands"),
+                    "def_carichi_per_hand": per(lv, "def_carichi", "defender_hands"),
+                    "def_carichi_net_per_hand": per(lv, "def_carichi_net", "defender_hands"),
+                    "def_loads_per_hand": per(lv, "def_loads", "defender_hands"),
+                    "def_loads_net_per_hand": per(lv, "def_loads_net", "defender_hands"),
+                    "alone": play.get(f"{lv}:alone", 0),
+                    "alone_wins": play.get(f"{lv}:alone_wins", 0),
+                }
+                for lv in (a, b)
+            },
             "hands": hands,
             "redeals": 2 * deals - hands,
             "score_per_seat_hand": {
@@ -266,7 +364,27 @@ def render(s: dict[str, Any]) -> str:
             f"auction wins per seat {a} {100 * c['auction_wins_per_seat'][a]:.1f}% "
             f"{b} {100 * c['auction_wins_per_seat'][b]:.1f}%  redeals {c['redeals']}"
         )
+        lines.append(
+            f"{'':9} {'':14} score diff/seat-hand {c['score_diff']:+.3f} "
+            f"[{c['score_diff_ci95'][0]:+.3f}, {c['score_diff_ci95'][1]:+.3f}]  "
+            + "  ".join(
+                f"{lv}: socio reveals in trick 1 {_pct(p['reveal_t1'])}, defenders' carichi "
+                f"{_num(p['def_carichi_per_hand'])}/hand net {_num(p['def_carichi_net_per_hand'])}"
+                f" (all loads {_num(p['def_loads_per_hand'])}/hand net "
+                f"{_num(p['def_loads_net_per_hand'])})"
+                f", alone {p['alone']} (won {p['alone_wins']})"
+                for lv, p in c["play"].items()
+            )
+        )
     return "\n".join(lines)
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
 
 
 def main(argv: list[str] | None = None) -> int:
