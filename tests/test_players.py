@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import random
 import statistics
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from bot.engine import NAME_SUIT, PLAY, HandState, Options, Trick, first_dealer
 from bot.engine import actions as A
 from bot.engine.cards import card_id
+from bot.engine.tricks import trick_winner
 from bot.players import LEVELS, PLAYERS, Player, configure, make_player
 from bot.players.hard import HardPlayer
+from bot.players.heuristics import NORMAL
 from bot.players.knowledge import REMOVED, TALON, Knowledge
 from bot.players.normal import NormalPlayer
 from bot.players.search import Solver, rollout, sides_of, solve_two
@@ -540,3 +544,65 @@ def test_normal_outscores_easy_in_chiamata() -> None:
     easy = sum(r.b_score for r in results) / easy_seat_hands
     assert normal > 0 > easy
     assert sum(r.a_score + r.b_score for r in results) == 0  # the ledger is zero-sum
+
+
+# --------------------------------------------------------------------------- chiamata defence
+
+
+def guarded_carichi(obs: Any) -> tuple[set[int], bool]:
+    """Issue 17 §1, a defender's view of the trick in front of it: the carichi (a plain Asso
+    or Tre) that would not win it, and whether the trick is one not to load: a known
+    opponent (the caller, or the revealed socio) is winning it, or, in last seat, a seat that
+    may be the hidden socio took it with a briscola."""
+    deck = obs.rules.deck
+    suit, strength, points = deck.suit, deck.strength, deck.points
+    b = obs.briscola
+    me = obs.seat
+    if obs.caller < 0 or obs.carichi or me == obs.caller or obs.partner == me or not obs.trick:
+        return set(), False
+    cards = [c for _, c in obs.trick]
+    w = trick_winner(cards, suit, strength, b)
+    w_seat, w_card = obs.trick[w]
+    known_foe = w_seat == obs.caller or (obs.partner_revealed and w_seat == obs.partner)
+    last = len(obs.trick) == obs.rules.n_players - 1
+    hidden_trumper = last and not obs.partner_revealed and suit[w_card] == b and suit[cards[0]] != b
+    losing = {
+        c
+        for c in obs.legal
+        if A.is_card(c)
+        and points[c] >= 10
+        and suit[c] != b
+        and trick_winner((w_card, c), suit, strength, b) == 0
+    }
+    return losing, known_foe or hidden_trumper
+
+
+def defence_breaches(style: Any, deals: int) -> tuple[int, int]:
+    """(positions where the rule applied and another card was there, carichi thrown there
+    anyway) over `deals` chiamata hands of five `normal` players with `style`."""
+    options = Options.parse("chiamata")
+    seen = breaches = 0
+    for k in range(deals):
+        state = HandState.deal(options, 417, k, first_dealer(417, 5))
+        players = [NormalPlayer(random.Random(f"{k}:{s}"), style) for s in range(5)]
+        while not state.is_terminal():
+            obs = state.observation(state.current)
+            action = players[state.current].act(obs)
+            if obs.phase == PLAY:
+                losing, guard = guarded_carichi(obs)
+                others = [c for c in obs.legal if A.is_card(c) and c not in losing]
+                if guard and losing and others:
+                    seen += 1
+                    breaches += action in losing
+            state.apply(action, state.current)
+    return seen, breaches
+
+
+def test_defenders_do_not_load_carichi_onto_an_opponents_trick() -> None:
+    """Issue 17 §1: a defender never throws a carico that does not win onto a trick a known
+    opponent is winning, nor in last seat onto a trick a possible socio took with a
+    briscola, when it has another card; without the rule `normal` did so often."""
+    seen, breaches = defence_breaches(NORMAL, 40)
+    assert seen > 30 and breaches == 0, (seen, breaches)
+    seen_old, breaches_old = defence_breaches(replace(NORMAL, guard_carichi=0.0), 40)
+    assert breaches_old > 5, (seen_old, breaches_old)

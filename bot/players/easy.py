@@ -16,7 +16,13 @@ from bot.players.heuristics import Style, score_cards
 from bot.players.knowledge import Knowledge
 from bot.players.simple import SimplePlayer
 
-CARELESS = Style(trump_power_talon=4.0, trump_power_end=2.0, trump_strength=0.2, feed_factor=0.0)
+CARELESS = Style(
+    trump_power_talon=4.0,
+    trump_power_end=2.0,
+    trump_strength=0.2,
+    feed_factor=0.0,
+    guard_carichi=0.0,  # easy throws its carichi about as it always did
+)
 SECOND_BEST = 0.18  # chance of settling for the second-best card
 ANY_CARD = 0.06  # chance of a careless card
 

@@ -31,6 +31,10 @@ class Style:
     feed_factor: float = 0.7  # points a later opponent adds when taking a lead
     caller_trump_lead: float = 3.0  # chiamata: the caller's side draws briscole
     hide_called: float = 3.0  # chiamata: the partner keeps the called card hidden
+    # chiamata, a defender's carico (issue 17 §1): not thrown onto a trick a known opponent
+    # is winning unless it wins it; not loaded in last seat onto a trick taken with a
+    # briscola by a seat that may be the hidden socio (such a seat mostly is)
+    guard_carichi: float = 25.0
 
 
 NORMAL = Style()
@@ -127,6 +131,19 @@ def score_cards(
 
     chiamata = rules.chiamata and obs.caller >= 0 and not obs.carichi
     caller_side = chiamata and (me == obs.caller or me == obs.partner)
+    # a defender as far as this seat knows, facing a trick an opponent is (likely) winning
+    guarded = False
+    if chiamata and not caller_side and w_card >= 0:
+        known_foe = w_seat == obs.caller or (obs.partner_revealed and w_seat == obs.partner)
+        hidden_trumper = (
+            not later
+            and w_seat != me
+            and not obs.partner_revealed
+            and b >= 0
+            and suit[w_card] == b
+            and suit[trick_cards[0]] != b
+        )
+        guarded = known_foe or hidden_trumper
     my_trumps = sum(1 for c in know.hand if suit[c] == b) if b >= 0 else 0
 
     scores: dict[int, float] = {}
@@ -167,6 +184,8 @@ def score_cards(
         p_mine = f_best * hold_vs_foes + (1.0 - f_best) * (1.0 - friends_miss)
         swing = (2.0 * p_mine - 1.0) * total - style.feed_factor * fed
         score = swing - keep_value(c)
+        if guarded and points[c] >= 10 and suit[c] != b and best != c:
+            score -= style.guard_carichi
         if chiamata:
             if (
                 caller_side
