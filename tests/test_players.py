@@ -606,3 +606,43 @@ def test_defenders_do_not_load_carichi_onto_an_opponents_trick() -> None:
     assert seen > 30 and breaches == 0, (seen, breaches)
     seen_old, breaches_old = defence_breaches(replace(NORMAL, guard_carichi=0.0), 40)
     assert breaches_old > 5, (seen_old, breaches_old)
+
+
+def test_s7_6_rollouts_keep_the_socio_hidden_from_the_others() -> None:
+    """Issue 17 §2: in the search's rollouts only the socio knows who the socio is until the
+    called card is played: a defender in last seat loads a trick the hidden socio is winning
+    as a friend's (as a real defender would), and stops once the socio is known."""
+    options = Options.parse("chiamata")
+    deck = options.rules().deck
+    suit, strength, points = deck.suit, deck.strength, deck.points
+    hidden_seen = revealed_differ = 0
+    rng = random.Random(12)
+    for k in range(300):
+        state = HandState.deal(options, 77, k, first_dealer(77, 5))
+        state.apply(A.CALL_RANK + 1)  # the first to speak calls the Asso, the others pass
+        while state.phase != NAME_SUIT:
+            state.apply(A.PASS)
+        caller = state.current
+        suits = [s for s in range(4) if card_id(1, s) not in state.hands[caller]]
+        state.apply(A.NAME_SUIT + rng.choice(suits))
+        while state.phase == PLAY:
+            trick = state.trick_plays()
+            if len(trick) == 4 and state.current not in (caller, state.partner):
+                cards = [c for _, c in trick]
+                w = trick_winner(cards, suit, strength, state.briscola)
+                if trick[w][0] == state.partner:
+                    hand = list(state.hands[state.current])
+                    b = state.briscola
+                    load = max(
+                        hand, key=lambda c: (suit[c] != b) * 100 + points[c] * 5 - strength[c]
+                    )
+                    after = state.clone()
+                    rollout(after, random.Random(0), eps=0.0)
+                    played = after.tricks[len(state.tricks)].plays[-1][1]
+                    if state.reveal_trick < 0:
+                        hidden_seen += 1
+                        assert played == load, (state.current, hand, played)
+                    else:
+                        revealed_differ += played != load
+            state.apply(random.Random(k).choice(state.legal_actions()))
+    assert hidden_seen > 20 and revealed_differ > 5, (hidden_seen, revealed_differ)

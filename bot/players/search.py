@@ -38,7 +38,12 @@ def rollout(
 ) -> None:
     """Play `state` to the end with the greedy policy (every seat); with `stop_at_empty`,
     stop at the start of the first trick after the talon is gone (to solve the rest).
-    Plays are made with `HandState.play_unchecked` (unchecked, not recorded in `state.actions`)."""
+    Plays are made with `HandState.play_unchecked` (unchecked, not recorded in `state.actions`).
+
+    Each seat plays on what it knows of the sides: in chiamata, until the called card is
+    played (§7.6), only the socio knows who the socio is; the caller and the defenders play
+    as if the caller stood alone against the others (a defender feeds a hidden socio as a
+    friend), so that staying hidden is worth something in the search (issue 17 §2)."""
     rules = state.rules
     suit = rules.deck.suit
     strength = rules.deck.strength
@@ -50,6 +55,16 @@ def rollout(
     hands = state.hands
     talon = state.talon
     order = state.trick_order
+    socio = state.partner
+    hidden = (
+        rules.chiamata
+        and state.caller >= 0
+        and not state.carichi
+        and socio != state.caller
+        and state.reveal_trick < 0
+    )
+    blind = tuple(0 if s == state.caller else 1 for s in range(len(sides)))
+    view = sides
     while state.phase == PLAY:
         trick = state.trick
         if not trick:
@@ -62,8 +77,14 @@ def rollout(
             order = state.trick_order  # a new trick (the order changes only between tricks)
         seat = state.current
         hand = hands[seat]
+        if hidden:
+            if state.reveal_trick >= 0:
+                hidden = False
+                view = sides
+            else:
+                view = sides if seat == socio else blind
         card = _greedy(
-            state, seat, hand, trick, order, sides, b, suit, strength, points, follow, rand, eps
+            state, seat, hand, trick, order, view, b, suit, strength, points, follow, rand, eps
         )
         state.play_unchecked(card)
 
