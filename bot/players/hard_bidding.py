@@ -152,7 +152,7 @@ class HardBidder:
                 state = dealt.clone()
                 state.assume_call(me, c, target)
                 play_rng.seed(seed)
-                rollout(state, play_rng)
+                rollout(state, play_rng, hide_socio=False)  # bids tuned on open sides
                 partner = state.partner
                 out[c].append(state.taken[me] + (state.taken[partner] if partner != me else 0))
             if (

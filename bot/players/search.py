@@ -34,7 +34,11 @@ def side_points(state: HandState, side: int, sides: tuple[int, ...]) -> int:
 
 
 def rollout(
-    state: HandState, rng: random.Random, eps: float = 0.08, stop_at_empty: bool = False
+    state: HandState,
+    rng: random.Random,
+    eps: float = 0.08,
+    stop_at_empty: bool = False,
+    hide_socio: bool = True,
 ) -> None:
     """Play `state` to the end with the greedy policy (every seat); with `stop_at_empty`,
     stop at the start of the first trick after the talon is gone (to solve the rest).
@@ -43,7 +47,8 @@ def rollout(
     Each seat plays on what it knows of the sides: in chiamata, until the called card is
     played (§7.6), only the socio knows who the socio is; the caller and the defenders play
     as if the caller stood alone against the others (a defender feeds a hidden socio as a
-    friend), so that staying hidden is worth something in the search (issue 17 §2)."""
+    friend), so that staying hidden is worth something in the search (issue 17 §2).
+    `hide_socio=False`: every seat knows the sides (the auction's estimates are tuned so)."""
     rules = state.rules
     suit = rules.deck.suit
     strength = rules.deck.strength
@@ -57,7 +62,8 @@ def rollout(
     order = state.trick_order
     socio = state.partner
     hidden = (
-        rules.chiamata
+        hide_socio
+        and rules.chiamata
         and state.caller >= 0
         and not state.carichi
         and socio != state.caller
