@@ -11,6 +11,7 @@ test command and by CI) installs it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -83,13 +84,7 @@ class MiniAppBot(BotProcess):
                     if (await client.get(self.url + "/app/")).status_code == 200:
                         return
                 assert time.monotonic() < deadline, self.log_text()[-3000:]
-                await _sleep(0.1)
-
-
-async def _sleep(seconds: float) -> None:
-    import asyncio
-
-    await asyncio.sleep(seconds)
+                await asyncio.sleep(0.1)
 
 
 def signed_init_data(

@@ -22,7 +22,7 @@ import httpx
 from playwright.async_api import Page
 
 from bot.engine import actions as A
-from tests.fake_telegram import FakeTelegram, FakeUser
+from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
 from tests.miniapp_browser import (
     SHORT_NAME,
     MiniAppBot,
@@ -39,6 +39,7 @@ from tests.test_e2e import (
     BOT_NAME,
     OK,
     WAIT,
+    BotProcess,
     Store,
     act_buttons,
     action_of,
@@ -63,6 +64,16 @@ def version(store: Store, chat_id: int) -> int:
 
 def moved_on(store: Store, chat_id: int, since: int) -> Callable[[], bool]:
     return lambda: version(store, chat_id) > since
+
+
+async def due_table(
+    bot: BotProcess, group: FakeChat, ann: FakeUser, bob: FakeUser
+) -> tuple[Store, int]:
+    """The bot started; Ann opens a due table in the group, Bob joins, Ann starts it."""
+    store = await start_bot(bot, [ann, bob])
+    await open_table(bot.fake, group, ann, [bob], "due")
+    await start_table(bot.fake, group, ann)
+    return store, int(store.table(group.id)["table_id"])
 
 
 def card_gone(fake: FakeTelegram, who: FakeUser, card: int) -> Callable[[], bool]:
@@ -300,6 +311,18 @@ async def test_chiamata_five_browsers_and_dm_buttons_with_a_spectator(tmp_path: 
                 assert {p.id for p in people} <= movers
                 data = check_ledger(bot, group.id, hands=1)
                 assert set(map(int, data["hands"][0]["deltas"])) == {p.id for p in people}
+                # RULES.md 2.5, play goes counter-clockwise: from Ann's chair (bottom) the
+                # next seat sits on her right, the one before her on her left
+                ann_page = pages[people[0].id]
+                boxes = [await seat_box(ann_page, s) for s in range(5)]
+                assert boxes[1]["x"] > boxes[0]["x"] > boxes[4]["x"], boxes
+                # the next hand, asked for in the page
+                match_over = "Partita finita" in table_message(fake, group).text
+                assert not match_over  # the match to 11 goes on
+                await ann_page.click("#next-hand")
+                await fake.wait_for(lambda: state(store, group.id).hand_index == 1, WAIT)
+                await move_shown(ann_page, version(store, group.id))
+                assert await ann_page.locator("#result").is_hidden()
                 assert await bot.stop() == 0
             await asyncio.wait_for(stream, WAIT)
             bot.check_logs()
@@ -365,10 +388,7 @@ async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
         mallory = fake.user(1803, "Mallory")
         group = fake.group(-1001800, "Safe")
         with bot_guard(MiniAppBot(fake, tmp_path)) as bot:
-            store = await start_bot(bot, [ann, bob])
-            await open_table(fake, group, ann, [bob], "due")
-            await start_table(fake, group, ann)
-            tid = int(store.table(group.id)["table_id"])
+            store, tid = await due_table(bot, group, ann, bob)
             before = store.snapshot(group.id)
             async with httpx.AsyncClient(base_url=bot.url) as client:
                 bad = {
@@ -440,10 +460,7 @@ async def test_page_reconnects_to_a_restarted_bot(tmp_path: Path) -> None:
         ann, bob = fake.user(1901, "Ann"), fake.user(1902, "Bob")
         group = fake.group(-1001900, "Restart")
         with bot_guard(MiniAppBot(fake, tmp_path)) as bot:
-            store = await start_bot(bot, [ann, bob])
-            await open_table(fake, group, ann, [bob], "due")
-            await start_table(fake, group, ann)
-            tid = int(store.table(group.id)["table_id"])
+            store, tid = await due_table(bot, group, ann, bob)
             async with chromium() as browser:
                 _, page = await open_page(browser, bot, ann, tid)
                 await move_shown(page, version(store, group.id))
@@ -476,6 +493,13 @@ async def test_page_reconnects_to_a_restarted_bot(tmp_path: Path) -> None:
         assert page_errors() == []
 
 
+async def seat_box(page: Page, seat: int) -> dict[str, float]:
+    """The centre of `seat`'s place on the page's table."""
+    box = await page.locator(f'#seats [data-seat="{seat}"]').bounding_box()
+    assert box is not None
+    return {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+
+
 def card_buttons_of(buttons: list[Any]) -> list[Any]:
     return [b for b in buttons if action_of(b) < A.CALL_RANK]
 
@@ -492,13 +516,13 @@ async def test_webhook_mode_serves_updates_and_the_mini_app_on_one_port(tmp_path
         )
         with bot_guard(bot):
             fake.deliver_webhook_to(lambda update: [bot.url])
-            store = await start_bot(bot, [ann, bob])
+            store, tid = await due_table(bot, group, ann, bob)
             assert fake.count("getUpdates") == 0
-            await open_table(fake, group, ann, [bob], "due")
-            await start_table(fake, group, ann)
-            tid = int(store.table(group.id)["table_id"])
             base = f"http://127.0.0.1:{bot.port}"
             async with httpx.AsyncClient(base_url=base) as client:
+                moved = await client.get("/app?tgWebAppStartParam=t1", follow_redirects=False)
+                assert moved.status_code == 302
+                assert moved.headers["location"] == "/app/?tgWebAppStartParam=t1"
                 page = await client.get("/app/")
                 assert page.status_code == 200 and "telegram-web-app.js" in page.text
                 assert "default-src 'self'" in page.headers["content-security-policy"]

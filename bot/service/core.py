@@ -182,8 +182,10 @@ class ServiceCore:
         return table_message(table, lang, app_link=self.miniapp_link(table.table_id))
 
     async def table_view(self, table_id: int) -> Table | None:
-        """The table as it is now, open or closed (the Mini App shows a finished one too)."""
-        table = await self._current(table_id)
+        """The table as stored now, open or closed (the Mini App shows a finished one too).
+        Under the table's lock: a move applied in memory is not shown before it is stored."""
+        async with self._lock(table_id):
+            table = await self._current(table_id)
         if table is not None:
             return table
         row = await self.db.get_table(table_id)

@@ -17,7 +17,7 @@ import hmac
 import json
 import time
 from dataclasses import dataclass
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from bot.i18n import lang_of
 
@@ -53,8 +53,6 @@ def sign_init_data(fields: dict[str, str], bot_token: str) -> str:
     Telegram; the check below is what matters)."""
     check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()) if k != "hash")
     digest = hmac.new(_secret_key(bot_token), check.encode(), hashlib.sha256).hexdigest()
-    from urllib.parse import urlencode
-
     return urlencode({**fields, "hash": digest})
 
 

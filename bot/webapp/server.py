@@ -84,7 +84,8 @@ class MiniApp:
 
     async def to_page(self, request: web.Request) -> web.StreamResponse:
         """`/app` -> `/app/` (the page's files are relative to it), the query kept."""
-        raise web.HTTPFound(request.rel_url.with_path("/app/"))
+        url = request.rel_url
+        raise web.HTTPFound(url.with_path("/app/").with_query(url.query))
 
     async def page(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
