@@ -327,7 +327,7 @@ async def test_chiamata_five_browsers_and_dm_buttons_with_a_spectator(tmp_path: 
             await asyncio.wait_for(stream, WAIT)
             bot.check_logs()
         assert page_errors() == []
-    reveal = next(m for m, _, _, a, _ in store.moves(tid) if a == st.called_card)
+    reveal = next(m for m, h, _, a, _ in store.moves(tid) if h == 0 and a == st.called_card)
     for events in (raw_events, browser_events):
         check_spectator_stream(events, st, reveal)
 
@@ -361,6 +361,7 @@ def check_spectator_stream(events: list[dict[str, Any]], st: Any, reveal: int) -
     """§7.6 and the hidden cards, on what reached the spectator: no hand, no choices, no
     card that was not on the table by then, and no socio before the version at which the
     called card was played."""
+    events = [e for e in events if e["hand_index"] == st.hand_index]  # the next one began
     assert events, "no event reached the spectator"
     played = {c for t in st.tricks for _, c in t.plays}
     before = [e for e in events if e["move"] < reveal]
