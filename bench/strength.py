@@ -19,7 +19,9 @@ Besides the bot's levels, the bench knows baselines (`BASELINES`) to measure a c
 level against the level as it was: `normal0` is `normal` without its exact endgame (issue 17
 §6), e.g. `--variants due --matchups normal-normal0`; `normal1125` and `hard1125` are `normal`
 and `hard` exactly as they were on 2026-11-25 (their code read from git, `bench/frozen.py`),
-e.g. `--variants chiamata --matchups normal-normal1125`.
+e.g. `--variants chiamata --matchups normal-normal1125`; `hard1126` is `hard` as it was
+before its search got cheaper (2026-11-26), e.g. `--matchups hard-hard1126` for the CPU it
+spends per seat-hand (printed per level) and the strength it keeps.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ from bot.players.normal import NormalPlayer
 # The commit whose `normal` is the baseline of issue 17 (the player as it was on 2026-11-25,
 # exact endgame included): `normal1125`
 NORMAL_1125 = "ced61b17e3e226739d9b21189f1ba7efd61c4f0e"
+# `hard` before its search got cheaper (issue 17, CPU): `hard1126`, the players of 2026-11-26
+# with the socio hidden in rollouts, one evaluation of every move in every world
+HARD_1126 = "d0fb7ad3f43c76727cf13a323a0639c9bae2c922"
 
 # Bench-only players: a level as it was before a change, to measure the change against
 # (made from an rng, the hard player's budget and its fixed iterations).
@@ -55,6 +60,7 @@ BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
     "hard1125": lambda rng, budget, iterations: frozen.hard_at(
         NORMAL_1125, rng, budget, iterations
     ),
+    "hard1126": lambda rng, budget, iterations: frozen.hard_at(HARD_1126, rng, budget, iterations),
 }
 
 
@@ -74,6 +80,7 @@ class DealResult:
     a_wins: int
     games: int  # games that count for the win rate (seat-hands in chiamata)
     times: dict[str, list[float]] = field(default_factory=dict)
+    seat_hands: dict[str, int] = field(default_factory=dict)  # seats held, per level
     # chiamata
     a_score: float = 0.0
     b_score: float = 0.0
@@ -116,6 +123,8 @@ def play_deal(
                 out.times[levels[seat]].append(dt)
             state.apply(action, seat)
         res = state.result()
+        for lv in levels:
+            out.seat_hands[lv] = out.seat_hands.get(lv, 0) + 1
         a_seats = [s for s in range(n) if levels[s] == a]
         b_seats = [s for s in range(n) if levels[s] == b]
         if rules.chiamata:
@@ -158,8 +167,11 @@ def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
     caller's side was winning, and their net card points (+ the carico's points when the
     defenders took the trick back, - when the caller's side kept it); the same for every
     carico a defender put, not in last seat, on a trick it did not win then, whoever was
-    winning it (loads: on a fellow defender's trick too); a caller alone by
-    calling a card of their own hand, and whether they won."""
+    winning it (loads: on a fellow defender's trick too); a caller alone by calling a card
+    of their own hand, and whether they won; leads of a bare carico (a plain Asso, or a
+    plain Tre while its Asso is still out: not yet played, not the leader's) and the net
+    card points of those tricks (+ the trick's points when the leader's side took it, -
+    when the other side did)."""
     out: dict[str, int] = {}
 
     def add(lv: str, what: str, n: int = 1) -> None:
@@ -181,7 +193,21 @@ def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
     for s in range(state.rules.n_players):
         if s not in callers:
             add(levels[s], "defender_hands")
-    for trick in state.tricks:
+    side = state.sides()
+    played: set[int] = set()
+    for t, trick in enumerate(state.tricks):
+        leader, lead = trick.plays[0]
+        add(levels[leader], "leads")
+        if suit[lead] != b and points[lead] >= 10:
+            asso = next(x for x in range(deck.size) if suit[x] == suit[lead] and points[x] == 11)
+            # the leader's hand then: no talon in chiamata, so the cards it plays from here on
+            later = state.tricks[t:]
+            holds = any(c == asso for u in later for seat, c in u.plays if seat == leader)
+            if points[lead] == 11 or (asso not in played and not holds):
+                add(levels[leader], "bare_carico_leads")
+                sign = 1 if side[trick.winner] == side[leader] else -1
+                add(levels[leader], "bare_carico_net", sign * trick.points)
+        played.update(trick.cards)
         cards: list[int] = []
         for i, (seat, c) in enumerate(trick.plays):
             last = i == len(trick.plays) - 1
@@ -247,9 +273,12 @@ def run_matchup(
     half = 1.96 * sd / math.sqrt(len(diffs)) if diffs else 0.0
     games = sum(r.games for r in results)
     times: dict[str, list[float]] = {a: [], b: []}
+    seat_hands = {a: 0, b: 0}
     for r in results:
         for lv, ts in r.times.items():
             times[lv].extend(ts)
+        for lv, n_seats in r.seat_hands.items():
+            seat_hands[lv] += n_seats
     summary: dict[str, Any] = {
         "variant": variant,
         "matchup": f"{a}-{b}",
@@ -267,6 +296,8 @@ def run_matchup(
                 "p50": round(1000 * percentile(ts, 0.5), 2),
                 "p95": round(1000 * percentile(ts, 0.95), 2),
                 "max": round(1000 * max(ts), 2) if ts else None,
+                # thinking time per hand played in one seat (CPU: one process per core)
+                "per_seat_hand": round(1000 * sum(ts) / max(1, seat_hands[lv]), 1),
             }
             for lv, ts in times.items()
         },
@@ -303,6 +334,8 @@ def run_matchup(
                     "def_carichi_net_per_hand": per(lv, "def_carichi_net", "defender_hands"),
                     "def_loads_per_hand": per(lv, "def_loads", "defender_hands"),
                     "def_loads_net_per_hand": per(lv, "def_loads_net", "defender_hands"),
+                    "bare_carico_leads": per(lv, "bare_carico_leads", "leads"),
+                    "bare_carico_net": per(lv, "bare_carico_net", "bare_carico_leads"),
                     "alone": play.get(f"{lv}:alone", 0),
                     "alone_wins": play.get(f"{lv}:alone_wins", 0),
                 }
@@ -347,6 +380,7 @@ def render(s: dict[str, Any]) -> str:
         f"win {100 * (s['win_rate'] or 0):5.1f}%  "
         + "  ".join(
             f"{lv} p50/p95 {s['decision_ms'][lv]['p50']:.1f}/{s['decision_ms'][lv]['p95']:.1f} ms"
+            f" ({s['decision_ms'][lv]['per_seat_hand'] / 1000:.2f} s/seat-hand)"
             for lv in (a, b)
         )
         + f"  ({s['seconds']:.0f}s)"
@@ -372,6 +406,8 @@ def render(s: dict[str, Any]) -> str:
                 f"{_num(p['def_carichi_per_hand'])}/hand net {_num(p['def_carichi_net_per_hand'])}"
                 f" (all loads {_num(p['def_loads_per_hand'])}/hand net "
                 f"{_num(p['def_loads_net_per_hand'])})"
+                f", bare carichi {_pct(p['bare_carico_leads'])} of leads net "
+                f"{_num(p['bare_carico_net'])}/lead"
                 f", alone {p['alone']} (won {p['alone_wins']})"
                 for lv, p in c["play"].items()
             )

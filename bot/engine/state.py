@@ -503,10 +503,13 @@ class HandState:
             return
         self._finish_trick()
 
-    def _finish_trick(self) -> None:
+    def _finish_trick(self, best: int = -1, pts: int = 0) -> None:
+        """The trick is complete: it goes to its taker (`best`, `pts`: `take`'s answer when
+        the caller already knows it), the seats draw, the next trick starts or the hand ends."""
         trick = self.trick
         order = self._order
-        best, pts = take(trick, self._suit, self._strength, self._points, self.briscola)  # §2.3
+        if best < 0:
+            best, pts = take(trick, self._suit, self._strength, self._points, self.briscola)  # §2.3
         winner = order[best]
         self.taken[winner] += pts
         self.won[winner] += 1

@@ -4,8 +4,11 @@ Each move: sample a world (every hidden card placed consistently with what the s
 `Knowledge.sample_world`), evaluate every legal card in it — by exact alpha-beta on card
 points when few cards are left (`Solver`), else by a greedy rollout to the end of the hand with
 the same random stream for every card — and average over the worlds. Anytime: it samples until
-the time budget (default 0.2 s) is spent, or stops early when one card is ahead of every other
-by a clear margin (paired over the same worlds), or has seen every world there is. When only
+the time budget (default 0.2 s) is spent, or has seen every world there is, or one card is
+left: after the first worlds, a card is no longer evaluated once it can no longer be chosen
+(successive elimination on differences paired over the same worlds: clearly worse than the
+best, or clearly unable to beat the judgement's choice by `OVERRIDE`), which on most
+decisions ends the search in a fraction of the budget. When only
 one world is possible (two players, talon empty) it solves the rest of the hand exactly.
 A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests.
 
@@ -48,7 +51,7 @@ class HardPlayer:
         budget: float = DEFAULT_BUDGET,
         iterations: int | None = None,
         min_worlds: int = 16,
-        z: float = 2.6,
+        z: float = 1.25,
         z_override: float = 2.0,
     ) -> None:
         self._rng = rng
@@ -106,7 +109,7 @@ class HardPlayer:
         # last tricks (everything known then) are solved exactly.
         finish = n_players == 2 and rules.plays_per_trick == 1 and not rules.follow_suit
 
-        def evaluate(world: World) -> list[float]:
+        def evaluate(world: World, cards: list[int]) -> list[float]:
             state = HandState.from_observation(obs, world)
             sides = sides_of(state)
             my_side = sides[me]
@@ -115,14 +118,14 @@ class HardPlayer:
             if two and solve_ok[0] and _solvable(state):
                 base = side_points(state, my_side, sides)
                 try:
-                    exact = Solver(state, mine, max_nodes=MAX_NODES).root_values(moves)
+                    exact = Solver(state, mine, max_nodes=MAX_NODES).root_values(cards)
                     return [_utility(base + v, my_side, target, two, obs) for v in exact]
                 except SolverLimit:
                     solve_ok[0] = False  # rollouts from now on
             seed = rng.getrandbits(32)
             stop = finish and two
             out = []
-            for c in moves:
+            for c in cards:
                 s = state.clone()
                 s.apply(c)
                 play_rng.seed(seed)  # the same stream for every card: paired estimates
@@ -153,7 +156,7 @@ class HardPlayer:
             for world, w in listed:
                 if w <= 0.0:
                     continue
-                vals = evaluate(world)
+                vals = evaluate(world, moves)
                 if not solve_ok[0]:
                     weight = 0.0
                     break
@@ -167,49 +170,48 @@ class HardPlayer:
                 best = max(range(k), key=lambda i: (totals[i], prior[moves[i]]))
                 return moves[best]
         values: list[list[float]] = [[] for _ in range(k)]
-        weights: list[float] = []
         max_worlds = self.iterations or 100_000
         worlds = 0
         exact = False
         # The judgement's choice is the anchor: rollout estimates (biased by the rollout
         # policy, noisy) must beat it clearly to override it; exact ones just pick the best.
         anchor = max(range(k), key=lambda i: (prior[moves[i]], -moves[i]))
+        active = list(range(k))  # the moves still evaluated (`_prune` drops the others)
         while worlds < max_worlds:
             world = know.sample_world(rng)
-            w = 1.0  # every world counts the same (the soft weights shaped the sampling)
             if worlds == 0:
                 exact = self._exact_late(obs) and _solvable(HandState.from_observation(obs, world))
-            for i, v in enumerate(evaluate(world)):
+            vals = evaluate(world, [moves[i] for i in active])
+            for i, v in zip(active, vals, strict=True):
                 values[i].append(v)
             exact = exact and solve_ok[0]
-            weights.append(w)
             worlds += 1
             if time.perf_counter() >= deadline:
                 break
-            if (
-                worlds >= self.min_worlds
-                and worlds % 4 == 0
-                and self._settled(values, weights, None if exact else anchor)
-            ):
-                break
+            if worlds >= self.min_worlds and worlds % 4 == 0:
+                active = self._prune(values, active, None if exact else anchor)
+                if len(active) == 1:
+                    break
         self.last_worlds = worlds
-        return moves[self._choose(values, weights, None if exact else anchor, prior, moves)]
+        return moves[self._choose(values, active, None if exact else anchor, prior, moves)]
 
     def _choose(
         self,
         values: list[list[float]],
-        weights: list[float],
+        active: list[int],
         anchor: int | None,
         prior: dict[int, float],
         moves: list[int],
     ) -> int:
-        k = len(values)
-        wsum = sum(weights) or 1.0
-        means = [sum(w * x for w, x in zip(weights, v, strict=True)) / wsum for v in values]
-        best = max(range(k), key=lambda i: (means[i], prior[moves[i]]))
+        """The move with the best mean among those still evaluated; with an anchor, another
+        move only if it beats the anchor clearly (by `OVERRIDE`, `z_override` errors)."""
+        if len(active) == 1:
+            return active[0]
+        means = {i: sum(values[i]) / len(values[i]) for i in active}
+        best = max(active, key=lambda i: (means[i], prior[moves[i]]))
         if anchor is None or best == anchor:
             return best
-        m, half = _paired(values[best], values[anchor], weights, self.z_override)
+        m, half = _paired(values[best], values[anchor], self.z_override)
         if m > OVERRIDE and m > half:
             return best
         return anchor
@@ -219,59 +221,50 @@ class HardPlayer:
         left = sum(obs.hand_sizes) + obs.talon_left
         return left <= SOLVE_CARDS and obs.rules.plays_per_trick == 1
 
-    def _settled(self, values: list[list[float]], weights: list[float], anchor: int | None) -> bool:
-        """Whether more worlds would not change the answer. Without an anchor: one move leads
-        every other by more than `z` standard errors of the paired difference (the same
-        worlds, weighted), or every other is known to be within `INDIFFERENT` points of it.
-        With an anchor: no move can still beat it by `OVERRIDE`, or one clearly does."""
-        wsum = sum(weights)
-        if wsum <= 0.0:
-            return False
-        n_eff = wsum * wsum / sum(w * w for w in weights)
-        if n_eff < self.min_worlds / 2:
-            return False
-        means = [sum(w * x for w, x in zip(weights, v, strict=True)) / wsum for v in values]
-        best = max(range(len(values)), key=lambda i: means[i])
-        if anchor is not None:
-            if best == anchor:
-                ref = values[anchor]
-                return all(
-                    _paired(v, ref, weights, self.z)[0] + _paired(v, ref, weights, self.z)[1]
-                    < OVERRIDE
-                    for i, v in enumerate(values)
-                    if i != anchor
-                )
-            m, half = _paired(values[best], values[anchor], weights, self.z)
-            if m - half < OVERRIDE:
-                return m + half < OVERRIDE  # nothing will override
-            others = [i for i in range(len(values)) if i not in (best, anchor)]
-            return all(
-                sum(_paired(values[best], values[i], weights, self.z)) > 0
-                and _paired(values[best], values[i], weights, self.z)[0]
-                > _paired(values[best], values[i], weights, self.z)[1]
-                for i in others
-            )
-        vb = values[best]
-        for i, v in enumerate(values):
-            if i == best:
+    def _prune(self, values: list[list[float]], active: list[int], anchor: int | None) -> list[int]:
+        """The moves worth more worlds (successive elimination, on paired differences over
+        the same worlds, `z` standard errors). Without an anchor: a move is dropped once the
+        best one leads it clearly, or once it is known to be within `INDIFFERENT` points of
+        the best (the choice between them no longer matters). With an anchor (kept to the
+        end): a move is dropped once it clearly cannot beat the anchor by `OVERRIDE` — it
+        could not be chosen over it — or once another move clearly beats it. Evaluation
+        stops when one move is left."""
+        z = self.z
+        means = {i: sum(values[i]) / len(values[i]) for i in active}
+        best = max(active, key=lambda i: means[i])
+        keep = []
+        for i in active:
+            if i == anchor:
+                keep.append(i)
                 continue
-            m, half = _paired(vb, v, weights, self.z)
-            if m < half and half > INDIFFERENT:
-                return False
-        return True
+            if i != best:
+                m, half = _paired(values[best], values[i], z)
+                if m > half or (anchor is None and half <= INDIFFERENT):
+                    continue  # clearly worse than the best, or as good as it
+            if anchor is not None:
+                m, half = _paired(values[i], values[anchor], z)
+                if m + half < OVERRIDE:
+                    continue  # cannot be chosen over the anchor
+            keep.append(i)
+        if anchor is not None and len(keep) == 2 and best in keep and best != anchor:
+            # the anchor is overridden beyond doubt (`_choose`'s test, with the stricter of
+            # the two confidences), and by this move only
+            m, half = _paired(values[best], values[anchor], max(z, self.z_override))
+            if m - half > OVERRIDE:
+                return [best]
+        return keep
 
 
-def _paired(a: list[float], b: list[float], weights: list[float], z: float) -> tuple[float, float]:
-    """Weighted mean of a - b over the same worlds, and `z` standard errors of it."""
-    wsum = sum(weights)
-    if wsum <= 0.0:
+def _paired(a: list[float], b: list[float], z: float) -> tuple[float, float]:
+    """Mean of a - b over the worlds both were evaluated in (the first ones), and `z`
+    standard errors of it."""
+    n = min(len(a), len(b))
+    if n <= 1:
         return 0.0, math.inf
-    n_eff = wsum * wsum / sum(w * w for w in weights)
-    m = sum(w * (x - y) for w, x, y in zip(weights, a, b, strict=True)) / wsum
-    if n_eff <= 1.0:
-        return m, math.inf
-    var = sum(w * (x - y - m) ** 2 for w, x, y in zip(weights, a, b, strict=True)) / wsum
-    return m, z * math.sqrt(var / (n_eff - 1.0))
+    d = [a[j] - b[j] for j in range(n)]
+    m = sum(d) / n
+    var = sum((x - m) ** 2 for x in d) / n
+    return m, z * math.sqrt(var / (n - 1.0))
 
 
 def _solvable(state: HandState) -> bool:

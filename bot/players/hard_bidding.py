@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 
 from bot.engine import actions as A
 from bot.engine.cards import card_id
@@ -30,6 +31,12 @@ from bot.players.search import rollout
 CARICHI_CARD = -1  # candidate marker for a carichi call (§7.8), as `HandState.assume_call` takes it
 MIN_SAMPLES = 6
 MAX_SAMPLES = 400
+# Sampling stops early once the decision is clear: after `SETTLE_MIN` deals, checked every
+# `SETTLE_EVERY`, when each estimate it rests on is `SETTLE_Z` standard errors from the line
+# it is compared with (the auction's margin, or the best call's rival).
+SETTLE_MIN = 24
+SETTLE_EVERY = 8
+SETTLE_Z = 1.5
 CALL_MARGIN = -0.15  # a call must beat this expected score: passing is worth less than 0
 # (a defender loses when the chiamante wins, and chiamanti win more often than not)
 
@@ -56,8 +63,15 @@ class HardBidder:
                 twos = self._card_candidates(obs)
             else:  # after the Two (§7.3): which Two would it name?
                 twos = [card_id(2, s) for s in range(4)]
-            res = self._evaluate(obs, twos)
             p = point_bids[0]
+
+            def points_clear(res: dict[int, list[int]]) -> bool:
+                bounds = [_bounds(obs, c, pts, p) for c, pts in res.items()]
+                return any(lo > CALL_MARGIN for lo, _ in bounds) or all(
+                    hi < CALL_MARGIN for _, hi in bounds
+                )
+
+            res = self._evaluate(obs, twos, points_clear)
             best = max(_expected(obs, c, pts, p) for c, pts in res.items())
             return A.BID_POINTS + p if best > CALL_MARGIN else A.PASS
         deck = obs.rules.deck
@@ -77,8 +91,22 @@ class HardBidder:
             cands.append(CARICHI_CARD)
         if not cands:
             return A.PASS
-        res = self._evaluate(obs, cands)
         target = 61
+
+        def rank_clear(res: dict[int, list[int]]) -> bool:
+            # every call up to the first clearly worth making is clearly on its side of the
+            # margin (the strongest rank first, carichi too)
+            for c in [x for x in cands if x != CARICHI_CARD] + [CARICHI_CARD] * (
+                CARICHI_CARD in cands
+            ):
+                lo, hi = _bounds(obs, c, res[c], target)
+                if lo > CALL_MARGIN and c != CARICHI_CARD:
+                    return CARICHI_CARD not in cands
+                if hi >= CALL_MARGIN:
+                    return False
+            return True
+
+        res = self._evaluate(obs, cands, rank_clear)
         if (
             CARICHI_CARD in res
             and _expected(obs, CARICHI_CARD, res[CARICHI_CARD], target)
@@ -98,13 +126,13 @@ class HardBidder:
             a - A.CALL_RANK for _, a in reversed(obs.bids) if A.CALL_RANK <= a < A.BID_POINTS
         )
         cands = [card_id(rank, s) for s in range(4)]
-        res = self._evaluate(obs, cands)
+        res = self._evaluate(obs, cands, _best_clear(obs, obs.target))
         best = max(cands, key=lambda c: _expected(obs, c, res[c], obs.target))
         return obs.rules.deck.suit[best]
 
     def call_card(self, obs: Observation) -> int:
         cands = self._card_candidates(obs)
-        res = self._evaluate(obs, cands)
+        res = self._evaluate(obs, cands, _best_clear(obs, obs.target))
         return max(cands, key=lambda c: _expected(obs, c, res[c], obs.target))
 
     def _card_candidates(self, obs: Observation) -> list[int]:
@@ -123,7 +151,15 @@ class HardBidder:
 
     # ------------------------------------------------------------------ Monte Carlo
 
-    def _evaluate(self, obs: Observation, cands: list[int]) -> dict[int, list[int]]:
+    def _evaluate(
+        self,
+        obs: Observation,
+        cands: list[int],
+        settled: Callable[[dict[int, list[int]]], bool] | None = None,
+    ) -> dict[int, list[int]]:
+        """The caller side's card points per candidate call over deals of the unseen cards
+        (the same deals for every candidate), until the budget is spent, `iterations` deals
+        are done, or `settled` says the decision is clear (never with fixed iterations)."""
         rules = obs.rules
         n = rules.n_players
         me = obs.seat
@@ -155,13 +191,37 @@ class HardBidder:
                 rollout(state, play_rng, hide_socio=False)  # bids tuned on open sides
                 partner = state.partner
                 out[c].append(state.taken[me] + (state.taken[partner] if partner != me else 0))
-            if (
-                self._samples is None
-                and i + 1 >= MIN_SAMPLES
-                and time.perf_counter() >= self._deadline
-            ):
-                break
+            if self._samples is None and i + 1 >= MIN_SAMPLES:
+                if time.perf_counter() >= self._deadline:
+                    break
+                if (
+                    settled is not None
+                    and i + 1 >= SETTLE_MIN
+                    and (i + 1) % SETTLE_EVERY == 0
+                    and settled(out)
+                ):
+                    break
         return out
+
+
+def _bounds(obs: Observation, card: int, pts: list[int], target: int) -> tuple[float, float]:
+    """`_expected` give or take `SETTLE_Z` standard errors."""
+    e = _expected(obs, card, pts, target)
+    p = sum(1 for x in pts if x >= target) / len(pts)
+    gain = abs(_expected(obs, card, [target], target))  # the score at stake
+    half = SETTLE_Z * 2.0 * gain * math.sqrt(max(p * (1.0 - p), 0.25 / len(pts)) / len(pts))
+    return e - half, e + half
+
+
+def _best_clear(obs: Observation, target: int) -> Callable[[dict[int, list[int]]], bool]:
+    """Settled when the best call's lower bound is above every other's upper bound."""
+
+    def clear(res: dict[int, list[int]]) -> bool:
+        bounds = {c: _bounds(obs, c, pts, target) for c, pts in res.items()}
+        best = max(res, key=lambda c: _expected(obs, c, res[c], target))
+        return all(bounds[best][0] > hi for c, (_, hi) in bounds.items() if c != best)
+
+    return clear
 
 
 def _expected(obs: Observation, card: int, pts: list[int], target: int) -> float:

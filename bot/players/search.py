@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from bot.engine.state import PLAY, HandState
 from bot.engine.tricks import take
@@ -42,7 +41,9 @@ def rollout(
 ) -> None:
     """Play `state` to the end with the greedy policy (every seat); with `stop_at_empty`,
     stop at the start of the first trick after the talon is gone (to solve the rest).
-    Plays are made with `HandState.play_unchecked` (unchecked, not recorded in `state.actions`).
+    Plays are unchecked and not recorded in `state.actions` (as `HandState.play_unchecked`);
+    each trick is played in one tight loop that keeps who is taking it as the cards fall,
+    and handed to the engine's `_finish_trick` (its taker, the draws, the next trick).
 
     Each seat plays on what it knows of the sides: in chiamata, until the called card is
     played (§7.6), only the socio knows who the socio is; the caller and the defenders play
@@ -59,8 +60,9 @@ def rollout(
     rand = rng.random
     hands = state.hands
     talon = state.talon
-    order = state.trick_order
+    n_talon = len(talon)
     socio = state.partner
+    called = state.called_card
     hidden = (
         hide_socio
         and rules.chiamata
@@ -73,71 +75,88 @@ def rollout(
     view = sides
     while state.phase == PLAY:
         trick = state.trick
-        if not trick:
+        order = state.trick_order
+        if trick:  # a trick under way (only where the rollout starts)
+            w, pts = take(trick, suit, strength, points, b)
+            wc = trick[w]
+        else:
             if (
                 stop_at_empty
-                and state.talon_pos >= len(talon)
+                and state.talon_pos >= n_talon
                 and (state.turned < 0 or state.turned_to >= 0)
             ):
                 return
-            order = state.trick_order  # a new trick (the order changes only between tricks)
-        seat = state.current
-        hand = hands[seat]
-        if hidden:
-            if state.reveal_trick >= 0:
-                hidden = False
-                view = sides
-            else:
+            w, wc, pts = -1, -1, 0
+        talon_empty = state.talon_pos >= n_talon
+        n = len(order)
+        last_i = n - 1
+        for i in range(len(trick), n):
+            seat = order[i]
+            hand = hands[seat]
+            if hidden:
                 view = sides if seat == socio else blind
-        card = _greedy(
-            state, seat, hand, trick, order, view, b, suit, strength, points, follow, rand, eps
-        )
-        state.play_unchecked(card)
+            # the greedy policy: the `simple` player's rules on the determinized hands
+            if follow and i:
+                led = suit[trick[0]]
+                cand = [c for c in hand if suit[c] == led] or hand
+            else:
+                cand = hand
+            if len(cand) == 1:
+                card = cand[0]
+            elif rand() < eps:
+                card = cand[int(rand() * len(cand))]
+            elif not i:
+                card = _cheapest(cand, suit, strength, points, b)
+            elif view[order[w]] == view[seat]:
+                ws = suit[wc]
+                if i == last_i or (ws == b and strength[wc] >= 9):
+                    # Load the friend's trick with the richest plain card.
+                    card = cand[0]
+                    bk = (suit[card] != b) * 100 + points[card] * 5 - strength[card]
+                    for c in cand:
+                        k = (suit[c] != b) * 100 + points[c] * 5 - strength[c]
+                        if k > bk:
+                            card, bk = c, k
+                else:
+                    card = _cheapest(cand, suit, strength, points, b)
+            else:
+                card = _take_if_pays(
+                    cand, wc, pts, i == last_i, talon_empty, b, suit, strength, points
+                )
+            hand.remove(card)
+            trick.append(card)
+            if card == called:
+                state.reveal_trick = len(state.tricks)
+                if hidden:
+                    hidden = False
+                    view = sides
+            # who takes the trick so far (§2.3, as `take`)
+            pts += points[card]
+            if not i:
+                w, wc = 0, card
+            elif suit[card] == suit[wc]:
+                if strength[card] > strength[wc]:
+                    w, wc = i, card
+            elif suit[card] == b:
+                w, wc = i, card
+        state._finish_trick(w, pts)
 
 
-def _greedy(
-    state: HandState,
-    seat: int,
-    hand: list[int],
-    trick: list[int],
-    order: tuple[int, ...],
-    sides: tuple[int, ...],
+def _take_if_pays(
+    cand: list[int],
+    wc: int,
+    pts: int,
+    last: bool,
+    talon_empty: bool,
     b: int,
     suit: tuple[int, ...],
     strength: tuple[int, ...],
     points: tuple[int, ...],
-    follow: bool,
-    rand: Callable[[], float],
-    eps: float,
 ) -> int:
-    if follow and trick:
-        led = suit[trick[0]]
-        cand = [c for c in hand if suit[c] == led] or hand
-    else:
-        cand = hand
-    if len(cand) == 1:
-        return cand[0]
-    if rand() < eps:
-        return cand[int(rand() * len(cand))]
-    if not trick:
-        # Lead the cheapest card: no briscola, fewest points, weakest.
-        return _cheapest(cand, suit, strength, points, b)
-    w, pts = take(trick, suit, strength, points, b)  # the trick so far (§2.3)
-    wc = trick[w]
-    last = len(trick) == len(order) - 1
+    """The greedy policy when an opponent is taking the trick (with `wc`, `pts` in it so
+    far): take it with a card of its suit if that pays, with the cheapest briscola if the
+    trick is rich (or has points once the talon is gone), else throw the cheapest card."""
     ws = suit[wc]
-    if sides[order[w]] == sides[seat]:
-        if last or (ws == b and strength[wc] >= 9):
-            # Load the friend's trick with the richest plain card.
-            best = cand[0]
-            bk = (suit[best] != b) * 100 + points[best] * 5 - strength[best]
-            for c in cand:
-                k = (suit[c] != b) * 100 + points[c] * 5 - strength[c]
-                if k > bk:
-                    best, bk = c, k
-            return best
-        return _cheapest(cand, suit, strength, points, b)
-    # An opponent is winning: take it if it pays.
     plain = -1
     trump = -1
     for c in cand:
@@ -161,7 +180,7 @@ def _greedy(
             trump = c
     if plain >= 0 and (last or points[plain] + pts > 0):
         return plain
-    if trump >= 0 and (pts >= 10 or (pts > 0 and state.talon_pos >= len(state.talon))):
+    if trump >= 0 and (pts >= 10 or (pts > 0 and talon_empty)):
         return trump
     return _cheapest(cand, suit, strength, points, b)
 

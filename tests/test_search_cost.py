@@ -1,0 +1,152 @@
+"""`hard` for less CPU (issue 17): the fused rollout plays exactly as the policy it replaced,
+the search drops moves that can no longer be chosen, and the auction's Monte Carlo stops once
+its decision is clear. The strength kept and the CPU saved are measured in
+`bench/strength.py` (`--matchups hard-hard1126`), not here."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+import pytest
+
+from bench import frozen
+from bot.engine import PLAY, HandState, Options
+from bot.engine import actions as A
+from bot.engine.observation import Observation
+from bot.engine.options import VARIANTS
+from bot.players import hard_bidding
+from bot.players.hard import HardPlayer
+from bot.players.hard_bidding import MAX_SAMPLES, HardBidder
+from bot.players.search import rollout
+from tests.test_players import STRONG, WEAK, auction_obs
+
+# the commit whose rollout (one play at a time through the engine) is the reference
+REFERENCE = "d0fb7ad3f43c76727cf13a323a0639c9bae2c922"
+
+
+def mid_hand_states(variant: str, deals: int) -> list[HandState]:
+    """States of random play at random moments of the play phase (a trick under way or not)."""
+    options = Options.parse(variant)
+    out = []
+    for k in range(deals):
+        state = HandState.deal(options, 17, k, k % options.rules().n_players)
+        rng = random.Random(k)
+        while not state.is_terminal():
+            if state.phase == PLAY and rng.random() < 0.2:
+                out.append(state.clone())
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.random() * len(legal))])
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rollout_plays_exactly_as_the_reference_policy(variant: str) -> None:
+    """Every variant (§2.3 tricks, §3.4 draws, §7.6 the reveal, §8.2 following suit, §9.1-9.2
+    short talon and doppia): the tight-loop rollout ends every state exactly where the
+    reference (the same policy played one card at a time through `HandState`) ends it, with
+    the same random stream: points, tricks, hands, the reveal, the stop at an empty talon."""
+    reference = frozen.load(REFERENCE, ("search",)).search
+    compared = 0
+    for i, state in enumerate(mid_hand_states(variant, 8)):
+        for hide in (True, False):
+            for stop in (False, True):
+                a, b = state.clone(), state.clone()
+                reference.rollout(a, random.Random(i), stop_at_empty=stop, hide_socio=hide)
+                rollout(b, random.Random(i), stop_at_empty=stop, hide_socio=hide)
+                assert (a.taken, a.won, a.tricks, a.hands, a.phase) == (
+                    b.taken,
+                    b.won,
+                    b.tricks,
+                    b.hands,
+                    b.phase,
+                ), (variant, i, hide, stop)
+                assert (a.current, a.reveal_trick, a.talon_pos, a.turned_to, a.trick) == (
+                    b.current,
+                    b.reveal_trick,
+                    b.talon_pos,
+                    b.turned_to,
+                    b.trick,
+                )
+                compared += 1
+    assert compared > 40
+
+
+def test_prune_keeps_only_moves_that_can_still_be_chosen() -> None:
+    hard = HardPlayer(random.Random(0), z=1.25)
+    rng = random.Random(3)
+    base = [rng.gauss(0.0, 30.0) for _ in range(64)]
+    noise = [[rng.gauss(0.0, 1.0) for _ in range(64)] for _ in range(4)]
+    anchor = [x + n for x, n in zip(base, noise[0], strict=True)]
+    close = [x + 0.2 + n for x, n in zip(base, noise[1], strict=True)]  # no better than it
+    worse = [x - 8.0 + n for x, n in zip(base, noise[2], strict=True)]
+    better = [x + 9.0 + n for x, n in zip(base, noise[3], strict=True)]
+    # with the judgement's choice as anchor: a move that cannot beat it by OVERRIDE goes
+    assert hard._prune([anchor, close, worse], [0, 1, 2], 0) == [0]
+    # one that clearly beats it stays, and alone with the anchor it is the answer
+    assert hard._prune([anchor, close, worse, better], [0, 1, 2, 3], 0) == [3]
+    # exact values (no anchor): the clearly worse go, the best stays
+    assert hard._prune([anchor, worse, better], [0, 1, 2], None) == [2]
+    # one world tells nothing: nothing is dropped
+    few = [v[:1] for v in (anchor, close, worse)]
+    assert hard._prune(few, [0, 1, 2], 0) == [0, 1, 2]
+
+
+def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
+    """A chiamata card decision with room for 400 worlds: the search stops well before, and
+    mostly plays the card it plays when every card gets all 400 (the same worlds)."""
+    options = Options.parse("chiamata")
+    stopped_early = 0
+    decisions = 0
+    agree = 0
+    for k in range(3):
+        state = HandState.deal(options, 5, k, 0)
+        rng = random.Random(k)
+        while state.phase != PLAY:
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.random() * len(legal))])
+        for _ in range(3):
+            obs = state.observation(state.current)
+            pruned = HardPlayer(random.Random(1), iterations=400)
+            full = HardPlayer(random.Random(1), iterations=400, min_worlds=10**9)
+            move = pruned.act(obs)
+            if pruned.last_worlds > 1:
+                decisions += 1
+                stopped_early += pruned.last_worlds < 400
+                agree += move == full.act(obs)
+            state.apply(move)
+    assert decisions >= 5 and stopped_early >= decisions - 1, (decisions, stopped_early)
+    assert agree >= decisions - 2, (decisions, agree)
+
+
+class CountingBidder(HardBidder):
+    def __init__(self, rng: random.Random, deadline: float, iterations: int | None) -> None:
+        super().__init__(rng, deadline, iterations)
+        self.samples: list[int] = []
+
+    def _evaluate(
+        self,
+        obs: Observation,
+        cands: list[int],
+        settled: Callable[[dict[int, list[int]]], bool] | None = None,
+    ) -> dict[int, list[int]]:
+        out = super()._evaluate(obs, cands, settled)
+        self.samples.append(min(len(v) for v in out.values()))
+        return out
+
+
+@pytest.mark.parametrize("hand", [STRONG, WEAK])
+def test_auction_stops_sampling_once_the_bid_is_clear(hand: list[str]) -> None:
+    """§7.2-7.3: a clearly strong or clearly weak hand is decided on fewer deals than the
+    limit, with no clock (the deadline never comes), and bids as it does on every deal."""
+    state, seat = auction_obs(hand)
+    obs = state.observation(seat)
+    quick = CountingBidder(random.Random(2), math.inf, None)
+    full = CountingBidder(random.Random(2), math.inf, MAX_SAMPLES)
+    bid = quick.bid(obs)
+    assert bid == full.bid(obs)
+    assert (bid == A.PASS) == (hand is WEAK)
+    assert quick.samples and max(quick.samples) < MAX_SAMPLES, quick.samples
+    assert full.samples == [MAX_SAMPLES]
+    assert min(quick.samples) >= hard_bidding.SETTLE_MIN
