@@ -33,7 +33,7 @@ from bot.engine import (
 from bot.engine import actions as A
 from bot.engine.cards import Deck
 from bot.engine.tricks import Trick
-from bot.players.search import Solver, _greedy, solve_two
+from bot.players.search import Solver, _beats, solve_two
 
 CONFIGS: list[tuple[str, dict[str, object]]] = [
     ("due", {}),
@@ -541,36 +541,15 @@ def oracle_winner(
     return max(pool, key=lambda i: strength[cards[i]])
 
 
-def greedy_says_friend_wins(
-    state: HandState, cards: Sequence[int], briscola: int, friend: int
-) -> bool:
-    """Whether the rollout policy (`search._greedy`, through `take`) sees
-    the trick `cards` as won by `friend`'s card: as the last to play, with two cards of a suit
-    outside the deck, it loads the rich one on a friend's trick and throws the cheap one
-    otherwise."""
-    deck = state.rules.deck
-    cheap, rich = deck.size, deck.size + 1
-    suit, strength = (*deck.suit, 9, 9), (*deck.strength, 1, 2)
-    points = (*deck.points, 0, 5)
-    order = tuple(range(len(cards) + 1))
-    me = order[-1]
-    sides = tuple(0 if x in (friend, me) else 1 for x in order)
-    card = _greedy(
-        state,
-        me,
-        [cheap, rich],
-        list(cards),
-        order,
-        sides,
-        briscola,
-        suit,
-        strength,
-        points,
-        False,
-        lambda: 0.5,
-        0.0,
-    )
-    return card == rich
+def rollout_winner(cards: Sequence[int], deck: Deck, briscola: int) -> int:
+    """The index of the card that takes the trick `cards` as the rollout (`search.rollout`)
+    follows it while the cards fall: the first card, then each card that `_beats` the
+    card taking the trick so far."""
+    w = 0
+    for i in range(1, len(cards)):
+        if _beats(cards[i], cards[w], deck.suit, deck.strength, briscola):
+            w = i
+    return w
 
 
 def solver_winner(solver: Solver, cards: Sequence[int], briscola: int) -> int:
@@ -598,8 +577,7 @@ def check_copies(state: HandState, solver: Solver, cards: tuple[int, ...], brisc
     suit, strength = deck.suit, deck.strength
     w = trick_winner(cards, suit, strength, briscola)
     assert w == oracle_winner(cards, suit, strength, briscola)
-    for j in range(len(cards)):
-        assert greedy_says_friend_wins(state, cards, briscola, j) == (j == w), (cards, j, w)
+    assert rollout_winner(cards, deck, briscola) == w, cards
     if 2 <= len(cards) <= solver.n:
         assert solver_winner(solver, cards, briscola) == w
     if len(cards) == 2:

@@ -34,7 +34,8 @@ def take(
 
     The one definition of the rule: the engine resolves tricks with it and players judge
     tricks with it. The two-card endgame solver (`search.solve_two`) keeps an inline copy for
-    speed, checked against this by a test (`tests/test_properties.py`)."""
+    speed, and the rollout (`search.rollout`) follows the trick one card at a time with
+    `search._beats`; a test checks both against this (`tests/test_properties.py`)."""
     best = 0
     best_card = cards[0]
     pts = points[best_card]

@@ -130,16 +130,18 @@ def rollout(
                 if hidden:
                     hidden = False
                     view = sides
-            # who takes the trick so far (§2.3, as `take`)
             pts += points[card]
-            if not i:
-                w, wc = 0, card
-            elif suit[card] == suit[wc]:
-                if strength[card] > strength[wc]:
-                    w, wc = i, card
-            elif suit[card] == b:
-                w, wc = i, card
+            if not i or _beats(card, wc, suit, strength, b):
+                w, wc = i, card  # who takes the trick so far
         state._finish_trick(w, pts)
+
+
+def _beats(card: int, wc: int, suit: tuple[int, ...], strength: tuple[int, ...], b: int) -> bool:
+    """Whether `card`, played now, takes the trick from the card taking it, `wc` (§2.3: as
+    `take` decides, one card at a time; checked against it by tests/test_properties.py)."""
+    if suit[card] == suit[wc]:
+        return strength[card] > strength[wc]
+    return suit[card] == b
 
 
 def _take_if_pays(
