@@ -15,7 +15,7 @@ from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.tricks import trick_winner
 from bot.players import LEVELS, PLAYERS, Player, configure, make_player
-from bot.players.hard import HardPlayer
+from bot.players.hard import HardPlayer, _bare_carico
 from bot.players.heuristics import NORMAL
 from bot.players.knowledge import REMOVED, TALON, Knowledge
 from bot.players.normal import NormalPlayer
@@ -646,3 +646,37 @@ def test_s7_6_rollouts_keep_the_socio_hidden_from_the_others() -> None:
                         revealed_differ += played != load
             state.apply(random.Random(k).choice(state.legal_actions()))
     assert hidden_seen > 20 and revealed_differ > 5, (hidden_seen, revealed_differ)
+
+
+def bare_carico_leads(guard: bool, deals: int) -> tuple[int, int]:
+    """Chiamata leads by `hard` (16 worlds a move) holding a bare carico — a plain Asso, or a
+    plain Tre whose Asso is still out — where its judgement would lead something else:
+    (such leads, bare carichi led)."""
+    options = Options.parse("chiamata")
+    chances = led = 0
+    for k in range(deals):
+        state = HandState.deal(options, 41, k, k % 5)
+        bots = [make_player("normal", f"b{k}:{s}") for s in range(5)]
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            action = bots[seat].act(obs)
+            if state.phase == PLAY and not obs.trick and len(obs.hand) > 3:
+                know = Knowledge.of(obs)
+                bare = {c for c in obs.hand if _bare_carico(obs, know, c)}
+                if bare and action not in bare:
+                    chances += 1
+                    hard = HardPlayer(random.Random(k), iterations=16, guard_bare=guard)
+                    led += hard.act(obs) in bare
+            state.apply(action, seat)
+    return chances, led
+
+
+def test_hard_leads_no_bare_carico_against_its_judgement() -> None:
+    """Issue 17 §3: the search's greedy rollouts misjudge a plain Asso (or a Tre whose Asso
+    is out) led into the briscole; `hard` leads one in chiamata only where `normal`'s
+    judgement would. Without the guard its search does lead some."""
+    chances, led = bare_carico_leads(True, 12)
+    assert chances > 20 and led == 0, (chances, led)
+    chances, led = bare_carico_leads(False, 12)
+    assert led > 0, (chances, led)

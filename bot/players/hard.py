@@ -37,6 +37,7 @@ MAX_NODES = 6000  # a world's exact search gives up beyond this (a few ms)
 ENUMERATE = 48  # late in the hand, evaluate every world when there are at most this many
 INDIFFERENT = 1.0  # exact values: stop when every other card is known to be this close
 OVERRIDE = 1.0  # points a rollout estimate must beat the judgement's choice by
+Z_STOP = 2.6  # standard errors by which it must, for the search to stop on it early
 # chiamata: winning the hand is worth this many card points more. Measured against normal
 # (200 paired deals, §7.12 score per seat-hand): 30 -> +0.048, 60 -> +0.090, 100 -> +0.073.
 CHIAMATA_WIN = 60.0
@@ -53,6 +54,8 @@ class HardPlayer:
         min_worlds: int = 16,
         z: float = 1.25,
         z_override: float = 2.0,
+        *,
+        guard_bare: bool = True,
     ) -> None:
         self._rng = rng
         self.budget = budget
@@ -60,6 +63,7 @@ class HardPlayer:
         self.min_worlds = min_worlds
         self.z = z
         self.z_override = z_override
+        self.guard_bare = guard_bare  # chiamata: no bare carico lead against the judgement
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
 
     def _deadline(self) -> float:
@@ -177,6 +181,15 @@ class HardPlayer:
         # policy, noisy) must beat it clearly to override it; exact ones just pick the best.
         anchor = max(range(k), key=lambda i: (prior[moves[i]], -moves[i]))
         active = list(range(k))  # the moves still evaluated (`_prune` drops the others)
+        if self.guard_bare and rules.chiamata and not obs.trick and not self._exact_late(obs):
+            # Issue 17 §3: a bare carico led into the briscole is the rollouts' blind spot
+            # (their greedy seats misjudge it); the search leads one only where the
+            # judgement would.
+            bare = [i for i in active if _bare_carico(obs, know, moves[i])]
+            if anchor not in bare:
+                active = [i for i in active if i not in bare]
+                if len(active) == 1:
+                    return moves[active[0]]
         while worlds < max_worlds:
             world = know.sample_world(rng)
             if worlds == 0:
@@ -247,9 +260,10 @@ class HardPlayer:
                     continue  # cannot be chosen over the anchor
             keep.append(i)
         if anchor is not None and len(keep) == 2 and best in keep and best != anchor:
-            # the anchor is overridden beyond doubt (`_choose`'s test, with the stricter of
-            # the two confidences), and by this move only
-            m, half = _paired(values[best], values[anchor], max(z, self.z_override))
+            # the anchor is overridden beyond doubt, and by this move only (`_choose`'s
+            # test, but at `Z_STOP`: looked at every few worlds, a looser test would stop on
+            # chance leads and override the judgement too often)
+            m, half = _paired(values[best], values[anchor], max(Z_STOP, self.z_override))
             if m - half > OVERRIDE:
                 return [best]
         return keep
@@ -265,6 +279,19 @@ def _paired(a: list[float], b: list[float], z: float) -> tuple[float, float]:
     m = sum(d) / n
     var = sum((x - m) ** 2 for x in d) / n
     return m, z * math.sqrt(var / (n - 1.0))
+
+
+def _bare_carico(obs: Observation, know: Knowledge, card: int) -> bool:
+    """A lead of a plain Asso, or a plain Tre while its Asso is still out (issue 17 §3)."""
+    deck = obs.rules.deck
+    if deck.suit[card] == obs.briscola or deck.points[card] < 10:
+        return False
+    if deck.points[card] == 11:
+        return True
+    return any(
+        deck.suit[x] == deck.suit[card] and deck.points[x] == 11 and x not in know.hand
+        for x in know.unseen
+    )
 
 
 def _solvable(state: HandState) -> bool:
