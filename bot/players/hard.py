@@ -288,10 +288,7 @@ def _bare_carico(obs: Observation, know: Knowledge, card: int) -> bool:
         return False
     if deck.points[card] == 11:
         return True
-    return any(
-        deck.suit[x] == deck.suit[card] and deck.points[x] == 11 and x not in know.hand
-        for x in know.unseen
-    )
+    return any(deck.suit[x] == deck.suit[card] and deck.points[x] == 11 for x in know.unseen)
 
 
 def _solvable(state: HandState) -> bool:

@@ -96,9 +96,7 @@ class HardBidder:
         def rank_clear(res: dict[int, list[int]]) -> bool:
             # every call up to the first clearly worth making is clearly on its side of the
             # margin (the strongest rank first, carichi too)
-            for c in [x for x in cands if x != CARICHI_CARD] + [CARICHI_CARD] * (
-                CARICHI_CARD in cands
-            ):
+            for c in cands:  # carichi, if a candidate, is the last
                 lo, hi = _bounds(obs, c, res[c], target)
                 if lo > CALL_MARGIN and c != CARICHI_CARD:
                     return CARICHI_CARD not in cands
@@ -208,8 +206,8 @@ def _bounds(obs: Observation, card: int, pts: list[int], target: int) -> tuple[f
     """`_expected` give or take `SETTLE_Z` standard errors."""
     e = _expected(obs, card, pts, target)
     p = sum(1 for x in pts if x >= target) / len(pts)
-    gain = abs(_expected(obs, card, [target], target))  # the score at stake
-    half = SETTLE_Z * 2.0 * gain * math.sqrt(max(p * (1.0 - p), 0.25 / len(pts)) / len(pts))
+    se = math.sqrt(max(p * (1.0 - p), 0.25 / len(pts)) / len(pts))
+    half = SETTLE_Z * 2.0 * _gain(obs, card) * se
     return e - half, e + half
 
 
@@ -228,8 +226,13 @@ def _expected(obs: Observation, card: int, pts: list[int], target: int) -> float
     """The caller's expected score (§7.12) calling `card` at `target`, cappotto aside."""
     if not pts:
         return -math.inf
+    p = sum(1 for x in pts if x >= target) / len(pts)
+    return _gain(obs, card) * (2 * p - 1)
+
+
+def _gain(obs: Observation, card: int) -> int:
+    """The caller's score at stake calling `card` (§7.12): alone (a card of its own hand,
+    §7.7, or carichi, §7.8) or with a socio."""
     alone = card == CARICHI_CARD or card in obs.hand
     five = obs.rules.n_players == 5
-    gain = (4 if five else 3) if alone else (2 if five else 1)
-    p = sum(1 for x in pts if x >= target) / len(pts)
-    return gain * (2 * p - 1)
+    return (4 if five else 3) if alone else (2 if five else 1)
