@@ -145,6 +145,10 @@ def play_deal(
             )
             for key, v in chiamata_play(state, levels).items():
                 out.play[key] = out.play.get(key, 0) + v
+            for s in range(n):  # §7.12 scores by role
+                role = _role(s, state.caller, state.partner)
+                for key, v in ((role, 1), (f"{role}_score", res.deltas[s])):
+                    out.play[f"{levels[s]}:{key}"] = out.play.get(f"{levels[s]}:{key}", 0) + v
             lv = levels[state.caller]
             out.hands += 1
             out.callers[lv] = out.callers.get(lv, 0) + 1
@@ -158,6 +162,15 @@ def play_deal(
     out.diff = sum(diffs) / len(diffs)
     out.score_diff = sum(score_diffs) / 2  # a redeal counts as 0
     return out
+
+
+def _role(seat: int, caller: int, partner: int) -> str:
+    if seat == caller:
+        return "alone" if partner == caller else "caller"
+    return "socio" if seat == partner else "defender"
+
+
+ROLES = ("caller", "socio", "defender", "alone")
 
 
 def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
@@ -341,6 +354,23 @@ def run_matchup(
                 }
                 for lv in (a, b)
             },
+            # per level and role: seat-hands, mean §7.12 score, and its share of the level's
+            # score per seat-hand (the shares add up to it)
+            "roles": {
+                lv: {
+                    role: {
+                        "n": play.get(f"{lv}:{role}", 0),
+                        "mean": per(lv, f"{role}_score", role),
+                        "share": round(
+                            play.get(f"{lv}:{role}_score", 0)
+                            / max(1, a_seat_hands if lv == a else b_seat_hands),
+                            4,
+                        ),
+                    }
+                    for role in ROLES
+                }
+                for lv in (a, b)
+            },
             "hands": hands,
             "redeals": 2 * deals - hands,
             "score_per_seat_hand": {
@@ -410,6 +440,17 @@ def render(s: dict[str, Any]) -> str:
                 f"{_num(p['bare_carico_net'])}/lead"
                 f", alone {p['alone']} (won {p['alone_wins']})"
                 for lv, p in c["play"].items()
+            )
+        )
+        lines.append(
+            f"{'':9} {'':14} by role (seat-hands, mean score, share of score/seat-hand)  "
+            + "  ".join(
+                f"{lv}: "
+                + ", ".join(
+                    f"{role} {r['n']} {_num(r['mean'])} {r['share']:+.3f}"
+                    for role, r in c["roles"][lv].items()
+                )
+                for lv in (a, b)
             )
         )
     return "\n".join(lines)
