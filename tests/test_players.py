@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.engine import NAME_SUIT, PLAY, HandState, Options, Trick, first_dealer
+from bot.engine import AUCTION, NAME_SUIT, PLAY, HandState, Options, Trick, first_dealer
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.tricks import trick_winner
@@ -489,6 +489,63 @@ def test_normal_names_the_suit_it_is_long_in_and_calls_alone_only_when_strong() 
         state.apply(A.PASS)
     action = NormalPlayer(random.Random(0)).act(state.observation(seat))
     assert card_id(1, action - A.NAME_SUIT) not in state.hands[seat]  # not alone when weak
+
+
+LONG = ["1D", "3D", "10D", "9D", "8D", "7D", "6D", "1C"]  # seven denari
+MIDDLING = ["1S", "2S", "3S", "5S", "4S", "2B", "6B", "7B"]  # five spade, the Two among them
+FIVE = ["1D", "3D", "6D", "5D", "4D", "2C", "4S", "7B"]  # five denari, little else
+
+
+def _won_auction(state: HandState, seat: int, player: Player) -> int:
+    """`player` bids for `seat`, the others pass; the card it calls (§7.2-7.5)."""
+    state.apply(player.act(state.observation(seat)), seat)
+    while state.phase == AUCTION:
+        state.apply(A.PASS)
+    assert state.phase == NAME_SUIT and state.caller == seat
+    state.apply(player.act(state.observation(seat)), seat)
+    return state.called_card
+
+
+def test_hard_goes_alone_on_purpose_only_with_a_long_suit() -> None:
+    """§7.7 (issue 17 §4): seven denari with the Asso and the Tre call the Asso of denari,
+    alone; five with little else call a socio: alone pays double (§7.12) but wins far less
+    often."""
+    state, seat = auction_obs(LONG)
+    called = _won_auction(state, seat, make_player("hard", 1, iterations=200))
+    assert called in state.hands[seat] and called == card_id(1, D)
+    state, seat = auction_obs(FIVE)
+    called = _won_auction(state, seat, make_player("hard", 1, iterations=200))
+    assert called not in state.hands[seat] and called // 10 == D
+
+
+def test_hard_does_not_fight_down_to_its_own_two() -> None:
+    """§7.2-7.3 (issue 17 §4): with only the Two left to call and the Two of its best suit in
+    hand, a middling hand passes instead of ending up alone: the rollouts give it about 0.57
+    alone at 61 (+0.5 expected at face value), less the measured optimism of alone
+    estimates (`ALONE_BIAS`) it is a loss."""
+    state, seat = auction_obs(MIDDLING)
+    for rank in (1, 3, 10, 9, 8, 7, 6, 5, 4):  # it bids down with the others to the Four
+        state.apply(A.CALL_RANK + rank)
+    state.apply(A.PASS)
+    assert state.current == seat
+    obs = state.observation(seat)
+    assert A.CALL_RANK + 2 in obs.legal
+    assert make_player("hard", 1, iterations=200).act(obs) == A.PASS
+
+
+def test_hard_goes_alone_over_a_contested_two_only_when_sure() -> None:
+    """§7.3 (issue 17 §4): five spades with the Asso, the Tre and the Two. Where nobody else
+    called the Two, it calls it (alone: the rollouts give about 0.8 at 61); where another
+    seat did, it does not overbid alone: such bidders hold strong hands the deals know
+    nothing of (`ALONE_BIAS_CONTESTED`)."""
+    hand = ["1S", "2S", "3S", "6S", "9S", "2B", "6B", "7B"]
+    for last, expected in ((A.PASS, A.CALL_RANK + 2), (A.CALL_RANK + 2, A.PASS)):
+        state, seat = auction_obs(hand)
+        for rank in (1, 3, 10, 9, 8, 7, 6, 5, 4):  # it bids down with the others to the Four
+            state.apply(A.CALL_RANK + rank)
+        state.apply(last)  # the fifth seat passes, or calls the Two
+        assert state.current == seat
+        assert make_player("hard", 1, iterations=200).act(state.observation(seat)) == expected
 
 
 # --------------------------------------------------------------------------- strength

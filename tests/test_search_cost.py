@@ -8,12 +8,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from bench import frozen
 from bot.engine import PLAY, HandState, Options
 from bot.engine import actions as A
+from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS
 from bot.players import hard_bidding
@@ -150,3 +152,38 @@ def test_auction_stops_sampling_once_the_bid_is_clear(hand: list[str]) -> None:
     assert quick.samples and max(quick.samples) < MAX_SAMPLES, quick.samples
     assert full.samples == [MAX_SAMPLES]
     assert min(quick.samples) >= hard_bidding.SETTLE_MIN
+
+
+def test_auction_reuses_its_deals_across_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """§7.2-7.5: the deals of a hand's auction depend on the seat's own cards alone, so a later
+    decision (the next turn, naming the suit) reuses the earlier ones' deals and outcomes and
+    rolls out only what is new: a call not evaluated yet, on the same deals (paired)."""
+    rollouts = [0]
+    real = hard_bidding.rollout
+
+    def counting(*args: Any, **kwargs: Any) -> None:
+        rollouts[0] += 1
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(hard_bidding, "rollout", counting)
+    state, seat = auction_obs(STRONG)
+    obs = state.observation(seat)
+    asso, tre = card_id(1, 2), card_id(3, 2)  # spade Asso, spade Tre: with a socio
+    deals = hard_bidding.Deals(hard_bidding.Deals.key_of(obs))
+    first = HardBidder(random.Random(3), math.inf, None, deals)._evaluate(obs, [asso])
+    n = len(first[asso])
+    assert rollouts[0] == n and len(deals.seeds) == n
+    rollouts[0] = 0
+    again = HardBidder(random.Random(4), math.inf, None, deals)._evaluate(obs, [asso, tre])
+    assert again[asso][:n] == first[asso]  # the same outcomes, not rolled out again
+    assert len(again[tre]) == len(again[asso]) >= n
+    assert rollouts[0] == len(again[tre]) + len(again[asso]) - n
+    # the new call on the stored deals is what a fresh evaluation of both would give
+    fresh = HardBidder(random.Random(3), math.inf, len(again[tre]))._evaluate(obs, [asso, tre])
+    assert fresh[tre][:n] == again[tre][:n]
+    # a process keeps each hand's deals for its later decisions, and only that hand's
+    assert hard_bidding.recent_deals(obs) is hard_bidding.recent_deals(obs)
+    other, other_seat = auction_obs(WEAK)
+    assert hard_bidding.recent_deals(other.observation(other_seat)) is not (
+        hard_bidding.recent_deals(obs)
+    )

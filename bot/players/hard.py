@@ -25,7 +25,7 @@ from bot.engine import actions as A
 from bot.engine.observation import Observation
 from bot.engine.state import PLAY, HandState, World
 from bot.players.common import card_actions, obvious_move
-from bot.players.hard_bidding import HardBidder
+from bot.players.hard_bidding import HardBidder, recent_deals
 from bot.players.heuristics import score_cards
 from bot.players.knowledge import Knowledge
 from bot.players.search import Solver, SolverLimit, rollout, side_points, sides_of, solve_two
@@ -78,7 +78,10 @@ class HardPlayer:
         if len(legal) == 1:
             return legal[0]
         if obs.phase != "play":
-            bidder = HardBidder(self._rng, deadline, self.iterations)
+            # on the clock, the auction's earlier decisions' deals are reused (`recent_deals`);
+            # with fixed iterations every decision samples its own, for reproducible tests
+            deals = recent_deals(obs) if self.iterations is None else None
+            bidder = HardBidder(self._rng, deadline, self.iterations, deals)
             if obs.phase == "auction":
                 return bidder.bid(obs)
             if obs.phase == "name_suit":
