@@ -18,7 +18,7 @@ from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS
-from bot.players import hard_bidding
+from bot.players import hard_bidding, search
 from bot.players.hard import HardPlayer
 from bot.players.hard_bidding import MAX_SAMPLES, HardBidder
 from bot.players.search import rollout
@@ -159,7 +159,7 @@ def test_auction_reuses_its_deals_across_decisions(monkeypatch: pytest.MonkeyPat
     decision (the next turn, naming the suit) reuses the earlier ones' deals and outcomes and
     rolls out only what is new: a call not evaluated yet, on the same deals (paired)."""
     rollouts = [0]
-    real = hard_bidding.rollout
+    real = search.rollout
 
     def counting(*args: Any, **kwargs: Any) -> None:
         rollouts[0] += 1
