@@ -145,9 +145,9 @@ def play_deal(
             )
             for key, v in chiamata_play(state, levels).items():
                 out.play[key] = out.play.get(key, 0) + v
-            for s in range(n):  # §7.12 scores by role
+            for s in range(n):  # §7.12 scores by role ("role_..": apart from the counts above)
                 role = _role(s, state.caller, state.partner)
-                for key, v in ((role, 1), (f"{role}_score", res.deltas[s])):
+                for key, v in ((f"role_{role}", 1), (f"role_{role}_score", res.deltas[s])):
                     out.play[f"{levels[s]}:{key}"] = out.play.get(f"{levels[s]}:{key}", 0) + v
             lv = levels[state.caller]
             out.hands += 1
@@ -359,10 +359,10 @@ def run_matchup(
             "roles": {
                 lv: {
                     role: {
-                        "n": play.get(f"{lv}:{role}", 0),
-                        "mean": per(lv, f"{role}_score", role),
+                        "n": play.get(f"{lv}:role_{role}", 0),
+                        "mean": per(lv, f"role_{role}_score", f"role_{role}"),
                         "share": round(
-                            play.get(f"{lv}:{role}_score", 0)
+                            play.get(f"{lv}:role_{role}_score", 0)
                             / max(1, a_seat_hands if lv == a else b_seat_hands),
                             4,
                         ),

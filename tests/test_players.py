@@ -603,6 +603,25 @@ def test_normal_outscores_easy_in_chiamata() -> None:
     assert sum(r.a_score + r.b_score for r in results) == 0  # the ledger is zero-sum
 
 
+def test_bench_counts_each_seat_hand_in_one_role() -> None:
+    """§7.7, §7.12: the bench's score by role puts every seat-hand of a level in exactly one
+    role (caller, socio, defender, or caller alone) with its score, and counts a caller alone
+    once (the role's count and the alone count agree). `random` often names the suit of a
+    card it holds, so some of these hands are played alone."""
+    from bench.strength import ROLES, play_deal
+
+    alone = 0
+    for k in range(30):
+        r = play_deal("chiamata", "normal", "random", 5, k, 0.2, None)
+        for lv, score in (("normal", r.a_score), ("random", r.b_score)):
+            roles = [r.play.get(f"{lv}:role_{role}", 0) for role in ROLES]
+            assert sum(roles) == r.seat_hands[lv]
+            assert sum(r.play.get(f"{lv}:role_{role}_score", 0) for role in ROLES) == score
+            assert r.play.get(f"{lv}:role_alone", 0) == r.play.get(f"{lv}:alone", 0)
+            alone += r.play.get(f"{lv}:alone", 0)
+    assert alone > 0
+
+
 # --------------------------------------------------------------------------- chiamata defence
 
 

@@ -53,11 +53,11 @@ CALL_MARGIN = -0.15  # a call must beat this expected score: passing is worth le
 # won 0.50; by estimate 0.55 -> 0.31, 0.64 -> 0.54, 0.84 -> 0.65, 0.95 -> 0.88 (the same
 # hands called with a socio: estimated 0.97, won 0.99). More than the mean gap is taken off,
 # as the gap is widest where the choice is close, and alone calls won in contested auctions
-# lost most (2 won of 24 in two 400-deal benches with 0.12 or nothing taken off).
+# lost most (2 won of 12 in two 400-deal benches with 0.12 or nothing taken off).
 ALONE_BIAS = 0.2
 # Alone where another seat called the Two or bid points (§7.3, §7.9): such bidders hold
-# strong hands the deals know nothing of; over five 400-deal benches `hard` won about 3 of
-# 40 alone calls, nearly all of them made so, at estimates of 0.6-0.8.
+# strong hands the deals know nothing of; over four 400-deal benches `hard` won 3 of 19
+# alone calls, nearly all of them made so, at estimates of 0.6-0.8.
 ALONE_BIAS_CONTESTED = 0.4
 
 
