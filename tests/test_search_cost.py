@@ -19,7 +19,7 @@ from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS
 from bot.players import hard_bidding, search
-from bot.players.hard import HardPlayer
+from bot.players.hard import SE_STOP, HardPlayer
 from bot.players.hard_bidding import MAX_SAMPLES, HardBidder
 from bot.players.search import rollout
 from tests.test_players import STRONG, WEAK, auction_obs
@@ -88,6 +88,9 @@ def test_prune_keeps_only_moves_that_can_still_be_chosen() -> None:
     assert hard._prune([anchor, close, worse], [0, 1, 2], 0) == [0]
     # one that clearly beats it stays, and alone with the anchor it is the answer
     assert hard._prune([anchor, close, worse, better], [0, 1, 2, 3], 0) == [3]
+    # two that both beat it beyond doubt: the anchor goes, they are compared between them
+    better2 = [x + 9.0 + n for x, n in zip(base, noise[1], strict=True)]  # as good as it
+    assert hard._prune([anchor, better, better2], [0, 1, 2], 0) == [1, 2]
     # exact values (no anchor): the clearly worse go, the best stays
     assert hard._prune([anchor, worse, better], [0, 1, 2], None) == [2]
     # one world tells nothing: nothing is dropped
@@ -97,7 +100,9 @@ def test_prune_keeps_only_moves_that_can_still_be_chosen() -> None:
 
 def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
     """A chiamata card decision with room for 400 worlds: the search stops well before, and
-    mostly plays the card it plays when every card gets all 400 (the same worlds)."""
+    mostly plays the card it plays when every card gets all 400 (the same worlds). Pruning
+    alone (`se_stop=0`: no stop on precision, which changes close choices by design and is
+    measured by the next test)."""
     options = Options.parse("chiamata")
     stopped_early = 0
     decisions = 0
@@ -110,7 +115,7 @@ def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
             state.apply(legal[int(rng.random() * len(legal))])
         for _ in range(3):
             obs = state.observation(state.current)
-            pruned = HardPlayer(random.Random(1), iterations=400)
+            pruned = HardPlayer(random.Random(1), iterations=400, se_stop=0.0)
             full = HardPlayer(random.Random(1), iterations=400, min_worlds=10**9)
             move = pruned.act(obs)
             if pruned.last_worlds > 1:
@@ -120,6 +125,63 @@ def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
             state.apply(move)
     assert decisions >= 5 and stopped_early >= decisions - 1, (decisions, stopped_early)
     assert agree >= decisions - 2, (decisions, agree)
+
+
+class MeansPlayer(HardPlayer):
+    """Keeps the mean value of every move it evaluated to the end."""
+
+    means: dict[int, float]
+
+    def _choose(
+        self,
+        values: list[list[float]],
+        active: list[int],
+        anchor: int | None,
+        prior: dict[int, float],
+        moves: list[int],
+    ) -> int:
+        self.means = {moves[i]: sum(values[i]) / len(values[i]) for i in active}
+        return super()._choose(values, active, anchor, prior, moves)
+
+
+def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
+    """Chiamata card decisions (§2.3, §7.12 values): stopping once every deciding difference
+    is known to within `SE_STOP` points (one standard error) costs far fewer worlds than
+    searching to the limit, and the cards it plays are worth, in a 1,000-world evaluation of
+    every card, about as much as those the search to the limit plays (the extra loss a
+    decision below 0.4 card points; a looser stop, 4 points, loses 0.46)."""
+    options = Options.parse("chiamata")
+    cases: list[tuple[Observation, dict[int, float]]] = []
+    for k in range(8):
+        state = HandState.deal(options, 5, k, 0)
+        rng = random.Random(k)
+        while state.phase != PLAY:
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.random() * len(legal))])
+        for _ in range(5):
+            obs = state.observation(state.current)
+            reference = MeansPlayer(random.Random(7), iterations=1000, min_worlds=10**9)
+            move = reference.act(obs)
+            if reference.last_worlds > 1:
+                cases.append((obs, reference.means))
+            state.apply(move)
+    assert len(cases) >= 30
+
+    def cost(se_stop: float) -> tuple[float, float]:
+        """Mean worlds per decision, and mean loss against the best card's reference value."""
+        worlds = 0
+        loss = 0.0
+        for obs, means in cases:
+            player = HardPlayer(random.Random(1), iterations=400, se_stop=se_stop)
+            card = player.act(obs)
+            worlds += player.last_worlds
+            loss += max(means.values()) - means[card]
+        return worlds / len(cases), loss / len(cases)
+
+    full_worlds, full_loss = cost(0.0)  # no stop on precision: pruning only
+    worlds, loss = cost(SE_STOP)
+    assert worlds < 0.5 * full_worlds, (worlds, full_worlds)
+    assert loss - full_loss < 0.4, (loss, full_loss)
 
 
 class CountingBidder(HardBidder):

@@ -8,7 +8,9 @@ the time budget (default 0.2 s) is spent, or has seen every world there is, or o
 left: after the first worlds, a card is no longer evaluated once it can no longer be chosen
 (successive elimination on differences paired over the same worlds: clearly worse than the
 best, or clearly unable to beat the judgement's choice by `OVERRIDE`), which on most
-decisions ends the search in a fraction of the budget. When only
+decisions ends the search in a fraction of the budget; and the search stops once every
+difference that still decides the choice is known to within `SE_STOP` points (close calls
+no longer run to the deadline for a few tenths of a point). When only
 one world is possible (two players, talon empty) it solves the rest of the hand exactly.
 A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests.
 
@@ -38,6 +40,10 @@ ENUMERATE = 48  # late in the hand, evaluate every world when there are at most 
 INDIFFERENT = 1.0  # exact values: stop when every other card is known to be this close
 OVERRIDE = 1.0  # points a rollout estimate must beat the judgement's choice by
 Z_STOP = 2.6  # standard errors by which it must, for the search to stop on it early
+# rollout estimates: the search stops once every difference that decides the choice is known
+# to within this many points (one standard error); more worlds would only settle choices
+# between cards this close (see `_precise`)
+SE_STOP = 3.0
 # chiamata: winning the hand is worth this many card points more. Measured against normal
 # (200 paired deals, §7.12 score per seat-hand): 30 -> +0.048, 60 -> +0.090, 100 -> +0.073.
 CHIAMATA_WIN = 60.0
@@ -56,6 +62,7 @@ class HardPlayer:
         z_override: float = 2.0,
         *,
         guard_bare: bool = True,
+        se_stop: float | None = None,
     ) -> None:
         self._rng = rng
         self.budget = budget
@@ -64,6 +71,7 @@ class HardPlayer:
         self.z = z
         self.z_override = z_override
         self.guard_bare = guard_bare  # chiamata: no bare carico lead against the judgement
+        self.se_stop = SE_STOP if se_stop is None else se_stop
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
 
     def _deadline(self) -> float:
@@ -182,7 +190,7 @@ class HardPlayer:
         exact = False
         # The judgement's choice is the anchor: rollout estimates (biased by the rollout
         # policy, noisy) must beat it clearly to override it; exact ones just pick the best.
-        anchor = max(range(k), key=lambda i: (prior[moves[i]], -moves[i]))
+        anchor: int | None = max(range(k), key=lambda i: (prior[moves[i]], -moves[i]))
         active = list(range(k))  # the moves still evaluated (`_prune` drops the others)
         if self.guard_bare and rules.chiamata and not obs.trick and not self._exact_late(obs):
             # Issue 17 §3: a bare carico led into the briscole is the rollouts' blind spot
@@ -206,7 +214,9 @@ class HardPlayer:
                 break
             if worlds >= self.min_worlds and worlds % 4 == 0:
                 active = self._prune(values, active, None if exact else anchor)
-                if len(active) == 1:
+                if anchor not in active:
+                    anchor = None  # overridden beyond doubt: the best of the rest is chosen
+                if len(active) == 1 or (not exact and self._precise(values, active, anchor)):
                     break
         self.last_worlds = worlds
         return moves[self._choose(values, active, None if exact else anchor, prior, moves)]
@@ -241,10 +251,10 @@ class HardPlayer:
         """The moves worth more worlds (successive elimination, on paired differences over
         the same worlds, `z` standard errors). Without an anchor: a move is dropped once the
         best one leads it clearly, or once it is known to be within `INDIFFERENT` points of
-        the best (the choice between them no longer matters). With an anchor (kept to the
-        end): a move is dropped once it clearly cannot beat the anchor by `OVERRIDE` — it
-        could not be chosen over it — or once another move clearly beats it. Evaluation
-        stops when one move is left."""
+        the best (the choice between them no longer matters). With an anchor: a move is
+        dropped once it clearly cannot beat the anchor by `OVERRIDE` — it could not be chosen
+        over it — or once another move clearly beats it; the anchor is dropped once every
+        move left beats it beyond doubt. Evaluation stops when one move is left."""
         z = self.z
         means = {i: sum(values[i]) / len(values[i]) for i in active}
         best = max(active, key=lambda i: means[i])
@@ -262,14 +272,28 @@ class HardPlayer:
                 if m + half < OVERRIDE:
                     continue  # cannot be chosen over the anchor
             keep.append(i)
-        if anchor is not None and len(keep) == 2 and best in keep and best != anchor:
-            # the anchor is overridden beyond doubt, and by this move only (`_choose`'s
-            # test, but at `Z_STOP`: looked at every few worlds, a looser test would stop on
-            # chance leads and override the judgement too often)
-            m, half = _paired(values[best], values[anchor], max(Z_STOP, self.z_override))
-            if m - half > OVERRIDE:
-                return [best]
+        if anchor is not None and len(keep) > 1:
+            # the anchor is overridden beyond doubt by every move left (`_choose`'s test, but
+            # at `Z_STOP`: looked at every few worlds, a looser test would stop on chance
+            # leads and override the judgement too often): it goes, and the rest are compared
+            # among themselves
+            zs = max(Z_STOP, self.z_override)
+            others = [i for i in keep if i != anchor]
+            if all(_beyond(values[i], values[anchor], zs) for i in others):
+                return others
         return keep
+
+    def _precise(self, values: list[list[float]], active: list[int], anchor: int | None) -> bool:
+        """Whether the rollout estimates already decide the choice to within `se_stop`
+        points: every move's difference to the anchor (without one: to the best) is known to
+        within that standard error. More worlds would only tell apart cards this close."""
+        ref = anchor
+        if ref is None:
+            ref = max(active, key=lambda i: sum(values[i]) / len(values[i]))
+        for i in active:
+            if i != ref and _paired(values[i], values[ref], 1.0)[1] > self.se_stop:
+                return False
+        return True
 
 
 def _paired(a: list[float], b: list[float], z: float) -> tuple[float, float]:
@@ -282,6 +306,12 @@ def _paired(a: list[float], b: list[float], z: float) -> tuple[float, float]:
     m = sum(d) / n
     var = sum((x - m) ** 2 for x in d) / n
     return m, z * math.sqrt(var / (n - 1.0))
+
+
+def _beyond(a: list[float], b: list[float], z: float) -> bool:
+    """Whether `a` beats `b` by more than `OVERRIDE`, by `z` standard errors."""
+    m, half = _paired(a, b, z)
+    return m - half > OVERRIDE
 
 
 def _bare_carico(obs: Observation, know: Knowledge, card: int) -> bool:
