@@ -91,6 +91,8 @@ def test_prune_keeps_only_moves_that_can_still_be_chosen() -> None:
     # two that both beat it beyond doubt: the anchor goes, they are compared between them
     better2 = [x + 9.0 + n for x, n in zip(base, noise[1], strict=True)]  # as good as it
     assert hard._prune([anchor, better, better2], [0, 1, 2], 0) == [1, 2]
+    # without `drop_anchor` (outside chiamata) the anchor stays while two moves are left to it
+    assert hard._prune([anchor, better, better2], [0, 1, 2], 0, drop_anchor=False) == [0, 1, 2]
     # exact values (no anchor): the clearly worse go, the best stays
     assert hard._prune([anchor, worse, better], [0, 1, 2], None) == [2]
     # one world tells nothing: nothing is dropped
@@ -149,7 +151,8 @@ def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
     is known to within `SE_STOP` points (one standard error) costs far fewer worlds than
     searching to the limit, and the cards it plays are worth, in a 1,000-world evaluation of
     every card, about as much as those the search to the limit plays (the extra loss a
-    decision below 0.4 card points; a looser stop, 4 points, loses 0.46)."""
+    decision below 0.4 points; a looser stop, 4 points, loses 0.46). Elsewhere there is no
+    such stop: in due even 1 point loses more than it saves (`SE_STOP_POINTS`)."""
     options = Options.parse("chiamata")
     cases: list[tuple[Observation, dict[int, float]]] = []
     for k in range(8):
@@ -167,12 +170,12 @@ def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
             state.apply(move)
     assert len(cases) >= 30
 
-    def cost(se_stop: float) -> tuple[float, float]:
+    def cost(stop: float) -> tuple[float, float]:
         """Mean worlds per decision, and mean loss against the best card's reference value."""
         worlds = 0
         loss = 0.0
         for obs, means in cases:
-            player = HardPlayer(random.Random(1), iterations=400, se_stop=se_stop)
+            player = HardPlayer(random.Random(1), iterations=400, se_stop=stop)
             card = player.act(obs)
             worlds += player.last_worlds
             loss += max(means.values()) - means[card]
