@@ -100,21 +100,26 @@ def test_prune_keeps_only_moves_that_can_still_be_chosen() -> None:
     assert hard._prune(few, [0, 1, 2], 0) == [0, 1, 2]
 
 
+def chiamata_at_play(k: int) -> HandState:
+    """Chiamata hand k (seed 5, dealer 0) after a random auction: the first card to play."""
+    state = HandState.deal(Options.parse("chiamata"), 5, k, 0)
+    rng = random.Random(k)
+    while state.phase != PLAY:
+        legal = state.legal_actions()
+        state.apply(legal[int(rng.random() * len(legal))])
+    return state
+
+
 def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
     """A chiamata card decision with room for 400 worlds: the search stops well before, and
     mostly plays the card it plays when every card gets all 400 (the same worlds). Pruning
     alone (`se_stop=0`: no stop on precision, which changes close choices by design and is
     measured by the next test)."""
-    options = Options.parse("chiamata")
     stopped_early = 0
     decisions = 0
     agree = 0
     for k in range(3):
-        state = HandState.deal(options, 5, k, 0)
-        rng = random.Random(k)
-        while state.phase != PLAY:
-            legal = state.legal_actions()
-            state.apply(legal[int(rng.random() * len(legal))])
+        state = chiamata_at_play(k)
         for _ in range(3):
             obs = state.observation(state.current)
             pruned = HardPlayer(random.Random(1), iterations=400, se_stop=0.0)
@@ -153,14 +158,9 @@ def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
     every card, about as much as those the search to the limit plays (the extra loss a
     decision below 0.4 points; a looser stop, 4 points, loses 0.46). Elsewhere there is no
     such stop: in due even 1 point loses more than it saves (`SE_STOP_POINTS`)."""
-    options = Options.parse("chiamata")
     cases: list[tuple[Observation, dict[int, float]]] = []
     for k in range(8):
-        state = HandState.deal(options, 5, k, 0)
-        rng = random.Random(k)
-        while state.phase != PLAY:
-            legal = state.legal_actions()
-            state.apply(legal[int(rng.random() * len(legal))])
+        state = chiamata_at_play(k)
         for _ in range(5):
             obs = state.observation(state.current)
             reference = MeansPlayer(random.Random(7), iterations=1000, min_worlds=10**9)

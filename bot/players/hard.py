@@ -11,8 +11,7 @@ best, or clearly unable to beat the judgement's choice by `OVERRIDE`), which on 
 decisions ends the search in a fraction of the budget; and the search stops once every
 difference that still decides the choice is known to within a few points (`SE_STOP`, in
 chiamata only: close calls no longer run to the deadline for a few tenths of a point). When
-only
-one world is possible (two players, talon empty) it solves the rest of the hand exactly.
+only one world is possible (two players, talon empty) it solves the rest of the hand exactly.
 A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests.
 
 Chiamata bidding: Monte Carlo over deals consistent with its hand (`hard_bidding`).
