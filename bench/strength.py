@@ -180,7 +180,9 @@ def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
     caller's side was winning, and their net card points (+ the carico's points when the
     defenders took the trick back, - when the caller's side kept it); the same for every
     carico a defender put, not in last seat, on a trick it did not win then, whoever was
-    winning it (loads: on a fellow defender's trick too); a caller alone by calling a card
+    winning it (loads: on a fellow defender's trick too); of both, those thrown by choice
+    ("_free": the defender held another card, not a plain carico, it could have played); a
+    caller alone by calling a card
     of their own hand, and whether they won; leads of a bare carico (a plain Asso, or a
     plain Tre while its Asso is still out: not yet played, not the leader's) and the net
     card points of those tricks (+ the trick's points when the leader's side took it, -
@@ -229,11 +231,17 @@ def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
                 beats = trick_winner((cards[w], c), suit, strength, b) == 1
                 if not beats:
                     sign = -1 if trick.winner in callers else 1
-                    add(levels[seat], "def_loads")
-                    add(levels[seat], "def_loads_net", sign * points[c])
+                    # its hand then: the cards it plays from here on (no talon in chiamata);
+                    # "free" when it held another card that is not a plain carico
+                    rest = [x for u in state.tricks[t:] for q, x in u.plays if q == seat]
+                    free = any(x != c and (points[x] < 10 or suit[x] == b) for x in rest)
+                    kinds = ["def_loads"]
                     if trick.plays[w][0] in callers:
-                        add(levels[seat], "def_carichi")
-                        add(levels[seat], "def_carichi_net", sign * points[c])
+                        kinds.append("def_carichi")
+                    for kind in kinds:
+                        for what in (kind, kind + "_free") if free else (kind,):
+                            add(levels[seat], what)
+                            add(levels[seat], what + "_net", sign * points[c])
             cards.append(c)
     return out
 
@@ -347,6 +355,12 @@ def run_matchup(
                     "def_carichi_net_per_hand": per(lv, "def_carichi_net", "defender_hands"),
                     "def_loads_per_hand": per(lv, "def_loads", "defender_hands"),
                     "def_loads_net_per_hand": per(lv, "def_loads_net", "defender_hands"),
+                    "def_carichi_free_per_hand": per(lv, "def_carichi_free", "defender_hands"),
+                    "def_carichi_free_net_per_hand": per(
+                        lv, "def_carichi_free_net", "defender_hands"
+                    ),
+                    "def_loads_free_per_hand": per(lv, "def_loads_free", "defender_hands"),
+                    "def_loads_free_net_per_hand": per(lv, "def_loads_free_net", "defender_hands"),
                     "bare_carico_leads": per(lv, "bare_carico_leads", "leads"),
                     "bare_carico_net": per(lv, "bare_carico_net", "bare_carico_leads"),
                     "alone": play.get(f"{lv}:alone", 0),
@@ -434,8 +448,11 @@ def render(s: dict[str, Any]) -> str:
             + "  ".join(
                 f"{lv}: socio reveals in trick 1 {_pct(p['reveal_t1'])}, defenders' carichi "
                 f"{_num(p['def_carichi_per_hand'])}/hand net {_num(p['def_carichi_net_per_hand'])}"
-                f" (all loads {_num(p['def_loads_per_hand'])}/hand net "
-                f"{_num(p['def_loads_net_per_hand'])})"
+                f" (by choice {_num(p['def_carichi_free_per_hand'])}/hand net "
+                f"{_num(p['def_carichi_free_net_per_hand'])}; all loads "
+                f"{_num(p['def_loads_per_hand'])}/hand net {_num(p['def_loads_net_per_hand'])}, "
+                f"by choice {_num(p['def_loads_free_per_hand'])}/hand net "
+                f"{_num(p['def_loads_free_net_per_hand'])})"
                 f", bare carichi {_pct(p['bare_carico_leads'])} of leads net "
                 f"{_num(p['bare_carico_net'])}/lead"
                 f", alone {p['alone']} (won {p['alone_wins']})"

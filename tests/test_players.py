@@ -622,6 +622,59 @@ def test_bench_counts_each_seat_hand_in_one_role() -> None:
     assert alone > 0
 
 
+def test_bench_tells_loads_by_choice_from_forced_ones() -> None:
+    """§2.3, §7.6: the bench's defenders' loads (a plain carico put, not in last seat, on a
+    trick it does not take) count as "by choice" exactly when the defender's hand, as it was
+    when it played, held another card that is not a plain carico; the bench rebuilds that
+    hand from the finished hand's tricks, checked here against the hands seen during play."""
+    from bench.strength import chiamata_play
+
+    options = Options.parse("chiamata")
+    totals = {"free": 0, "forced": 0}
+    for k in range(40):
+        state = HandState.deal(options, 9, k, k % 5)
+        players = [make_player("normal" if s % 2 else "random", f"loads:{k}:{s}") for s in range(5)]
+        expected = {"free": 0, "forced": 0, "free_net": 0}
+        plays: list[tuple[int, int, list[int], list[int]]] = []  # seat, card, hand, trick
+        while not state.is_terminal():
+            seat = state.current
+            action = players[seat].act(state.observation(seat))
+            if state.phase == PLAY:
+                plays.append((seat, action, list(state.hands[seat]), list(state.trick)))
+            state.apply(action, seat)
+        deck = state.rules.deck
+        suit, strength, points = deck.suit, deck.strength, deck.points
+        b = state.briscola
+        callers = {state.caller, state.partner}
+        for i, (seat, card, hand, trick) in enumerate(plays):
+            t = i // 5
+            last = len(trick) == 4
+            if not trick or last or seat in callers or points[card] < 10 or suit[card] == b:
+                continue
+            w = trick_winner(trick, suit, strength, b)
+            if trick_winner((trick[w], card), suit, strength, b) == 1:
+                continue
+            free = any(x != card and (points[x] < 10 or suit[x] == b) for x in hand)
+            if free:
+                expected["free"] += 1
+                kept = state.tricks[t].winner in callers
+                expected["free_net"] += -points[card] if kept else points[card]
+            else:
+                expected["forced"] += 1
+        counts = chiamata_play(state, ["random" if s % 2 == 0 else "normal" for s in range(5)])
+        got_free = sum(v for key, v in counts.items() if key.endswith(":def_loads_free"))
+        got_all = sum(v for key, v in counts.items() if key.endswith(":def_loads"))
+        got_net = sum(v for key, v in counts.items() if key.endswith(":def_loads_free_net"))
+        assert (got_free, got_all - got_free, got_net) == (
+            expected["free"],
+            expected["forced"],
+            expected["free_net"],
+        )
+        totals["free"] += expected["free"]
+        totals["forced"] += expected["forced"]
+    assert totals["free"] > 0 and totals["forced"] > 0
+
+
 # --------------------------------------------------------------------------- chiamata defence
 
 
