@@ -182,11 +182,10 @@ def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
     carico a defender put, not in last seat, on a trick it did not win then, whoever was
     winning it (loads: on a fellow defender's trick too); of both, those thrown by choice
     ("_free": the defender held another card, not a plain carico, it could have played); a
-    caller alone by calling a card
-    of their own hand, and whether they won; leads of a bare carico (a plain Asso, or a
-    plain Tre while its Asso is still out: not yet played, not the leader's) and the net
-    card points of those tricks (+ the trick's points when the leader's side took it, -
-    when the other side did)."""
+    caller alone by calling a card of their own hand, and whether they won; leads of a bare
+    carico (a plain Asso, or a plain Tre while its Asso is still out: not yet played, not the
+    leader's) and the net card points of those tricks (+ the trick's points when the
+    leader's side took it, - when the other side did)."""
     out: dict[str, int] = {}
 
     def add(lv: str, what: str, n: int = 1) -> None:

@@ -439,68 +439,83 @@ class Knowledge:
 
 # Chiamata, before the reveal: how much each public play around the caller's tricks says
 # about a non-caller being the socio, as log-odds added per play (`partner_suspicion`).
-# Fitted (a conditional logit over the four non-callers) on 64,000 positions of 2,000 hands of
-# five `normal` players: on held-out positions the log-loss of who is the socio is 1.017,
-# against 1.309 for the earlier hand-set weights and 1.386 for no inference (issue 17 §1).
+# Fitted (a conditional logit over the four non-callers, `python -m bench.suspicion`) on
+# 64,000 positions of 2,000 hands of five `normal` players: on held-out positions the log-loss
+# of who is the socio is 1.017, against 1.309 for the earlier hand-set weights and 1.386 for no
+# inference (issue 17 §1). `hard`'s defenders load the caller's tricks more: on its hands
+# neither reads well (1.48; hand-set 1.61; none 1.39).
 SUSPICION = {
-    "loads_caller": 3.4,  # a plain carico put on the caller's trick, not taking it
-    "points_caller": -0.8,  # 2-4 points put on the caller's trick: defenders shed figures
-    "cuts_caller_plain": -1.4,  # took the caller's trick (4+ points) with a plain card
-    "cuts_caller_trump": 0.6,  # ... with a briscola on a plain trick
-    "liscio_caller_trump": -0.7,  # a bare liscio on the caller's briscola
-    "carico_other": 0.35,  # a plain carico on a non-caller's trick, not taking it
-    "cuts_other": 0.35,  # took a non-caller's plain trick with a briscola
-    "leads_briscola": 1.0,  # led a briscola
+    # on the caller's trick, not taking it: a plain carico; other points (a figura, or a
+    # briscola with points: defenders shed them there); a liscio on the caller's briscola
+    "loads_caller": 3.4,
+    "points_caller": -0.8,
+    "liscio_caller_trump": -0.7,
+    # the caller's trick (4+ points) taken: by a higher card of the suit taking it (over-
+    # trumping too), or by cutting a plain trick with a briscola
+    "takes_caller": -1.4,
+    "trumps_caller": 0.6,
+    # a non-caller's trick: a plain carico put on it, not taking it; its plain trick cut
+    "carico_other": 0.35,
+    "trumps_other": 0.35,
+    "leads_briscola": 1.0,
 }
 SUSPICION_CAP = 6.0
 
 
-def partner_suspicion(obs: Observation) -> list[float]:
-    """Chiamata, before the reveal: log-odds-like score per seat of being the partner, from
-    how it played around the caller's tricks and others' (`SUSPICION`), this trick too."""
-    rules = obs.rules
-    deck = rules.deck
-    n = rules.n_players
-    caller = obs.caller
-    score = [0.0] * n
+def suspicion_events(obs: Observation) -> list[tuple[int, str]]:
+    """Chiamata: the public plays of non-callers that `SUSPICION` weighs, as (seat, event),
+    in every trick so far, this one too."""
+    deck = obs.rules.deck
     suit, strength, points = deck.suit, deck.strength, deck.points
     b = obs.briscola
-    w = SUSPICION
+    caller = obs.caller
+    out: list[tuple[int, str]] = []
     plays_list = [t.plays for t in obs.tricks]
     if obs.trick:
         plays_list.append(obs.trick)
     for plays in plays_list:
         cards: list[int] = []
         for i, (seat, c) in enumerate(plays):
-            if seat != caller:
-                plain = suit[c] != b
-                if i == 0:
-                    if not plain:
-                        score[seat] += w["leads_briscola"]
-                else:
-                    win = trick_winner(cards, suit, strength, b)
-                    wc = cards[win]
-                    beats = trick_winner((wc, c), suit, strength, b) == 1
-                    carico = plain and points[c] >= 10
-                    if plays[win][0] == caller:
-                        if beats:
-                            if sum(points[x] for x in cards) >= 4:
-                                cut = not plain and suit[wc] != b
-                                how = "cuts_caller_trump" if cut else "cuts_caller_plain"
-                                score[seat] += w[how]
-                        elif carico:
-                            score[seat] += w["loads_caller"]
-                        elif points[c] >= 2:
-                            score[seat] += w["points_caller"]
-                        elif suit[wc] == b and plain:
-                            score[seat] += w["liscio_caller_trump"]
-                    elif beats:
-                        if not plain and suit[wc] != b:
-                            score[seat] += w["cuts_other"]
-                    elif carico:
-                        score[seat] += w["carico_other"]
             cards.append(c)
-    score[caller] = 0.0
+            if seat == caller:
+                continue
+            plain = suit[c] != b
+            if i == 0:
+                if not plain:
+                    out.append((seat, "leads_briscola"))
+                continue
+            win = trick_winner(cards[:-1], suit, strength, b)
+            wc = cards[win]
+            beats = trick_winner((wc, c), suit, strength, b) == 1
+            carico = plain and points[c] >= 10
+            event = ""
+            if plays[win][0] == caller:
+                if beats:
+                    if sum(points[x] for x in cards[:-1]) >= 4:
+                        event = "trumps_caller" if not plain and suit[wc] != b else "takes_caller"
+                elif carico:
+                    event = "loads_caller"
+                elif points[c] >= 2:
+                    event = "points_caller"
+                elif suit[wc] == b and plain:
+                    event = "liscio_caller_trump"
+            elif beats:
+                if not plain and suit[wc] != b:
+                    event = "trumps_other"
+            elif carico:
+                event = "carico_other"
+            if event:
+                out.append((seat, event))
+    return out
+
+
+def partner_suspicion(obs: Observation) -> list[float]:
+    """Chiamata, before the reveal: log-odds-like score per seat of being the partner, from
+    how it played around the caller's tricks and others' (`SUSPICION`), this trick too."""
+    score = [0.0] * obs.rules.n_players
+    for seat, event in suspicion_events(obs):
+        score[seat] += SUSPICION[event]
+    score[obs.caller] = 0.0
     score[obs.seat] = 0.0
     cap = SUSPICION_CAP
     return [max(-cap, min(cap, x)) for x in score]
