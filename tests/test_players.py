@@ -811,6 +811,39 @@ def test_hard_leads_no_bare_carico_against_its_judgement() -> None:
     assert led > 0, (chances, led)
 
 
+def called_card_plays(guard: bool, deals: int) -> tuple[int, int]:
+    """Chiamata positions of a hidden socio holding the called card (more than two tricks
+    left) where `normal`'s judgement would play another card, and how many times `hard` (16
+    worlds a move) plays the called card there: (positions, called cards played)."""
+    options = Options.parse("chiamata")
+    chances = played = 0
+    for k in range(deals):
+        state = HandState.deal(options, 43, k, k % 5)
+        bots = [make_player("normal", f"c{k}:{s}") for s in range(5)]
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            action = bots[seat].act(obs)
+            hidden = seat == state.partner != state.caller and state.reveal_trick < 0
+            other = action != state.called_card  # the judgement plays another card
+            if state.phase == PLAY and hidden and len(obs.hand) > 2 and other:
+                chances += 1
+                hard = HardPlayer(random.Random(k), iterations=16, guard_called=guard)
+                played += hard.act(obs) == state.called_card
+            state.apply(action, seat)
+    return chances, played
+
+
+def test_s7_6_hard_socio_stays_hidden_where_its_judgement_would() -> None:
+    """§7.6, issue 17 §2: playing the called card shows who the socio is, which the search's
+    rollouts value at little; `hard`'s hidden socio plays it only where `normal`'s judgement
+    would. Without the guard its search does play it in some of those positions."""
+    chances, played = called_card_plays(True, 40)
+    assert chances > 50 and played == 0, (chances, played)
+    chances, played = called_card_plays(False, 40)
+    assert played > 0, (chances, played)
+
+
 def test_s7_6_public_play_tells_who_the_socio_is() -> None:
     """§7.6, issue 17 §1: before the called card is played, who the socio is shows only in
     the public play. `partner_suspicion`'s log-odds, as a choice among the seats each player

@@ -114,7 +114,9 @@ def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
     """A chiamata card decision with room for 400 worlds: the search stops well before, and
     mostly plays the card it plays when every card gets all 400 (the same worlds). Pruning
     alone (`se_stop=0`: no stop on precision, which changes close choices by design and is
-    measured by the next test)."""
+    measured by the next test; `guard_called=False`: the hidden socio's guard takes its
+    called card out of the comparison, which leaves the first decision here a close call
+    among the rest, and is tested on its own in test_players)."""
     stopped_early = 0
     decisions = 0
     agree = 0
@@ -122,8 +124,10 @@ def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
         state = chiamata_at_play(k)
         for _ in range(3):
             obs = state.observation(state.current)
-            pruned = HardPlayer(random.Random(1), iterations=400, se_stop=0.0)
-            full = HardPlayer(random.Random(1), iterations=400, min_worlds=10**9)
+            pruned = HardPlayer(random.Random(1), iterations=400, se_stop=0.0, guard_called=False)
+            full = HardPlayer(
+                random.Random(1), iterations=400, min_worlds=10**9, guard_called=False
+            )
             move = pruned.act(obs)
             if pruned.last_worlds > 1:
                 decisions += 1

@@ -12,7 +12,9 @@ decisions ends the search in a fraction of the budget; and the search stops once
 difference that still decides the choice is known to within a few points (`SE_STOP`, in
 chiamata only: close calls no longer run to the deadline for a few tenths of a point). When
 only one world is possible (two players, talon empty) it solves the rest of the hand exactly.
-A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests.
+A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In
+chiamata two cards the rollouts misjudge are searched only where the judgement would play
+them: a bare carico led into the briscole, and the hidden socio's called card.
 
 Chiamata bidding: Monte Carlo over deals consistent with its hand (`hard_bidding`).
 """
@@ -68,6 +70,7 @@ class HardPlayer:
         z_override: float = 2.0,
         *,
         guard_bare: bool = True,
+        guard_called: bool = True,
         se_stop: float | None = None,
     ) -> None:
         self._rng = rng
@@ -77,6 +80,7 @@ class HardPlayer:
         self.z = z
         self.z_override = z_override
         self.guard_bare = guard_bare  # chiamata: no bare carico lead against the judgement
+        self.guard_called = guard_called  # chiamata: the hidden socio's called card, likewise
         self.se_stop = se_stop  # None: by variant (`SE_STOP`, `SE_STOP_POINTS`)
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
 
@@ -210,6 +214,23 @@ class HardPlayer:
                 active = [i for i in active if i not in bare]
                 if len(active) == 1:
                     return moves[active[0]]
+        called = obs.called_card
+        if (
+            self.guard_called
+            and rules.chiamata
+            and me == obs.partner != obs.caller
+            and not obs.partner_revealed
+            and called in moves
+            and anchor is not None
+            and moves[anchor] != called
+            and not self._exact_late(obs)
+        ):
+            # Issue 17 §2: playing the called card gives the socio away, which the rollouts
+            # value at little (their seats' play hardly changes with it); the hidden socio
+            # plays it only where the judgement would.
+            active = [i for i in active if moves[i] != called]
+            if len(active) == 1:
+                return moves[active[0]]
         while worlds < max_worlds:
             world = know.sample_world(rng)
             if worlds == 0:
