@@ -15,6 +15,7 @@ from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.tricks import trick_winner
 from bot.players import LEVELS, PLAYERS, Player, configure, make_player
+from bot.players.common import card_actions
 from bot.players.hard import HardPlayer, _bare_carico
 from bot.players.heuristics import NORMAL
 from bot.players.knowledge import REMOVED, TALON, Knowledge
@@ -842,6 +843,38 @@ def test_s7_6_hard_socio_stays_hidden_where_its_judgement_would() -> None:
     assert chances > 50 and played == 0, (chances, played)
     chances, played = called_card_plays(False, 40)
     assert played > 0, (chances, played)
+
+
+def test_s7_6_hard_keeps_the_called_card_apart_from_its_look_alikes() -> None:
+    """§7.6: `hard` searches one card of each set that plays alike (same suit and points, no
+    card anyone else holds between them), but the hidden socio's called card is never merged
+    with another: playing it shows who the socio is, playing its look-alike does not. Found
+    in hands of five `normal` players: positions where a look-alike is in the socio's hand."""
+    from bot.players.hard import distinct_moves
+
+    options = Options.parse("chiamata")
+    look_alikes = 0
+    for k in range(60):
+        state = HandState.deal(options, 47, k, k % 5)
+        bots = [make_player("normal", f"l{k}:{s}") for s in range(5)]
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            hidden = seat == state.partner != state.caller and state.reveal_trick < 0
+            if state.phase == PLAY and hidden:
+                deck = obs.rules.deck
+                called = state.called_card
+                cards = card_actions(obs)
+                know = Knowledge.of(obs)
+                moves = distinct_moves(obs, know, cards)
+                rest = distinct_moves(obs, know, [c for c in cards if c != called])
+                assert set(moves) == {called} | set(rest)
+                look_alikes += any(
+                    deck.suit[c] == deck.suit[called] and deck.points[c] == deck.points[called]
+                    for c in rest
+                )
+            state.apply(bots[seat].act(obs), seat)
+    assert look_alikes > 0
 
 
 def test_s7_6_public_play_tells_who_the_socio_is() -> None:

@@ -384,15 +384,19 @@ def _utility(pts: float, my_side: int, target: int, two_sides: bool, obs: Observ
 
 def distinct_moves(obs: Observation, know: Knowledge, cards: list[int]) -> list[int]:
     """Drop cards that play exactly like another one: same suit and points, and no card
-    between them in strength that anyone else could play (keeps the weaker)."""
+    between them in strength that anyone else could play (keeps the weaker). The called card
+    is never one of them until it has been played: it shows who the socio is (§7.6)."""
     deck = obs.rules.deck
     suit, strength, points = deck.suit, deck.strength, deck.points
+    called = -1 if obs.partner_revealed else obs.called_card
     elsewhere = set(know.unseen)
     for cs in know.known.values():
         elsewhere.update(cs)
     elsewhere.update(c for _, c in obs.trick)
     out: list[int] = []
     for c in sorted(cards, key=lambda x: (suit[x], strength[x])):
+        if c == called:
+            continue
         if out:
             p = out[-1]
             if suit[p] == suit[c] and points[p] == points[c]:
@@ -400,4 +404,7 @@ def distinct_moves(obs: Observation, know: Knowledge, cards: list[int]) -> list[
                 if not any(suit[x] == suit[c] and lo < strength[x] < hi for x in elsewhere):
                     continue
         out.append(c)
+    if called in cards:
+        out.append(called)
+        out.sort(key=lambda x: (suit[x], strength[x]))
     return out
