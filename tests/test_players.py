@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from bot.engine import AUCTION, NAME_SUIT, PLAY, HandState, Options, Trick, first_dealer
 from bot.engine import actions as A
 from bot.engine.cards import card_id
+from bot.engine.observation import Observation
 from bot.engine.tricks import trick_winner
 from bot.players import LEVELS, PLAYERS, Player, configure, make_player
 from bot.players.common import card_actions
@@ -42,6 +44,24 @@ def play_hand(options: Options, names: list[str], seed: int, k: int) -> HandStat
         action = bots[seat].act(state.observation(seat))
         state.apply(action, seat)  # raises IllegalAction on an illegal move
     return state
+
+
+def normal_chiamata_turns(
+    seed: int, deals: int, tag: str
+) -> Iterator[tuple[int, HandState, Observation, int]]:
+    """Every turn of `deals` chiamata hands of five `normal` players (hand k dealt by seat
+    k % 5, players seeded "{tag}{k}:{seat}"): (k, state, the mover's observation, its
+    action), the action applied once the caller has looked."""
+    options = Options.parse("chiamata")
+    for k in range(deals):
+        state = HandState.deal(options, seed, k, k % 5)
+        bots = [make_player("normal", f"{tag}{k}:{s}") for s in range(5)]
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            action = bots[seat].act(obs)
+            yield k, state, obs, action
+            state.apply(action, seat)
 
 
 # --------------------------------------------------------------------------- legal play
@@ -782,23 +802,15 @@ def bare_carico_leads(guard: bool, deals: int) -> tuple[int, int]:
     """Chiamata leads by `hard` (16 worlds a move) holding a bare carico — a plain Asso, or a
     plain Tre whose Asso is still out — where its judgement would lead something else:
     (such leads, bare carichi led)."""
-    options = Options.parse("chiamata")
     chances = led = 0
-    for k in range(deals):
-        state = HandState.deal(options, 41, k, k % 5)
-        bots = [make_player("normal", f"b{k}:{s}") for s in range(5)]
-        while not state.is_terminal():
-            seat = state.current
-            obs = state.observation(seat)
-            action = bots[seat].act(obs)
-            if state.phase == PLAY and not obs.trick and len(obs.hand) > 3:
-                know = Knowledge.of(obs)
-                bare = {c for c in obs.hand if _bare_carico(obs, know, c)}
-                if bare and action not in bare:
-                    chances += 1
-                    hard = HardPlayer(random.Random(k), iterations=16, guard_bare=guard)
-                    led += hard.act(obs) in bare
-            state.apply(action, seat)
+    for k, state, obs, action in normal_chiamata_turns(41, deals, "b"):
+        if state.phase == PLAY and not obs.trick and len(obs.hand) > 3:
+            know = Knowledge.of(obs)
+            bare = {c for c in obs.hand if _bare_carico(obs, know, c)}
+            if bare and action not in bare:
+                chances += 1
+                hard = HardPlayer(random.Random(k), iterations=16, guard_bare=guard)
+                led += hard.act(obs) in bare
     return chances, led
 
 
@@ -816,22 +828,14 @@ def called_card_plays(guard: bool, deals: int) -> tuple[int, int]:
     """Chiamata positions of a hidden socio holding the called card (more than two tricks
     left) where `normal`'s judgement would play another card, and how many times `hard` (16
     worlds a move) plays the called card there: (positions, called cards played)."""
-    options = Options.parse("chiamata")
     chances = played = 0
-    for k in range(deals):
-        state = HandState.deal(options, 43, k, k % 5)
-        bots = [make_player("normal", f"c{k}:{s}") for s in range(5)]
-        while not state.is_terminal():
-            seat = state.current
-            obs = state.observation(seat)
-            action = bots[seat].act(obs)
-            hidden = seat == state.partner != state.caller and state.reveal_trick < 0
-            other = action != state.called_card  # the judgement plays another card
-            if state.phase == PLAY and hidden and len(obs.hand) > 2 and other:
-                chances += 1
-                hard = HardPlayer(random.Random(k), iterations=16, guard_called=guard)
-                played += hard.act(obs) == state.called_card
-            state.apply(action, seat)
+    for k, state, obs, action in normal_chiamata_turns(43, deals, "c"):
+        hidden = obs.seat == state.partner != state.caller and state.reveal_trick < 0
+        other = action != state.called_card  # the judgement plays another card
+        if state.phase == PLAY and hidden and len(obs.hand) > 2 and other:
+            chances += 1
+            hard = HardPlayer(random.Random(k), iterations=16, guard_called=guard)
+            played += hard.act(obs) == state.called_card
     return chances, played
 
 
@@ -852,28 +856,21 @@ def test_s7_6_hard_keeps_the_called_card_apart_from_its_look_alikes() -> None:
     in hands of five `normal` players: positions where a look-alike is in the socio's hand."""
     from bot.players.hard import distinct_moves
 
-    options = Options.parse("chiamata")
     look_alikes = 0
-    for k in range(60):
-        state = HandState.deal(options, 47, k, k % 5)
-        bots = [make_player("normal", f"l{k}:{s}") for s in range(5)]
-        while not state.is_terminal():
-            seat = state.current
-            obs = state.observation(seat)
-            hidden = seat == state.partner != state.caller and state.reveal_trick < 0
-            if state.phase == PLAY and hidden:
-                deck = obs.rules.deck
-                called = state.called_card
-                cards = card_actions(obs)
-                know = Knowledge.of(obs)
-                moves = distinct_moves(obs, know, cards)
-                rest = distinct_moves(obs, know, [c for c in cards if c != called])
-                assert set(moves) == {called} | set(rest)
-                look_alikes += any(
-                    deck.suit[c] == deck.suit[called] and deck.points[c] == deck.points[called]
-                    for c in rest
-                )
-            state.apply(bots[seat].act(obs), seat)
+    for _, state, obs, _ in normal_chiamata_turns(47, 60, "l"):
+        hidden = obs.seat == state.partner != state.caller and state.reveal_trick < 0
+        if state.phase == PLAY and hidden:
+            deck = obs.rules.deck
+            called = state.called_card
+            cards = card_actions(obs)
+            know = Knowledge.of(obs)
+            moves = distinct_moves(obs, know, cards)
+            rest = distinct_moves(obs, know, [c for c in cards if c != called])
+            assert set(moves) == {called} | set(rest)
+            look_alikes += any(
+                deck.suit[c] == deck.suit[called] and deck.points[c] == deck.points[called]
+                for c in rest
+            )
     assert look_alikes > 0
 
 
@@ -887,24 +884,17 @@ def test_s7_6_public_play_tells_who_the_socio_is() -> None:
 
     from bot.players.knowledge import partner_suspicion
 
-    options = Options.parse("chiamata")
     losses: list[float] = []
     blind: list[float] = []  # knowing nothing: each seat it cannot rule out alike
-    for k in range(150):
-        state = HandState.deal(options, 31, k, k % 5)
-        players = [make_player("normal", f"suspicion:{k}:{s}") for s in range(5)]
-        while not state.is_terminal():
-            seat = state.current
-            obs = state.observation(seat)
-            alone = state.partner == state.caller
-            if state.phase == PLAY and not alone and state.reveal_trick < 0 and obs.tricks:
-                score = partner_suspicion(obs)
-                cands = [s for s in range(5) if s not in (state.caller, seat)]
-                if state.partner in cands:
-                    z = [math.exp(score[s]) for s in cands]
-                    losses.append(-math.log(z[cands.index(state.partner)] / sum(z)))
-                    blind.append(math.log(len(cands)))
-            state.apply(players[seat].act(obs), seat)
+    for _, state, obs, _ in normal_chiamata_turns(31, 150, "suspicion:"):
+        alone = state.partner == state.caller
+        if state.phase == PLAY and not alone and state.reveal_trick < 0 and obs.tricks:
+            score = partner_suspicion(obs)
+            cands = [s for s in range(5) if s not in (state.caller, obs.seat)]
+            if state.partner in cands:
+                z = [math.exp(score[s]) for s in cands]
+                losses.append(-math.log(z[cands.index(state.partner)] / sum(z)))
+                blind.append(math.log(len(cands)))
     uniform = sum(blind) / len(blind)
     loss = sum(losses) / len(losses)
     assert len(losses) > 1000
