@@ -24,6 +24,7 @@ from tests.test_e2e import (
     bot_guard,
     card_buttons,
     hand_message,
+    hand_over,
     hand_when,
     message_when,
     open_table,
@@ -250,12 +251,23 @@ async def test_deadlines_survive_a_kill_and_a_restart(tmp_path: Path) -> None:
             )
             assert await tap(fake, mario, hand_message(fake, mario), "Riprendo") == BACK
             assert resume.callback_data == f"b:{tid}"
-            # (the computer may have played the hand out meanwhile: the next one starts)
-            await fake.wait_for(lambda: game.whose_turn(game.table().text) is mario, 2 * WAIT)
+            back = len(store.moves(tid))
+            # His turn comes. The computer may have played the hand out before he came back
+            # (the table, edited a moment later, can still show his turn then): the next hand
+            # starts by itself.
+            for _ in range(3):
+                who, _table = await game.turn()
+                if who is mario:
+                    break
+                await fake.wait_for(lambda: not hand_over(game.table()), 2 * WAIT)
+            else:
+                raise AssertionError("never Mario's turn after he came back")
             before = len(store.moves(tid))
             assert await game.step()
-            # his own move (the computer opposite may already have answered it)
+            # his own move (the computer opposite may already have answered it), and nothing
+            # was played for him since he came back
             assert store.moves(tid)[before][4] == mario.id
+            assert all(m[4] == mario.id for m in store.moves(tid)[back:] if m[2] == 0)
             assert await bot.stop() == 0
             bot.check_logs()
 

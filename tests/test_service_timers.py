@@ -6,6 +6,7 @@ Time is a fake clock; the timer the service arms is fired by hand (as PTB's JobQ
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import sqlite3
@@ -480,3 +481,42 @@ async def test_storage_writes_deadlines_without_changing_the_version(tmp_path: P
         assert not await db.set_timers(tid, '{"at": {}}')  # a closed table waits for nothing
     finally:
         await db.close()
+
+
+async def test_a_seat_taken_back_while_the_computer_thinks_is_not_played_for(rig: Rig) -> None:
+    # issue 11 §3: "Riprendo il posto" (or /join after /leave) gives the seat back at once;
+    # a move the computer was still thinking about for it is dropped, not played
+    tid = await open_game(rig, "due", [ANA, BEA], timer="0")
+    table = rig.table()
+    bea_seat = table.seat_of(BEA.user_id)
+    assert bea_seat is not None
+    assert "gioca il computer" in (await rig.svc.leave(CHAT, BEA)).text
+    await rig.svc.idle()
+    if to_act(table) != bea_seat:
+        assert (await play(rig, ANA)).text == "Fatto."  # the computer answers for Bea at once
+    assert to_act(table) == (1 - bea_seat)
+    # the computer thinks slowly now: it has her next move in mind when she comes back
+    thinking, release = asyncio.Event(), asyncio.Event()
+    choose = rig.svc.thinker.choose
+
+    async def slow(job: Any) -> int:
+        thinking.set()
+        await release.wait()
+        return await choose(job)
+
+    rig.svc.thinker.choose = slow  # type: ignore[method-assign]
+    assert table.hand is not None
+    action = table.hand.legal_actions()[0]
+    reply = await rig.svc.act(ANA, tid, table.hand.hand_index, 0, action)
+    assert reply.text == "Fatto."
+    await asyncio.wait_for(thinking.wait(), 5)
+    moves = len(await rig.db.moves(tid))
+    assert (await rig.svc.join(CHAT, BEA)).text == "Bentornato: il posto è di nuovo tuo."
+    release.set()
+    await rig.svc.idle()
+    table = rig.table()
+    assert len(await rig.db.moves(tid)) == moves  # nothing played for her after she came back
+    assert to_act(table) == bea_seat and not table.seats[bea_seat].is_bot
+    assert (await play(rig, BEA)).text == "Fatto."  # her own move
+    log = await rig.db.moves(tid)
+    assert log[moves].seat == bea_seat and log[moves].user_id == BEA.user_id
