@@ -19,7 +19,7 @@ from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS
 from bot.players import hard_bidding, search
-from bot.players.hard import SE_STOP, HardPlayer
+from bot.players.hard import MAX_WORLDS_POINTS, SE_STOP, Z_OVERRIDE, HardPlayer
 from bot.players.hard_bidding import MAX_SAMPLES, HardBidder
 from bot.players.search import rollout
 from tests.test_players import STRONG, WEAK, auction_obs
@@ -150,9 +150,10 @@ class MeansPlayer(HardPlayer):
         anchor: int | None,
         prior: dict[int, float],
         moves: list[int],
+        z_override: float = Z_OVERRIDE,
     ) -> int:
         self.means = {moves[i]: sum(values[i]) / len(values[i]) for i in active}
-        return super()._choose(values, active, anchor, prior, moves)
+        return super()._choose(values, active, anchor, prior, moves, z_override)
 
 
 def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
@@ -161,7 +162,8 @@ def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
     searching to the limit, and the cards it plays are worth, in a 1,000-world evaluation of
     every card, about as much as those the search to the limit plays (the extra loss a
     decision below 0.4 points; a looser stop, 4 points, loses 0.46). Elsewhere there is no
-    such stop: in due even 1 point loses more than it saves (`SE_STOP_POINTS`)."""
+    such stop: in due even 1 point loses more than it saves (`SE_STOP_POINTS`); close calls
+    stop at a number of worlds there (`MAX_WORLDS_POINTS`, the last test)."""
     cases: list[tuple[Observation, dict[int, float]]] = []
     for k in range(8):
         state = chiamata_at_play(k)
@@ -256,3 +258,25 @@ def test_auction_reuses_its_deals_across_decisions(monkeypatch: pytest.MonkeyPat
     assert hard_bidding.recent_deals(other.observation(other_seat)) is not (
         hard_bidding.recent_deals(obs)
     )
+
+
+def test_close_calls_outside_chiamata_stop_at_a_number_of_worlds() -> None:
+    """Due (§2.3 card points decide): on the clock, a close call stops at `MAX_WORLDS_POINTS`
+    worlds instead of running to the deadline (the clock here never binds); with fixed
+    iterations (tests) the count is what was asked."""
+    options = Options.parse("due")
+    capped = 0
+    for k in range(4):
+        state = HandState.deal(options, 23, k, k % 2)
+        for _ in range(8):
+            obs = state.observation(state.current)
+            player = HardPlayer(random.Random(k), budget=30.0)
+            move = player.act(obs)
+            assert player.last_worlds <= MAX_WORLDS_POINTS
+            if player.last_worlds == MAX_WORLDS_POINTS:
+                capped += 1
+                fixed = HardPlayer(random.Random(k), iterations=400)
+                fixed.act(obs)
+                assert fixed.last_worlds > MAX_WORLDS_POINTS  # the same close call, uncapped
+            state.apply(move)
+    assert capped >= 2, capped

@@ -10,7 +10,7 @@ left: after the first worlds, a card is no longer evaluated once it can no longe
 best, or clearly unable to beat the judgement's choice by `OVERRIDE`), which on most
 decisions ends the search in a fraction of the budget; and the search stops once every
 difference that still decides the choice is known to within a few points (`SE_STOP`, in
-chiamata only: close calls no longer run to the deadline for a few tenths of a point). When
+chiamata; elsewhere close calls stop at `MAX_WORLDS_POINTS` worlds instead). When
 only one world is possible (two players, talon empty) it solves the rest of the hand exactly.
 A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In
 chiamata two cards the rollouts misjudge are searched only where the judgement would play
@@ -41,6 +41,8 @@ MAX_NODES = 6000  # a world's exact search gives up beyond this (a few ms)
 ENUMERATE = 48  # late in the hand, evaluate every world when there are at most this many
 INDIFFERENT = 1.0  # exact values: stop when every other card is known to be this close
 OVERRIDE = 1.0  # points a rollout estimate must beat the judgement's choice by
+Z_OVERRIDE = 2.0  # ... by this many standard errors (chiamata)
+Z_OVERRIDE_POINTS = 1.0  # elsewhere, where the search stops at `MAX_WORLDS_POINTS` worlds
 Z_STOP = 2.6  # standard errors by which it must, for the search to stop on it early
 # rollout estimates: the search stops once every difference that decides the choice is known
 # to within this many points (one standard error); more worlds would only settle choices
@@ -52,6 +54,14 @@ Z_STOP = 2.6  # standard errors by which it must, for the search to stop on it e
 # against `hard1126`), 0.5 saved almost no worlds.
 SE_STOP = 3.0
 SE_STOP_POINTS = 0.0
+# Elsewhere close calls stop at this many worlds instead (on the clock): in due they were an
+# eighth of `hard`'s decisions and half its thinking, at a median of 505 worlds (p90 739).
+# On 187 such decisions of hands against `normal`, against a 4,000-world evaluation, 250
+# worlds lost 0.12 card points a decision more, at 57% of the CPU; with the override at one
+# standard error (`Z_OVERRIDE_POINTS`), 0.08 less. Due against `hard1126` (400 paired deals,
+# seeds 2024 and 2025): -0.26 [-2.69, +2.17] and +2.00 [-0.38, +4.38] card points a game,
+# thinking 0.52 s a hand against 1.62 s (32%); the cap alone measured -1.78 [-3.76, +0.19].
+MAX_WORLDS_POINTS = 250
 # chiamata: winning the hand is worth this many card points more. Measured against normal
 # (200 paired deals, §7.12 score per seat-hand): 30 -> +0.048, 60 -> +0.090, 100 -> +0.073.
 CHIAMATA_WIN = 60.0
@@ -67,21 +77,23 @@ class HardPlayer:
         iterations: int | None = None,
         min_worlds: int = 16,
         z: float = 1.25,
-        z_override: float = 2.0,
+        z_override: float | None = None,
         *,
         guard_bare: bool = True,
         guard_called: bool = True,
         se_stop: float | None = None,
+        max_worlds: int | None = None,
     ) -> None:
         self._rng = rng
         self.budget = budget
         self.iterations = iterations
         self.min_worlds = min_worlds
         self.z = z
-        self.z_override = z_override
+        self.z_override = z_override  # None: by variant (`Z_OVERRIDE`, `Z_OVERRIDE_POINTS`)
         self.guard_bare = guard_bare  # chiamata: no bare carico lead against the judgement
         self.guard_called = guard_called  # chiamata: the hidden socio's called card, likewise
         self.se_stop = se_stop  # None: by variant (`SE_STOP`, `SE_STOP_POINTS`)
+        self.max_worlds = max_worlds  # on the clock; None: by variant (`MAX_WORLDS_POINTS`)
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
 
     def _deadline(self) -> float:
@@ -131,6 +143,9 @@ class HardPlayer:
         se_stop = self.se_stop
         if se_stop is None:
             se_stop = SE_STOP if rules.chiamata else SE_STOP_POINTS
+        z_override = self.z_override
+        if z_override is None:
+            z_override = Z_OVERRIDE if rules.chiamata else Z_OVERRIDE_POINTS
 
         solve_ok = [True]  # cleared if a world's tree is too big to solve in time
         # Two players without obligations: each rollout stops when the talon is gone and the
@@ -198,7 +213,9 @@ class HardPlayer:
                 best = max(range(k), key=lambda i: (totals[i], prior[moves[i]]))
                 return moves[best]
         values: list[list[float]] = [[] for _ in range(k)]
-        max_worlds = self.iterations or 100_000
+        max_worlds = self.iterations or self.max_worlds
+        if max_worlds is None:
+            max_worlds = 100_000 if rules.chiamata else MAX_WORLDS_POINTS
         worlds = 0
         exact = False
         # The judgement's choice is the anchor: rollout estimates (biased by the rollout
@@ -245,7 +262,9 @@ class HardPlayer:
             if worlds >= self.min_worlds and worlds % 4 == 0:
                 # both stops of this search's own (chiamata): precision, and comparing the
                 # rest once the anchor is beaten by all (elsewhere nothing was gained by it)
-                active = self._prune(values, active, None if exact else anchor, se_stop > 0)
+                active = self._prune(
+                    values, active, None if exact else anchor, z_override, se_stop > 0
+                )
                 if anchor not in active:
                     anchor = None  # overridden beyond doubt: the best of the rest is chosen
                 if len(active) == 1 or (
@@ -253,7 +272,8 @@ class HardPlayer:
                 ):
                     break
         self.last_worlds = worlds
-        return moves[self._choose(values, active, None if exact else anchor, prior, moves)]
+        anchor = None if exact else anchor
+        return moves[self._choose(values, active, anchor, prior, moves, z_override)]
 
     def _choose(
         self,
@@ -262,6 +282,7 @@ class HardPlayer:
         anchor: int | None,
         prior: dict[int, float],
         moves: list[int],
+        z_override: float = Z_OVERRIDE,
     ) -> int:
         """The move with the best mean among those still evaluated; with an anchor, another
         move only if it beats the anchor clearly (by `OVERRIDE`, `z_override` errors)."""
@@ -271,7 +292,7 @@ class HardPlayer:
         best = max(active, key=lambda i: (means[i], prior[moves[i]]))
         if anchor is None or best == anchor:
             return best
-        m, half = _paired(values[best], values[anchor], self.z_override)
+        m, half = _paired(values[best], values[anchor], z_override)
         if m > OVERRIDE and m > half:
             return best
         return anchor
@@ -286,6 +307,7 @@ class HardPlayer:
         values: list[list[float]],
         active: list[int],
         anchor: int | None,
+        z_override: float = Z_OVERRIDE,
         drop_anchor: bool = True,
     ) -> list[int]:
         """The moves worth more worlds (successive elimination, on paired differences over
@@ -318,7 +340,7 @@ class HardPlayer:
             # at `Z_STOP`: looked at every few worlds, a looser test would stop on chance
             # leads and override the judgement too often): it goes, and the rest are compared
             # among themselves
-            zs = max(Z_STOP, self.z_override)
+            zs = max(Z_STOP, z_override)
             others = [i for i in keep if i != anchor]
             if (drop_anchor or len(others) == 1) and all(
                 _beyond(values[i], values[anchor], zs) for i in others
