@@ -34,6 +34,7 @@ from tests.test_e2e import (
     ProbedBot,
     Store,
     act_buttons,
+    action_of,
     bid_buttons,
     bot_guard,
     button_gone,
@@ -383,7 +384,18 @@ async def test_turn_message_once_per_turn_across_a_second_render_a_restart_and_a
                     assert got is not None
                     if not lead or not got[2].trick:
                         return got[1]
-                    await turns.press(luigi, got[1], card_buttons(got[1])[0])
+                    # second to the trick: he takes it if he can, so that he leads soon
+                    # (whatever the deal, the hand then holds the few turns this test needs)
+                    buttons = card_buttons(got[1])
+                    await turns.press(luigi, got[1], max(buttons, key=takes(got[2])))
+
+            def takes(st: HandState) -> Callable[[FakeButton], bool]:
+                def took(button: FakeButton) -> bool:
+                    after = st.clone()
+                    after.apply(action_of(button))
+                    return after.current == 0  # the trick's taker leads the next one
+
+                return took
 
             async def play(msg: FakeMessage) -> None:
                 """Luigi leads; his hand then shows the computer's turn (edited in place)."""
