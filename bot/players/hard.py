@@ -10,7 +10,8 @@ left: after the first worlds, a card is no longer evaluated once it can no longe
 best, or clearly unable to beat the judgement's choice by `OVERRIDE`), which on most
 decisions ends the search in a fraction of the budget; and the search stops once every
 difference that still decides the choice is known to within a few points (`SE_STOP`, in
-chiamata; elsewhere close calls stop at `MAX_WORLDS_POINTS` worlds instead). When
+chiamata; elsewhere close calls stop at `MAX_WORLDS_POINTS` worlds instead, and a card
+overrides the judgement at one standard error, `Z_OVERRIDE_POINTS`). When
 only one world is possible (two players, talon empty) it solves the rest of the hand exactly.
 A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In
 chiamata two cards the rollouts misjudge are searched only where the judgement would play
