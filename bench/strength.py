@@ -21,7 +21,9 @@ level against the level as it was: `normal0` is `normal` without its exact endga
 and `hard` exactly as they were on 2026-11-25 (their code read from git, `bench/frozen.py`),
 e.g. `--variants chiamata --matchups normal-normal1125`; `hard1126` is `hard` as it was
 before its search got cheaper (2026-11-26), e.g. `--matchups hard-hard1126` for the CPU it
-spends per seat-hand (printed per level) and the strength it keeps.
+spends per seat-hand (printed per level) and the strength it keeps; `normal1126` is `normal`
+before its chiamata auction thresholds went by table (issue 17 §5), e.g. `--variants
+chiamata,chiamata4 --matchups normal-normal1126`.
 """
 
 from __future__ import annotations
@@ -51,12 +53,15 @@ NORMAL_1125 = "ced61b17e3e226739d9b21189f1ba7efd61c4f0e"
 # `hard` before its search got cheaper (issue 17, CPU): `hard1126`, the players of 2026-11-26
 # with the socio hidden in rollouts, one evaluation of every move in every world
 HARD_1126 = "d0fb7ad3f43c76727cf13a323a0639c9bae2c922"
+# `normal` before its chiamata auction thresholds went by table (issue 17 §5): `normal1126`
+NORMAL_1126 = "97c55512ad48e7add1bc71b9a774d88ec2ed6490"
 
 # Bench-only players: a level as it was before a change, to measure the change against
 # (made from an rng, the hard player's budget and its fixed iterations).
 BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
     "normal0": lambda rng, budget, iterations: NormalPlayer(rng, exact_endgame=False),
     "normal1125": lambda rng, budget, iterations: frozen.normal_at(NORMAL_1125, rng),
+    "normal1126": lambda rng, budget, iterations: frozen.normal_at(NORMAL_1126, rng),
     "hard1125": lambda rng, budget, iterations: frozen.hard_at(
         NORMAL_1125, rng, budget, iterations
     ),

@@ -59,6 +59,9 @@ ALONE_BIAS = 0.2
 # strong hands the deals know nothing of; over four 400-deal benches `hard` won 3 of 19
 # alone calls, nearly all of them made so, at estimates of 0.6-0.8.
 ALONE_BIAS_CONTESTED = 0.4
+# Candidate calls are pruned on the `normal` rating with the thresholds its margin of -14 was
+# set with (`normal` itself now bids by others, `bidding.style_for`).
+PRUNE_STYLE = bidding.BidStyle(base=18.0, per_rank=1.8)
 
 
 @dataclass(slots=True)
@@ -142,7 +145,7 @@ class HardBidder:
         cands: list[int] = []
         rank_of: dict[int, int] = {}
         for n in ranks:
-            s, margin, _ = bidding.best_call(obs, n)
+            s, margin, _ = bidding.best_call(obs, n, PRUNE_STYLE)
             if margin < -14.0:
                 continue
             c = card_id(n, s)

@@ -34,7 +34,7 @@ class NormalPlayer:
         self,
         rng: random.Random,
         style: Style = NORMAL,
-        bid: bidding.BidStyle = bidding.BID,
+        bid: bidding.BidStyle | None = None,  # None: by table (`bidding.style_for`)
         *,
         exact_endgame: bool = True,
     ) -> None:
