@@ -60,7 +60,7 @@ ALONE_BIAS = 0.2
 # alone calls, nearly all of them made so, at estimates of 0.6-0.8.
 ALONE_BIAS_CONTESTED = 0.4
 # Candidate calls are pruned on the `normal` rating with the thresholds its margin of -14 was
-# set with (`normal` itself now bids by others, `bidding.style_for`).
+# set with (`normal` itself now bids with thresholds per table, `bidding.style_for`).
 PRUNE_STYLE = bidding.BidStyle(base=18.0, per_rank=1.8)
 
 
