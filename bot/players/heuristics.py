@@ -13,7 +13,7 @@ cheap trick is not trumped while the talon lasts, a carico is cashed when nothin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.engine.observation import Observation, trick_order
 from bot.engine.tricks import trick_winner
@@ -38,11 +38,25 @@ class Style:
 
 
 NORMAL = Style()
+# Chiamata (issue 17): every card is dealt, so a high briscola kept is worth much more than in
+# due, where `trump_strength` was tuned (there 0.6 already loses). Keeping the Asso and the Tre
+# of briscola makes cheap briscole the ones spent, the called card among them: the socio keeps
+# it hidden more firmly; a defender, never throwing a carico where a high briscola could go
+# instead, guards it more firmly too. Measured on 2,000 paired deals against `NORMAL` in
+# chiamata: `trump_strength` 1.0 +0.061 a seat-hand, 1.5 +0.069, 2.0 +0.074, 2.5 +0.059.
+NORMAL_CHIAMATA = replace(NORMAL, trump_strength=2.0, guard_carichi=40.0, hide_called=25.0)
+
+
+def style_for(obs: Observation) -> Style:
+    """`normal`'s judgement for this table: `NORMAL_CHIAMATA` in chiamata, else `NORMAL`."""
+    return NORMAL_CHIAMATA if obs.rules.chiamata else NORMAL
 
 
 def score_cards(
-    obs: Observation, know: Knowledge, cards: list[int], style: Style = NORMAL
+    obs: Observation, know: Knowledge, cards: list[int], style: Style | None = None
 ) -> dict[int, float]:
+    """Each card's score (higher is better), with `style` or the table's (`style_for`)."""
+    style = style or style_for(obs)
     rules = obs.rules
     deck = rules.deck
     suit, strength, points = deck.suit, deck.strength, deck.points

@@ -441,21 +441,35 @@ class Knowledge:
 # Chiamata, before the reveal: how much each public play around the caller's tricks says
 # about a non-caller being the socio, as log-odds added per play (`partner_suspicion`).
 # Fitted (a conditional logit over the four non-callers, `python -m bench.suspicion`) on
-# 64,000 positions of 2,000 hands of five `normal` players: on held-out positions the log-loss
-# of who is the socio is 1.017, against 1.309 for the earlier hand-set weights and 1.386 for no
-# inference (issue 17 §1). `hard`'s defenders load the caller's tricks more: on its hands
-# neither reads well (1.48; hand-set 1.61; none 1.39).
+# 68,000 positions of 2,000 hands of five `normal` players keeping their high briscole
+# (`NORMAL_CHIAMATA`): on held-out positions the log-loss of who is the socio is 1.128, against
+# 1.17 for the weights fitted on the earlier play (`SUSPICION_FOUR`) and 1.386 for no
+# inference (issue 17 §1). A non-caller cutting the caller's trick is now mostly a defender:
+# the socio keeps its briscole for later.
 SUSPICION = {
     # on the caller's trick, not taking it: a plain carico; other points (a figura, or a
     # briscola with points: defenders shed them there); a liscio on the caller's briscola
+    "loads_caller": 2.75,
+    "points_caller": -1.0,
+    "liscio_caller_trump": -0.35,
+    # the caller's trick (4+ points) taken: by a higher card of the suit taking it (over-
+    # trumping too), or by cutting a plain trick with a briscola
+    "takes_caller": -1.35,
+    "trumps_caller": -1.25,
+    # a non-caller's trick: a plain carico put on it, not taking it; its plain trick cut
+    "carico_other": 0.3,
+    "trumps_other": 1.2,
+    "leads_briscola": 0.85,
+}
+# Four players (§7.12), where the three non-callers read each other differently: the weights
+# fitted on the earlier five-player play. The refit weights measured worse there (chiamata4
+# against `normal1126`, 2,000 paired deals: +0.102 a seat-hand, against +0.141 with these).
+SUSPICION_FOUR = {
     "loads_caller": 3.4,
     "points_caller": -0.8,
     "liscio_caller_trump": -0.7,
-    # the caller's trick (4+ points) taken: by a higher card of the suit taking it (over-
-    # trumping too), or by cutting a plain trick with a briscola
     "takes_caller": -1.4,
     "trumps_caller": 0.6,
-    # a non-caller's trick: a plain carico put on it, not taking it; its plain trick cut
     "carico_other": 0.35,
     "trumps_other": 0.35,
     "leads_briscola": 1.0,
@@ -512,10 +526,13 @@ def _suspicion_event(
 
 def partner_suspicion(obs: Observation) -> list[float]:
     """Chiamata, before the reveal: log-odds-like score per seat of being the partner, from
-    how it played around the caller's tricks and others' (`SUSPICION`), this trick too."""
-    score = [0.0] * obs.rules.n_players
+    how it played around the caller's tricks and others' (`SUSPICION`, `SUSPICION_FOUR` with
+    four players), this trick too."""
+    n = obs.rules.n_players
+    weights = SUSPICION if n >= 5 else SUSPICION_FOUR
+    score = [0.0] * n
     for seat, event in suspicion_events(obs):
-        score[seat] += SUSPICION[event]
+        score[seat] += weights[event]
     score[obs.caller] = 0.0
     score[obs.seat] = 0.0
     cap = SUSPICION_CAP

@@ -16,7 +16,7 @@ from bot.engine.observation import Observation
 from bot.engine.state import HandState
 from bot.players import bidding
 from bot.players.common import card_actions, obvious_move
-from bot.players.heuristics import NORMAL, Style, score_cards
+from bot.players.heuristics import Style, score_cards
 from bot.players.knowledge import Knowledge
 from bot.players.search import Solver, SolverLimit, sides_of
 
@@ -33,7 +33,7 @@ class NormalPlayer:
     def __init__(
         self,
         rng: random.Random,
-        style: Style = NORMAL,
+        style: Style | None = None,  # None: by table (`heuristics.style_for`)
         bid: bidding.BidStyle | None = None,  # None: by table (`bidding.style_for`)
         *,
         exact_endgame: bool = True,
@@ -80,7 +80,7 @@ def endgame_applies(obs: Observation) -> bool:
     )
 
 
-def endgame(obs: Observation, know: Knowledge, cards: list[int], style: Style) -> int | None:
+def endgame(obs: Observation, know: Knowledge, cards: list[int], style: Style | None) -> int | None:
     """Two players without an obligation to follow, once the talon is gone or down to its
     last draw: every card is known, or all but where one lies. Each way to place the unseen
     cards is solved exactly (`Solver`: the card points still to be won), the values weighed
