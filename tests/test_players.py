@@ -889,11 +889,11 @@ def bare_carico_leads(guard: bool, deals: int) -> tuple[int, int]:
     plain Tre whose Asso is still out — where its judgement would lead something else:
     (such leads, bare carichi led)."""
     chances = led = 0
-    for k, state, obs, action in normal_chiamata_turns(41, deals, "b"):
+    for k, state, obs, _ in normal_chiamata_turns(41, deals, "b"):
         if state.phase == PLAY and not obs.trick and len(obs.hand) > 3:
             know = Knowledge.of(obs)
             bare = {c for c in obs.hand if _bare_carico(obs, know, c)}
-            if bare and action not in bare:
+            if bare and hard_judgement(obs) not in bare:
                 chances += 1
                 hard = HardPlayer(random.Random(k), iterations=16, guard_bare=guard)
                 led += hard.act(obs) in bare
@@ -902,8 +902,8 @@ def bare_carico_leads(guard: bool, deals: int) -> tuple[int, int]:
 
 def test_hard_leads_no_bare_carico_against_its_judgement() -> None:
     """Issue 17 §3: the search's greedy rollouts misjudge a plain Asso (or a Tre whose Asso
-    is out) led into the briscole; `hard` leads one in chiamata only where `normal`'s
-    judgement would. Without the guard its search does lead some."""
+    is out) led into the briscole; `hard` leads one in chiamata only where its judgement
+    (the anchor of its search) would. Without the guard its search does lead some."""
     chances, led = bare_carico_leads(True, 12)
     assert chances > 20 and led == 0, (chances, led)
     chances, led = bare_carico_leads(False, 12)
