@@ -68,11 +68,11 @@ MAX_WORLDS_POINTS = 250
 CHIAMATA_WIN = 60.0
 # The judgement the search is anchored on (and breaks ties with): `NORMAL` at every table.
 # `normal`'s own chiamata judgement (`NORMAL_CHIAMATA`, which keeps its high briscole) measured
-# no better as the anchor (hard-normal +0.111 against +0.098, 400 paired deals, CIs ±0.04),
-# and the rollouts, which spend high briscole freely, disagree with it a little more: the
-# precision stop (`SE_STOP`) lost 0.41 and 0.58 card points a decision more than searching to
-# the limit (on the 40 and 80 decisions of `tests/test_search_cost.py`), 0.38 and 0.46 with
-# this anchor.
+# no better as the anchor (hard-normal, 400 paired deals, seed 2024: +0.113 [+0.070, +0.155]
+# a seat-hand, against +0.121 [+0.081, +0.161] with this one), and the rollouts, which spend
+# high briscole freely, disagree with it a little more: the precision stop (`SE_STOP`) lost
+# 0.41 and 0.58 card points a decision more than searching to the limit (on the 40 and 80
+# decisions of `tests/test_search_cost.py`), 0.38 and 0.46 with this anchor.
 ANCHOR = NORMAL
 
 
