@@ -611,23 +611,35 @@ def test_normal_auction_stops_at_the_rank_the_strongest_hand_affords() -> None:
     assert won_old < won
 
 
+def normal_against(
+    monkeypatch: pytest.MonkeyPatch,
+    variant: str,
+    before: Any,
+    seed: int,
+    deals: int,
+) -> tuple[float, float]:
+    """`normal` against `before(rng)` (a player as it was) over paired deals of `variant`
+    (`bench.strength.play_deal`): the mean §7.12 score difference per seat-hand and its
+    standard error."""
+    from bench import strength
+
+    monkeypatch.setitem(strength.BASELINES, "before", lambda rng, budget, iterations: before(rng))
+    results = [
+        strength.play_deal(variant, "normal", "before", seed, k, 0.2, None) for k in range(deals)
+    ]
+    diffs = [r.score_diff for r in results]
+    return statistics.fmean(diffs), statistics.stdev(diffs) / len(diffs) ** 0.5
+
+
 def test_normal_bids_looser_with_four_players(monkeypatch: pytest.MonkeyPatch) -> None:
     """§7.12 four-player form (issue 17 §5): with ten cards each a partner's card is worth
     more and callers won four hands in five under the five-player thresholds of before;
     `normal`'s looser four-player thresholds outscore those over paired deals (measured
-    +0.09 to +0.12 per seat-hand on 2,000 deals per seed; +0.17, standard error 0.05, here)."""
-    from bench import strength
-
+    +0.09 to +0.12 per seat-hand on 2,000 deals per seed; +0.25, standard error 0.05, here)."""
     old = bidding.BidStyle(base=18.0, per_rank=1.8)
-    monkeypatch.setitem(
-        strength.BASELINES, "oldbid", lambda rng, budget, iterations: NormalPlayer(rng, bid=old)
+    mean, se = normal_against(
+        monkeypatch, "chiamata4", lambda rng: NormalPlayer(rng, bid=old), 23, 200
     )
-    results = [
-        strength.play_deal("chiamata4", "normal", "oldbid", 23, k, 0.2, None) for k in range(200)
-    ]
-    diffs = [r.score_diff for r in results]
-    mean = statistics.fmean(diffs)
-    se = statistics.stdev(diffs) / len(diffs) ** 0.5
     assert mean - 2 * se > 0
 
 
@@ -636,19 +648,9 @@ def test_normal_keeps_its_high_briscole_in_chiamata(monkeypatch: pytest.MonkeyPa
     more than in due; `normal`'s chiamata judgement (`NORMAL_CHIAMATA`) spends its Asso and
     Tre of briscola less readily than the due one (`NORMAL`) and outscores it over paired
     deals (+0.15 per seat-hand, standard error 0.04, here)."""
-    from bench import strength
-
-    monkeypatch.setitem(
-        strength.BASELINES,
-        "duestyle",
-        lambda rng, budget, iterations: NormalPlayer(rng, NORMAL),
+    mean, se = normal_against(
+        monkeypatch, "chiamata", lambda rng: NormalPlayer(rng, NORMAL), 29, 300
     )
-    results = [
-        strength.play_deal("chiamata", "normal", "duestyle", 29, k, 0.2, None) for k in range(300)
-    ]
-    diffs = [r.score_diff for r in results]
-    mean = statistics.fmean(diffs)
-    se = statistics.stdev(diffs) / len(diffs) ** 0.5
     assert mean - 2 * se > 0
 
 
