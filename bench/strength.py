@@ -23,7 +23,9 @@ e.g. `--variants chiamata --matchups normal-normal1125`; `hard1126` is `hard` as
 before its search got cheaper (2026-11-26), e.g. `--matchups hard-hard1126` for the CPU it
 spends per seat-hand (printed per level) and the strength it keeps; `normal1126` is `normal`
 before its chiamata auction thresholds went by table (issue 17 §5), e.g. `--variants
-chiamata,chiamata4 --matchups normal-normal1126`.
+chiamata,chiamata4 --matchups normal-normal1126`. Two cheat, to measure a ceiling
+(`bench/seers.py`): `hardseer` is `hard` whose card play sees every hand, `hardsocio` `hard`
+that knows who the socio is, e.g. `--variants chiamata --matchups hardseer-normal`.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import frozen
+from bench import frozen, seers
 from bot.engine import HandState, Options, first_dealer
 from bot.engine.tricks import trick_winner
 from bot.players import Player, make_player
@@ -66,6 +68,8 @@ BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
         NORMAL_1125, rng, budget, iterations
     ),
     "hard1126": lambda rng, budget, iterations: frozen.hard_at(HARD_1126, rng, budget, iterations),
+    "hardseer": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, False),
+    "hardsocio": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, True),
 }
 
 
@@ -122,7 +126,10 @@ def play_deal(
             seat = state.current
             obs = state.observation(seat)
             t0 = time.perf_counter()
-            action = bots[seat].act(obs)
+            bot = bots[seat]
+            if isinstance(bot, seers.Seer):
+                bot.state = state  # a bench-only player that sees the real deal
+            action = bot.act(obs)
             dt = time.perf_counter() - t0
             if len(obs.legal) > 1:
                 out.times[levels[seat]].append(dt)

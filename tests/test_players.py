@@ -729,6 +729,34 @@ def test_bench_counts_each_seat_hand_in_one_role() -> None:
     assert alone > 0
 
 
+def test_bench_seers_search_the_real_deal() -> None:
+    """§7.6: the bench's ceiling players cheat exactly as named. `hardseer`'s worlds are the
+    real deal; `hardsocio`'s give the called card to the real socio while the socio is
+    hidden (a seat's own worlds often do not) and otherwise place the hidden cards as
+    `hard` would; both play legal cards."""
+    from bench import seers
+
+    seer = seers.Seer(random.Random(1), 0.2, 8, socio_only=False)
+    socio = seers.Seer(random.Random(2), 0.2, 8, socio_only=True)
+    checked = elsewhere = 0
+    for _, state, obs, _ in normal_chiamata_turns(53, 6, "s"):
+        if state.phase != PLAY or state.reveal_trick >= 0 or obs.seat == state.partner:
+            continue
+        checked += 1
+        rng = random.Random(checked)
+        seer.state = socio.state = state
+        world = seer._knowledge(obs).sample_world(rng)
+        assert world.hands == [list(h) for h in state.hands]
+        assert seer._knowledge(obs).enumerate_worlds()[0][0].hands == world.hands
+        for _ in range(5):
+            assert state.called_card in socio._knowledge(obs).sample_world(rng).hands[state.partner]
+            own = Knowledge.of(obs).sample_world(rng)
+            elsewhere += state.called_card not in own.hands[state.partner]
+        if checked % 5 == 0:
+            assert seer.act(obs) in obs.legal and socio.act(obs) in obs.legal
+    assert checked > 30 and elsewhere > 0, (checked, elsewhere)
+
+
 def test_bench_tells_loads_by_choice_from_forced_ones() -> None:
     """§2.3, §7.6: the bench's defenders' loads (a plain carico put, not in last seat, on a
     trick it does not take) count as "by choice" exactly when the defender's hand, as it was

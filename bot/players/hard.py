@@ -130,11 +130,15 @@ class HardPlayer:
         if move is not None:
             return move
         cards = card_actions(obs)
-        know = Knowledge.of(obs)
+        know = self._knowledge(obs)
         moves = distinct_moves(obs, know, cards)
         if len(moves) == 1:
             return moves[0]
         return self._search(obs, know, moves, deadline)
+
+    def _knowledge(self, obs: Observation) -> Knowledge:
+        """What the seat knows of the hidden cards (the bench's seers know more)."""
+        return Knowledge.of(obs)
 
     # ------------------------------------------------------------------ PIMC
 
