@@ -23,12 +23,6 @@ from bot.players.knowledge import Knowledge
 TRIES = 200
 
 
-def real_world(state: HandState) -> World:
-    return World(
-        [list(h) for h in state.hands], list(state.talon[state.talon_pos :]), list(state.removed)
-    )
-
-
 class _Seeing:
     """A seat's `Knowledge` whose worlds agree with the real deal (all of it, or only on who
     holds the called card); everything else is the seat's own knowledge."""
@@ -52,18 +46,17 @@ class _Seeing:
 
     def enumerate_worlds(self) -> list[tuple[World, float]]:
         if not self._socio_only:
-            return [(real_world(self._state), 1.0)]
+            return [(self._state.world(), 1.0)]
         listed = self._know.enumerate_worlds()
         return [(w, x) for w, x in listed if self._agrees(w)] or listed
 
     def sample_world(self, rng: random.Random) -> World:
         if not self._socio_only:
-            return real_world(self._state)
-        world = self._know.sample_world(rng)
+            return self._state.world()
         for _ in range(TRIES):
+            world = self._know.sample_world(rng)
             if self._agrees(world):
                 break
-            world = self._know.sample_world(rng)
         return world
 
 

@@ -215,8 +215,7 @@ def check_resample(s: HandState) -> None:
     for seat in {s.current, (s.current + 1) % n}:
         obs = s.observation(seat)
         assert isinstance(obs.phase, Phase) and obs.phase == s.phase
-        world = World([list(h) for h in s.hands], s.talon[s.talon_pos :], list(s.removed))
-        back = HandState.from_observation(obs, world)
+        back = HandState.from_observation(obs, s.world())
         assert back.observation(seat).to_dict() == obs.to_dict()
         if seat == s.current:  # another seat does not see the signals it sent (§5.3)
             assert back.legal_actions() == s.legal_actions()

@@ -220,6 +220,13 @@ class HandState:
             s._start_trick((dealer + 1) % rules.n_players, None)  # §3.3: right of the dealer
         return s
 
+    def world(self) -> World:
+        """The real deal as a `World` (every hand, the talon still to draw, the cards removed
+        from the deck): what `from_observation` takes, for tests and the bench's seers."""
+        return World(
+            [list(h) for h in self.hands], self.talon[self.talon_pos :], list(self.removed)
+        )
+
     @classmethod
     def from_observation(cls, obs: Observation, world: World) -> HandState:
         """A state `obs.seat` cannot tell from the real one, with the cards it cannot see
