@@ -940,6 +940,66 @@ def test_hard_leads_no_bare_carico_against_its_judgement() -> None:
     assert led > 0, (chances, led)
 
 
+def onto_the_callers_side(obs: Observation) -> set[int]:
+    """Issue 17 §1, a defender with someone still to play after it: the plain carichi it
+    holds that would not take the trick when the caller's side may be taking it (the caller
+    or the revealed socio is; or, the socio hidden, a seat took it with a briscola)."""
+    deck = obs.rules.deck
+    suit, strength, points = deck.suit, deck.strength, deck.points
+    b = obs.briscola
+    me = obs.seat
+    if obs.caller < 0 or obs.carichi or me in (obs.caller, obs.partner) or not obs.trick:
+        return set()
+    if len(obs.trick) == obs.rules.n_players - 1:
+        return set()
+    cards = [c for _, c in obs.trick]
+    w = trick_winner(cards, suit, strength, b)
+    w_seat, w_card = obs.trick[w]
+    if obs.partner_revealed:
+        callers_side = w_seat in (obs.caller, obs.partner)
+    else:
+        callers_side = w_seat == obs.caller or suit[w_card] == b
+    if not callers_side:
+        return set()
+    return {
+        c
+        for c in obs.hand
+        if points[c] >= 10 and suit[c] != b and trick_winner((w_card, c), suit, strength, b) == 0
+    }
+
+
+def carichi_onto_the_callers_side(guard: bool, deals: int) -> tuple[int, int, int]:
+    """Chiamata positions of a defender, someone still to play after it, holding a plain
+    carico that would not take a trick the caller's side may be taking, and another card:
+    (positions, carichi `hard` (16 worlds a move) throws there, of those where its judgement
+    would not)."""
+    chances = thrown = against = 0
+    for k, state, obs, _ in normal_chiamata_turns(47, deals, "l"):
+        if state.phase != PLAY:
+            continue
+        losing = onto_the_callers_side(obs)
+        if not losing or all(c in losing for c in obs.hand):
+            continue
+        chances += 1
+        hard = HardPlayer(random.Random(k), iterations=16, guard_load=guard)
+        if hard.act(obs) in losing:
+            thrown += 1
+            against += hard_judgement(obs) not in losing
+    return chances, thrown, against
+
+
+def test_hard_defender_loads_no_carico_onto_the_callers_side() -> None:
+    """Issue 17 §1: `hard`'s defender throws no plain carico that does not win onto a trick
+    the caller's side may be taking while someone is still to play, whatever its worlds or
+    its judgement say (in the worlds the seats behind take such tricks back more often than
+    real ones do: the search's throws there lost 5 to 8 card points each). Without the
+    guard it throws some, and some against its judgement."""
+    chances, thrown, _ = carichi_onto_the_callers_side(True, 40)
+    assert chances > 30 and thrown == 0, (chances, thrown)
+    chances, thrown, against = carichi_onto_the_callers_side(False, 40)
+    assert thrown > 0 and against > 0, (chances, thrown, against)
+
+
 def hard_judgement(obs: Observation) -> int:
     """The card `hard`'s judgement (its anchor, `hard.ANCHOR`) plays, of the moves it
     searches."""

@@ -29,6 +29,7 @@ import time
 from bot.engine import actions as A
 from bot.engine.observation import Observation
 from bot.engine.state import PLAY, HandState, World
+from bot.engine.tricks import trick_winner
 from bot.players.common import card_actions, obvious_move
 from bot.players.hard_bidding import HardBidder, recent_deals
 from bot.players.heuristics import NORMAL, score_cards
@@ -90,6 +91,7 @@ class HardPlayer:
         *,
         guard_bare: bool = True,
         guard_called: bool = True,
+        guard_load: bool = True,
         se_stop: float | None = None,
         max_worlds: int | None = None,
     ) -> None:
@@ -101,6 +103,7 @@ class HardPlayer:
         self.z_override = z_override  # None: by variant (`Z_OVERRIDE`, `Z_OVERRIDE_POINTS`)
         self.guard_bare = guard_bare  # chiamata: no bare carico lead against the judgement
         self.guard_called = guard_called  # chiamata: the hidden socio's called card, likewise
+        self.guard_load = guard_load  # chiamata: a defender's carico onto the caller's trick
         self.se_stop = se_stop  # None: by variant (`SE_STOP`, `SE_STOP_POINTS`)
         self.max_worlds = max_worlds  # on the clock; None: by variant (`MAX_WORLDS_POINTS`)
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
@@ -203,6 +206,16 @@ class HardPlayer:
             return out
 
         prior = score_cards(obs, know, moves, ANCHOR)  # the judgement: anchor and tie-break
+        if self.guard_load and rules.chiamata:
+            # Issue 17 §1: no defender's carico onto a trick the caller's side may be taking
+            # with someone still to play, whatever the worlds or the judgement say: in them
+            # the seats behind take such tricks back more often than real ones do.
+            kept = [m for m in moves if not _load_onto_caller(obs, m)]
+            if kept and len(kept) < len(moves):
+                if len(kept) == 1:
+                    return kept[0]
+                moves = kept
+                k = len(moves)
         if know.count_worlds() <= ENUMERATE and self._exact_late(obs):
             # Few worlds left, each solved exactly: weigh them all.
             totals = [0.0] * k
@@ -400,6 +413,36 @@ def _bare_carico(obs: Observation, know: Knowledge, card: int) -> bool:
     if deck.points[card] == 11:
         return True
     return any(deck.suit[x] == deck.suit[card] and deck.points[x] == 11 for x in know.unseen)
+
+
+def _load_onto_caller(obs: Observation, card: int) -> bool:
+    """A defender throwing a plain carico (Asso, Tre), with someone still to play after it,
+    onto a trick it does not take that the caller's side may be taking: the caller's, the
+    revealed socio's, or (the socio hidden) another seat's taken with a briscola."""
+    rules = obs.rules
+    me = obs.seat
+    if (
+        not obs.trick
+        or obs.caller < 0
+        or obs.carichi
+        or me in (obs.caller, obs.partner)
+        or len(obs.trick) >= rules.n_players - 1
+    ):
+        return False
+    deck = rules.deck
+    suit, strength, points = deck.suit, deck.strength, deck.points
+    b = obs.briscola
+    if suit[card] == b or points[card] < 10:
+        return False
+    cards = [c for _, c in obs.trick]
+    w = trick_winner(cards, suit, strength, b)
+    taker = obs.trick[w][0]
+    if obs.partner_revealed:
+        if taker not in (obs.caller, obs.partner):
+            return False
+    elif taker != obs.caller and suit[cards[w]] != b:
+        return False
+    return trick_winner((cards[w], card), suit, strength, b) == 0
 
 
 def _solvable(state: HandState) -> bool:
