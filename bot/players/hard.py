@@ -15,7 +15,9 @@ overrides the judgement at one standard error, `Z_OVERRIDE_POINTS`). When
 only one world is possible (two players, talon empty) it solves the rest of the hand exactly.
 A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In
 chiamata two cards the rollouts misjudge are searched only where the judgement would play
-them: a bare carico led into the briscole, and the hidden socio's called card.
+them: a bare carico led into the briscole, and the hidden socio's called card; and a
+defender's carico thrown, someone still to play, onto a trick the caller's side may be taking
+is not searched at all while another card can be played.
 
 Chiamata bidding: Monte Carlo over deals consistent with its hand (`hard_bidding`).
 """
