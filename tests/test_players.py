@@ -47,15 +47,17 @@ def play_hand(options: Options, names: list[str], seed: int, k: int) -> HandStat
 
 
 def normal_chiamata_turns(
-    seed: int, deals: int, tag: str
+    seed: int, deals: int, tag: str, variant: str = "chiamata"
 ) -> Iterator[tuple[int, HandState, Observation, int]]:
-    """Every turn of `deals` chiamata hands of five `normal` players (hand k dealt by seat
-    k % 5, players seeded "{tag}{k}:{seat}"): (k, state, the mover's observation, its
-    action), the action applied once the caller has looked."""
-    options = Options.parse("chiamata")
+    """Every turn of `deals` chiamata hands of `normal` players (five; `variant`
+    "chiamata4": four) (hand k dealt by seat k % n, players seeded "{tag}{k}:{seat}"): (k,
+    state, the mover's observation, its action), the action applied once the caller has
+    looked."""
+    options = Options.parse(variant)
+    n = options.rules().n_players
     for k in range(deals):
-        state = HandState.deal(options, seed, k, k % 5)
-        bots = [make_player("normal", f"{tag}{k}:{s}") for s in range(5)]
+        state = HandState.deal(options, seed, k, k % n)
+        bots = [make_player("normal", f"{tag}{k}:{s}") for s in range(n)]
         while not state.is_terminal():
             seat = state.current
             obs = state.observation(seat)
@@ -968,13 +970,16 @@ def onto_the_callers_side(obs: Observation) -> set[int]:
     }
 
 
-def carichi_onto_the_callers_side(guard: bool, deals: int) -> tuple[int, int, int]:
+def carichi_onto_the_callers_side(
+    guard: bool, deals: int, variant: str = "chiamata"
+) -> tuple[int, int, int, list[int]]:
     """Chiamata positions of a defender, someone still to play after it, holding a plain
     carico that would not take a trick the caller's side may be taking, and another card:
     (positions, carichi `hard` (16 worlds a move) throws there, of those where its judgement
-    would not)."""
+    would not, the cards it played)."""
     chances = thrown = against = 0
-    for k, state, obs, _ in normal_chiamata_turns(47, deals, "l"):
+    played = []
+    for k, state, obs, _ in normal_chiamata_turns(47, deals, "l", variant):
         if state.phase != PLAY:
             continue
         losing = onto_the_callers_side(obs)
@@ -982,10 +987,11 @@ def carichi_onto_the_callers_side(guard: bool, deals: int) -> tuple[int, int, in
             continue
         chances += 1
         hard = HardPlayer(random.Random(k), iterations=16, guard_load=guard)
-        if hard.act(obs) in losing:
+        played.append(hard.act(obs))
+        if played[-1] in losing:
             thrown += 1
             against += hard_judgement(obs) not in losing
-    return chances, thrown, against
+    return chances, thrown, against, played
 
 
 def test_hard_defender_loads_no_carico_onto_the_callers_side() -> None:
@@ -994,10 +1000,19 @@ def test_hard_defender_loads_no_carico_onto_the_callers_side() -> None:
     its judgement say (in the worlds the seats behind take such tricks back more often than
     real ones do: the search's throws there lost 5 to 8 card points each). Without the
     guard it throws some, and some against its judgement."""
-    chances, thrown, _ = carichi_onto_the_callers_side(True, 40)
+    chances, thrown, _, _ = carichi_onto_the_callers_side(True, 40)
     assert chances > 30 and thrown == 0, (chances, thrown)
-    chances, thrown, against = carichi_onto_the_callers_side(False, 40)
+    chances, thrown, against, _ = carichi_onto_the_callers_side(False, 40)
     assert thrown > 0 and against > 0, (chances, thrown, against)
+
+
+def test_hard_defender_carico_guard_is_off_with_four_players() -> None:
+    """With four players (two defenders) the guard measured no better (README): there
+    `hard` plays the same cards with it and without it, some of them such carichi."""
+    guarded = carichi_onto_the_callers_side(True, 12, "chiamata4")
+    free = carichi_onto_the_callers_side(False, 12, "chiamata4")
+    assert guarded[0] > 5 and guarded[1] > 0, guarded
+    assert guarded[3] == free[3]
 
 
 def hard_judgement(obs: Observation) -> int:
