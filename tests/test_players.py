@@ -998,8 +998,9 @@ def test_hard_defender_loads_no_carico_onto_the_callers_side() -> None:
     """Issue 17 §1: `hard`'s defender throws no plain carico that does not win onto a trick
     the caller's side may be taking while someone is still to play, whatever its worlds or
     its judgement say (in the worlds the seats behind take such tricks back more often than
-    real ones do: the search's throws there lost 5 to 8 card points each). Without the
-    guard it throws some, and some against its judgement."""
+    real ones do: in probes such throws lost 7.7 to 8.5 card points each). Without the
+    guard it throws some, and some against its judgement. Five players only (the next
+    test)."""
     chances, thrown, _, _ = carichi_onto_the_callers_side(True, 40)
     assert chances > 30 and thrown == 0, (chances, thrown)
     chances, thrown, against, _ = carichi_onto_the_callers_side(False, 40)
