@@ -18,7 +18,7 @@ from bot.engine.observation import Observation
 from bot.engine.tricks import trick_winner
 from bot.players import LEVELS, PLAYERS, Player, bidding, configure, make_player
 from bot.players.common import card_actions
-from bot.players.hard import HardPlayer, _bare_carico
+from bot.players.hard import HardPlayer, _bare_carico, carichi_onto_callers_side
 from bot.players.heuristics import NORMAL, NORMAL_CHIAMATA, score_cards
 from bot.players.knowledge import REMOVED, TALON, Knowledge
 from bot.players.normal import NormalPlayer
@@ -942,35 +942,7 @@ def test_hard_leads_no_bare_carico_against_its_judgement() -> None:
     assert led > 0, (chances, led)
 
 
-def onto_the_callers_side(obs: Observation) -> set[int]:
-    """Issue 17 §1, a defender with someone still to play after it: the plain carichi it
-    holds that would not take the trick when the caller's side may be taking it (the caller
-    or the revealed socio is; or, the socio hidden, a seat took it with a briscola)."""
-    deck = obs.rules.deck
-    suit, strength, points = deck.suit, deck.strength, deck.points
-    b = obs.briscola
-    me = obs.seat
-    if obs.caller < 0 or obs.carichi or me in (obs.caller, obs.partner) or not obs.trick:
-        return set()
-    if len(obs.trick) == obs.rules.n_players - 1:
-        return set()
-    cards = [c for _, c in obs.trick]
-    w = trick_winner(cards, suit, strength, b)
-    w_seat, w_card = obs.trick[w]
-    if obs.partner_revealed:
-        callers_side = w_seat in (obs.caller, obs.partner)
-    else:
-        callers_side = w_seat == obs.caller or suit[w_card] == b
-    if not callers_side:
-        return set()
-    return {
-        c
-        for c in obs.hand
-        if points[c] >= 10 and suit[c] != b and trick_winner((w_card, c), suit, strength, b) == 0
-    }
-
-
-def carichi_onto_the_callers_side(
+def hard_throws_onto_callers_side(
     guard: bool, deals: int, variant: str = "chiamata"
 ) -> tuple[int, int, int, list[int]]:
     """Chiamata positions of a defender, someone still to play after it, holding a plain
@@ -982,7 +954,7 @@ def carichi_onto_the_callers_side(
     for k, state, obs, _ in normal_chiamata_turns(47, deals, "l", variant):
         if state.phase != PLAY:
             continue
-        losing = onto_the_callers_side(obs)
+        losing = carichi_onto_callers_side(obs)
         if not losing or all(c in losing for c in obs.hand):
             continue
         chances += 1
@@ -1001,17 +973,17 @@ def test_hard_defender_loads_no_carico_onto_the_callers_side() -> None:
     real ones do: in probes such throws lost 7.7 to 8.5 card points each). Without the
     guard it throws some, and some against its judgement. Five players only (the next
     test)."""
-    chances, thrown, _, _ = carichi_onto_the_callers_side(True, 40)
+    chances, thrown, _, _ = hard_throws_onto_callers_side(True, 40)
     assert chances > 30 and thrown == 0, (chances, thrown)
-    chances, thrown, against, _ = carichi_onto_the_callers_side(False, 40)
+    chances, thrown, against, _ = hard_throws_onto_callers_side(False, 40)
     assert thrown > 0 and against > 0, (chances, thrown, against)
 
 
 def test_hard_defender_carico_guard_is_off_with_four_players() -> None:
     """With four players (two defenders) the guard measured no better (README): there
     `hard` plays the same cards with it and without it, some of them such carichi."""
-    guarded = carichi_onto_the_callers_side(True, 12, "chiamata4")
-    free = carichi_onto_the_callers_side(False, 12, "chiamata4")
+    guarded = hard_throws_onto_callers_side(True, 12, "chiamata4")
+    free = hard_throws_onto_callers_side(False, 12, "chiamata4")
     assert guarded[0] > 5 and guarded[1] > 0, guarded
     assert guarded[3] == free[3]
 

@@ -214,7 +214,8 @@ class HardPlayer:
             # the seats behind take such tricks back more often than real ones do. Five
             # players only: with four (two defenders) it measured no better (-0.025
             # [-0.057, +0.007] a seat-hand against `hard` without it, 300 paired deals).
-            kept = [m for m in moves if not _load_onto_caller(obs, m)]
+            losing = carichi_onto_callers_side(obs)
+            kept = [m for m in moves if m not in losing]
             if kept and len(kept) < len(moves):
                 if len(kept) == 1:
                     return kept[0]
@@ -419,34 +420,35 @@ def _bare_carico(obs: Observation, know: Knowledge, card: int) -> bool:
     return any(deck.suit[x] == deck.suit[card] and deck.points[x] == 11 for x in know.unseen)
 
 
-def _load_onto_caller(obs: Observation, card: int) -> bool:
-    """A defender throwing a plain carico (Asso, Tre), with someone still to play after it,
-    onto a trick it does not take that the caller's side may be taking: the caller's, the
-    revealed socio's, or (the socio hidden) another seat's taken with a briscola."""
+def carichi_onto_callers_side(obs: Observation) -> set[int]:
+    """A defender's plain carichi (Asso, Tre) that would not take the trick in front of it
+    when the caller's side may be taking it (the caller's, the revealed socio's, or, the socio
+    hidden, one taken with a briscola) and someone is still to play after it; else none."""
     rules = obs.rules
-    me = obs.seat
     if (
         not obs.trick
         or obs.caller < 0
         or obs.carichi
-        or me in (obs.caller, obs.partner)
+        or obs.seat in (obs.caller, obs.partner)
         or len(obs.trick) >= rules.n_players - 1
     ):
-        return False
+        return set()
     deck = rules.deck
     suit, strength, points = deck.suit, deck.strength, deck.points
     b = obs.briscola
-    if suit[card] == b or points[card] < 10:
-        return False
     cards = [c for _, c in obs.trick]
     w = trick_winner(cards, suit, strength, b)
-    taker = obs.trick[w][0]
+    taker, w_card = obs.trick[w]
     if obs.partner_revealed:
         if taker not in (obs.caller, obs.partner):
-            return False
-    elif taker != obs.caller and suit[cards[w]] != b:
-        return False
-    return trick_winner((cards[w], card), suit, strength, b) == 0
+            return set()
+    elif taker != obs.caller and suit[w_card] != b:
+        return set()
+    return {
+        c
+        for c in obs.hand
+        if suit[c] != b and points[c] >= 10 and trick_winner((w_card, c), suit, strength, b) == 0
+    }
 
 
 def _solvable(state: HandState) -> bool:
