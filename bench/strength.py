@@ -23,7 +23,9 @@ e.g. `--variants chiamata --matchups normal-normal1125`; `hard1126` is `hard` as
 before its search got cheaper (2026-11-26), e.g. `--matchups hard-hard1126` for the CPU it
 spends per seat-hand (printed per level) and the strength it keeps; `normal1126` is `normal`
 before its chiamata auction thresholds went by table (issue 17 §5), e.g. `--variants
-chiamata,chiamata4 --matchups normal-normal1126`. Two cheat, to measure a ceiling
+chiamata,chiamata4 --matchups normal-normal1126`; `hard1127` is `hard` before it solved a
+chiamata hand's last four tricks exactly (it had solved the last two), e.g. `--variants
+chiamata4 --matchups hard-hard1127`. Two cheat, to measure a ceiling
 (`bench/seers.py`): `hardseer` is `hard` whose card play sees every hand, `hardsocio` `hard`
 that knows who the socio is, e.g. `--variants chiamata --matchups hardseer-normal`.
 """
@@ -55,6 +57,9 @@ NORMAL_1125 = "ced61b17e3e226739d9b21189f1ba7efd61c4f0e"
 # `hard` before its search got cheaper (issue 17, CPU): `hard1126`, the players of 2026-11-26
 # with the socio hidden in rollouts, one evaluation of every move in every world
 HARD_1126 = "d0fb7ad3f43c76727cf13a323a0639c9bae2c922"
+# `hard` before its exact search of a chiamata hand's last four tricks (compiled; it had
+# solved the last two): `hard1127`
+HARD_1127 = "79604fc3b473ff6f149e6b407020286aa5268d6f"
 # `normal` before its chiamata auction thresholds went by table (issue 17 §5): `normal1126`
 NORMAL_1126 = "97c55512ad48e7add1bc71b9a774d88ec2ed6490"
 
@@ -68,6 +73,7 @@ BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
         NORMAL_1125, rng, budget, iterations
     ),
     "hard1126": lambda rng, budget, iterations: frozen.hard_at(HARD_1126, rng, budget, iterations),
+    "hard1127": lambda rng, budget, iterations: frozen.hard_at(HARD_1127, rng, budget, iterations),
     "hardseer": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, False),
     "hardsocio": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, True),
 }

@@ -16,6 +16,15 @@ from tests.fake_telegram import FakeTelegram
 from tests.test_service_timers import Rig
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """`hard`'s compiled exact search (`bot.players.fastsolve`): loaded, or compiled the first
+    time after an install (about 10 s) and cached on disk, before any test runs, so that no
+    test's timing includes it (the bots' search workers then load it from the cache)."""
+    from bot.players import fastsolve
+
+    fastsolve.warm()
+
+
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     """A table service on a fresh database file, closed (service, then database) after."""

@@ -15,6 +15,7 @@ from bot.engine import PLAY, HandState, Options
 from bot.engine.tricks import trick_winner
 from bot.players import make_player
 from bot.players.fastsolve import FastSolver, SolveLimit
+from bot.players.hard import exact_cards
 from bot.players.search import Solver, sides_of
 from tests.test_players import brute_force
 
@@ -116,3 +117,42 @@ def test_kernel_trick_taking_matches_the_engine() -> None:
                     beats = _solve_kernels._beats(card, led, rows, b)
                     expected = trick_winner((led, card), deck.suit, deck.strength, b) == 1
                     assert beats == expected
+
+
+def test_hard_solves_chiamata_worlds_exactly_from_four_tricks_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In chiamata (no talon, §7.1) each world of `hard`'s search is solved by the compiled
+    solver once 20 cards or fewer are in play (`exact_cards`); before that it rolls out."""
+    calls: list[int] = []
+    real = FastSolver.root_values
+
+    def spy(self: FastSolver, state: HandState, *args: object, **kw: object) -> list[float]:
+        calls.append(sum(len(h) for h in state.hands))
+        return real(self, state, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FastSolver, "root_values", spy)
+    options = Options.parse("chiamata")
+    exact = exact_cards(options.rules())
+    assert exact == 20  # four tricks of five cards
+    searched = {"early": 0, "late": 0}
+    for k in range(6):
+        state = HandState.deal(options, 21, k, k % 5)
+        bots = [make_player("hard", f"x{k}:{s}", iterations=6) for s in range(5)]
+        while not state.is_terminal():
+            seat = state.current
+            before = len(calls)
+            obs = state.observation(seat)
+            action = bots[seat].act(obs)
+            worlds = bots[seat].last_worlds  # type: ignore[attr-defined]
+            if state.phase == PLAY and worlds:
+                left = sum(len(h) for h in state.hands)
+                if left <= exact:
+                    searched["late"] += 1
+                    assert len(calls) - before == worlds  # every world solved exactly
+                else:
+                    searched["early"] += 1
+                    assert len(calls) == before
+            state.apply(action, seat)
+    assert searched["late"] >= 20 and searched["early"] >= 20
+    assert calls and max(calls) <= exact

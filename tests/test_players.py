@@ -18,7 +18,7 @@ from bot.engine.observation import Observation
 from bot.engine.tricks import trick_winner
 from bot.players import LEVELS, PLAYERS, Player, bidding, configure, make_player
 from bot.players.common import card_actions
-from bot.players.hard import HardPlayer, _bare_carico, carichi_onto_callers_side
+from bot.players.hard import HardPlayer, _bare_carico, carichi_onto_callers_side, exact_cards
 from bot.players.heuristics import NORMAL, NORMAL_CHIAMATA, score_cards
 from bot.players.knowledge import REMOVED, TALON, Knowledge
 from bot.players.normal import NormalPlayer
@@ -918,11 +918,11 @@ def test_s7_6_rollouts_keep_the_socio_hidden_from_the_others() -> None:
 
 def bare_carico_leads(guard: bool, deals: int) -> tuple[int, int]:
     """Chiamata leads by `hard` (16 worlds a move) holding a bare carico — a plain Asso, or a
-    plain Tre whose Asso is still out — where its judgement would lead something else:
-    (such leads, bare carichi led)."""
+    plain Tre whose Asso is still out — where its judgement would lead something else, before
+    the tricks it solves exactly (`exact_cards`): (such leads, bare carichi led)."""
     chances = led = 0
     for k, state, obs, _ in normal_chiamata_turns(41, deals, "b"):
-        if state.phase == PLAY and not obs.trick and len(obs.hand) > 3:
+        if state.phase == PLAY and not obs.trick and sum(obs.hand_sizes) > exact_cards(obs.rules):
             know = Knowledge.of(obs)
             bare = {c for c in obs.hand if _bare_carico(obs, know, c)}
             if bare and hard_judgement(obs) not in bare:
@@ -1000,13 +1000,14 @@ def hard_judgement(obs: Observation) -> int:
 
 
 def called_card_plays(guard: bool, deals: int) -> tuple[int, int]:
-    """Chiamata positions of a hidden socio holding the called card (more than two tricks
-    left) where `hard`'s judgement would play another card, and how many times `hard` (16
-    worlds a move) plays the called card there: (positions, called cards played)."""
+    """Chiamata positions of a hidden socio holding the called card (before the tricks `hard`
+    solves exactly, `exact_cards`) where `hard`'s judgement would play another card, and
+    how many times `hard` (16 worlds a move) plays the called card there: (positions, called
+    cards played)."""
     chances = played = 0
     for k, state, obs, _ in normal_chiamata_turns(43, deals, "c"):
         hidden = obs.seat == state.partner != state.caller and state.reveal_trick < 0
-        if state.phase == PLAY and hidden and len(obs.hand) > 2:
+        if state.phase == PLAY and hidden and sum(obs.hand_sizes) > exact_cards(obs.rules):
             if hard_judgement(obs) == state.called_card:
                 continue
             chances += 1

@@ -1,23 +1,25 @@
 """`hard`: search over the worlds the seat cannot tell apart (PIMC).
 
 Each move: sample a world (every hidden card placed consistently with what the seat has seen,
-`Knowledge.sample_world`), evaluate every legal card in it — by exact alpha-beta on card
-points when few cards are left (`Solver`), else by a greedy rollout to the end of the hand with
-the same random stream for every card — and average over the worlds. Anytime: it samples until
-the time budget (default 0.2 s) is spent, or has seen every world there is, or one card is
-left: after the first worlds, a card is no longer evaluated once it can no longer be chosen
-(successive elimination on differences paired over the same worlds: clearly worse than the
-best, or clearly unable to beat the judgement's choice by `OVERRIDE`), which on most
-decisions ends the search in a fraction of the budget; and the search stops once every
-difference that still decides the choice is known to within a few points (`SE_STOP`, in
-chiamata; elsewhere close calls stop at `MAX_WORLDS_POINTS` worlds instead, and a card
-overrides the judgement at one standard error, `Z_OVERRIDE_POINTS`). When
-only one world is possible (two players, talon empty) it solves the rest of the hand exactly.
-A fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In
-chiamata two cards the rollouts misjudge are searched only where the judgement would play
-them: a bare carico led into the briscole, and the hidden socio's called card; and, with
-five players, a defender's carico thrown, someone still to play, onto a trick the caller's
-side may be taking is not searched at all while another card can be played.
+`Knowledge.sample_world`), evaluate every legal card in it — by exact alpha-beta on card points
+when few cards are left (in chiamata the last four tricks, by the compiled `FastSolver`;
+elsewhere the last ten cards, by `FastSolver` once the talon is gone, else by `Solver`), else
+by a greedy rollout to the end of the hand with the same random stream for every card — and
+average over the worlds. Anytime: it samples until the time budget (default 0.2 s) is spent, or
+has seen every world there is, or one card is left: after the first worlds, a card is no longer
+evaluated once it can no longer be chosen (successive elimination on differences paired over
+the same worlds: clearly worse than the best, or clearly unable to beat the judgement's choice
+by `OVERRIDE`), which on most decisions ends the search in a fraction of the budget; and the
+search stops once every difference that still decides the choice is known to within a few
+points (`SE_STOP`, in chiamata; elsewhere close calls stop at `MAX_WORLDS_POINTS` worlds
+instead, and a card overrides the judgement at one standard error, `Z_OVERRIDE_POINTS`). When
+only one world is possible (two players, talon empty) it solves the rest of the hand exactly. A
+fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In chiamata
+two cards the rollouts misjudge are searched, before the tricks solved exactly, only where the
+judgement would play them: a bare carico led into the briscole, and the hidden socio's called
+card; and, with five players, a
+defender's carico thrown, someone still to play, onto a trick the caller's side may be taking
+is not searched at all while another card can be played.
 
 Chiamata bidding: Monte Carlo over deals consistent with its hand (`hard_bidding`).
 """
@@ -30,9 +32,11 @@ import time
 
 from bot.engine import actions as A
 from bot.engine.observation import Observation
+from bot.engine.options import Rules
 from bot.engine.state import PLAY, HandState, World
 from bot.engine.tricks import trick_winner
 from bot.players.common import card_actions, obvious_move
+from bot.players.fastsolve import FastSolver, SolveLimit, fast_solver
 from bot.players.hard_bidding import HardBidder, recent_deals
 from bot.players.heuristics import NORMAL, score_cards
 from bot.players.knowledge import Knowledge
@@ -41,6 +45,12 @@ from bot.players.search import Solver, SolverLimit, rollout, side_points, sides_
 DEFAULT_BUDGET = 0.2  # seconds per decision
 SAFETY = 0.85  # share of the budget spent sampling; the rest covers the last world and setup
 SOLVE_CARDS = 10  # exact search per world when at most this many cards are left in play
+# ... in chiamata from this many tricks out, by the compiled solver (`fastsolve`: no talon,
+# §7.1); see `exact_cards`. Against `normal` (400 paired deals, seeds 2024-2026): from two
+# tricks out +0.093, +0.086, +0.101 a seat-hand; three +0.117, +0.120; four +0.135, +0.127,
+# +0.133. Five tricks (25 cards) take 0.3 s a world at the median.
+SOLVE_TRICKS = 4
+FAST_MAX_NODES = 400_000  # its limit per world (about 35 ms; four tricks out: p90 140,000)
 MAX_NODES = 6000  # a world's exact search gives up beyond this (a few ms)
 ENUMERATE = 48  # late in the hand, evaluate every world when there are at most this many
 INDIFFERENT = 1.0  # exact values: stop when every other card is known to be this close
@@ -94,6 +104,7 @@ class HardPlayer:
         guard_bare: bool = True,
         guard_called: bool = True,
         guard_load: bool = True,
+        solve_cards: int | None = None,
         se_stop: float | None = None,
         max_worlds: int | None = None,
     ) -> None:
@@ -106,6 +117,7 @@ class HardPlayer:
         self.guard_bare = guard_bare  # chiamata: no bare carico lead against the judgement
         self.guard_called = guard_called  # chiamata: the hidden socio's called card, likewise
         self.guard_load = guard_load  # chiamata: a defender's carico onto the caller's trick
+        self.solve_cards = solve_cards  # None: by variant (`exact_cards`)
         self.se_stop = se_stop  # None: by variant (`SE_STOP`, `SE_STOP_POINTS`)
         self.max_worlds = max_worlds  # on the clock; None: by variant (`MAX_WORLDS_POINTS`)
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
@@ -176,12 +188,15 @@ class HardPlayer:
             my_side = sides[me]
             two = len(set(sides)) == 2
             mine = tuple(s == my_side for s in sides)
-            if two and solve_ok[0] and _solvable(state):
+            if two and solve_ok[0] and self._solvable(state):
                 base = side_points(state, my_side, sides)
                 try:
-                    exact = Solver(state, mine, max_nodes=MAX_NODES).root_values(cards)
+                    if FastSolver.applicable(state):
+                        exact = fast_solver().root_values(state, mine, cards, FAST_MAX_NODES)
+                    else:
+                        exact = Solver(state, mine, max_nodes=MAX_NODES).root_values(cards)
                     return [_utility(base + v, my_side, target, two, obs) for v in exact]
-                except SolverLimit:
+                except (SolverLimit, SolveLimit):
                     solve_ok[0] = False  # rollouts from now on
             seed = rng.getrandbits(32)
             stop = finish and two
@@ -256,7 +271,9 @@ class HardPlayer:
         if self.guard_bare and rules.chiamata and not obs.trick and not self._exact_late(obs):
             # Issue 17 §3: a bare carico led into the briscole is the rollouts' blind spot
             # (their greedy seats misjudge it); the search leads one only where the
-            # judgement would.
+            # judgement would. Not in the tricks solved exactly: guarding them too, from
+            # four tricks out, measured +0.122 [+0.080, +0.163] a seat-hand against `normal`
+            # instead of +0.135 [+0.094, +0.176] (400 paired deals, seed 2024).
             bare = [i for i in active if _bare_carico(obs, know, moves[i])]
             if anchor not in bare:
                 active = [i for i in active if i not in bare]
@@ -282,7 +299,9 @@ class HardPlayer:
         while worlds < max_worlds:
             world = know.sample_world(rng)
             if worlds == 0:
-                exact = self._exact_late(obs) and _solvable(HandState.from_observation(obs, world))
+                exact = self._exact_late(obs) and self._solvable(
+                    HandState.from_observation(obs, world)
+                )
             vals = evaluate(world, [moves[i] for i in active])
             for i, v in zip(active, vals, strict=True):
                 values[i].append(v)
@@ -328,10 +347,24 @@ class HardPlayer:
             return best
         return anchor
 
+    def _solve_cards(self, rules: Rules) -> int:
+        """Cards left in play from which each world is solved exactly."""
+        if self.solve_cards is not None:
+            return self.solve_cards
+        return exact_cards(rules)
+
     def _exact_late(self, obs: Observation) -> bool:
         """Whether each world would be solved exactly (so enumerating them is exact)."""
         left = sum(obs.hand_sizes) + obs.talon_left
-        return left <= SOLVE_CARDS and obs.rules.plays_per_trick == 1
+        return left <= self._solve_cards(obs.rules) and obs.rules.plays_per_trick == 1
+
+    def _solvable(self, state: HandState) -> bool:
+        """Whether this world is solved exactly: by `FastSolver` once the talon is gone
+        (chiamata: always), else by `Solver` from `SOLVE_CARDS` cards."""
+        left = sum(len(h) for h in state.hands) + state.talon_left()
+        if left > self._solve_cards(state.rules):
+            return False
+        return FastSolver.applicable(state) or (left <= SOLVE_CARDS and Solver.applicable(state))
 
     def _prune(
         self,
@@ -378,6 +411,12 @@ class HardPlayer:
             ):
                 return others
         return keep
+
+
+def exact_cards(rules: Rules) -> int:
+    """From how many cards in play `hard` solves each world exactly: in chiamata the last
+    `SOLVE_TRICKS` tricks, elsewhere `SOLVE_CARDS`."""
+    return SOLVE_TRICKS * rules.n_players if rules.chiamata else SOLVE_CARDS
 
 
 def _paired(a: list[float], b: list[float], z: float) -> tuple[float, float]:
@@ -449,11 +488,6 @@ def carichi_onto_callers_side(obs: Observation) -> set[int]:
         for c in obs.hand
         if suit[c] != b and points[c] >= 10 and trick_winner((w_card, c), suit, strength, b) == 0
     }
-
-
-def _solvable(state: HandState) -> bool:
-    left = sum(len(h) for h in state.hands) + state.talon_left()
-    return left <= SOLVE_CARDS and Solver.applicable(state)
 
 
 def _utility(pts: float, my_side: int, target: int, two_sides: bool, obs: Observation) -> float:

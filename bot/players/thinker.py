@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from bot import players
 from bot.engine import Observation
+from bot.players import fastsolve
 from bot.players.hard import DEFAULT_BUDGET
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,9 @@ def _init_worker(budget: float, parent: int) -> None:
     # and so keeps multiprocessing's resource tracker alive too): it leaves when the parent
     # is gone.
     threading.Thread(target=_leave_with, args=(parent,), daemon=True, name="parent").start()
+    # `hard`'s exact search (numba): loaded from its disk cache (about 1 s), compiled the
+    # first time after an install (about 10 s), here rather than in the middle of a move
+    fastsolve.warm()
 
 
 def _leave_with(parent: int) -> None:
