@@ -17,9 +17,8 @@ only one world is possible (two players, talon empty) it solves the rest of the 
 fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In chiamata
 two cards the rollouts misjudge are searched, before the tricks solved exactly, only where the
 judgement would play them: a bare carico led into the briscole, and the hidden socio's called
-card; and, with five players, a
-defender's carico thrown, someone still to play, onto a trick the caller's side may be taking
-is not searched at all while another card can be played.
+card; and, with five players, a defender's carico thrown, someone still to play, onto a trick
+the caller's side may be taking is not searched at all while another card can be played.
 
 Chiamata bidding: Monte Carlo over deals consistent with its hand (`hard_bidding`).
 """
@@ -48,9 +47,10 @@ SOLVE_CARDS = 10  # exact search per world when at most this many cards are left
 # ... in chiamata from this many tricks out, by the compiled solver (`fastsolve`: no talon,
 # §7.1); see `exact_cards`. Against `normal` (400 paired deals, seeds 2024-2026): from two
 # tricks out +0.093, +0.086, +0.101 a seat-hand; three +0.117, +0.120; four +0.135, +0.127,
-# +0.133. Five tricks (25 cards) take 0.3 s a world at the median.
+# +0.133. From five tricks out (25 cards) a world would take 56 ms at the median, 330 ms at
+# p90 (`python -m bench.solver`).
 SOLVE_TRICKS = 4
-FAST_MAX_NODES = 400_000  # its limit per world (about 35 ms; four tricks out: p90 140,000)
+FAST_MAX_NODES = 400_000  # its limit per world, some 40 ms (four tricks out: p90 89,000 nodes)
 MAX_NODES = 6000  # a world's exact search gives up beyond this (a few ms)
 ENUMERATE = 48  # late in the hand, evaluate every world when there are at most this many
 INDIFFERENT = 1.0  # exact values: stop when every other card is known to be this close
