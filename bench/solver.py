@@ -26,15 +26,22 @@ from bot.players.search import Solver, sides_of
 PYTHON_UP_TO = 15  # the Python solver takes seconds a world beyond this
 
 
-def positions(seed: int, count: int, left: int) -> Iterator[HandState]:
-    options = Options.parse("chiamata")
+def positions(variant: str, seed: int, count: int, left: int) -> Iterator[HandState]:
+    """Per deal, the first position of a hand of `normal` players (every seat) with at most
+    `left` cards in play, some fewer (mid-trick as often as not), and the talon gone."""
+    options = Options.parse(variant)
+    n = options.rules().n_players
     rng = random.Random(seed)
     for k in range(count):
-        state = HandState.deal(options, seed, k, k % 5)
-        bots = [make_player("normal", f"bs{seed}:{k}:{s}") for s in range(5)]
-        stop = left - rng.randrange(5)
+        state = HandState.deal(options, seed, k, k % n)
+        bots = [make_player("normal", f"bs{seed}:{k}:{s}") for s in range(n)]
+        stop = left - rng.randrange(n)
         while not state.is_terminal():
-            if state.phase == PLAY and sum(len(h) for h in state.hands) <= stop:
+            if (
+                state.phase == PLAY
+                and not state.talon_left()
+                and sum(len(h) for h in state.hands) <= stop
+            ):
                 yield state
                 break
             seat = state.current
@@ -53,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     solver = FastSolver()
-    first = next(positions(args.seed, 1, 10))
+    first = next(positions("chiamata", args.seed, 1, 10))
     sides = sides_of(first)
     solver.root_values(
         first, tuple(s == sides[first.current] for s in sides), first.legal_actions(), 10**9
@@ -63,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         fast: list[float] = []
         slow: list[float] = []
         nodes: list[float] = []
-        for state in positions(args.seed, args.positions, left):
+        for state in positions("chiamata", args.seed, args.positions, left):
             sides = sides_of(state)
             mine = tuple(s == sides[state.current] for s in sides)
             moves = state.legal_actions()

@@ -5,12 +5,10 @@ chiamata's every card dealt and no talon, §8.2 briscolone's obligation to follo
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
+from bench.solver import positions
 from bot.engine import PLAY, HandState, Options
 from bot.engine.tricks import trick_winner
 from bot.players import make_player
@@ -18,28 +16,6 @@ from bot.players.fastsolve import FastSolver, SolveLimit
 from bot.players.hard import exact_cards
 from bot.players.search import Solver, sides_of
 from tests.test_players import brute_force
-
-
-def positions(variant: str, seed: int, deals: int, left: int) -> Iterator[HandState]:
-    """Per deal, the first position of `normal` players' hand with at most `left` cards in
-    play and the talon gone (mid-trick as often as not)."""
-    options = Options.parse(variant)
-    n = options.rules().n_players
-    rng = random.Random(seed)
-    for k in range(deals):
-        state = HandState.deal(options, seed, k, k % n)
-        bots = [make_player("normal", f"fs{seed}:{k}:{s}") for s in range(n)]
-        stop = left - rng.randrange(n)  # some positions in the middle of a trick
-        while not state.is_terminal():
-            if (
-                state.phase == PLAY
-                and not state.talon_left()
-                and sum(len(h) for h in state.hands) <= stop
-            ):
-                yield state
-                break
-            seat = state.current
-            state.apply(bots[seat].act(state.observation(seat)), seat)
 
 
 def mine_of(state: HandState) -> tuple[bool, ...]:

@@ -31,7 +31,7 @@ _I = "int64"
 _SIG_BEATS = f"boolean({_I}, {_I}, {_M}, {_I})"
 _SIG_ORDER = f"{_I}({', '.join([_I] * 5)}, boolean, {_M}, {_I}, boolean, {_A}, {_A})"
 _TABLES = f"{_M}, {_I}, boolean, {_I}, {_M}, {_M}, {_A}, int64[:, :, ::1]"
-_SIG_SEARCH = f"{_I}({_A}, {', '.join([_I] * 11)}, {_TABLES}, {_I})"
+_SIG_SEARCH = f"{_I}({_A}, {', '.join([_I] * 12)}, {_TABLES}, {_I})"
 _SIG_ROOT = f"void({_A}, {_I}, {_I}, {_A}, {_I}, {_A}, {_TABLES}, {_A})"
 I64 = int | np.int64  # the kernels' scalars (typed by their signatures)
 
@@ -119,6 +119,7 @@ def _search(
     led: I64,
     pts: I64,
     tmask: I64,
+    only: I64,
     key: I64,
     alpha: I64,
     beta: I64,
@@ -133,8 +134,9 @@ def _search(
     depth: I64,
 ) -> I64:
     """Points the side of the seats in `mine` (a bit per seat) wins from here on (the trick
-    under way included: `tlen` cards in it, taken so far by position `wpos` with `wc`,
-    worth `pts`)."""
+    under way included: `tlen` cards in it, `tmask`, taken so far by position `wpos` with
+    `wc`, worth `pts`). With `only` (a card mask, not 0) the seat to move plays one of those
+    cards here (`root`), and the node is not kept in the table."""
     zero = np.int64(0)  # typed, not literal, at the recursive calls (see the signatures)
     none = np.int64(-1)
     ctl[NODES] += 1
@@ -145,7 +147,7 @@ def _search(
     a0 = alpha
     b0 = beta
     k = key
-    if tlen == 0:
+    if tlen == 0 and only == 0:
         k = key ^ zob[LEADER, leader]
         slot = int(k & (tt.shape[0] - 1))  # a power of two
         info = tt[slot, 1]
@@ -169,8 +171,9 @@ def _search(
     for s in range(n):
         alive |= hands[s]
     moves = buf[depth, 0]
+    hand = hands[seat] if only == 0 else hands[seat] & only
     nm = _order_moves(
-        hands[seat], alive, tlen, led, wc, friend_taking, deck, b, follow, moves, buf[depth, 1]
+        hand, alive, tlen, led, wc, friend_taking, deck, b, follow, moves, buf[depth, 1]
     )
     best: I64 = -INF if my else INF
     nw: I64
@@ -188,7 +191,7 @@ def _search(
         npts = pts + deck[POINTS, c]
         if tlen + 1 < n:
             v = _search(
-                hands, n, leader, tlen + 1, nw, nwc, nled, npts, tmask | bit, k2, alpha, beta,
+                hands, n, leader, tlen + 1, nw, nwc, nled, npts, tmask | bit, zero, k2, alpha, beta,
                 deck, b, follow, mine, zob, tt, ctl, buf, depth + 1,
             )  # fmt: skip
         else:
@@ -198,7 +201,7 @@ def _search(
                 v = gain
             else:
                 v = gain + _search(
-                    hands, n, winner, zero, zero, none, none, zero, zero, k2,
+                    hands, n, winner, zero, zero, none, none, zero, zero, zero, k2,
                     alpha - gain, beta - gain, deck, b, follow, mine, zob, tt, ctl, buf,
                     depth + 1,
                 )  # fmt: skip
@@ -254,10 +257,8 @@ def root(
     buf: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """Exact value of each of `cards` played by the seat to move (into `out`)."""
-    zero = np.int64(0)
-    none = np.int64(-1)
-    inf = np.int64(INF)
+    """Exact value of each of `cards` played by the seat to move (into `out`): the search of
+    this node with only that card to play (`_search`'s `only`)."""
     key = np.int64(0)
     for s in range(n):
         for c in range(40):
@@ -267,7 +268,7 @@ def root(
     wc: I64 = -1
     led: I64 = -1
     pts: I64 = 0
-    tmask = zero
+    tmask = np.int64(0)
     for i in range(tlen):
         c = trick[i]
         tmask |= np.int64(1) << c
@@ -276,33 +277,10 @@ def root(
         elif _beats(c, wc, deck, b):
             wpos, wc = i, c
         pts += deck[POINTS, c]
-    seat = (leader + tlen) % n
-    nw: I64
+    inf = np.int64(INF)
     for j in range(cards.shape[0]):
-        c = cards[j]
-        bit = np.int64(1) << c
-        hands[seat] ^= bit
-        k2 = key ^ zob[seat, c]
-        if tlen == 0:
-            nw, nwc, nled = zero, c, deck[SUIT, c]
-        elif _beats(c, wc, deck, b):
-            nw, nwc, nled = tlen, c, led
-        else:
-            nw, nwc, nled = wpos, wc, led
-        npts = pts + deck[POINTS, c]
-        if tlen + 1 < n:
-            v = _search(
-                hands, n, leader, tlen + 1, nw, nwc, nled, npts, tmask | bit, k2, -inf, inf,
-                deck, b, follow, mine, zob, tt, ctl, buf, 1,
-            )  # fmt: skip
-        else:
-            winner = (leader + nw) % n
-            gain = npts if (mine >> winner) & 1 else 0
-            v = gain
-            if hands[winner] != 0:
-                v += _search(
-                    hands, n, winner, zero, zero, none, none, zero, zero, k2, -inf, inf,
-                    deck, b, follow, mine, zob, tt, ctl, buf, 1,
-                )  # fmt: skip
-        hands[seat] ^= bit
-        out[j] = v
+        only = np.int64(1) << cards[j]  # this node, with this one card to play
+        out[j] = _search(
+            hands, n, leader, tlen, wpos, wc, led, pts, tmask, only, key, -inf, inf,
+            deck, b, follow, mine, zob, tt, ctl, buf, 0,
+        )  # fmt: skip

@@ -104,7 +104,6 @@ class HardPlayer:
         guard_bare: bool = True,
         guard_called: bool = True,
         guard_load: bool = True,
-        solve_cards: int | None = None,
         se_stop: float | None = None,
         max_worlds: int | None = None,
     ) -> None:
@@ -117,7 +116,6 @@ class HardPlayer:
         self.guard_bare = guard_bare  # chiamata: no bare carico lead against the judgement
         self.guard_called = guard_called  # chiamata: the hidden socio's called card, likewise
         self.guard_load = guard_load  # chiamata: a defender's carico onto the caller's trick
-        self.solve_cards = solve_cards  # None: by variant (`exact_cards`)
         self.se_stop = se_stop  # None: by variant (`SE_STOP`, `SE_STOP_POINTS`)
         self.max_worlds = max_worlds  # on the clock; None: by variant (`MAX_WORLDS_POINTS`)
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
@@ -347,22 +345,16 @@ class HardPlayer:
             return best
         return anchor
 
-    def _solve_cards(self, rules: Rules) -> int:
-        """Cards left in play from which each world is solved exactly."""
-        if self.solve_cards is not None:
-            return self.solve_cards
-        return exact_cards(rules)
-
     def _exact_late(self, obs: Observation) -> bool:
         """Whether each world would be solved exactly (so enumerating them is exact)."""
         left = sum(obs.hand_sizes) + obs.talon_left
-        return left <= self._solve_cards(obs.rules) and obs.rules.plays_per_trick == 1
+        return left <= exact_cards(obs.rules) and obs.rules.plays_per_trick == 1
 
     def _solvable(self, state: HandState) -> bool:
         """Whether this world is solved exactly: by `FastSolver` once the talon is gone
         (chiamata: always), else by `Solver` from `SOLVE_CARDS` cards."""
         left = sum(len(h) for h in state.hands) + state.talon_left()
-        if left > self._solve_cards(state.rules):
+        if left > exact_cards(state.rules):
             return False
         return FastSolver.applicable(state) or (left <= SOLVE_CARDS and Solver.applicable(state))
 
