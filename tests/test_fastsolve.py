@@ -95,26 +95,36 @@ def test_kernel_trick_taking_matches_the_engine() -> None:
                     assert beats == expected
 
 
-def test_hard_solves_chiamata_worlds_exactly_from_four_tricks_out(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("variant", "raw", "cards"),
+    [
+        ("chiamata", {}, 20),  # no talon (§7.1): the last four tricks of five cards
+        ("quattro", {}, 12),  # from when the talon is gone (§3.4, §5.2): three tricks of four
+        ("sei", {"teams": "threes"}, 18),  # likewise, three tricks of six (§5.4)
+    ],
+)
+def test_hard_solves_worlds_exactly_late_in_the_hand(
+    monkeypatch: pytest.MonkeyPatch, variant: str, raw: dict[str, str], cards: int
 ) -> None:
-    """In chiamata (no talon, §7.1) each world of `hard`'s search is solved by the compiled
-    solver once 20 cards or fewer are in play (`exact_cards`); before that it rolls out."""
+    """Each world of `hard`'s search is solved by the compiled solver once `exact_cards` or
+    fewer cards are in play (hands and talon): in chiamata four tricks out, elsewhere from
+    when the talon is gone (at least the last ten cards); before that it rolls out."""
     calls: list[int] = []
     real = FastSolver.root_values
 
     def spy(self: FastSolver, state: HandState, *args: object, **kw: object) -> list[float]:
-        calls.append(sum(len(h) for h in state.hands))
+        calls.append(sum(len(h) for h in state.hands) + state.talon_left())
         return real(self, state, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(FastSolver, "root_values", spy)
-    options = Options.parse("chiamata")
+    options = Options.parse(variant, raw)
+    n = options.rules().n_players
     exact = exact_cards(options.rules())
-    assert exact == 20  # four tricks of five cards
+    assert exact == cards
     searched = {"early": 0, "late": 0}
     for k in range(6):
-        state = HandState.deal(options, 21, k, k % 5)
-        bots = [make_player("hard", f"x{k}:{s}", iterations=6) for s in range(5)]
+        state = HandState.deal(options, 21, k, k % n)
+        bots = [make_player("hard", f"x{k}:{s}", iterations=6) for s in range(n)]
         while not state.is_terminal():
             seat = state.current
             before = len(calls)
@@ -122,7 +132,7 @@ def test_hard_solves_chiamata_worlds_exactly_from_four_tricks_out(
             action = bots[seat].act(obs)
             worlds = bots[seat].last_worlds  # type: ignore[attr-defined]
             if state.phase == PLAY and worlds:
-                left = sum(len(h) for h in state.hands)
+                left = sum(len(h) for h in state.hands) + state.talon_left()
                 if left <= exact:
                     searched["late"] += 1
                     assert len(calls) - before == worlds  # every world solved exactly
