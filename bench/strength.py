@@ -6,7 +6,10 @@
 Each deal k (from --seed, dealt exactly as `python -m bot simulate` deals hand k) is played
 twice, the second time with the two levels' seats swapped, so the luck of the deal cancels.
 Seating: the first-named level A takes the even seats (0, 2, 4), B the odd ones; in the
-swapped game B takes the even seats. Pairs variants (quattro) are then A's pair against B's.
+swapped game B takes the even seats. Pairs variants (quattro) are then A's pair against B's;
+table options follow the variant after colons (`--variants sei:teams=threes`: A's three
+against B's; sei in pairs, partners at seats i and i+3, is refused, as each pair would hold
+both levels).
 
 Per matchup it prints the mean card-point difference per game from A's side with a 95%
 confidence interval over the paired deals (two sides: A's side minus B's side; chiamata:
@@ -47,6 +50,7 @@ from typing import Any
 
 from bench import frozen, seers
 from bot.engine import HandState, Options, first_dealer
+from bot.engine.options import OptionsError
 from bot.engine.tricks import trick_winner
 from bot.players import Player, make_player
 from bot.players.normal import NormalPlayer
@@ -106,6 +110,31 @@ class DealResult:
     play: dict[str, int] = field(default_factory=dict)  # `chiamata_play` counts, "lv:what"
 
 
+def table_options(variant: str) -> Options:
+    """A variant and its table options after colons, e.g. `sei:teams=threes`."""
+    name, *opts = variant.split(":")
+    raw: dict[str, str] = {}
+    for opt in opts:
+        key, eq, value = opt.partition("=")
+        if not eq:
+            raise OptionsError("table options go as key=value, e.g. sei:teams=threes")
+        raw[key] = value
+    return Options.parse(name, raw)
+
+
+def seating_problem(options: Options) -> str | None:
+    """Why this table cannot measure one level against another (`seat_levels` puts them on
+    even and odd seats), or None: a side that holds both (sei in pairs, seats i and i+3)."""
+    rules = options.rules()
+    if rules.chiamata:
+        return None  # the sides are made by the auction; the score is per seat
+    for side in set(rules.side_of):
+        parities = {s % 2 for s in range(rules.n_players) if rules.side_of[s] == side}
+        if len(parities) > 1:
+            return "its sides would hold both levels (in sei, use sei:teams=threes)"
+    return None
+
+
 def seat_levels(n: int, a: str, b: str, swap: bool) -> list[str]:
     even, odd = (b, a) if swap else (a, b)
     return [even if s % 2 == 0 else odd for s in range(n)]
@@ -114,7 +143,7 @@ def seat_levels(n: int, a: str, b: str, swap: bool) -> list[str]:
 def play_deal(
     variant: str, a: str, b: str, seed: int, k: int, budget: float, iterations: int | None
 ) -> DealResult:
-    options = Options.parse(variant)
+    options = table_options(variant)
     rules = options.rules()
     n = rules.n_players
     dealer = (first_dealer(seed, n) + k) % n
@@ -341,9 +370,9 @@ def run_matchup(
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
-    if Options.parse(variant).rules().chiamata:
+    if table_options(variant).rules().chiamata:
         hands = sum(r.hands for r in results)
-        n = Options.parse(variant).rules().n_players
+        n = table_options(variant).rules().n_players
         seats = {a: (n + 1) // 2, b: n // 2}
         callers = {lv: sum(r.callers.get(lv, 0) for r in results) for lv in (a, b)}
         wins = {lv: sum(r.caller_wins.get(lv, 0) for r in results) for lv in (a, b)}
@@ -510,7 +539,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="FILE", help="append the summaries as JSON lines")
     args = p.parse_args(argv)
     summaries = []
-    for variant in [v.strip() for v in args.variants.split(",") if v.strip()]:
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    for variant in variants:
+        try:
+            problem = seating_problem(table_options(variant))
+        except OptionsError as exc:
+            problem = str(exc)
+        if problem:
+            p.error(f"{variant}: {problem}")
+    for variant in variants:
         for m in [x.strip() for x in args.matchups.split(",") if x.strip()]:
             a, _, b = m.partition("-")
             deals = args.deals or DEFAULT_DEALS.get(variant, 200)

@@ -11,7 +11,16 @@ from typing import Any
 
 import pytest
 
-from bot.engine import AUCTION, NAME_SUIT, PLAY, HandState, Options, Trick, first_dealer
+from bot.engine import (
+    AUCTION,
+    NAME_SUIT,
+    PLAY,
+    HandState,
+    Options,
+    OptionsError,
+    Trick,
+    first_dealer,
+)
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.observation import Observation
@@ -710,6 +719,26 @@ def test_normal_outscores_easy_in_chiamata() -> None:
     easy = sum(r.b_score for r in results) / easy_seat_hands
     assert normal > 0 > easy
     assert sum(r.a_score + r.b_score for r in results) == 0  # the ledger is zero-sum
+
+
+def test_bench_takes_table_options_and_refuses_mixed_sides() -> None:
+    """§5.4: `bench.strength` seats one level on the even seats, the other on the odd ones.
+    Sei in pairs (partners at seats i and i+3) would put both levels in every pair, so it is
+    refused; in teams of three (alternate seats, `sei:teams=threes`) each level is a team.
+    Garbage options get a clear error; the deal is played with the options given."""
+    from bench.strength import play_deal, seating_problem, table_options
+
+    threes = table_options("sei:teams=threes")
+    assert threes.rules().side_of == (0, 1, 0, 1, 0, 1)
+    assert seating_problem(threes) is None
+    assert seating_problem(table_options("sei")) is not None
+    for variant in ("due", "tre", "quattro", "chiamata", "chiamata4", "briskula32"):
+        assert seating_problem(table_options(variant)) is None, variant
+    for garbage in ("sei:teams", "sei:teams=fives", "sei:nonsense=1"):
+        with pytest.raises(OptionsError):
+            table_options(garbage)
+    r = play_deal("sei:teams=threes", "normal", "random", 5, 0, 0.2, None)
+    assert r.games == 2 and len(r.times["normal"]) > 0
 
 
 def test_bench_counts_each_seat_hand_in_one_role() -> None:

@@ -4,22 +4,22 @@ Each move: sample a world (every hidden card placed consistently with what the s
 `Knowledge.sample_world`), evaluate every legal card in it — by exact alpha-beta on card points
 when few cards are left (in chiamata the last four tricks, by the compiled `FastSolver`;
 elsewhere from when the talon is gone, by `FastSolver`, or the last ten cards, by `Solver`
-while the talon lasts), else
-by a greedy rollout to the end of the hand with the same random stream for every card — and
-average over the worlds. Anytime: it samples until the time budget (default 0.2 s) is spent, or
-has seen every world there is, or one card is left: after the first worlds, a card is no longer
-evaluated once it can no longer be chosen (successive elimination on differences paired over
-the same worlds: clearly worse than the best, or clearly unable to beat the judgement's choice
-by `OVERRIDE`), which on most decisions ends the search in a fraction of the budget; and the
-search stops once every difference that still decides the choice is known to within a few
-points (`SE_STOP`, in chiamata; elsewhere close calls stop at `MAX_WORLDS_POINTS` worlds
-instead, and a card overrides the judgement at one standard error, `Z_OVERRIDE_POINTS`). When
-only one world is possible (two players, talon empty) it solves the rest of the hand exactly. A
-fixed `iterations` (worlds per move) replaces the clock, for reproducible tests. In chiamata
-two cards the rollouts misjudge are searched, before the tricks solved exactly, only where the
-judgement would play them: a bare carico led into the briscole, and the hidden socio's called
-card; and, with five players, a defender's carico thrown, someone still to play, onto a trick
-the caller's side may be taking is not searched at all while another card can be played.
+while the talon lasts), else by a greedy rollout to the end of the hand with the same random
+stream for every card — and average over the worlds. Anytime: it samples until the time budget
+(default 0.2 s) is spent, or has seen every world there is, or one card is left: after the
+first worlds, a card is no longer evaluated once it can no longer be chosen (successive
+elimination on differences paired over the same worlds: clearly worse than the best, or clearly
+unable to beat the judgement's choice by `OVERRIDE`), which on most decisions ends the search
+in a fraction of the budget; and the search stops once every difference that still decides the
+choice is known to within a few points (`SE_STOP`, in chiamata; elsewhere close calls stop at
+`MAX_WORLDS_POINTS` worlds instead, and a card overrides the judgement at one standard error,
+`Z_OVERRIDE_POINTS`). When only one world is possible (two players, talon empty) it solves the
+rest of the hand exactly. A fixed `iterations` (worlds per move) replaces the clock, for
+reproducible tests. In chiamata two cards the rollouts misjudge are searched, before the tricks
+solved exactly, only where the judgement would play them: a bare carico led into the briscole,
+and the hidden socio's called card; and, with five players, a defender's carico thrown, someone
+still to play, onto a trick the caller's side may be taking is not searched at all while
+another card can be played.
 
 Chiamata bidding: Monte Carlo over deals consistent with its hand (`hard_bidding`).
 """
