@@ -370,9 +370,10 @@ def run_matchup(
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
-    if table_options(variant).rules().chiamata:
+    rules = table_options(variant).rules()
+    if rules.chiamata:
         hands = sum(r.hands for r in results)
-        n = table_options(variant).rules().n_players
+        n = rules.n_players
         seats = {a: (n + 1) // 2, b: n // 2}
         callers = {lv: sum(r.callers.get(lv, 0) for r in results) for lv in (a, b)}
         wins = {lv: sum(r.caller_wins.get(lv, 0) for r in results) for lv in (a, b)}

@@ -741,6 +741,21 @@ def test_bench_takes_table_options_and_refuses_mixed_sides() -> None:
     assert r.games == 2 and len(r.times["normal"]) > 0
 
 
+def test_bench_command_refuses_a_mixed_table_before_playing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """§5.4: `python -m bench.strength --variants sei` (pairs) stops with a clear error
+    naming the way out, as does a garbage option, and plays nothing."""
+    from bench.strength import main
+
+    for variant, words in (("sei", "sei:teams=threes"), ("sei:teams", "key=value")):
+        with pytest.raises(SystemExit) as exc:
+            main(["--variants", variant, "--matchups", "normal-random", "--deals", "1"])
+        assert exc.value.code == 2
+        captured = capsys.readouterr()
+        assert words in captured.err and "deals" not in captured.out
+
+
 def test_bench_counts_each_seat_hand_in_one_role() -> None:
     """§7.7, §7.12: the bench's score by role puts every seat-hand of a level in exactly one
     role (caller, socio, defender, or caller alone) with its score, and counts a caller alone
