@@ -56,6 +56,7 @@ import argparse
 import asyncio
 import bisect
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -68,7 +69,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,7 @@ from bot.engine import actions as A
 from bot.telegram.outbox import NOTES_INTERVAL
 from tests.backends import PgStore, fresh_url, postgres_server
 from tests.fake_telegram import (
+    ApiCall,
     ButtonNotFound,
     FakeButton,
     FakeChat,
@@ -1146,6 +1148,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             for p in list(fake.webhook_posts)
             if not (isinstance(p.result, int) and 200 <= p.result < 300)
         )
+        edit_gaps = table_edit_gaps(fake.calls[mark0:mark1])
         bot_cpu = end.bot_cpu - start.bot_cpu
         kids_cpu = children_cpu_delta(start, end)
         db_cpu = db_cpu1 - db_cpu0 if db_cpu0 is not None and db_cpu1 is not None else None
@@ -1177,6 +1180,12 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 "by_method": {m: round(v, 3) for m, v in per_card.items()},
             },
             busiest_group_minute={"calls": peak.calls, "chat_id": peak.chat_id},
+            table_edit_gap_s={
+                "n": len(edit_gaps),
+                "p50": pct(edit_gaps, 0.5),
+                "p99": pct(edit_gaps, 0.99),
+                "max": max(edit_gaps, default=None),
+            },
             tap_latency_s={
                 "n": len(all_taps),
                 "p50": pct(all_taps, 0.5),
@@ -1406,9 +1415,26 @@ def restore_lines(rs: dict[str, Any], tg: dict[str, str]) -> list[str]:
     ]
 
 
+def table_edit_gaps(calls: Sequence[ApiCall]) -> list[float]:
+    """Seconds between consecutive edits of each group message (the tables' messages), from
+    the edits Telegram accepted among `calls`: how long a group looked at a table that did
+    not change while its game went on."""
+    times: dict[tuple[int, int], list[float]] = {}
+    for c in calls:
+        chat = c.params.get("chat_id")
+        if c.method == "editMessageText" and c.ok and isinstance(chat, int) and chat < 0:
+            times.setdefault((chat, int(c.params.get("message_id", 0))), []).append(c.at)
+    return [b - a for ts in times.values() for a, b in itertools.pairwise(ts)]
+
+
+def secs(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f} s"
+
+
 def report(r: dict[str, Any]) -> list[str]:
     c, w, tg = r["config"], r["window"], r["targets"]
     cpc, tl, cl, tp = r["calls_per_card"], r["tap_latency_s"], r["command_latency_s"], r["taps"]
+    eg = r["table_edit_gap_s"]
     mem, cpu, rs, lv = r["memory_kb"], r["cpu"], r["restore"], r["limit_violations"]
     variants = ", ".join(f"{v} {n}" for v, n in sorted(c["variants"].items()))
     levels = ", ".join(f"{v} {n}" for v, n in sorted(c["computers"].items()))
@@ -1478,6 +1504,9 @@ def report(r: dict[str, Any]) -> list[str]:
         f"answerCallbackQuery {cpc['answerCallbackQuery']}; others: {others or 'none'}",
         f"busiest minute of one group: {r['busiest_group_minute']['calls']} calls "
         f"(Telegram allows 20) {verdict(r['busiest_group_minute']['calls'] <= 20)}",
+        f"a group's table message, seconds between its edits in the window (its table "
+        f"changes every few seconds): p50 {secs(eg['p50'])}, p99 {secs(eg['p99'])}, max "
+        f"{secs(eg['max'])} (n={eg['n']})",
         f"tap -> answer (update delivered -> answerCallbackQuery): whole run p50 {ms(tl['p50'])},"
         f" p99 {ms(tl['p99'])}, max {ms(tl['max'])} (n={tl['n']})",
         f"  {phase_text(tl['phases'])}",

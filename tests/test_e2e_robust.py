@@ -271,9 +271,10 @@ async def replay_void_hand(
     """A void hand (60-60, §4.1) is over: `user` taps "Prossima mano" where it shows first,
     their hand message or the group's table message, unless the turn timer has dealt the
     replay already (`NEXT_HAND_PAUSE` after the hand's end). The table message alone is no
-    promise: at Telegram's pace a group's edits may wait longer than the pause for room in
-    its window (the first minute's command replies fill it), and the private message is
-    the one that tells the player."""
+    promise: at Telegram's pace a group's edits wait for room in its window (the first
+    minute's command replies take much of it; before the outbox spread the room left, an
+    edit could wait 27 s, longer than the pause), and the private message is the one that
+    tells the player."""
 
     def replay() -> FakeButton | bool:
         if hand_turn(store.hand(group.id)) != -1:

@@ -186,6 +186,7 @@ def _post_init(settings: Settings) -> Any:
             shared=shared,
             # Telegram's one call a second into a private chat, whichever worker calls
             private_gap=PRIVATE_GAP_MARGIN / settings.private_rate_per_second if shared else 0.0,
+            pace=limiter.group_pace if isinstance(limiter, PacedRateLimiter) else None,
         )
         thinker = Thinker(workers=settings.computer_workers, budget=settings.hard_budget)
         thinker.start()

@@ -4,8 +4,11 @@ Each message (the group's table message, each player's hand message) has at most
 send: `show_*` only stores the newest content and wakes the message's sender task, which
 sends the newest content it finds and skips what equals what the message shows. The group
 message waits `group_interval` seconds between sends (Telegram allows about 20 messages a
-minute in a group), so a burst of moves costs one edit; an `urgent` change (the lobby became
-a game, the table was cancelled: old buttons must go) is sent without that wait.
+minute in a group), so a burst of moves costs one edit, or longer when the group's room is
+short (`pace`, the rate limiter's `group_pace`: after a burst of command replies the edits
+slow down instead of using up the room and then waiting most of a minute for it); an
+`urgent` change (the lobby became a game, the table was cancelled: old buttons must go) is
+sent without that wait.
 
 Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.telegram.app`) give
 each call `parse_mode=HTML`.
@@ -194,8 +197,12 @@ class TelegramOutbox:
         notes: Notes | None = None,
         shared: bool = False,
         private_gap: float = 0.0,
+        pace: Callable[[int], float] | None = None,
     ) -> None:
         self.bot = bot
+        # Seconds a group's message should wait before its next edit, given the group's
+        # room left (`PacedRateLimiter.group_pace`); `group_interval` is the least.
+        self.pace = pace
         # Other workers send the same messages (`shared`): each send holds the message's lock
         # in the database and starts from what is stored, not from this process's memory
         # (`_send_shared`).
@@ -408,9 +415,16 @@ class TelegramOutbox:
                 if slot.desired is content:
                     slot.desired = None
                 if slot.user_id is None and self.group_interval:
-                    await self._pause(slot, self.group_interval)
+                    await self._pause(slot, self._group_pause(slot.chat_id))
             if self._retire(slot):
                 return
+
+    def _group_pause(self, chat_id: int) -> float:
+        """The wait before a group message's next edit: `group_interval`, or longer while the
+        group's room is short (`pace`)."""
+        if self.pace is None:
+            return self.group_interval
+        return max(self.group_interval, self.pace(chat_id))
 
     def _retire(self, slot: _Slot) -> bool:
         """Forget the slot of a finished or cancelled table once its last content is out

@@ -122,6 +122,21 @@ class Window:
         k = self.in_flight + len(self.done) - size
         return self.done[k] + self.period - now
 
+    def spread(self, now: float, keep: int = 0) -> float:
+        """Seconds to leave before the next call so that the room left (but `keep`) lasts
+        until the oldest call leaves the window: the calls left, spread evenly over that
+        time. A message edited over and over then goes on being edited, at a slower pace,
+        after a burst of other calls instead of using up the room and waiting most of a
+        period for it. 0 with nothing counted; the time until room frees if none is left."""
+        while self.done and self.done[0] <= now - self.period:
+            self.done.popleft()
+        room = max(1, self.size - keep) - self.in_flight - len(self.done)
+        if room <= 0:
+            return min(self.wait_time(now, keep), self.period)
+        if not self.done:
+            return 0.0
+        return (self.done[0] + self.period - now) / room
+
     def start(self) -> None:
         self.in_flight += 1
 
@@ -259,6 +274,15 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             if len(self._chats) > 4096:
                 self._forget_idle()
         return gate
+
+    def group_pace(self, chat_id: int) -> float:
+        """Seconds between edits of a group's message that spread the group's room left for
+        edits (all but `group_reserve`) until its oldest call leaves the window
+        (`Window.spread`): the outbox waits at least this long between a table's edits."""
+        gate = self._chats.get(chat_id)
+        if gate is None:
+            return 0.0
+        return gate.window.spread(self.now(), gate.reserve)
 
     def _forget_idle(self) -> None:
         now = self.now()

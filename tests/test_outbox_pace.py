@@ -1,0 +1,142 @@
+"""The group's table message after a burst of other calls into the group (command replies):
+its edits slow down to spread the group's room left until the burst leaves the window
+(`Window.spread`, `PacedRateLimiter.group_pace`, `TelegramOutbox`'s `pace`), instead of using
+the room up at the usual pace and then showing nothing for most of a minute.
+
+CI on c5bd3a3 met the second: at Telegram's pace (20 calls a minute, 4 of them kept for new
+messages, an edit at most every 4 s) a game's table stopped changing for 27-30 s about half a
+minute in, after the /help, /rules, /score, /new and /settings replies of its first seconds.
+Here the minute is shortened to 2 s; what is asserted is the longest time the table went
+without an edit while it changed all the time, with and without the pace, on the same
+calls, and that the group's window is never overfilled either way."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from bot.table.table import PLAYING, Table
+from bot.telegram.outbox import TelegramOutbox
+from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
+from bot.telegram.render import Rendered
+from storage import Database
+from tests.test_rate_limiter import max_in_window
+
+GROUP = -100777
+MINUTE = 2.0  # Telegram's minute, shortened
+LIMITS = Limits(
+    group_per_minute=20,
+    group_reserve=4,
+    private_per_second=1,
+    overall_per_second=1000,
+    margin=0.02,
+    minute=MINUTE,
+    second=0.05,
+)
+INTERVAL = 4.0 * MINUTE / 60  # GROUP_EDIT_INTERVAL's 4 s, on the same scale
+BURST = 7  # the replies sent into the group before the game's first edit
+
+
+def test_spread_shares_the_room_left_until_the_oldest_call_leaves() -> None:
+    w = Window(20, 60.0)
+    assert w.spread(0.0, keep=4) == 0.0  # nothing counted: no wait
+    for at in range(BURST):  # seven replies in the first seconds
+        w.start()
+        w.finish(at * 0.1)
+    w.start()
+    w.finish(2.0)  # ... and the table's first edit
+    # 16 - 8 = 8 edits left until the first reply leaves at 60 s: one every 7.25 s
+    assert w.spread(2.0, keep=4) == pytest.approx(58.0 / 8)
+    # an edit every 4 s with nothing else leaves the pace at about 4 s
+    steady = Window(20, 60.0)
+    for k in range(15):
+        steady.start()
+        steady.finish(k * 4.0)
+    assert steady.spread(56.0, keep=4) == pytest.approx(4.0)
+    # no room left: the wait until the oldest call leaves
+    full = Window(4, 10.0)
+    for answered in (1.0, 2.0, 3.0, 4.0):
+        full.start()
+        full.finish(answered)
+    assert full.spread(5.0) == pytest.approx(full.wait_time(5.0)) == pytest.approx(6.0)
+
+
+class StubDb:
+    async def shown(self, chat_id: int, message_id: int) -> str | None:
+        return None
+
+    async def write_notes(self, **_: Any) -> None:
+        return None
+
+
+class StubBot:
+    """Bot API calls into the group through the rate limiter; their end times recorded."""
+
+    def __init__(self, limiter: PacedRateLimiter) -> None:
+        self.limiter = limiter
+        self.calls: list[tuple[str, float, float]] = []
+
+    async def _call(self, endpoint: str, data: dict[str, Any]) -> None:
+        async def post(endpoint: str, data: dict[str, Any]) -> bool:
+            start = time.monotonic()
+            await asyncio.sleep(0.001)
+            self.calls.append((endpoint, start, time.monotonic()))
+            return True
+
+        await self.limiter.process_request(post, (endpoint, data), {}, endpoint, data, None)
+
+    async def send_message(self, chat_id: int, text: str, **_: Any) -> None:
+        await self._call("sendMessage", {"chat_id": chat_id, "text": text})
+
+    async def edit_message_text(self, text: str, chat_id: int, message_id: int, **_: Any) -> None:
+        await self._call("editMessageText", {"chat_id": chat_id, "text": text})
+
+
+async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[float, float]]]:
+    """Seven replies into the group, then the table changes every 20 ms for 1.5 minutes:
+    the longest time between two of its edits once they began, and every call's times."""
+    limiter = PacedRateLimiter(LIMITS)
+    await limiter.initialize()
+    bot = StubBot(limiter)
+    outbox = TelegramOutbox(
+        cast(Any, bot),
+        cast(Database, StubDb()),
+        group_interval=INTERVAL,
+        pace=limiter.group_pace if paced else None,
+    )
+    table = cast(
+        Table,
+        SimpleNamespace(
+            table_id=1, chat_id=GROUP, table_message_id=5, status=PLAYING, move_no=0, lang="it"
+        ),
+    )
+    await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(BURST)))
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 1.5 * MINUTE
+    move = 0
+    while loop.time() < end:
+        move += 1
+        cast(Any, table).move_no = move
+        outbox.show_table(table, Rendered(f"move {move}", []))
+        await asyncio.sleep(0.02)
+    await outbox.close(timeout=0.1)
+    await limiter.shutdown()
+    edits = [e for m, _, e in bot.calls if m == "editMessageText"]
+    gaps = [b - a for a, b in itertools.pairwise(edits)]
+    return max(gaps), [(s, e) for _, s, e in bot.calls]
+
+
+async def test_after_a_burst_of_replies_the_table_keeps_changing() -> None:
+    unpaced, calls_before = await longest_gap_between_edits(paced=False)
+    paced, calls_after = await longest_gap_between_edits(paced=True)
+    for calls in (calls_before, calls_after):
+        assert max_in_window(calls, MINUTE) <= LIMITS.group_per_minute
+    # without the pace: 9 edits at the usual pace, then nothing until the replies leave
+    # (about 0.42 of the minute); with it, an edit about every 0.12 of the minute
+    assert unpaced > 0.3 * MINUTE, unpaced
+    assert paced < 0.2 * MINUTE, paced
