@@ -1,7 +1,8 @@
 """The group's table message after a burst of other calls into the group (command replies):
-its edits slow down to spread the group's room left until the burst leaves the window
-(`Window.spread`, `PacedRateLimiter.group_pace`, `TelegramOutbox`'s `pace`), instead of using
-the room up at the usual pace and then showing nothing for most of a minute.
+its edits slow down to the least steady pace at which they never wait for room in the
+group's window (`Window.spread`, `PacedRateLimiter.group_pace`, `TelegramOutbox`'s `pace`),
+instead of using the room up at the usual pace and then showing nothing for most of a
+minute.
 
 CI on c5bd3a3 met the second: at Telegram's pace (20 calls a minute, 4 of them kept for new
 messages, an edit at most every 4 s) a game's table stopped changing for 27-30 s about half a
@@ -42,22 +43,25 @@ INTERVAL = 4.0 * MINUTE / 60  # GROUP_EDIT_INTERVAL's 4 s, on the same scale
 BURST = 7  # the replies sent into the group before the game's first edit
 
 
-def test_spread_shares_the_room_left_until_the_oldest_call_leaves() -> None:
+def test_spread_is_the_least_pace_at_which_edits_never_wait_for_room() -> None:
     w = Window(20, 60.0)
     assert w.spread(0.0, keep=4) == 0.0  # nothing counted: no wait
     for at in range(BURST):  # seven replies in the first seconds
         w.start()
         w.finish(at * 0.1)
-    w.start()
-    w.finish(2.0)  # ... and the table's first edit
-    # 16 - 8 = 8 edits left until the first reply leaves at 60 s: one every 7.25 s
-    assert w.spread(2.0, keep=4) == pytest.approx(58.0 / 8)
-    # an edit every 4 s with nothing else leaves the pace at about 4 s
+    w.start()  # ... and the table's first edit: under way, it counts as leaving last
+    assert w.spread(2.0, keep=4) == pytest.approx(58.0 / 9)
+    w.finish(2.0)
+    # 16 - 8 = 8 places free: the 9th edit from now needs the first reply gone (at 60 s),
+    # the 10th the second (60.1 s)...: the first bounds the pace, 58 s for 9 edits
+    assert w.spread(2.0, keep=4) == pytest.approx(58.0 / 9)
+    # an edit every 4 s with nothing else: one place free, the oldest edit leaves in 4 s
+    # (2 edits in 4 s), the next in 8 s (3 in 8 s)...: the 15th bounds it, 60 s for 16
     steady = Window(20, 60.0)
     for k in range(15):
         steady.start()
         steady.finish(k * 4.0)
-    assert steady.spread(56.0, keep=4) == pytest.approx(4.0)
+    assert steady.spread(56.0, keep=4) == pytest.approx(60.0 / 16)
     # no room left: the wait until the oldest call leaves
     full = Window(4, 10.0)
     for answered in (1.0, 2.0, 3.0, 4.0):

@@ -6,7 +6,8 @@ sends the newest content it finds and skips what equals what the message shows. 
 message waits `group_interval` seconds between sends (Telegram allows about 20 messages a
 minute in a group), so a burst of moves costs one edit, or longer when the group's room is
 short (`pace`, the rate limiter's `group_pace`: after a burst of command replies the edits
-slow down instead of using up the room and then waiting most of a minute for it); an
+slow down to a pace that never waits for room, instead of using the room up and then
+waiting most of a minute for it); an
 `urgent` change (the lobby became a game, the table was cancelled: old buttons must go) is
 sent without that wait.
 

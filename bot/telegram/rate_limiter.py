@@ -123,19 +123,22 @@ class Window:
         return self.done[k] + self.period - now
 
     def spread(self, now: float, keep: int = 0) -> float:
-        """Seconds to leave before the next call so that the room left (but `keep`) lasts
-        until the oldest call leaves the window: the calls left, spread evenly over that
-        time. A message edited over and over then goes on being edited, at a slower pace,
-        after a burst of other calls instead of using up the room and waiting most of a
-        period for it. 0 with nothing counted; the time until room frees if none is left."""
+        """The least steady pace (seconds between calls) at which calls from now on never
+        wait for room, the room but `keep` and the calls counted now leaving as they do: the
+        k-th call from now needs, past the free places, one more counted call gone. A message
+        edited over and over then goes on being edited, more slowly, after a burst of other
+        calls, instead of using the room up and then waiting most of a period for it. 0 with
+        nothing counted; the wait until a place frees if none is free."""
         while self.done and self.done[0] <= now - self.period:
             self.done.popleft()
         room = max(1, self.size - keep) - self.in_flight - len(self.done)
         if room <= 0:
             return min(self.wait_time(now, keep), self.period)
-        if not self.done:
-            return 0.0
-        return (self.done[0] + self.period - now) / room
+        leaving = [*self.done, *[now] * self.in_flight]  # those under way leave last
+        return max(
+            ((at + self.period - now) / (room + 1 + i) for i, at in enumerate(leaving)),
+            default=0.0,
+        )
 
     def start(self) -> None:
         self.in_flight += 1
@@ -276,8 +279,8 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         return gate
 
     def group_pace(self, chat_id: int) -> float:
-        """Seconds between edits of a group's message that spread the group's room left for
-        edits (all but `group_reserve`) until its oldest call leaves the window
+        """Seconds between edits of a group's message at which they never wait for room in
+        the group's window (all but `group_reserve` of it), given the calls counted now
         (`Window.spread`): the outbox waits at least this long between a table's edits."""
         gate = self._chats.get(chat_id)
         if gate is None:
