@@ -272,9 +272,9 @@ async def replay_void_hand(
     their hand message or the group's table message, unless the turn timer has dealt the
     replay already (`NEXT_HAND_PAUSE` after the hand's end). The table message alone is no
     promise: at Telegram's pace a group's edits wait for room in its window (the first
-    minute's command replies take much of it; before the outbox spread the room left, an
-    edit could wait 27 s, longer than the pause), and the private message is the one that
-    tells the player."""
+    minute's command replies take much of it; before the outbox paced the table's edits by
+    the room left, an edit could wait 27 s, longer than the pause), and the private message
+    is the one that tells the player."""
 
     def replay() -> FakeButton | bool:
         if hand_turn(store.hand(group.id)) != -1:

@@ -7,9 +7,8 @@ message waits `group_interval` seconds between sends (Telegram allows about 20 m
 minute in a group), so a burst of moves costs one edit, or longer when the group's room is
 short (`pace`, the rate limiter's `group_pace`: after a burst of command replies the edits
 slow down to a pace that never waits for room, instead of using the room up and then
-waiting most of a minute for it); an
-`urgent` change (the lobby became a game, the table was cancelled: old buttons must go) is
-sent without that wait.
+waiting most of a minute for it); an `urgent` change (the lobby became a game, the table
+was cancelled: old buttons must go) is sent without that wait.
 
 Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.telegram.app`) give
 each call `parse_mode=HTML`.
