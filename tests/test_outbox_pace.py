@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import time
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -26,7 +25,7 @@ from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
 from bot.telegram.render import Rendered
 from storage import Database
-from tests.test_rate_limiter import max_in_window
+from tests.test_rate_limiter import Recorder, call, max_in_window
 
 GROUP = -100777
 MINUTE = 2.0  # Telegram's minute, shortened
@@ -79,26 +78,18 @@ class StubDb:
 
 
 class StubBot:
-    """Bot API calls into the group through the rate limiter; their end times recorded."""
+    """Bot API calls into the group through the rate limiter, recorded by the limiter tests'
+    `Recorder` (each call's start and end)."""
 
     def __init__(self, limiter: PacedRateLimiter) -> None:
         self.limiter = limiter
-        self.calls: list[tuple[str, float, float]] = []
-
-    async def _call(self, endpoint: str, data: dict[str, Any]) -> None:
-        async def post(endpoint: str, data: dict[str, Any]) -> bool:
-            start = time.monotonic()
-            await asyncio.sleep(0.001)
-            self.calls.append((endpoint, start, time.monotonic()))
-            return True
-
-        await self.limiter.process_request(post, (endpoint, data), {}, endpoint, data, None)
+        self.rec = Recorder()
 
     async def send_message(self, chat_id: int, text: str, **_: Any) -> None:
-        await self._call("sendMessage", {"chat_id": chat_id, "text": text})
+        await call(self.limiter, self.rec, "sendMessage", chat_id)
 
     async def edit_message_text(self, text: str, chat_id: int, message_id: int, **_: Any) -> None:
-        await self._call("editMessageText", {"chat_id": chat_id, "text": text})
+        await call(self.limiter, self.rec, "editMessageText", chat_id)
 
 
 async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[float, float]]]:
@@ -130,9 +121,9 @@ async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[floa
         await asyncio.sleep(0.02)
     await outbox.close(timeout=0.1)
     await limiter.shutdown()
-    edits = [e for m, _, e in bot.calls if m == "editMessageText"]
+    edits = [e for m, _, _, e in bot.rec.calls if m == "editMessageText"]
     gaps = [b - a for a, b in itertools.pairwise(edits)]
-    return max(gaps), [(s, e) for _, s, e in bot.calls]
+    return max(gaps), [(s, e) for _, _, s, e in bot.rec.calls]
 
 
 async def test_after_a_burst_of_replies_the_table_keeps_changing() -> None:

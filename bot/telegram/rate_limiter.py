@@ -108,11 +108,15 @@ class Window:
         self.done: deque[float] = deque()
         self.in_flight = 0
 
+    def _forget(self, now: float) -> None:
+        """Drop the answered calls that have left the window."""
+        while self.done and self.done[0] <= now - self.period:
+            self.done.popleft()
+
     def wait_time(self, now: float, keep: int = 0) -> float:
         """Seconds until one more call may start (0: now), leaving `keep` of the room
         unused (kept for calls that matter more)."""
-        while self.done and self.done[0] <= now - self.period:
-            self.done.popleft()
+        self._forget(now)
         size = max(1, self.size - keep)
         if self.in_flight + len(self.done) < size:
             return 0.0
@@ -129,8 +133,7 @@ class Window:
         edited over and over then goes on being edited, more slowly, after a burst of other
         calls, instead of using the room up and then waiting most of a period for it. 0 with
         nothing counted; the wait until a place frees if none is free."""
-        while self.done and self.done[0] <= now - self.period:
-            self.done.popleft()
+        self._forget(now)
         room = max(1, self.size - keep) - self.in_flight - len(self.done)
         if room <= 0:
             return min(self.wait_time(now, keep), self.period)
