@@ -462,7 +462,7 @@ async def test_points_bids_in_two_taps(tmp_path: Path) -> None:
     async with asyncio.timeout(180), telegram() as fake:
         anna = fake.user(1401, "Anna")
         group = fake.group(-1001400, "Punti", owner=anna)
-        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             store = await new_lobby(bot, group, anna, "chiamata", [anna])
             ok = await say(fake, anna, group, "/settings auction=points")
             assert ok.text == "Impostato.", ok.text
@@ -493,6 +493,8 @@ async def test_points_bids_in_two_taps(tmp_path: Path) -> None:
                 first = [action_of(b) - A.BID_POINTS for b in bids(msg)]
                 assert first == [low + 1, low + 2, low + 5, low + 10], (first, points)
                 more = msg.button("Altri valori").callback_data or ""
+                # the group's table may still be catching up with the move before Anna's turn
+                await bot.idle()
                 mark = fake.mark()
                 assert await tap(fake, anna, msg, "Altri valori") == ""
                 full = await hand_when(fake, anna, lambda m: "« Indietro" in str(m.keyboard))
