@@ -7,7 +7,7 @@
 
 `python -m bot` runs as its own process with Telegram's real numbers (20 calls a minute per
 group, 30 a second overall, one a second per private chat, a group's table message edited
-at most every 3 s) against `tests.fake_telegram.FakeTelegram`, which enforces the same
+at most every 3 s) against `tests.support.telegram.FakeTelegram`, which enforces the same
 limits and answers a call over one with 429. Scripted people play mixed variants: each
 opens a private chat with /start, the creator opens the table with /new, the others join
 (/join or the Entra button), the creator seats computer players of every level with the
@@ -76,8 +76,11 @@ from typing import Any
 
 from bot.engine import actions as A
 from bot.telegram.outbox import NOTES_INTERVAL
-from tests.backends import PgStore, fresh_url, postgres_server
-from tests.fake_telegram import (
+from tests.support.backends import PgStore, fresh_url, postgres_server
+from tests.support.bot_process import BOT_NAME, BotProcess, Store, WebhookBot
+from tests.support.people import NOT_YOUR_TURN, OK, bid_buttons, card_buttons, table_message
+from tests.support.stand_in import REAL_PACE, TELEGRAM_LIMITS
+from tests.support.telegram import (
     ApiCall,
     ButtonNotFound,
     FakeButton,
@@ -86,18 +89,6 @@ from tests.fake_telegram import (
     FakeTelegram,
     FakeUser,
 )
-from tests.test_e2e import (
-    BOT_NAME,
-    NOT_YOUR_TURN,
-    OK,
-    BotProcess,
-    Store,
-    bid_buttons,
-    card_buttons,
-    table_message,
-)
-from tests.test_e2e_robust import REAL_PACE, TELEGRAM_LIMITS
-from tests.test_webhook import WebhookBot
 
 # Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
 BOT_ENV = {**REAL_PACE, "LOG_LEVEL": "INFO"}

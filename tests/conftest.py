@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from storage import Database
-from tests.backends import BACKENDS, fresh_url
-from tests.fake_telegram import FakeTelegram
-from tests.test_service_timers import Rig
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.rig import Rig
+from tests.support.telegram import FakeTelegram
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -1,5 +1,5 @@
 """End to end: `python -m bot` runs as a process against the stand-in Bot API server
-(tests/fake_telegram.py) and scripted people play complete hands in a group and in private.
+(tests/support/telegram/) and scripted people play complete hands in a group and in private.
 
 Scripted people see only what Telegram shows them: the group's table message (whose turn it
 is), their own private hand message (one button per card, bid buttons in the auction) and the
@@ -15,659 +15,71 @@ import asyncio
 import contextlib
 import json
 import os
-import random
-import re
 import signal
-import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from bot.cli.render import card_name
-from bot.engine import DECK40, HandState
+from bot.engine import HandState
 from bot.engine import actions as A
 from bot.table.ledger import min_payments
-from tests.bot_probe import IDLE_LINE
-from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser, Limits
-
-REPO = Path(__file__).resolve().parents[1]
-TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
-BOT_NAME = "briscola_e2e_bot"
-WAIT = 15.0  # seconds any single expected thing may take
-
-# Short answers (RULES-independent UI texts, Italian: the bot's default language).
-OK = "Fatto."
-NOT_YOUR_TURN = "Non è il tuo turno."
-HAND_OVER = "Quella mano è finita."
-STALE = "Pulsante scaduto: usa quelli aggiornati."
-BAD_DATA = "Pulsante non valido."
-NOT_YOUR_TABLE = "Non giochi a questo tavolo."
-REFUSALS = {NOT_YOUR_TURN, HAND_OVER, STALE, BAD_DATA, NOT_YOUR_TABLE}
-# The Bot API methods that change what a chat shows.
-MESSAGE_WRITES = frozenset(
-    {
-        "sendMessage",
-        "editMessageText",
-        "editMessageReplyMarkup",
-        "deleteMessage",
-        "pinChatMessage",
-        "unpinChatMessage",
-    }
+from tests.support.bot_process import (
+    BOT_NAME,
+    REPO,
+    TOKEN,
+    WAIT,
+    BotProcess,
+    ProbedBot,
+    Store,
+    bot_guard,
+    check_ledger,
 )
-
+from tests.support.people import (
+    HAND_OVER,
+    MESSAGE_WRITES,
+    NOT_YOUR_TABLE,
+    NOT_YOUR_TURN,
+    OK,
+    RANK_WORDS,
+    REFUSALS,
+    STALE,
+    Game,
+    action_of,
+    api_cost,
+    button_gone,
+    by_label,
+    card_buttons,
+    card_left,
+    cards_in,
+    hand_message,
+    hand_over,
+    hand_when,
+    minus,
+    names_of,
+    open_table,
+    own_cards,
+    quiet,
+    random_card,
+    say,
+    start_bot,
+    start_table,
+    state,
+    suit_button,
+    suit_phase,
+    table_message,
+    tricky_five,
+)
+from tests.support.stand_in import telegram
+from tests.support.telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
 
 # ------------------------------------------------------------------------------ the process
-
-
-class BotProcess:
-    """`python -m bot` with its own database in `workdir`; logs kept per run."""
-
-    module = "bot"
-
-    def __init__(self, fake: FakeTelegram, workdir: Path, **env: str) -> None:
-        self.fake = fake
-        self.dir = workdir
-        self.db_path = workdir / "x.db"
-        self.logs: list[Path] = []
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.extra_env = env
-
-    def env(self) -> dict[str, str]:
-        base = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "TELEGRAM_"))}
-        base.update(
-            BOT_TOKEN=TOKEN,
-            TELEGRAM_BASE_URL=self.fake.base_url,
-            DATABASE_URL=f"sqlite:///{self.db_path}",
-            # Telegram's limits raised so that a test goes as fast as the bot can: a test of
-            # pacing or of what a move costs sets its own (`REAL_PACE`, or one of them)
-            GROUP_EDIT_INTERVAL="0.05",
-            GROUP_RATE_PER_MINUTE="100000",
-            RATE_PER_SECOND="100000",
-            PRIVATE_RATE_PER_SECOND="100000",
-            LOG_LEVEL="DEBUG",
-            PYTHONPATH=str(REPO),
-        )
-        base.update(self.extra_env)
-        return base
-
-    async def start(self) -> None:
-        mark = self.fake.mark()
-        log = self.dir / f"bot-{len(self.logs)}.log"
-        self.logs.append(log)
-        with log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", self.module],
-                cwd=self.dir,
-                env=self.env(),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        proc = self.proc
-        await self.fake.wait_for(
-            lambda: proc.poll() is not None or self.ready(mark), 30, message="the bot ready"
-        )
-        assert proc.poll() is None, f"the bot exited:\n{self.log_text()}"
-
-    def ready(self, mark: int) -> bool:
-        """Whether the bot started since the call log's `mark` is serving updates: post_init
-        (database, commands, restore) is done once polling starts, and PTB deletes the
-        webhook first (a getUpdates is only logged when its long poll returns)."""
-        return self.fake.count("deleteWebhook", since=mark) > 0
-
-    async def stop(self, sig: int = signal.SIGTERM) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(sig)
-        code = await asyncio.to_thread(self.proc.wait, 30)
-        self.proc = None
-        return code
-
-    async def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.kill()
-        await asyncio.to_thread(self.proc.wait, 30)
-        self.proc = None
-
-    def ensure_dead(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(30)
-        self.proc = None
-
-    def log_text(self) -> str:
-        return "\n".join(p.read_text("utf-8", "replace") for p in self.logs if p.exists())
-
-    def check_logs(self) -> None:
-        text = self.log_text()
-        secret = TOKEN.split(":", 1)[1]
-        assert TOKEN not in text and secret not in text, "the bot token appears in the logs"
-        assert "Traceback" not in text, text[-4000:]
-
-
-class ProbedBot(BotProcess):
-    """The same bot with an idle probe (`tests/bot_probe.py`): `idle()`."""
-
-    module = "tests.bot_probe"
-
-    def idle_reports(self) -> int:
-        log = self.logs[-1]
-        return log.read_text("utf-8", "replace").count(IDLE_LINE) if log.exists() else 0
-
-    async def idle(self) -> None:
-        """Return once the bot has taken every update sent so far and says it has nothing
-        under way: no update being handled, no computer player moving, nothing left to send
-        (asked with SIGUSR1, answered with a line in its log: `tests/bot_probe.py`). Every
-        call it made has been answered by then, so the stand-in server shows whatever the
-        bot did."""
-        assert self.proc is not None
-        await self.fake.wait_taken(WAIT)
-        before = self.idle_reports()
-        self.proc.send_signal(signal.SIGUSR1)
-        await self.fake.wait_for(
-            lambda: self.idle_reports() > before, WAIT, interval=0.01, message="the bot idle"
-        )
-
-
-BotT = TypeVar("BotT", bound=BotProcess)
-
-
-class Store:
-    """Read-only looks at the bot's SQLite database (WAL: safe while the bot writes)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def rows(self, sql: str, *args: Any) -> list[sqlite3.Row]:
-        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10)
-        try:
-            conn.row_factory = sqlite3.Row
-            return list(conn.execute(sql, args))
-        finally:
-            conn.close()
-
-    def table(self, chat_id: int) -> sqlite3.Row:
-        rows = self.rows(
-            "SELECT * FROM tables WHERE chat_id = ? ORDER BY table_id DESC LIMIT 1", chat_id
-        )
-        assert rows, f"no table in chat {chat_id}"
-        return rows[0]
-
-    def hand(self, chat_id: int) -> dict[str, Any]:
-        row = self.table(chat_id)
-        assert row["hand_json"], "no hand stored"
-        data: dict[str, Any] = json.loads(row["hand_json"])
-        return data
-
-    def moves(self, table_id: int) -> list[tuple[int, int, int, int, int | None]]:
-        return [
-            (r["move_no"], r["hand_index"], r["seat"], r["action"], r["user_id"])
-            for r in self.rows("SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", table_id)
-        ]
-
-    def snapshot(self, chat_id: int) -> tuple[Any, ...]:
-        row = self.table(chat_id)
-        return (
-            row["move_no"],
-            row["status"],
-            row["hand_json"],
-            row["match_json"],
-            row["seats_json"],
-            tuple(self.moves(row["table_id"])),
-        )
-
-    def ledger(self, chat_id: int) -> list[sqlite3.Row]:
-        return self.rows("SELECT * FROM ledger_entries WHERE chat_id = ?", chat_id)
 
 
 # ------------------------------------------------------------------------------ people
 
 
-# Names that break naive HTML or Markdown, an emoji among them.
-TRICKY_NAMES = ("<Luigi & Co>", "Ana_Maria*", "🍕 Pino", "[x](y)", "Eve <b>")
-
-
-def tricky_five(fake: FakeTelegram, base: int) -> list[FakeUser]:
-    """Five people named `TRICKY_NAMES` (ids base+1 .. base+5), in seating order."""
-    return [fake.user(base + i, name) for i, name in enumerate(TRICKY_NAMES, 1)]
-
-
-def table_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage:
-    """The group's table message: the newest bot message that starts with the card emoji
-    (or the settings panel, shown in its place)."""
-    for m in reversed(fake.bot_messages(group)):
-        if m.text.startswith(("🃏", "⚙️")):
-            return m
-    raise LookupError("no table message yet")
-
-
-def hand_message(fake: FakeTelegram, user: FakeUser) -> FakeMessage:
-    for m in reversed(fake.bot_messages(user)):
-        if m.text.startswith("🃏"):
-            return m
-    raise LookupError(f"no hand message for {user.first_name}")
-
-
-def button_gone(fake: FakeTelegram, user: FakeUser, button: FakeButton) -> Callable[[], bool]:
-    """For `wait_for`: `button` is no longer on `user`'s hand message (its move was made)."""
-    data = button.callback_data
-    return lambda: data not in [b.callback_data for b in hand_message(fake, user).buttons]
-
-
-def your_turn(msg: FakeMessage) -> bool:
-    """A hand message of its reader's turn ("👉 Tocca a te", or the prompt of a bid)."""
-    return "👉" in msg.text
-
-
-def action_of(button: FakeButton) -> int:
-    assert button.callback_data is not None
-    return int(button.callback_data.split(":")[-1])
-
-
-def act_buttons(msg: FakeMessage) -> list[FakeButton]:
-    return [b for b in msg.buttons if (b.callback_data or "").startswith("a:")]
-
-
-def card_buttons(msg: FakeMessage) -> list[FakeButton]:
-    return [b for b in act_buttons(msg) if action_of(b) < A.CALL_RANK]
-
-
-def bid_buttons(msg: FakeMessage) -> list[FakeButton]:
-    return [b for b in act_buttons(msg) if action_of(b) >= A.CALL_RANK]
-
-
-def hand_over(msg: FakeMessage) -> bool:
-    return "Prossima mano" in str(msg.keyboard) or "Partita finita" in msg.text
-
-
-@dataclass
-class Game:
-    fake: FakeTelegram
-    group: FakeChat
-    people: list[FakeUser]
-    store: Store
-    rng: random.Random = field(default_factory=lambda: random.Random(7))
-    presses: int = 0
-    card_presses: int = 0
-    bid_presses: int = 0
-    bids_in_hand: int = 0
-    first_card_mark: int | None = None  # the call log position at the hand's first card
-    bot: ProbedBot | None = None  # for `assert_no_change`
-
-    @property
-    def chat_id(self) -> int:
-        return self.group.id
-
-    def table(self) -> FakeMessage:
-        return table_message(self.fake, self.group)
-
-    def table_id(self) -> int:
-        return int(self.store.table(self.chat_id)["table_id"])
-
-    def whose_turn(self, text: str) -> FakeUser | None:
-        for p in self.people:
-            # Italian: "Tocca ad Ana", "Tocca a Mario" (issue 11 §6)
-            if f"Tocca a {p.first_name}." in text or f"Tocca ad {p.first_name}." in text:
-                return p
-        return None
-
-    async def press(self, user: FakeUser, button: FakeButton) -> str:
-        qid = await self.fake.press(user, button)
-        answer = await self.fake.answer_for(qid, WAIT)
-        return answer.text or ""
-
-    async def raw(self, user: FakeUser, chat: Any, message_id: int, data: str) -> str:
-        qid = await self.fake.press_raw(user, chat, message_id, data)
-        answer = await self.fake.answer_for(qid, WAIT)
-        return answer.text or ""
-
-    async def turn(self) -> tuple[FakeUser | None, FakeMessage]:
-        """Wait until the table shows a person to act (or the hand is over)."""
-
-        def ready() -> tuple[FakeUser | None, FakeMessage] | None:
-            msg = self.table()
-            if hand_over(msg):
-                return None, msg
-            who = self.whose_turn(msg.text)
-            # and their hand message says so: on one's turn it comes anew (issue 11 §1), the
-            # one it replaces (with the same card buttons) is deleted
-            if who is None or not your_turn(hand_message(self.fake, who)):
-                return None
-            return who, msg
-
-        return await self.fake.wait_for(ready, WAIT, message="a person's turn on the table")
-
-    async def step(
-        self,
-        bidder: Callable[[Game, FakeUser, FakeMessage, list[FakeButton]], FakeButton] | None = None,
-        player: Callable[[Game, FakeUser, FakeMessage], FakeButton] | None = None,
-    ) -> bool:
-        """One person's action. False when the hand is over."""
-        who, table = await self.turn()
-        if who is None:
-            return False
-
-        def my_buttons() -> tuple[FakeMessage, list[FakeButton]] | None:
-            msg = hand_message(self.fake, who)
-            buttons = act_buttons(msg)
-            return (msg, buttons) if buttons else None
-
-        msg, _ = await self.fake.wait_for(my_buttons, WAIT, message="the person's buttons")
-        bids = bid_buttons(msg)
-        if bids:
-            button = (bidder or default_bidder)(self, who, msg, bids)
-            self.bid_presses += 1
-            self.bids_in_hand += 1
-        else:
-            button = (player or random_card)(self, who, msg)
-            self.card_presses += 1
-            if self.first_card_mark is None:
-                self.first_card_mark = self.fake.mark()
-        answer = await self.press(who, button)
-        self.presses += 1
-        assert answer == OK, (answer, button)
-        await self.settled(who, table, button)
-        return True
-
-    async def settled(self, who: FakeUser, table: FakeMessage, button: FakeButton) -> None:
-        """Wait until the table and `who`'s hand show the move made with `button`."""
-        gone = button_gone(self.fake, who, button)
-        await self.fake.wait_for(
-            lambda: self.table().text != table.text and gone(),
-            WAIT,
-            message="the table and the hand updated after a move",
-        )
-
-    async def play_hand(
-        self, after: Callable[[], Any] | None = None, limit: int = 400, **kw: Any
-    ) -> int:
-        """Play until the hand is over, or `limit` person actions."""
-        self.bids_in_hand = 0
-        self.first_card_mark = None
-        steps = 0
-        while steps < limit and await self.step(**kw):
-            steps += 1
-            if after is not None:
-                result = after()
-                if asyncio.iscoroutine(result):
-                    await result
-            assert steps < 400
-        return steps
-
-    async def play_match(self, **kw: Any) -> None:
-        """Play hands until the match is over; a void hand (60-60, §4.1) is dealt again."""
-        for _ in range(10):
-            await self.play_hand(**kw)
-            if "Partita finita" in self.table().text:
-                return
-            assert "Mano nulla" in self.table().text, self.table().text
-            await self.next_hand()
-        raise AssertionError("the match did not end")
-
-    async def next_hand(self) -> None:
-        msg = self.table()
-        button = msg.button("Prossima mano")
-        assert await self.press(self.people[0], button) == OK
-        await self.fake.wait_for(lambda: not hand_over(self.table()), WAIT, message="a new hand")
-
-
-def random_card(game: Game, who: FakeUser, msg: FakeMessage) -> FakeButton:
-    return game.rng.choice(card_buttons(msg))
-
-
-def default_bidder(
-    game: Game, who: FakeUser, msg: FakeMessage, bids: list[FakeButton]
-) -> FakeButton:
-    """Pass; a caller who must name a suit names the first one."""
-    return next((b for b in bids if b.text == "Passo"), bids[0])
-
-
-def by_label(bids: list[FakeButton], label: str) -> FakeButton:
-    for b in bids:
-        if b.text == label:
-            return b
-    raise AssertionError(f"no bid button {label!r} in {[b.text for b in bids]}")
-
-
-RANK_WORDS = {
-    "Asso": "l'Asso",
-    "2": "il Due",
-    "3": "il Tre",
-    "4": "il Quattro",
-    "5": "il Cinque",
-    "6": "il Sei",
-    "7": "il Sette",
-    "Fante": "il Fante",
-    "Cavallo": "il Cavallo",
-    "Re": "il Re",
-}
-CARD_RE = re.compile(r"\b(Asso|Re|Cavallo|Fante|[2-7]) di (denari|coppe|spade|bastoni)\b")
-
-
-def cards_in(text: str) -> set[str]:
-    return {f"{m[0]} di {m[1]}" for m in CARD_RE.findall(text)}
-
-
-def own_cards(msg: FakeMessage) -> set[str]:
-    """The cards a person holds, from their private message (text in the auction, buttons
-    in play)."""
-    found = {b.text for b in card_buttons(msg)}
-    for line in msg.text.splitlines():
-        if line.startswith(("Le tue carte", "Your cards")):
-            found |= cards_in(line)
-    return found
-
-
-def suit_button(bids: list[FakeButton], *, held: set[str], want_held: bool) -> FakeButton:
-    """The caller names a suit; the button reads 'Denari: 2 di denari (2D)'."""
-    for b in bids:
-        card = b.text.split(": ", 1)[1].rsplit(" (", 1)[0]
-        if (card in held) == want_held:
-            return b
-    raise AssertionError(f"no suit to call with want_held={want_held}")
-
-
 # ------------------------------------------------------------------------------ fixtures
-
-
-@contextlib.contextmanager
-def bot_guard(bot: BotT) -> Iterator[BotT]:
-    try:
-        yield bot
-    finally:
-        bot.ensure_dead()
-
-
-EXPECTED_FAILURES = (
-    "message is not modified",  # a restored table re-renders what Telegram already shows
-    "bot can't initiate conversation",  # a person who never opened a private chat
-)
-
-
-@contextlib.asynccontextmanager
-async def telegram(
-    allow: tuple[str, ...] = (), limits: Limits | None = None
-) -> AsyncIterator[FakeTelegram]:
-    """The stand-in server (enforcing `limits`, if given); afterwards: no error inside it, no
-    call refused by a limit, and every call the bot made succeeded but for the expected
-    refusals (and the errors the test injected)."""
-    async with FakeTelegram(threaded=True, bot_username=BOT_NAME, limits=limits) as fake:
-        yield fake
-        assert not fake.internal_errors, fake.internal_errors
-        refused = [(c.method, c.refused_by) for c in fake.limit_violations]
-        assert not refused, refused
-        failed = [
-            (c.method, c.description)
-            for c in fake.calls
-            # a restart leaves the old process's long poll behind: Telegram ends it (Conflict)
-            if c.method != "getUpdates"
-            and not c.ok
-            and not any(e in (c.description or "") for e in EXPECTED_FAILURES + allow)
-        ]
-        assert not failed, failed
-
-
-async def say(fake: FakeTelegram, user: FakeUser, chat: Any, text: str) -> FakeMessage:
-    """`user` writes `text`; returns the bot's reply in that chat (a new message): the one
-    that replies to the command, else the first new one that is not a hand or table message
-    (one's turn brings a new hand message, issue 11 §1) nor a reminder."""
-    before = len(fake.bot_messages(chat))
-    command = await fake.send_text(user, chat, text)
-
-    def reply() -> FakeMessage | None:
-        new = fake.bot_messages(chat)[before:]
-        for m in new:
-            if m.reply_to_message_id == command.message_id:
-                return m
-        return next((m for m in new if not m.text.startswith(("🃏", "⏰"))), None)
-
-    return await fake.wait_for(reply, WAIT, message=f"a reply to {text!r}")
-
-
-async def open_table(
-    fake: FakeTelegram,
-    group: FakeChat,
-    creator: FakeUser,
-    joiners: list[FakeUser],
-    variant: str,
-    bots: int = 0,
-    settings: str = "",
-) -> None:
-    """/new, /join, + Computer buttons, /settings, then the Start button."""
-    await fake.send_text(creator, group, f"/new@{BOT_NAME} {variant}")
-    await fake.wait_for(lambda: table_message(fake, group).button("Entra"), WAIT)
-    for p in joiners:
-        reply = await say(fake, p, group, "/join")
-        assert "seduto" in reply.text, reply.text
-    for _ in range(bots):
-        qid = await fake.press(creator, table_message(fake, group).button("+ 🤖 normale"))
-        assert (await fake.answer_for(qid, WAIT)).text in (None, "")
-    if settings:
-        reply = await say(fake, creator, group, f"/settings {settings}")
-        assert reply.text == "Impostato.", reply.text
-    seats = 1 + len(joiners) + bots
-    await fake.wait_for(
-        lambda: f"({seats}/" in table_message(fake, group).text, WAIT, message="seats shown"
-    )
-
-
-async def start_table(fake: FakeTelegram, group: FakeChat, creator: FakeUser) -> None:
-    msg = await fake.wait_for(lambda: table_message(fake, group).button("Inizia"), WAIT)
-    qid = await fake.press(creator, msg)
-    assert (await fake.answer_for(qid, WAIT)).text in (None, "")
-    await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
-
-
-async def start_bot(bot: BotProcess, people: list[FakeUser]) -> Store:
-    """The bot started, and each of `people` has opened a private chat with it (/start).
-    Returns a look at its database."""
-    await bot.start()
-    for p in people:
-        await say(bot.fake, p, p, "/start")
-    return Store(bot.db_path)
-
-
-async def started_game(
-    bot: BotProcess, group: FakeChat, people: list[FakeUser], variant: str, **table: Any
-) -> Game:
-    """The bot started; each person opens a private chat with it, the first opens a table
-    in the group (`open_table`, with its `bots` and `settings`), the others join, and the
-    first starts it."""
-    store = await start_bot(bot, people)
-    await open_table(bot.fake, group, people[0], people[1:], variant, **table)
-    await start_table(bot.fake, group, people[0])
-    return Game(bot.fake, group, people, store)
-
-
-def export(bot: BotProcess, chat_id: int) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, "-m", "bot", "export", "--chat", str(chat_id), "--format", "json"],
-        cwd=bot.dir,
-        env={**bot.env(), "BOT_TOKEN": ""},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    data: dict[str, Any] = json.loads(out.stdout)
-    return data
-
-
-def check_ledger(bot: BotProcess, chat_id: int, hands: int) -> dict[str, Any]:
-    """RULES §10.1-10.2: every write sums to zero, so do the balances; none written twice."""
-    data = export(bot, chat_id)
-    assert len(data["hands"]) == hands, data
-    for h in data["hands"]:
-        assert sum(h["deltas"].values()) == 0, h
-    keys = [h["hand_key"] for h in data["hands"]]
-    assert len(keys) == len(set(keys))
-    assert sum(b["balance"] for b in data["balances"]) == 0
-    return data
-
-
-def state(store: Store, chat_id: int) -> HandState:
-    return HandState.from_dict(store.hand(chat_id))
-
-
-def names_of(cards: list[int] | tuple[int, ...]) -> set[str]:
-    return {card_name(c, DECK40, "it") for c in cards}
-
-
-def api_cost(fake: FakeTelegram, since: int) -> dict[str, int]:
-    """Bot API calls since the mark, polling excluded."""
-    counts = fake.counts(since=since)
-    counts.pop("getUpdates", None)
-    return dict(counts)
-
-
-async def hand_when(
-    fake: FakeTelegram, user: FakeUser, ok: Callable[[FakeMessage], object] | None = None
-) -> FakeMessage:
-    """The person's hand message, once there is one (and `ok` holds for it)."""
-
-    def ready() -> FakeMessage | None:
-        m = hand_message(fake, user)
-        return m if ok is None or ok(m) else None
-
-    return await fake.wait_for(ready, WAIT, message=f"{user.first_name}'s hand message")
-
-
-async def message_when(
-    fake: FakeTelegram,
-    chat: FakeChat,
-    message_id: int,
-    ok: Callable[[FakeMessage], object],
-    timeout: float = WAIT,
-) -> FakeMessage:
-    """The message, once `ok` holds for it."""
-    return await fake.wait_for(
-        lambda: m if ok(m := fake.message(chat, message_id)) else None, timeout
-    )
-
-
-async def card_left(fake: FakeTelegram, user: FakeUser, card: int) -> FakeMessage:
-    """The person's hand message, once it has no button for `card` (played)."""
-    return await hand_when(fake, user, lambda m: card not in map(action_of, card_buttons(m)))
-
-
-async def quiet(fake: FakeTelegram, period: float = 1.1) -> None:
-    """Wait until the bot has made no call (polling aside) for `period` seconds (more than
-    the second a private chat's call may be held back by the bot's pacing)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT
-    last = -1
-    while loop.time() < deadline:
-        n = len([c for c in fake.calls if c.method != "getUpdates"])
-        if n == last:
-            return
-        last = n
-        await asyncio.sleep(period)
-    raise TimeoutError("the bot never went quiet")
-
-
-def minus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
-    return {k: a.get(k, 0) - b.get(k, 0) for k in a if a.get(k, 0) - b.get(k, 0)}
 
 
 # ------------------------------------------------------------------------------ the tests
@@ -920,10 +332,6 @@ async def test_quattro_partner_hand_after_talon_and_a_player_without_private_cha
 
 
 # ------------------------------------------------------------------------------ chiamata
-
-
-def suit_phase(bids: list[FakeButton]) -> bool:
-    return all(A.NAME_SUIT <= action_of(b) < A.CALL_CARD for b in bids)
 
 
 def overbid_auction(

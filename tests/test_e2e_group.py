@@ -1,5 +1,5 @@
 """End to end, issue 11 §4-§7 ("The table in a real group"): `python -m bot` against the
-stand-in Bot API (tests/fake_telegram.py), scripted people in a group.
+stand-in Bot API (tests/support/telegram/), scripted people in a group.
 
 - §7 the first minute: the greeting when the bot is added, unknown commands, /new during a
   game, the rematch button;
@@ -22,16 +22,10 @@ from typing import Any
 from bot.engine import HandState
 from bot.engine import actions as A
 from bot.service import REPOST_EVERY
-from tests.fake_telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.test_e2e import (
-    BOT_NAME,
+from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store, bot_guard
+from tests.support.people import (
     OK,
-    WAIT,
-    BotProcess,
-    ProbedBot,
-    Store,
     action_of,
-    bot_guard,
     card_buttons,
     hand_message,
     hand_when,
@@ -39,9 +33,10 @@ from tests.test_e2e import (
     say,
     start_bot,
     table_message,
-    telegram,
     your_turn,
 )
+from tests.support.stand_in import telegram
+from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 
 async def moved_on(fake: FakeTelegram, store: Store, group: FakeChat, st: HandState) -> None:

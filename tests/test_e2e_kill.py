@@ -46,7 +46,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -54,33 +53,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.engine import HandState, Match, Options
+from bot.engine import HandState, Match
 from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.outbox import digest
 from bot.telegram.render import Button, Rendered
-from tests.fake_telegram import (
-    ApiCall,
-    ButtonNotFound,
-    FakeButton,
-    FakeChat,
-    FakeTelegram,
-    FakeUser,
-)
-from tests.test_e2e import (
+from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard, check_ledger
+from tests.support.people import (
     HAND_OVER,
     NOT_YOUR_TURN,
     OK,
     STALE,
-    WAIT,
-    BotProcess,
-    Store,
     action_of,
     bid_buttons,
-    bot_guard,
     button_gone,
     card_buttons,
-    check_ledger,
     hand_message,
     hand_over,
     open_table,
@@ -89,7 +76,16 @@ from tests.test_e2e import (
     table_message,
     your_turn,
 )
-from tests.test_e2e_robust import REAL_PACE, strict_telegram
+from tests.support.replay import Snapshot, _who_sits, read_table, replay
+from tests.support.stand_in import REAL_PACE, strict_telegram
+from tests.support.telegram import (
+    ApiCall,
+    ButtonNotFound,
+    FakeButton,
+    FakeChat,
+    FakeTelegram,
+    FakeUser,
+)
 
 SEED = int(os.environ.get("E2E_KILL_SEED", "20261123"))
 KILLS = 8
@@ -166,79 +162,7 @@ class Kill:
     tap: Tap | None = None  # the tap the kill came right after
 
 
-@dataclass
-class Snapshot:
-    """One table's row and move log, read in one transaction."""
-
-    row: dict[str, Any]
-    moves: list[tuple[int, int, int, int, int | None]]  # move_no, hand, seat, action, user
-
-
-def _who_sits(row: dict[str, Any]) -> dict[str, Any]:
-    """The seats and the table's settings without the state a move changes: a seat's count of
-    timeouts in a row, and whether the computer keeps it (and at which level)."""
-    data = json.loads(row["seats_json"])
-    data["seats"] = [
-        {k: v for k, v in seat.items() if k not in ("timeouts", "away", "level")}
-        for seat in data["seats"]
-    ]
-    return dict(data)
-
-
-def read_table(store: Store, chat_id: int) -> Snapshot:
-    conn = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True, timeout=10)
-    try:
-        conn.row_factory = sqlite3.Row
-        conn.execute("BEGIN")
-        row = conn.execute(
-            "SELECT * FROM tables WHERE chat_id = ? ORDER BY table_id DESC LIMIT 1", (chat_id,)
-        ).fetchone()
-        assert row is not None, f"no table in chat {chat_id}"
-        moves = [
-            (r["move_no"], r["hand_index"], r["seat"], r["action"], r["user_id"])
-            for r in conn.execute(
-                "SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", (row["table_id"],)
-            )
-        ]
-        conn.execute("COMMIT")
-        return Snapshot(dict(row), moves)
-    finally:
-        conn.close()
-
-
 STATE_COLUMNS = ("status", "move_no", "options_json", "seats_json", "match_json", "hand_json")
-
-
-def replay(snap: Snapshot) -> Match:
-    """Replay the whole move log from the match seed; the stored match and hand must be what
-    the replay gives (the last hand's moves applied to its deal). Returns the replayed match."""
-    row = snap.row
-    options = json.loads(row["options_json"])
-    variant = options.pop("variant")
-    seed = json.loads(row["seats_json"])["seed"]
-    match = Match(Options.parse(variant, options), seed)
-    stored_hand = json.loads(row["hand_json"])
-    last = stored_hand["hand_index"]
-    keys = [(h, s, a) for _, h, s, a, _ in snap.moves]
-    assert len(keys) == len(set(keys)), f"a move stored twice: {Counter(keys).most_common(3)}"
-    assert all(h <= last for h, _, _ in keys), "moves of a hand after the stored one"
-    hand: HandState | None = None
-    for k in range(last + 1):
-        hand = match.deal()
-        for _, h, seat, action, _ in snap.moves:
-            if h == k:
-                hand.apply(action, seat)  # IllegalAction: a move stored twice or out of order
-        if hand.is_terminal():
-            match.record(hand)
-        else:
-            assert k == last, f"hand {k} unfinished but hand {last} dealt"
-    assert hand is not None
-    assert json.loads(json.dumps(hand.to_dict())) == stored_hand, "hand_json != the replay"
-    assert json.loads(json.dumps(match.to_dict())) == json.loads(row["match_json"]), (
-        "match_json != the replay"
-    )
-    assert (row["status"] == "finished") == match.over, (row["status"], match.over)
-    return match
 
 
 # ------------------------------------------------------------------------------ the run

@@ -15,22 +15,15 @@ import contextlib
 import random
 import signal
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from bot.table.deadlines import NEXT_HAND_PAUSE
-from tests.fake_telegram import FakeButton, FakeChat, FakeTelegram, FakeUser, Limits
-from tests.test_e2e import (
-    BOT_NAME,
-    EXPECTED_FAILURES,
+from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
+from tests.support.people import (
     NOT_YOUR_TURN,
     OK,
-    WAIT,
-    BotProcess,
-    Store,
     action_of,
-    bot_guard,
     card_buttons,
     card_left,
     hand_message,
@@ -39,35 +32,10 @@ from tests.test_e2e import (
     start_bot,
     table_message,
 )
+from tests.support.stand_in import REAL_PACE, strict_telegram
+from tests.support.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
 
 NOT_ALLOWED = "Solo chi ha aperto il tavolo o un amministratore può farlo."
-TELEGRAM_LIMITS = Limits(group_per_minute=20, overall_per_second=30, private_per_second=1.0)
-# The bot with Telegram's numbers (the other e2e tests raise them to go fast).
-REAL_PACE = {
-    "GROUP_RATE_PER_MINUTE": "20",
-    "RATE_PER_SECOND": "30",
-    "PRIVATE_RATE_PER_SECOND": "1",
-    "GROUP_EDIT_INTERVAL": "4",
-}
-
-
-@contextlib.asynccontextmanager
-async def strict_telegram(allow: tuple[str, ...] = ()) -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram(threaded=True, bot_username=BOT_NAME, limits=TELEGRAM_LIMITS) as fake:
-        yield fake
-        assert not fake.internal_errors, fake.internal_errors
-        over = [(c.method, c.params.get("chat_id"), c.refused_by) for c in fake.limit_violations]
-        assert not over, f"429s of the bot's own making: {over}"
-        failed = [
-            (c.method, c.description)
-            for c in fake.calls
-            if c.method != "getUpdates"
-            and not c.ok
-            and c.refused_by not in ("random_fault", "injected")
-            and not any(e in (c.description or "") for e in EXPECTED_FAILURES + allow)
-        ]
-        assert not failed, failed
-        assert fake.max_group_calls_per_minute().calls <= 20
 
 
 async def answered(fake: FakeTelegram, qid: str, timeout: float = WAIT) -> str:
@@ -467,7 +435,7 @@ def test_a_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from tests.test_e2e import REPO
+    from tests.support.bot_process import REPO
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "TELEGRAM_"))}
     env.update(BOT_TOKEN="1:x", HARD_BUDGET="soon", PYTHONPATH=str(REPO))

@@ -14,14 +14,10 @@ import json
 import time
 from pathlib import Path
 
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.test_e2e import (
+from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
+from tests.support.people import (
     BAD_DATA,
-    WAIT,
-    BotProcess,
     Game,
-    Store,
-    bot_guard,
     card_buttons,
     hand_message,
     hand_over,
@@ -33,8 +29,9 @@ from tests.test_e2e import (
     start_table,
     started_game,
     table_message,
-    telegram,
 )
+from tests.support.stand_in import telegram
+from tests.support.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 BACK = "Bentornato: il posto è di nuovo tuo."
 ALREADY_MINE = "Il posto è già tuo."

@@ -1,6 +1,6 @@
 """End to end, issue 11 §1-§2: your turn finds you, your hand shows the table.
 
-`python -m bot` against the stand-in Bot API (tests/fake_telegram.py). On a person's turn
+`python -m bot` against the stand-in Bot API (tests/support/telegram/). On a person's turn
 their hand comes as a new message (one that notifies: no `disable_notification`) and the one
 it replaces is deleted; everyone else's hand message is edited (silently). The hand message
 shows whose turn it is, the cards on the table and who played them, the last trick and who
@@ -26,20 +26,14 @@ from typing import Any
 from bot.cli.render import card_name
 from bot.engine import AUCTION, DECK40, PLAY, HandState
 from bot.engine import actions as A
-from tests.fake_telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
-from tests.test_e2e import (
+from tests.support.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard, check_ledger
+from tests.support.people import (
     OK,
-    WAIT,
-    BotProcess,
-    ProbedBot,
-    Store,
     act_buttons,
     action_of,
     bid_buttons,
-    bot_guard,
     button_gone,
     card_buttons,
-    check_ledger,
     hand_message,
     hand_when,
     own_cards,
@@ -49,11 +43,11 @@ from tests.test_e2e import (
     state,
     suit_button,
     suit_phase,
-    telegram,
     tricky_five,
     your_turn,
 )
-from tests.test_e2e_robust import REAL_PACE, TELEGRAM_LIMITS
+from tests.support.stand_in import REAL_PACE, TELEGRAM_LIMITS, telegram
+from tests.support.telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
 
 DELETE_TOO_OLD = "message can't be deleted for everyone"
 

@@ -15,7 +15,7 @@ from bot.players import make_player
 from bot.players.fastsolve import FastSolver, SolveLimit
 from bot.players.hard import exact_cards
 from bot.players.search import Solver, sides_of
-from tests.test_players import brute_force
+from tests.support.players import brute_force
 
 
 def mine_of(state: HandState) -> tuple[bool, ...]:

@@ -25,7 +25,7 @@ from bot.telegram.render import (
     settings_message,
     table_message,
 )
-from tests.fake_telegram import parse_html
+from tests.support.telegram import parse_html
 
 TID = 4_242
 CHAT = -100_777

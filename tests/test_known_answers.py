@@ -22,7 +22,7 @@ from bot.engine import (
 )
 from bot.engine import actions as A
 from bot.engine.cards import card_id
-from tests.deals import arrange, assert_illegal, opts, play
+from tests.support.deals import arrange, assert_illegal, opts, play
 
 D, C, S, B = range(4)
 

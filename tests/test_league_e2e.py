@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from storage import Database
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.test_e2e import WAIT, BotProcess, Store, bot_guard, say, telegram
+from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
+from tests.support.people import say
+from tests.support.stand_in import telegram
+from tests.support.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 GROUP = -100777001
 WHEN = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)

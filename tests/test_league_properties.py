@@ -22,7 +22,7 @@ from bot.service.league import Document
 from bot.table.ledger import settle
 from storage import Database
 from storage.league import PAYMENT, UNDO
-from tests.test_service_timers import CHAT, Rig
+from tests.support.rig import CHAT, Rig
 
 PLAYERS = (1, 2, 3, 4, 5)
 ADMIN = Person(99, "Admin")

@@ -16,7 +16,7 @@ from bot.service.league import Document, parse_season
 from bot.table.ledger import settle
 from bot.table.table import FINISHED
 from bot.telegram.callback_data import CB_PAID, paid_data
-from tests.test_service_timers import CHAT, Rig
+from tests.support.rig import CHAT, Rig
 
 ANA = Person(1, "Ana")
 BEA = Person(2, "Bea <&>")

@@ -13,8 +13,8 @@ import pytest
 
 from storage import MIGRATIONS, SCHEMA_VERSION, Database, migrate, schema_version, sqlite_path
 from storage.league import ALREADY, DONE, STALE, payment_key, undo_key
-from tests.backends import RAW_CONFLICT, raw_rows, raw_sql
-from tests.old_schema import old_group, old_hand
+from tests.support.backends import RAW_CONFLICT, raw_rows, raw_sql
+from tests.support.old_schema import old_group, old_hand
 
 CHAT = -100500
 T0 = datetime(2026, 11, 1, 20, 0, tzinfo=UTC)

@@ -22,8 +22,16 @@ import httpx
 from playwright.async_api import Page
 
 from bot.engine import actions as A
-from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
-from tests.miniapp_browser import (
+from tests.support.bot_process import (
+    BOT_NAME,
+    WAIT,
+    BotProcess,
+    Store,
+    WebhookBot,
+    bot_guard,
+    check_ledger,
+)
+from tests.support.browser import (
     SHORT_NAME,
     MiniAppBot,
     chromium,
@@ -35,27 +43,21 @@ from tests.miniapp_browser import (
     signed_init_data,
     sse_payloads,
 )
-from tests.test_e2e import (
-    BOT_NAME,
+from tests.support.people import (
     OK,
-    WAIT,
-    BotProcess,
-    Store,
     act_buttons,
     action_of,
-    bot_guard,
     card_buttons,
-    check_ledger,
     hand_message,
     open_table,
     start_bot,
     start_table,
     state,
     table_message,
-    telegram,
     your_turn,
 )
-from tests.test_webhook import WebhookBot
+from tests.support.stand_in import telegram
+from tests.support.telegram import FakeChat, FakeTelegram, FakeUser
 
 
 def version(store: Store, chat_id: int) -> int:

@@ -22,7 +22,7 @@ from bot.engine import actions as A
 from bot.table.table import Table
 from bot.webapp.auth import AuthError, Tokens, Viewer, check_init_data, sign_init_data
 from bot.webapp.snapshot import snapshot, viewer_seat
-from tests.test_bot_render import CONFIGS, NAMES, new_table
+from tests.support.tables import CONFIGS, NAMES, new_table
 
 TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
 

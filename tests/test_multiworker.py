@@ -1,9 +1,10 @@
-"""Issue 15, several workers: three `python -m bot` processes in webhook mode (`WebhookBot`,
-each on its own port, `WORKERS=3`) share one PostgreSQL database (`tests/backends.fresh_url`),
-one bot token and one webhook secret, behind a front that stands for the load balancer: the
-stand-in Bot API posts each update to the address the front names, a random living worker,
-and about one update in five to two different workers at once (a duplicate delivery). What
-got no 2xx answer the stand-in delivers again (`FakeTelegram.deliver_webhook_to`).
+"""Issue 15, several workers: three `python -m bot` processes in webhook mode (`WebhookBot`, each
+on its own port, `WORKERS=3`) share one PostgreSQL database
+(`tests.support.backends.fresh_url`), one bot token and one webhook secret, behind a front that
+stands for the load balancer: the stand-in Bot API posts each update to the address the front
+names, a random living worker, and about one update in five to two different workers at once (a
+duplicate delivery). What got no 2xx answer the stand-in delivers again
+(`FakeTelegram.deliver_webhook_to`).
 
 Scripted people play three tables at once, in three groups, seeing only what Telegram shows
 them (the group's table message, their private hand message and its buttons, the answers to
@@ -68,28 +69,18 @@ from bot.engine import DECK40
 from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.webhook import LEASE
-from tests.backends import PgStore, fresh_url
-from tests.fake_telegram import (
-    ButtonNotFound,
-    FakeButton,
-    FakeChat,
-    FakeTelegram,
-    FakeUser,
-    JSONDict,
-)
-from tests.test_e2e import (
+from tests.support.backends import PgStore, fresh_url
+from tests.support.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
+from tests.support.people import (
     HAND_OVER,
     NOT_YOUR_TURN,
     OK,
     STALE,
-    WAIT,
     act_buttons,
     action_of,
     bid_buttons,
-    bot_guard,
     button_gone,
     card_buttons,
-    check_ledger,
     hand_message,
     hand_over,
     open_table,
@@ -97,11 +88,18 @@ from tests.test_e2e import (
     say,
     start_table,
     table_message,
-    telegram,
     your_turn,
 )
-from tests.test_e2e_kill import Snapshot, replay
-from tests.test_webhook import WebhookBot
+from tests.support.replay import Snapshot, replay
+from tests.support.stand_in import telegram
+from tests.support.telegram import (
+    ButtonNotFound,
+    FakeButton,
+    FakeChat,
+    FakeTelegram,
+    FakeUser,
+    JSONDict,
+)
 
 SEED = int(os.environ.get("MULTIWORKER_SEED", "1515"))
 ROUTE = os.environ.get("MULTIWORKER_ROUTE", "random")  # "one": every update to worker 0

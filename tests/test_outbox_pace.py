@@ -25,7 +25,7 @@ from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
 from bot.telegram.render import Rendered
 from storage import Database
-from tests.test_rate_limiter import Recorder, call, max_in_window
+from tests.support.limiter import Recorder, call, max_in_window
 
 GROUP = -100777
 MINUTE = 2.0  # Telegram's minute, shortened

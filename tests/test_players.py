@@ -32,7 +32,8 @@ from bot.players.heuristics import NORMAL, NORMAL_CHIAMATA, score_cards
 from bot.players.knowledge import REMOVED, TALON, Knowledge
 from bot.players.normal import NormalPlayer
 from bot.players.search import Solver, rollout, sides_of, solve_two
-from tests.test_simulate import COMBOS
+from tests.support.players import STRONG, WEAK, auction_obs, brute_force
+from tests.support.variants import COMBOS
 
 D, C, S, B = range(4)
 
@@ -303,22 +304,6 @@ def test_knowledge_places_the_called_card_in_chiamata() -> None:
 # --------------------------------------------------------------------------- exact play
 
 
-def brute_force(state: HandState, mine: tuple[bool, ...]) -> int:
-    """Card points my side wins from here with best play by both sides (plain minimax on the
-    engine itself: independent of the players' solver)."""
-    if state.is_terminal():
-        return 0
-    seat = state.current
-    before = sum(t for s, t in enumerate(state.taken) if mine[s])
-    values = []
-    for card in state.legal_actions():
-        child = state.clone()
-        child.apply(card)
-        gained = sum(t for s, t in enumerate(child.taken) if mine[s]) - before
-        values.append(gained + brute_force(child, mine))
-    return max(values) if mine[seat] else min(values)
-
-
 @pytest.mark.parametrize("variant", ["due", "quattro", "briscolone"])
 def test_solver_matches_brute_force_minimax(variant: str) -> None:
     options = Options.parse(variant)
@@ -470,30 +455,6 @@ def test_normal_plays_every_known_endgame_exactly_in_due() -> None:
 
 
 # --------------------------------------------------------------------------- bidding
-
-
-def auction_obs(hand: list[str], variant: str = "chiamata") -> tuple[HandState, int]:
-    options = Options.parse(variant)
-    state = HandState.deal(options, 0, 0, 0)
-    deck = options.rules().deck
-    seat = state.current
-    mine = [deck.card(x) for x in hand]
-    rest = [c for c in range(deck.size) if c not in mine]
-    random.Random(1).shuffle(rest)
-    size = options.rules().hand_size
-    hands: list[list[int]] = []
-    for s in range(state.n_players):
-        if s == seat:
-            hands.append(mine)
-        else:
-            hands.append(rest[:size])
-            rest = rest[size:]
-    state.hands = hands
-    return state, seat
-
-
-STRONG = ["1D", "3D", "10D", "9D", "8D", "1C", "1S", "3S"]
-WEAK = ["2C", "4S", "5B", "6C", "7B", "4C", "5S", "6B"]
 
 
 @pytest.mark.parametrize("name", ["normal", "hard"])

@@ -29,7 +29,7 @@ from bot.engine import (
 )
 from bot.engine import actions as A
 from bot.engine.cards import card_id
-from tests.deals import arrange, assert_illegal, opts, play
+from tests.support.deals import arrange, assert_illegal, opts, play
 
 # Italian numbers from the strongest to the weakest (§1.1).
 ORDER40 = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)

@@ -22,7 +22,7 @@ from bot.players import hard_bidding, search
 from bot.players.hard import MAX_WORLDS_POINTS, SE_STOP, Z_OVERRIDE, HardPlayer
 from bot.players.hard_bidding import MAX_SAMPLES, HardBidder
 from bot.players.search import rollout
-from tests.test_players import STRONG, WEAK, auction_obs
+from tests.support.players import STRONG, WEAK, auction_obs
 
 # the commit whose rollout (one play at a time through the engine) is the reference
 REFERENCE = "d0fb7ad3f43c76727cf13a323a0639c9bae2c922"

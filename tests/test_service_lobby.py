@@ -18,7 +18,7 @@ from bot.service import Person, TableService
 from bot.table.table import PLAYING
 from bot.telegram.render import short_name
 from storage import Database
-from tests.test_service_timers import CHAT, Rig, Timers
+from tests.support.rig import CHAT, Rig, Timers
 
 ANA = Person(11, "Ana")
 EVE = Person(21, "Eve", lang="en")  # her Telegram speaks English; the group Italian

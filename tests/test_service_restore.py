@@ -7,7 +7,7 @@ from pathlib import Path
 from bot.service import Person, TableService
 from bot.table.table import FINISHED
 from storage import Database
-from tests.test_service_timers import Out, Timers
+from tests.support.rig import Out, Timers
 
 CHAT = -100555
 

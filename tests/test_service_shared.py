@@ -28,11 +28,11 @@ from bot.table.table import FINISHED, PLAYING, Table
 from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter
 from storage import Database
-from tests.backends import BACKENDS, fresh_url
-from tests.fake_telegram import FakeTelegram
-from tests.fake_telegram import Limits as FakeLimits
-from tests.test_e2e import TOKEN
-from tests.test_service_timers import CHAT, Clock, Out, Timers
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.bot_process import TOKEN
+from tests.support.rig import CHAT, Clock, Out, Timers
+from tests.support.telegram import FakeTelegram
+from tests.support.telegram import Limits as FakeLimits
 
 ANA = Person(11, "Ana")
 BEA = Person(12, "Bea <&> *x*")

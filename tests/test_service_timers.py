@@ -9,125 +9,22 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.service import Person, Reply, TableService
-from bot.table.deadlines import Pending, Timing
+from bot.service import Person, Reply
+from bot.table.deadlines import Pending
 from bot.table.table import CANCELLED, LOBBY, PLAYING, Table
-from bot.telegram.render import Keyboard, Rendered
+from bot.telegram.render import Rendered
 from storage import Database
+from tests.support.rig import CHAT, Rig
 
-CHAT = -100777
 ANA = Person(11, "Ana")
 BEA = Person(12, "Bea <&> *x*")
 CLEO = Person(13, "Cleo_")
 BOSS = Person(99, "Boss")  # a group admin who does not play
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Timers:
-    """What the service armed: one timer per table (seconds from the clock's now, token)."""
-
-    def __init__(self) -> None:
-        self.armed: dict[int, tuple[float, str]] = {}
-
-    def start(self, table_id: int, seconds: float, token: str) -> None:
-        self.armed[table_id] = (seconds, token)
-
-    def cancel(self, table_id: int) -> None:
-        self.armed.pop(table_id, None)
-
-
-class Out:
-    def __init__(self) -> None:
-        self.group: list[Rendered] = []
-        self.private: dict[int, Rendered] = {}
-        self.said: list[tuple[int, str]] = []
-        self.posted: list[tuple[int, Rendered]] = []
-        self.edits: list[tuple[int, int, Rendered]] = []
-
-    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
-        self.group.append(content)
-
-    def repost(self, table: Table, content: Rendered) -> None:
-        self.group.append(content)
-
-    async def pin(self, table: Table) -> None:
-        pass
-
-    def show_private(self, table: Table, user_id: int, content: Rendered, **flags: bool) -> None:
-        self.private[user_id] = content  # urgent and notify: how it is sent, not what
-
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
-        self.said.append((chat_id, text))
-
-    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
-        self.edits.append((chat_id, message_id, content))
-
-    async def post(self, chat_id: int, content: Rendered) -> int | None:
-        self.posted.append((chat_id, content))
-        return 900 + len(self.posted)
-
-    async def preload(self, tables: list[Table]) -> None:
-        pass
-
-    def unblock(self, user_id: int) -> None:
-        pass
-
-    async def flush(self) -> None:
-        pass
-
-    def group_said(self) -> list[str]:
-        return [text for chat, text in self.said if chat == CHAT]
-
-
-class Rig:
-    def __init__(self, db: Database, url: str) -> None:
-        self.db, self.url = db, url
-        self.clock = Clock()
-        self.timers = Timers()
-        self.out = Out()
-        self.svc = self.service(db)
-
-    def service(self, db: Database) -> TableService:
-        timing = Timing(clock=self.clock)
-        return TableService(db, self.out, self.timers, "test_bot", timing=timing)
-
-    def table(self) -> Table:
-        (table,) = self.svc.tables.values()
-        return table
-
-    def armed(self, tid: int) -> float:
-        return self.timers.armed[tid][0]
-
-    async def fire(self, tid: int) -> None:
-        """The armed timer runs out: the clock moves on to it and the service is told."""
-        seconds, token = self.timers.armed[tid]
-        self.clock.now += seconds
-        await self.svc.timeout(tid, token)
-        await self.svc.idle()
-
-    def stored(self, tid: int) -> tuple[str, Pending, Any]:
-        """What the database holds: status, deadlines, seats (read as the bot left them)."""
-        conn = sqlite3.connect(self.db.path)
-        try:
-            status, timers, seats = conn.execute(
-                "SELECT status, timers_json, seats_json FROM tables WHERE table_id = ?", (tid,)
-            ).fetchone()
-        finally:
-            conn.close()
-        return status, Pending.from_json(timers), json.loads(seats)
 
 
 async def open_game(

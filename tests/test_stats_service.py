@@ -15,8 +15,8 @@ from bot.service.stats import Chart
 from bot.telegram import charts
 from storage import Database
 from storage.stats import PlayRecord, StoredPlay
-from tests.test_service_timers import Rig
-from tests.test_stats import CHAT, HANDS, MATCHES, NAMES, T0, A, B, hand, match
+from tests.support.history import CHAT, HANDS, MATCHES, NAMES, T0, A, B, hand, match
+from tests.support.rig import Rig
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ANA = Person(A, NAMES[A])

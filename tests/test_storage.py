@@ -42,7 +42,7 @@ from storage import (
 from storage.errors import Conflict
 from storage.postgres import PostgresBackend
 from storage.sqlite import SqliteBackend
-from tests.backends import RAW_CONFLICT, fresh_url, raw_sql
+from tests.support.backends import RAW_CONFLICT, fresh_url, raw_sql
 
 CHAT = -1001
 T0 = datetime(2024, 5, 1, 20, 0, tzinfo=UTC)

@@ -14,19 +14,9 @@ import random
 import re
 from pathlib import Path
 
-from tests.test_e2e import (
-    BOT_NAME,
-    OK,
-    WAIT,
-    BotProcess,
-    Store,
-    bot_guard,
-    card_buttons,
-    hand_message,
-    say,
-    telegram,
-    your_turn,
-)
+from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
+from tests.support.people import OK, card_buttons, hand_message, say, your_turn
+from tests.support.stand_in import telegram
 
 POINTS = {5: 7, 4: 5, 3: 4, 2: 3, 1: 2, 0: 0}  # §11.2, as the issue states it
 RESULT_RE = re.compile(r"Squadra (\d+) – Squadra (\d+): mani (\d)-(\d), punti (\d+)-(\d+)")

@@ -12,7 +12,7 @@ from bot.i18n import t
 from bot.service import Person, TableService
 from bot.table.tournament import DEFAULT_POINTS
 from storage import Database
-from tests.test_service_timers import CHAT, Rig
+from tests.support.rig import CHAT, Rig
 
 ORG = Person(11, "Org")
 ANA = Person(12, "Ana <b>", lang="en")

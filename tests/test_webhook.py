@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 from collections import Counter
 from pathlib import Path
 
@@ -17,60 +16,20 @@ import httpx
 import pytest
 
 from bot.config import Settings
-from tests.backends import BACKENDS, fresh_url
-from tests.fake_telegram import FakeTelegram, JSONDict
-from tests.test_e2e import (
+from tests.support.backends import BACKENDS, fresh_url
+from tests.support.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
+from tests.support.people import (
     OK,
-    BotProcess,
     Game,
-    bot_guard,
     card_buttons,
-    check_ledger,
     hand_message,
     open_table,
     say,
     start_bot,
     start_table,
-    telegram,
 )
-
-SECRET = "w3bhook_S3cret-for-tests"
-PUBLIC = "https://briscola.example.org/telegram/updates"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class WebhookBot(BotProcess):
-    """`python -m bot` in webhook mode on a free local port."""
-
-    def __init__(self, fake: FakeTelegram, workdir: Path, **env: str) -> None:
-        self.port = free_port()
-        super().__init__(
-            fake,
-            workdir,
-            **env,
-            WEBHOOK_URL=PUBLIC,
-            WEBHOOK_SECRET=SECRET,
-            WEBHOOK_LISTEN="127.0.0.1",
-            PORT=str(self.port),
-        )
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/telegram/updates"
-
-    def ready(self, mark: int) -> bool:
-        """The webhook is registered after post_init, and the server listens right after."""
-        if self.fake.count("setWebhook", since=mark) == 0:
-            return False
-        try:
-            return httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return False
+from tests.support.stand_in import telegram
+from tests.support.telegram import JSONDict
 
 
 def test_the_secret_defaults_to_one_derived_from_the_token() -> None:

@@ -25,11 +25,10 @@ import httpx
 from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright
 
 from bot.webapp.auth import sign_init_data
-from tests.fake_telegram import FakeTelegram, FakeUser
-from tests.test_e2e import TOKEN, WAIT, BotProcess
-from tests.test_webhook import free_port
+from tests.support.bot_process import TOKEN, WAIT, BotProcess, free_port
+from tests.support.telegram import FakeTelegram, FakeUser
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 PUBLIC_URL = "https://briscola.example.org"
 SHORT_NAME = "tavolo"
 CHROMIUM_ARGS = [
