@@ -59,7 +59,6 @@ from tests.support.people import (
     names_of,
     open_table,
     own_cards,
-    quiet,
     random_card,
     say,
     start_bot,
@@ -444,10 +443,10 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
             store = await start_bot(bot, people)
             await open_table(fake, group, people[0], people[1:], "chiamata", settings="target=21")
             # /go by a group admin who did not open the table is allowed
-            reply_mark = len(fake.bot_messages(group))
+            reply_mark = fake.last_id(group)
             await fake.send_text(people[1], group, "/go")
             await fake.wait_for(lambda: "mano 1" in table_message(fake, group).text, WAIT)
-            assert all("Solo chi" not in m.text for m in fake.bot_messages(group)[reply_mark:])
+            assert all("Solo chi" not in m.text for m in fake.bot_messages(group, after=reply_mark))
             tid = int(store.table(group.id)["table_id"])
             for p in people:
                 await hand_when(fake, p)
@@ -525,7 +524,7 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
             plays = sum(1 for _, a in st.actions if a < A.CALL_RANK)
             assert plays == 40
             assert game.first_card_mark is not None
-            await quiet(fake)
+            await bot.idle()
             cost_hand = minus(api_cost(fake, lobby_start), safety_cost)
             cost_play = minus(api_cost(fake, game.first_card_mark), safety_cost)
             hand1 = st
@@ -666,7 +665,7 @@ async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_pat
         group = fake.group(-100500, "Solo")
         # what a hand costs at Telegram's pace in a private chat (one call a second), where
         # the computers' quick moves are coalesced into fewer edits of Luigi's hand message
-        with bot_guard(BotProcess(fake, tmp_path, PRIVATE_RATE_PER_SECOND="1")) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path, PRIVATE_RATE_PER_SECOND="1")) as bot:
             await bot.start()
             store = Store(bot.db_path)
             await say(fake, luigi, luigi, "/start")
@@ -682,7 +681,7 @@ async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_pat
             # ---- a full hand, measured (an all-pass redeal is dealt again)
             while True:
                 await game.play_hand(bidder=always_pass)
-                await quiet(fake)
+                await bot.idle()
                 st = state(store, group.id)
                 if st.caller >= 0:
                     break
@@ -703,7 +702,7 @@ async def test_chiamata_one_person_four_computers_cost_and_kill9_restart(tmp_pat
                 assert st.caller < 0  # only a redeal ends a hand this early
                 await game.next_hand()
             assert st.phase == "play"
-            await quiet(fake)
+            await bot.idle()
             assert not fake.pending_updates()
             cards_before = sorted(
                 b.callback_data or "" for b in card_buttons(hand_message(fake, luigi))
@@ -770,7 +769,7 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
         ana = fake.user(602, "Ana_Maria*")
         stranger = fake.user(603, "Mallory")
         group = fake.group(-100600, "Lobby")
-        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             store = await start_bot(bot, [mario, ana])
             assert "in un gruppo" in (await say(fake, mario, mario, "/new due")).text
             await fake.send_text(mario, group, "/new tre")
@@ -844,7 +843,7 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
             since = fake.mark()
             fake.inject_error("editMessageText", 400, not_found, times=2)
             assert await game.step()
-            await quiet(fake)
+            await bot.idle()
             refused = [c for c in fake.calls_of("editMessageText", since=since) if not c.ok]
             assert len(refused) == 2
             for c in refused:  # each one's content goes out as a new message at once

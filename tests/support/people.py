@@ -289,11 +289,11 @@ async def say(fake: FakeTelegram, user: FakeUser, chat: Any, text: str) -> FakeM
     """`user` writes `text`; returns the bot's reply in that chat (a new message): the one
     that replies to the command, else the first new one that is not a hand or table message
     (one's turn brings a new hand message, issue 11 §1) nor a reminder."""
-    before = len(fake.bot_messages(chat))
+    before = fake.last_id(chat)
     command = await fake.send_text(user, chat, text)
 
     def reply() -> FakeMessage | None:
-        new = fake.bot_messages(chat)[before:]
+        new = fake.bot_messages(chat, after=before)
         for m in new:
             if m.reply_to_message_id == command.message_id:
                 return m

@@ -36,10 +36,23 @@ class _Observed(_BotApi):
             found = self._messages.get(self._chat_id(chat), [])
             return [copy.deepcopy(m) for m in found if include_deleted or not m.deleted]
 
-    def bot_messages(self, chat: ChatRef) -> list[FakeMessage]:
+    def bot_messages(self, chat: ChatRef, *, after: int = 0) -> list[FakeMessage]:
+        """Snapshots of the bot's messages in the chat that are not deleted, oldest first;
+        with ``after``, only those with a higher message id (sent since `last_id` said so)."""
         with self._lock:
             found = self._messages.get(self._chat_id(chat), [])
-            return [copy.deepcopy(m) for m in found if m.from_bot and not m.deleted]
+            return [
+                copy.deepcopy(m)
+                for m in found
+                if m.from_bot and not m.deleted and m.message_id > after
+            ]
+
+    def last_id(self, chat: ChatRef) -> int:
+        """The id of the chat's newest message, deleted or not (0 for none): a mark for
+        `bot_messages(chat, after=...)` that deletes do not move."""
+        with self._lock:
+            found = self._messages.get(self._chat_id(chat), [])
+            return found[-1].message_id if found else 0
 
     def documents(self, chat: ChatRef) -> list[FakeMessage]:
         """Snapshots of the bot's sendDocument messages in the chat, oldest first
