@@ -29,7 +29,6 @@ from tests.support.people import (
     card_buttons,
     hand_message,
     hand_when,
-    quiet,
     say,
     start_bot,
     table_message,
@@ -290,7 +289,7 @@ async def test_each_person_in_their_own_language(tmp_path: Path) -> None:
         mario = fake.user(1202, "Mario")  # Italian
         bea = fake.user(1203, "Bea", language_code="de")  # neither: English
         group = fake.group(-1001200, "Tre", owner=mario, members=[anna, bea])
-        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             store = await new_lobby(bot, group, mario, "tre", [anna, mario, bea])
             for p in (anna, bea):
                 await say(fake, p, group, "/join")
@@ -328,7 +327,7 @@ async def test_each_person_in_their_own_language(tmp_path: Path) -> None:
             assert "Tocca" in table_message(fake, group).text
             assert (await say(fake, mario, group, "/lang en")).text == "Language set: English."
             await fake.wait_for(lambda: "hand 1" in table_message(fake, group).text, WAIT)
-            await quiet(fake)
+            await bot.idle()
             assert "mano 1" in hand_message(fake, mario).text
             assert "mano 1" in hand_message(fake, bea).text
 

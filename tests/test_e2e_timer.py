@@ -14,7 +14,7 @@ import json
 import time
 from pathlib import Path
 
-from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
+from tests.support.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard
 from tests.support.people import (
     BAD_DATA,
     Game,
@@ -24,7 +24,6 @@ from tests.support.people import (
     hand_when,
     message_when,
     open_table,
-    quiet,
     say,
     start_table,
     started_game,
@@ -78,7 +77,7 @@ async def test_the_timer_plays_for_an_absent_player_who_takes_the_seat_back(
         mario = fake.user(801, "Mario <M&M>")
         luigi = fake.user(802, "Luigi_*")
         group = fake.group(-100801, "Timer <&>", members=[mario, luigi])
-        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.2")) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path, TIMER_SCALE="0.2")) as bot:
             game = await started_game(
                 bot, group, [mario, luigi], "due", settings="match=best3 timer=60"
             )
@@ -106,7 +105,7 @@ async def test_the_timer_plays_for_an_absent_player_who_takes_the_seat_back(
             assert loop.time() - seen >= 9.0
             # the notice may come before the table and the hands show the timer's move: a
             # look at them now could still see Mario's turn
-            await quiet(fake)
+            await bot.idle()
             move = store.moves(tid)[-1]
             assert move[2] == 0 and move[4] is None  # Mario's seat, played by the timer
             assert "🤖" not in next(x for x in game.table().text.splitlines() if "Mario" in x)

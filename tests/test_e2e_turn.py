@@ -26,7 +26,7 @@ from typing import Any
 from bot.cli.render import card_name
 from bot.engine import AUCTION, DECK40, PLAY, HandState
 from bot.engine import actions as A
-from tests.support.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard, check_ledger
+from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, check_ledger
 from tests.support.people import (
     OK,
     act_buttons,
@@ -37,7 +37,6 @@ from tests.support.people import (
     hand_message,
     hand_when,
     own_cards,
-    quiet,
     say,
     started_game,
     state,
@@ -185,7 +184,7 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
     async with asyncio.timeout(240), telegram(limits=TELEGRAM_LIMITS) as fake:
         people = tricky_five(fake, 700)
         group = fake.group(-100700, "Chiamata & co", admins=[people[0]])
-        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path, **REAL_PACE)) as bot:
             store = (await started_game(bot, group, people, "chiamata")).store
             for p in people:
                 await hand_when(fake, p)
@@ -278,7 +277,7 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
                 }
                 assert not any(c in msg.text for c in others), msg.text
                 await turns.press(who, msg, card_buttons(msg)[0])
-            await quiet(fake, 1.5)
+            await bot.idle()
             elapsed = asyncio.get_running_loop().time() - started
             cost = {k: v for k, v in fake.counts(since=mark).items() if k != "getUpdates"}
             st = state(store, group.id)
