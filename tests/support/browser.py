@@ -1,6 +1,7 @@
 """What the Mini App's browser tests share: the bot with a Mini App (`python -m bot`, polling,
 PUBLIC_URL set, its HTTP server on a local port), Debian's Chromium driven by Playwright
-(never Playwright's own download: none is reachable here), and a person opening the table
+(never Playwright's own download: none is reachable here; one Chromium per test process, each
+test in contexts of its own), and a person opening the table
 from Telegram: Telegram's script is replaced by a stand-in that hands the page an initData
 signed with the bot's token, as Telegram would, and records what the page asks of it
 (ready, expand, haptic feedback, vertical swipes).
@@ -12,10 +13,14 @@ test command and by CI) installs it.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import os
 import shutil
+import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -151,14 +156,70 @@ SSE_SPY = """
 """
 
 
+class _SharedChromium:
+    """One Chromium per test process (per pytest-xdist worker), started by the first browser
+    test and stopped when the process ends; each test connects to it over the DevTools
+    protocol and works in browser contexts of its own, closed when it disconnects."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.endpoint = ""
+        self.profile: str | None = None
+
+    def url(self) -> str:
+        if self.proc is not None and self.proc.poll() is None:
+            return self.endpoint
+        self.profile = tempfile.mkdtemp(prefix="chromium-")
+        self.proc = subprocess.Popen(
+            [
+                chromium_path(),
+                *CHROMIUM_ARGS,
+                "--remote-debugging-port=0",
+                f"--user-data-dir={self.profile}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        assert self.proc.stderr is not None
+        deadline = time.monotonic() + WAIT
+        seen = b""
+        while time.monotonic() < deadline:
+            line = self.proc.stderr.readline()
+            seen += line
+            if line.startswith(b"DevTools listening on "):
+                self.endpoint = line.split(b" ", 3)[3].decode().strip()
+                # the rest of its messages go nowhere: nobody reads the pipe any more
+                threading.Thread(target=self.proc.stderr.read, daemon=True).start()
+                atexit.register(self.stop)
+                return self.endpoint
+            if not line and self.proc.poll() is not None:
+                break
+        self.stop()
+        raise AssertionError(f"Chromium did not start:\n{seen.decode(errors='replace')}")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc = None
+        if self.profile is not None:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            self.profile = None
+
+
+_shared = _SharedChromium()
+
+
 @contextlib.asynccontextmanager
 async def chromium() -> AsyncIterator[Browser]:
+    """The process's Chromium (`_SharedChromium`), connected for one test."""
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        browser = await pw.chromium.connect_over_cdp(_shared.url())
         try:
             yield browser
         finally:
-            await browser.close()
+            await browser.close()  # connected: closes this test's contexts and disconnects
 
 
 async def open_page(
