@@ -1,10 +1,20 @@
-"""Fixtures shared by several test files: `rig`, a table service on a fresh database (the
-service tests: tests/test_service_*.py, test_league_service.py, test_stats_service.py,
+"""The test suite's tiers and what several test files share.
+
+Tiers: a test is `slow` when it starts the bot as a process, a browser or PostgreSQL, or plays
+many games for a statistic (`SLOW_FILES`, `SLOW_TESTS`, and every test on the PostgreSQL
+backend); `python -m pytest -m "not slow"` runs the rest, the quick tier for development. The
+whole suite runs in parallel (pytest-xdist, README): the slow tests are collected first,
+longest first, so that none of them starts last.
+
+Fixtures: `rig`, a table service on a fresh database (the service tests:
+tests/test_service_*.py, test_league_service.py, test_stats_service.py,
 test_tournament_service.py); `fake`, the stand-in Bot API server, which must end with no
-internal error (tests/test_fake_telegram.py, test_league_fake.py)."""
+internal error (tests/test_fake_telegram.py, test_league_fake.py); `any_url`, an empty database
+on each backend."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,11 +25,71 @@ from tests.support.backends import BACKENDS, fresh_url
 from tests.support.rig import Rig
 from tests.support.telegram import FakeTelegram
 
+# Files whose every test is slow, longest first (measured; the order only spreads the work).
+SLOW_FILES = (
+    "test_e2e_kill.py",
+    "test_e2e_turn.py",
+    "test_e2e_robust.py",
+    "test_multiworker.py",
+    "test_e2e_timer.py",
+    "test_tournament_e2e.py",
+    "test_miniapp_e2e.py",
+    "test_e2e.py",
+    "test_e2e_group.py",
+    "test_webhook.py",
+    "test_stats_e2e.py",
+    "test_league_e2e.py",
+)
+# Single tests that play many games (or decisions) for a statistic.
+SLOW_TESTS = frozenset(
+    {
+        "test_hard_stops_once_its_estimates_are_precise_enough",
+        "test_normal_outscores_easy_in_chiamata",
+        "test_normal_keeps_its_high_briscole_in_chiamata",
+        "test_normal_bids_looser_with_four_players",
+        "test_normal_auction_stops_at_the_rank_the_strongest_hand_affords",
+    }
+)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's addopts): one worker per core for the quick tier, which
+    computes; three per core when the slow tests run, which mostly wait on bots, browsers
+    and timers (measured on 2 cores: 4 workers 244 s, 6 206 s, 8 211 s for the whole suite)."""
+    cores = os.cpu_count() or 1
+    quick = "not slow" in (config.option.markexpr or "")
+    return cores if quick else 3 * cores
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "slow: starts the bot, a browser or PostgreSQL, or plays many games (tests/conftest.py)",
+    )
+
+
+def is_slow(item: pytest.Item) -> bool:
+    if item.path.name in SLOW_FILES or getattr(item, "originalname", item.name) in SLOW_TESTS:
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "postgresql" in callspec.params.values()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests, and put them first, the longest files first."""
+    rank = {name: i for i, name in enumerate(SLOW_FILES)}
+    for item in items:
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: (not is_slow(item), rank.get(item.path.name, len(rank))))
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """`hard`'s compiled exact search (`bot.players.fastsolve`): loaded, or compiled the first
     time after an install (about 10 s) and cached on disk, before any test runs, so that no
-    test's timing includes it (the bots' search workers then load it from the cache)."""
+    test's timing includes it (the bots' search workers then load it from the cache). With
+    pytest-xdist this runs in the main process before the workers start, so the kernels are
+    compiled once, not by every worker at the same time."""
     from bot.players import fastsolve
 
     fastsolve.warm()

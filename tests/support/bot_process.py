@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -224,10 +225,27 @@ def check_ledger(bot: BotProcess, chat_id: int, hands: int) -> dict[str, Any]:
     return data
 
 
+# Ports for the bots' own servers (webhook, Mini App): each pytest-xdist worker draws from its
+# own block, below Linux's ephemeral range (32768 and up, where the stand-in's port and every
+# client's come from), so that two tests running side by side are never handed the same one.
+PORT_BLOCK = 400
+_ports = itertools.count()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A local port free now that no other test of this run is handed."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    base = 20_000 + PORT_BLOCK * (int(worker) if worker.isdigit() else 0)
+    for _ in range(PORT_BLOCK):
+        port = base + next(_ports) % PORT_BLOCK
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {base}..{base + PORT_BLOCK - 1}")
 
 
 class WebhookBot(BotProcess):
