@@ -228,14 +228,16 @@ def check_ledger(bot: BotProcess, chat_id: int, hands: int) -> dict[str, Any]:
 # Ports for the bots' own servers (webhook, Mini App): each pytest-xdist worker draws from its
 # own block, below Linux's ephemeral range (32768 and up, where the stand-in's port and every
 # client's come from), so that two tests running side by side are never handed the same one.
+# Two test runs at once on one machine: give one of them another TEST_PORT_BASE.
 PORT_BLOCK = 400
+PORT_BASE = int(os.environ.get("TEST_PORT_BASE", "20000"))
 _ports = itertools.count()
 
 
 def free_port() -> int:
     """A local port free now that no other test of this run is handed."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
-    base = 20_000 + PORT_BLOCK * (int(worker) if worker.isdigit() else 0)
+    base = PORT_BASE + PORT_BLOCK * (int(worker) if worker.isdigit() else 0)
     for _ in range(PORT_BLOCK):
         port = base + next(_ports) % PORT_BLOCK
         with socket.socket() as s:
