@@ -309,6 +309,25 @@ async def test_send_and_edit_roundtrip(fake: FakeTelegram, bot: Bot) -> None:
     assert [m.deleted for m in fake.messages(alice, include_deleted=True)] == [False, True]
 
 
+async def test_delete_messages_skips_what_it_cannot_delete(fake: FakeTelegram, bot: Bot) -> None:
+    """deleteMessages: 1 to 100 ids of one chat; the ones not found, already deleted or past
+    deleteMessage's limits (48 hours) are skipped, the call still succeeds."""
+    alice = fake.user(1001, "Alice")
+    await fake.send_text(alice, alice, "/start")
+    sent = [await bot.send_message(alice.id, f"m{i}") for i in range(4)]
+    ids = [m.message_id for m in sent]
+    fake.age_message(alice, ids[3], 48 * 3600 + 1)
+    assert await bot.delete_message(alice.id, ids[0])
+    assert await bot.delete_messages(alice.id, [ids[0], ids[1], ids[2], ids[3], 999])
+    alive = [m.message_id for m in fake.messages(alice)]
+    assert alive == [1, ids[3]]  # Alice's /start (hers, in private: deletable, not asked)
+    assert fake.calls[-1].method == "deleteMessages" and fake.calls[-1].ok
+    with pytest.raises(BadRequest, match="Message identifiers are not specified"):
+        await bot.delete_messages(alice.id, [])
+    with pytest.raises(BadRequest, match="Too many message identifiers specified"):
+        await bot.delete_messages(alice.id, list(range(1, 102)))
+
+
 async def test_private_chat_errors(fake: FakeTelegram, bot: Bot) -> None:
     bob = fake.user(2002, "Bob")
     with pytest.raises(Forbidden) as info:

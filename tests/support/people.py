@@ -33,6 +33,7 @@ MESSAGE_WRITES = frozenset(
         "editMessageText",
         "editMessageReplyMarkup",
         "deleteMessage",
+        "deleteMessages",
         "pinChatMessage",
         "unpinChatMessage",
     }

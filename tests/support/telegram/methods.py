@@ -54,6 +54,7 @@ class _BotApi(_Server):
             "editMessageText": self._edit_message_text,
             "editMessageReplyMarkup": self._edit_message_reply_markup,
             "deleteMessage": self._delete_message,
+            "deleteMessages": self._delete_messages,
             "answerCallbackQuery": self._answer_callback_query,
             "getChat": self._get_chat,
             "getChatMember": self._get_chat_member,
@@ -485,16 +486,43 @@ class _BotApi(_Server):
 
     def _delete_message(self, params: JSONDict) -> bool:
         message = self._message_to_edit(params, what="delete")
+        refusal = self._why_not_deleted(message)
+        if refusal:
+            raise _bad(refusal)
+        self._remove(message)
+        return True
+
+    def _delete_messages(self, params: JSONDict) -> bool:
+        """Bot API deleteMessages: 1-100 ids of one chat; those that cannot be found, or
+        cannot be deleted (deleteMessage's limits), are skipped."""
+        chat = self._chat_from_param(params.get("chat_id"))
+        ids = params.get("message_ids")
+        if not isinstance(ids, list) or not ids:
+            raise _bad("message identifiers are not specified")
+        if len(ids) > 100:
+            raise _bad("too many message identifiers specified")
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise _bad("message identifiers must be integers")
+        for message_id in ids:
+            message = self._by_id.get((chat.id, message_id))
+            if message is not None and not message.deleted and not self._why_not_deleted(message):
+                self._remove(message)
+        return True
+
+    def _why_not_deleted(self, message: FakeMessage) -> str | None:
         chat = self._chats[message.chat_id]
         if not message.from_bot and chat.type != "private" and not chat.bot_is_admin:
-            raise _bad("message can't be deleted")
+            return "message can't be deleted"
         # Bot API: "a message can only be deleted if it was sent less than 48 hours ago"
         if time.time() - message.date >= DELETE_MAX_AGE:
-            raise _bad("message can't be deleted for everyone")
+            return "message can't be deleted for everyone"
+        return None
+
+    def _remove(self, message: FakeMessage) -> None:
+        chat = self._chats[message.chat_id]
         message.deleted = True
         if message.message_id in chat.pinned:  # a deleted message is no longer pinned
             chat.pinned.remove(message.message_id)
-        return True
 
     def _answer_callback_query(self, params: JSONDict) -> bool:
         query = self._queries.get(str(params.get("callback_query_id") or ""))
