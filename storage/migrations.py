@@ -338,6 +338,21 @@ _V10: Final[Migration] = (
     """,
 )
 
+# Hand messages a newer one replaced on the person's turn, deleted in one call per chat
+# when the hand ends (Telegram's deleteMessages) instead of one call per turn: kept here so
+# that a restarted bot, or another worker, still deletes them.
+_V11: Final[Migration] = (
+    """
+    CREATE TABLE replaced_messages (
+        table_id   INTEGER NOT NULL,
+        chat_id    INTEGER NOT NULL,
+        message_id INTEGER NOT NULL,
+        PRIMARY KEY (chat_id, message_id)
+    )
+    """,
+    "CREATE INDEX replaced_messages_by_table ON replaced_messages (table_id)",
+)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -349,6 +364,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V8,
     _V9,
     _V10,
+    _V11,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

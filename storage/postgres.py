@@ -324,6 +324,17 @@ STEPS: Final[dict[int, Migration]] = {
         )
         """,
     ),
+    11: (  # storage.migrations._V11
+        """
+        CREATE TABLE replaced_messages (
+            table_id   BIGINT NOT NULL,
+            chat_id    BIGINT NOT NULL,
+            message_id BIGINT NOT NULL,
+            PRIMARY KEY (chat_id, message_id)
+        )
+        """,
+        "CREATE INDEX replaced_messages_by_table ON replaced_messages (table_id)",
+    ),
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"

@@ -230,9 +230,10 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
 ) -> None:
     """Telegram allows the bot one call a second into a private chat, whichever worker makes
     it; each worker's own limiter knows only its own calls. Two workers with real outboxes
-    (`TelegramOutbox`, shared) serve a `due` hand's taps at random, so both edit both hand
-    messages, against the stand-in enforcing that limit: no call is refused, and each hand
-    message ends showing the table's last state."""
+    (`TelegramOutbox`, shared) serve a `due` hand's taps at random, so both write to both
+    hand messages, against the stand-in enforcing that limit: no call is refused, and the
+    person to act ends with a hand message showing the table's last state (the other one
+    sees the moves on their next turn)."""
     limits = FakeLimits(group_per_minute=None, overall_per_second=None, private_per_second=1.0)
     async with FakeTelegram(limits=limits) as fake, contextlib.AsyncExitStack() as stack:
         fake.group(CHAT, "Tavolo", members=[fake.user(p.user_id, p.name) for p in PEOPLE.values()])
@@ -267,9 +268,12 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
         assert not fake.limit_violations, [
             (c.method, c.params.get("chat_id")) for c in fake.limit_violations
         ]
-        last = (await now_at(a, tid)).move_no
+        table = await now_at(a, tid)
+        assert table.hand is not None
+        to_act = table.seats[table.hand.current].user_id
         for p in PEOPLE.values():
-            assert (await a.db.message_state(tid, p.user_id)).version == last
+            shown = (await a.db.message_state(tid, p.user_id)).version
+            assert shown == table.move_no if p.user_id == to_act else shown <= table.move_no
             calls = [
                 c
                 for c in fake.calls

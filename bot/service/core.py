@@ -34,6 +34,38 @@ log = logging.getLogger(__name__)
 COMPUTER_GRACE = 5.0
 
 
+def _moment(table: Table) -> tuple[object, ...]:
+    """What the group's table message must show at the group's pace when it changes: the
+    table's state, a hand dealt, the auction's phases and the call, a trick taken, a hand's
+    end, someone away. Between two moments (a card within a trick, a bid) a change is
+    routine: the group sees it a little later (`TelegramOutbox.routine_interval`)."""
+    hand = table.hand
+    away = tuple(s.is_bot for s in table.seats)
+    if hand is None or table.status != PLAYING:
+        return (table.status, table.lang, away, table.move_no)  # every change matters
+    return (
+        table.status,
+        table.lang,
+        away,
+        hand.hand_index,
+        hand.phase,
+        hand.caller,
+        len(hand.tricks),
+        hand.is_terminal(),
+    )
+
+
+def _their_moment(table: Table, seat: int) -> tuple[object, ...]:
+    """What a person's hand message must show as soon as it changes, though it is not their
+    turn: a hand dealt, the auction over and the call, the hand's end, the table closed,
+    their seat away or back, their language. A card played or a bid they see on their next
+    turn, in its new message (the group's table message and the Mini App show every move)."""
+    hand = table.hand
+    s = table.seats[seat]
+    phase = (hand.hand_index, hand.phase, hand.caller, hand.is_terminal()) if hand else None
+    return (table.status, s.is_bot, s.lang or table.lang, phase)
+
+
 def _their_turn(table: Table, seat: int) -> bool:
     """Whether `seat` is to act now (a bid, the suit, the called card, a card, a signal)."""
     hand = table.hand
@@ -77,6 +109,8 @@ class ServiceCore:
         # (table, seat) -> (version, turn) while that seat looks at every points bid (§7.3)
         self._bid_pages: dict[tuple[int, int], tuple[int, int]] = {}
         self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
+        # the moments last shown (`_render`): the group's table message, each hand message
+        self._moments: dict[tuple[int, int | None], tuple[object, ...]] = {}
         # Other processes write the same database (several workers on PostgreSQL): the
         # database is the source of truth, `tables` only a cache checked against the stored
         # version before each use (`_current`), deadlines are claimed in the database
@@ -192,30 +226,58 @@ class ServiceCore:
         return None if row is None else self._from_row(row)
 
     def _render(self, table: Table, resend: bool = False, urgent: bool = False) -> None:
+        """Show the table as it is now: the Mini App's open pages every change; the group's
+        table message (a routine change at a slower pace, `_moment`); the hand message of the
+        person to act (a new message on their turn) and the others' only at the moments that
+        matter to them (`_their_moment`): Telegram's budget is about one call per move."""
         lang = table.lang
+        tid = table.table_id
         if self.live is not None:  # the open Mini App pages, each as its viewer sees it
             self.live.publish(table)
-        self.out.show_table(table, self.table_content(table, lang), urgent=urgent)
-        if table.status in (FINISHED, CANCELLED):  # no more bids: forget their screens
+        moment = _moment(table)
+        routine = not (urgent or resend) and self._moments.get((tid, None)) == moment
+        self._moments[(tid, None)] = moment
+        self.out.show_table(table, self.table_content(table, lang), urgent=urgent, routine=routine)
+        closed = table.status in (FINISHED, CANCELLED)
+        if closed:  # no more bids: forget their screens
             for seat in range(len(table.seats)):
-                self._bid_pages.pop((table.table_id, seat), None)
+                self._bid_pages.pop((tid, seat), None)
         if table.hand is None:
+            if closed:
+                self._forget_moments(tid)
             return
+        ended = table.hand.is_terminal() or closed
+        sweep = False
         for seat, s in enumerate(table.seats):
             if s.user_id is None:
                 continue
+            theirs = not s.is_bot and _their_turn(table, seat)
+            now = _their_moment(table, seat)
+            if not (theirs or urgent or resend) and self._moments.get((tid, seat)) == now:
+                continue  # they see this change on their next turn
+            sweep = sweep or (ended and self._moments.get((tid, seat)) != now)
+            self._moments[(tid, seat)] = now
             plang = s.lang or lang  # each person in their own language (issue 11 §6)
             if table.status == CANCELLED:  # nobody's buttons work any more
                 content = frozen_private(table, plang, "cancelled")
             elif s.is_bot:  # they left, or ran out of time twice: the computer plays
                 content = away_private(table, seat, plang)
             else:
-                page = self._bid_pages.get((table.table_id, seat))
+                page = self._bid_pages.get((tid, seat))
                 more = int(page is not None and page == (table.move_no, table.turn_start()))
                 content = private_message(table, seat, plang, bid_page=more)
-            # their turn: the hand comes as a new message, which notifies (an edit does not)
-            notify = not s.is_bot and _their_turn(table, seat)
-            self.out.show_private(table, s.user_id, content, notify=notify)
+            # their turn (the actions they take one after another are one turn): the hand
+            # comes as a new message, which notifies (an edit does not)
+            turn = f"{table.hand.hand_index}.{table.turn_start()}" if theirs else None
+            self.out.show_private(table, s.user_id, content, turn=turn)
+        if sweep:  # the hand is over: its replaced turn messages go, one call per chat
+            self.out.sweep(table)
+        if closed:
+            self._forget_moments(tid)
+
+    def _forget_moments(self, table_id: int) -> None:
+        for key in [k for k in self._moments if k[0] == table_id]:
+            del self._moments[key]
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         """Send a notice without holding the table (the group's budget may make it wait)."""

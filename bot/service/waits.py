@@ -155,6 +155,8 @@ class Waits(Closing):
         notice = t(table.lang, "timeout_away" if away else "timeout_notice", who=s.name)
         self._spawn(self.out.say(table.chat_id, notice))
         self._settle(table)
+        # they were not there: their hand message shows at once that the turn went by
+        self._moments.pop((table.table_id, seat), None)
         self._render(table)
 
     async def _auto_next(self, table: Table) -> None:

@@ -181,6 +181,7 @@ def _post_init(settings: Settings) -> Any:
             application.bot,
             db,
             group_interval=settings.group_edit_interval,
+            routine_interval=settings.group_routine_interval,
             on_blocked=on_blocked,
             notes=notes,
             shared=shared,
