@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -322,13 +323,21 @@ async def say(fake: FakeTelegram, user: FakeUser, chat: Any, text: str) -> FakeM
     (one's turn brings a new hand message, issue 11 §1) nor a reminder."""
     before = fake.last_id(chat)
     command = await fake.send_text(user, chat, text)
+    # In a group the bot answers a command as a reply to it, while other news (a match's end,
+    # a timer notice) may come first: another message counts only after a grace period.
+    grace = 1.5 if getattr(chat, "id", 0) < 0 else 0.0
+    seen: list[float] = []
 
     def reply() -> FakeMessage | None:
         new = fake.bot_messages(chat, after=before)
         for m in new:
             if m.reply_to_message_id == command.message_id:
                 return m
-        return next((m for m in new if not m.text.startswith(("🃏", "⏰"))), None)
+        other = next((m for m in new if not m.text.startswith(("🃏", "⏰"))), None)
+        if other is None:
+            return None
+        seen.append(time.monotonic())
+        return other if seen[-1] - seen[0] >= grace else None
 
     return await fake.wait_for(reply, WAIT, message=f"a reply to {text!r}")
 
