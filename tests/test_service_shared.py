@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ ANA = Person(11, "Ana")
 BEA = Person(12, "Bea <&> *x*")
 PEOPLE = {p.user_id: p for p in (ANA, BEA)}
 PLAYED = t("it", "ok_played")
+STALE = t("it", "err_stale")
 
 
 @dataclass
@@ -165,6 +167,35 @@ async def test_one_tap_delivered_to_two_workers_at_once_is_applied_once(
         played = [r for r in replies if r.text == PLAYED]
         assert len(played) == 1, replies
         assert len(await a.db.moves(tid)) == before + 1
+
+
+async def test_next_hand_tapped_on_two_workers_at_once_deals_one_hand(
+    workers: list[Worker], caplog: pytest.LogCaptureFixture
+) -> None:
+    """§10: both people tap "Prossima mano" together, each tap at another worker: one hand
+    is dealt; the tap that loses the race is answered as done (the next hand is there) or as
+    a stale button, never "try again", and nothing is logged as an error."""
+    rng = random.Random(39)
+    a, b = workers
+    tid = await due_table(a, b)
+    for _ in range(3):  # three hands, each ended then both tap "Prossima mano" at once
+        while not (table := await now_at(a, tid)).hand.is_terminal():  # type: ignore[union-attr]
+            person, index, stamp, action = tap_of(table, rng)
+            assert (await a.svc.act(person, tid, index, stamp, action)).text == PLAYED
+            await idle(workers)
+        assert table.hand is not None
+        if table.status != PLAYING:
+            break
+        index = table.hand.hand_index
+        replies: tuple[Reply, Reply] = await asyncio.gather(
+            a.svc.next_hand(ANA, tid, index), b.svc.next_hand(BEA, tid, index)
+        )
+        await idle(workers)
+        keys = sorted(r.key or r.text for r in replies)
+        assert keys in (["ok_played", "ok_played"], [STALE, "ok_played"]), replies
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+        after = await now_at(b, tid)
+        assert after.hand is not None and after.hand.hand_index == index + 1
 
 
 async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_table(
