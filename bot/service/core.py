@@ -12,6 +12,7 @@ import logging
 import secrets
 from collections.abc import Awaitable
 
+from bot.engine.phase import Phase
 from bot.i18n import t
 from bot.players.thinker import Thinker
 from bot.service.types import Live, Outbox, Reply, Timers
@@ -55,14 +56,18 @@ def _moment(table: Table) -> tuple[object, ...]:
     )
 
 
+_CALLED = (Phase.PLAY, Phase.OVER)  # the auction, the suit and the call are behind
+
+
 def _their_moment(table: Table, seat: int) -> tuple[object, ...]:
     """What a person's hand message must show as soon as it changes, though it is not their
-    turn: a hand dealt, the auction over and the call, the hand's end, the table closed,
-    their seat away or back, their language. A card played or a bid they see on their next
-    turn, in its new message (the group's table message and the Mini App show every move)."""
+    turn: a hand dealt (their new cards), the call made (the socio learns it is them), the
+    hand's end, the table closed, their seat away or back, their language. A bid, a step of
+    the auction or a card played they see on their next turn, a few moves later, in its new
+    message (the group's table message and the Mini App show every move)."""
     hand = table.hand
     s = table.seats[seat]
-    phase = (hand.hand_index, hand.phase, hand.caller, hand.is_terminal()) if hand else None
+    phase = (hand.hand_index, hand.phase in _CALLED, hand.is_terminal()) if hand else None
     return (table.status, s.is_bot, s.lang or table.lang, phase)
 
 

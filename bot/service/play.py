@@ -89,6 +89,7 @@ class Play(ServiceCore):
                         continue
                     return self._err(lang, exc)
                 break
+            assert table is not None
             self._settle(table)
             self._render(table)
         return Reply(t(lang, "ok_played"), key="ok_played")
