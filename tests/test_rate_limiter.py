@@ -175,6 +175,19 @@ async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_r
     assert order == [PERSON + 3, PERSON + 4, OTHER_GROUP, GROUP, PERSON + 1, PERSON + 2]
 
 
+async def test_backlog_is_the_seconds_of_budget_the_waiting_calls_need() -> None:
+    """Issue 39 §2 (admission): the limiter says how many seconds of the bot-wide budget the
+    calls queued for it need; none queued, none."""
+    tight = Limits(group_per_minute=100, private_per_second=100, overall_per_second=2, second=0.2)
+    limiter, rec = PacedRateLimiter(tight), Recorder()
+    assert limiter.backlog() == 0.0
+    tasks = [asyncio.create_task(call(limiter, rec, "sendMessage", PERSON + i)) for i in range(10)]
+    await asyncio.sleep(0.01)
+    assert limiter.backlog() == pytest.approx((10 - 2) / 2)  # two went out, eight wait
+    await asyncio.gather(*tasks)
+    assert limiter.backlog() == 0.0
+
+
 def test_window_arithmetic() -> None:
     w = Window(2, 10.0)
     assert w.wait_time(0.0) == 0.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 from bot.engine.phase import Phase
 from bot.i18n import t
@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 # many seconds on, renewed with every write; it fires only if the worker that was moving it
 # died (another then takes the moves over).
 COMPUTER_GRACE = 5.0
+ADMISSION_BACKLOG = 20.0  # seconds of calls queued for Telegram past which /new says "busy"
 
 
 def _moment(table: Table) -> tuple[object, ...]:
@@ -106,6 +107,9 @@ class ServiceCore:
         self.default_lang = default_lang
         self.bot_delay = bot_delay
         self.tables: dict[int, Table] = {}
+        # seconds of Telegram's budget already owed (the rate limiter's queue): past
+        # `ADMISSION_BACKLOG` a new table is refused, the running ones keep the budget
+        self.backlog: Callable[[], float] = lambda: 0.0
         self._locks: dict[int, asyncio.Lock] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._timer_tokens: dict[int, str] = {}

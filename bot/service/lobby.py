@@ -14,6 +14,7 @@ from collections.abc import Callable
 from bot.engine import VARIANTS, Options
 from bot.i18n import option_name, t, value_name
 from bot.players import DEFAULT_LEVEL
+from bot.service.core import ADMISSION_BACKLOG
 from bot.service.play import Play
 from bot.service.types import APPLYING_UPDATE, AdminCheck, Person, Reply
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
@@ -60,6 +61,8 @@ class Lobby(Play):
         variant = variant.strip().lower()
         if variant not in VARIANTS:
             return Reply(t(lang, "err_bad_variant", given=variant, variants=", ".join(VARIANTS)))
+        if self.backlog() > ADMISSION_BACKLOG:  # a table that could not be served: not now
+            return Reply(t(lang, "err_bot_busy"))
         user = await self._user(person)
         lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
         async with lock:

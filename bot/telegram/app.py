@@ -202,6 +202,8 @@ def _post_init(settings: Settings) -> Any:
             timing=Timing(scale=settings.timer_scale),
             shared=shared,
         )
+        if isinstance(limiter, PacedRateLimiter):
+            service.backlog = limiter.backlog
         service_ref.append(service)
         data: BotData = application.bot_data
         data.db, data.outbox, data.service = db, outbox, service

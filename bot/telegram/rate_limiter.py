@@ -298,6 +298,12 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             if gate.idle(now):
                 del self._chats[key]
 
+    def backlog(self) -> float:
+        """Seconds of the bot-wide budget that the calls waiting for it need (issue 39 §2:
+        past about 20 s the bot opens no new table)."""
+        gate = self._shared
+        return 0.0 if gate is None else gate.waiting / self.limits.overall_per_second
+
     def _budget(self) -> _Gate:
         if self._shared is None:
             lim = self.limits
