@@ -25,7 +25,7 @@ and about one command a minute is typed in each group. Printed besides: the call
 a chat per move (a bid, a call or a card) and per card, in the groups and the private chats,
 by method; calls a second and the busiest second against Telegram's 30; the time from a move
 to the next turn message; cards a minute per table. The bot runs with its own defaults for
-the group's routine edits (`GROUP_ROUTINE_INTERVAL`, 10 s).
+the group's routine edits (`GROUP_ROUTINE_INTERVAL`, 20 s).
 
 By default the bot is one process polling with getUpdates. `--webhook` runs it in webhook
 mode; `--workers N` runs N processes in webhook mode on the one database (SQLite file or
@@ -109,7 +109,7 @@ from tests.support.telegram import (
 
 # Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
 # The group's routine changes (a card within a trick, a bid) at the bot's own default pace.
-BOT_ENV = {**REAL_PACE, "GROUP_ROUTINE_INTERVAL": "10", "LOG_LEVEL": "INFO"}
+BOT_ENV = {**REAL_PACE, "GROUP_ROUTINE_INTERVAL": "20", "LOG_LEVEL": "INFO"}
 
 # Targets.
 TARGET_TABLES = 200

@@ -33,7 +33,7 @@ class Settings(BaseSettings):
     # seconds the group's table message waits after an edit before showing a routine change
     # (a card within a trick, a bid); a trick taken, the call, a hand's start or end wait
     # only `group_edit_interval` (bench.bot_load measures what this saves)
-    group_routine_interval: float = Field(default=10.0, ge=0.0)
+    group_routine_interval: float = Field(default=20.0, ge=0.0)
     bot_move_delay: float = 0.0  # seconds a computer player waits before moving
     # every wait of bot.table.deadlines (turn timer, mention, next hand, lobby expiry, cancel
     # request) is multiplied by this: tests shorten them; the values are at 1
