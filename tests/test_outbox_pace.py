@@ -14,7 +14,9 @@ calls, and that the group's window is never overfilled either way."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -25,6 +27,7 @@ from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
 from bot.telegram.render import Rendered
 from storage import Database
+from storage.models import MessageState
 from tests.support.limiter import Recorder, call, max_in_window
 
 GROUP = -100777
@@ -135,3 +138,69 @@ async def test_after_a_burst_of_replies_the_table_keeps_changing() -> None:
     # (about 0.42 of the minute); with it, an edit about every 0.12 of the minute
     assert unpaced > 0.3 * MINUTE, unpaced
     assert paced < 0.2 * MINUTE, paced
+
+
+class StubSharedDb(StubDb):
+    """A database shared with other workers: the message's lock, held spans recorded."""
+
+    def __init__(self) -> None:
+        self.held: list[tuple[float, float]] = []
+
+    @contextlib.asynccontextmanager
+    async def _hold(self) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        try:
+            yield
+        finally:
+            self.held.append((start, loop.time()))
+
+    def message_lock(self, table_id: int, user_id: int | None) -> Any:
+        return self._hold()
+
+    async def message_state(self, table_id: int, user_id: int | None) -> MessageState:
+        return MessageState(message_id=5, digest=None, version=-1)
+
+    async def note_rendered(self, *_: Any) -> None:
+        return None
+
+
+@pytest.mark.parametrize("room", [False, True])
+async def test_a_worker_waits_for_room_before_taking_the_message_lock(room: bool) -> None:
+    """Issue 39 §4: with other workers, each edit of a message holds its lock across the
+    workers; waiting for room in the group's window while holding it blocked every other
+    worker's edit of that message (a restarted worker froze a table for 27-51 s). With the
+    limiter's `room_wait`, the lock is held only for the call itself."""
+    limiter = PacedRateLimiter(LIMITS)
+    await limiter.initialize()
+    bot = StubBot(limiter)
+    db = StubSharedDb()
+    outbox = TelegramOutbox(
+        cast(Any, bot),
+        cast(Database, db),
+        group_interval=0.0,
+        shared=True,
+        room=limiter.room_wait if room else None,
+    )
+    table = cast(
+        Table,
+        SimpleNamespace(
+            table_id=1, chat_id=GROUP, table_message_id=5, status=PLAYING, move_no=1, lang="it"
+        ),
+    )
+    # the group's room is used up (all but the reserve kept for new messages)
+    full = LIMITS.group_per_minute - LIMITS.group_reserve
+    await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(full)))
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    outbox.show_table(table, Rendered("move 1", []))
+    await outbox.flush(timeout=2 * MINUTE)
+    await outbox.close(timeout=0.1)
+    await limiter.shutdown()
+    edits = [s for m, _, s, _ in bot.rec.calls if m == "editMessageText"]
+    assert len(edits) == 1 and edits[0] - began > 0.5 * MINUTE  # it did wait for room
+    longest = max(end - start for start, end in db.held)
+    if room:
+        assert longest < 0.1 * MINUTE, longest
+    else:  # the old way, for contrast: the lock held through the wait
+        assert longest > 0.5 * MINUTE, longest

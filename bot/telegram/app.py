@@ -188,6 +188,7 @@ def _post_init(settings: Settings) -> Any:
             # Telegram's one call a second into a private chat, whichever worker calls
             private_gap=PRIVATE_GAP_MARGIN / settings.private_rate_per_second if shared else 0.0,
             pace=limiter.group_pace if isinstance(limiter, PacedRateLimiter) else None,
+            room=limiter.room_wait if isinstance(limiter, PacedRateLimiter) else None,
         )
         thinker = Thinker(workers=settings.computer_workers, budget=settings.hard_budget)
         thinker.start()

@@ -220,6 +220,7 @@ class TelegramOutbox:
         shared: bool = False,
         private_gap: float = 0.0,
         pace: Callable[[int], float] | None = None,
+        room: Callable[[int], float] | None = None,
         routine_interval: float = 0.0,
     ) -> None:
         self.bot = bot
@@ -230,6 +231,9 @@ class TelegramOutbox:
         # Seconds a group's message should wait before its next edit, given the group's
         # room left (`PacedRateLimiter.group_pace`); `group_interval` is the least.
         self.pace = pace
+        # with other workers: the wait for room in a chat's window (`room_wait`), waited
+        # before a message's lock is taken, never while holding it
+        self.room = room
         # Other workers send the same messages (`shared`): each send holds the message's lock
         # in the database and starts from what is stored, not from this process's memory
         # (`_send_shared`).
@@ -547,6 +551,9 @@ class TelegramOutbox:
         this content's: a worker that was slower to send never puts an older state over a
         newer one, and one that finds its content shown already sends nothing."""
         tid, uid = slot.table.table_id, slot.user_id
+        if self.room is not None:  # the other workers' edits of this message do not wait
+            while (wait := self.room(slot.chat_id)) > 0 and not self._closing:
+                await asyncio.sleep(min(wait, 1.0))
         async with self.db.message_lock(tid, uid):
             state = await self.db.message_state(tid, uid)
             if state.version > slot.sending:

@@ -292,6 +292,17 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             return 0.0
         return gate.window.spread(self.now(), gate.reserve)
 
+    def room_wait(self, chat_id: int) -> float:
+        """Seconds until an edit naming `chat_id` finds room in the chat's window (a 429's
+        hold included); 0 if it would go now. The outbox waits this out before it takes a
+        message's lock shared with other workers, so as never to hold that lock while the
+        call waits here (issue 39 §4)."""
+        gate = self._chats.get(chat_id)
+        if gate is None:
+            return 0.0
+        now = self.now()
+        return max(0.0, gate.window.wait_time(now, gate.reserve), gate.blocked_until - now)
+
     def _forget_idle(self) -> None:
         now = self.now()
         for key, gate in list(self._chats.items()):
