@@ -757,6 +757,17 @@ class Database:
             )
             return UpdateClaim.NEW
 
+    async def renew_update(self, update_id: int, now: float) -> None:
+        """The process applying update `update_id` is alive: its claim starts again at `now`
+        (a short lease, renewed while the update is handled, lets another process take over
+        soon after this one died)."""
+        async with self._write() as conn:
+            await conn.execute(
+                "UPDATE webhook_updates SET claimed_at = ?"
+                " WHERE update_id = ? AND state = 'claimed'",
+                (now, update_id),
+            )
+
     @staticmethod
     async def _applied(conn: Conn, update_id: int) -> None:
         await conn.execute(

@@ -859,6 +859,24 @@ async def test_a_webhook_update_is_claimed_once_and_a_dead_claim_is_taken_over(
     assert await db.claim_update(7, t + 86_400 + 11, lease=30) is UpdateClaim.NEW
 
 
+async def test_a_renewed_claim_holds_past_its_lease_and_ends_soon_after_it_stops(
+    db: Database,
+) -> None:
+    """Issue 39 §4: a short lease, renewed while the update is handled: a long handling
+    keeps its update, and a process that died leaves it after one lease, not 30 s."""
+    t = 2_000_000.0
+    assert await db.claim_update(5, t, lease=6) is UpdateClaim.NEW
+    for k in range(1, 6):  # handled for 10 s, renewed every 2 s
+        await db.renew_update(5, t + 2 * k)
+        assert await db.claim_update(5, t + 2 * k + 1, lease=6) is UpdateClaim.BUSY
+    # it dies after the last renewal (t + 10): taken over once the lease is over
+    assert await db.claim_update(5, t + 15, lease=6) is UpdateClaim.BUSY
+    assert await db.claim_update(5, t + 16.5, lease=6) is UpdateClaim.NEW
+    await db.finish_update(5, t + 17)
+    await db.renew_update(5, t + 18)  # a late renewal does not bring a done update back
+    assert await db.claim_update(5, t + 19, lease=6) is UpdateClaim.DONE
+
+
 # ---------------------------------------------------------------------- PostgreSQL (issue 15)
 
 

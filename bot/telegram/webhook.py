@@ -32,9 +32,10 @@ from storage import Database, UpdateClaim
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-# Seconds a claimed update stays another process's before it is taken over: longer than any
-# update takes to handle, shorter than Telegram's growing pauses between redeliveries.
-LEASE = 30.0
+# Seconds a claimed update stays another process's before it is taken over; the process
+# handling it renews the claim every `LEASE / 3` s, so that a process that died leaves its
+# updates to another within a few seconds (a tap must be answered within about 15 s).
+LEASE = 6.0
 BUSY_RETRY_AFTER = 2  # seconds, in the Retry-After of a 503 for an update being handled
 
 
@@ -76,10 +77,12 @@ class WebhookEndpoint:
         if claim is UpdateClaim.BUSY:
             return _try_later()
         applying = APPLYING_UPDATE.set(update.update_id)  # a move marks it done with itself
+        renewing = asyncio.create_task(_renew(db, update.update_id), name="webhook-lease")
         try:
             await self.application.process_update(update)
         finally:
             APPLYING_UPDATE.reset(applying)
+            renewing.cancel()
         await db.finish_update(update.update_id, time.time())
         return web.Response(status=200)
 
@@ -93,6 +96,16 @@ class WebhookEndpoint:
                 log.warning("health check: database: %s", exc)
                 ok = False
         return web.json_response({"ok": ok}, status=200 if ok else 503)
+
+
+async def _renew(db: Database, update_id: int) -> None:
+    """Keep the claim on an update while it is being handled."""
+    while True:
+        await asyncio.sleep(LEASE / 3)
+        try:
+            await db.renew_update(update_id, time.time())
+        except Exception as exc:  # the next renewal, or another process, takes over
+            log.warning("renewing the claim on update %s failed: %s", update_id, exc)
 
 
 def _try_later() -> web.Response:
