@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from bot.engine import SPECTATOR, VARIANTS, Options, observe
 from bot.engine import actions as A
-from bot.table.table import Table
+from bot.table.table import Table, TableError
 from bot.webapp.auth import AuthError, Tokens, Viewer, check_init_data, sign_init_data
 from bot.webapp.snapshot import snapshot, viewer_seat
 from tests.support.tables import CONFIGS, NAMES, new_table
@@ -288,3 +288,32 @@ async def test_hub_sends_each_page_its_own_view_and_polls_other_workers() -> Non
     await hub.close()
     assert await seated.next(1.0) is None and seated.closed
     await asyncio.sleep(0)
+
+
+# ---------------------------------------------------------------------- issue 37
+
+
+def test_a_tap_made_for_a_ply_the_hand_moved_past_is_refused_quietly() -> None:
+    """Point 2: a move names the ply it was made on; once the hand moved on, whatever it
+    names (a card still held, a seat whose turn it is again), it is `err_moved_on`."""
+    table = new_table("due", {}, "it", "ply")
+    hand = table.hand
+    assert hand is not None
+    seat = hand.current
+    user = table.seats[seat].user_id
+    assert user is not None
+    ply = table.ply()
+    card = hand.legal_actions()[0]
+    assert table.check_action(user, hand.hand_index, 0, card, ply) == seat
+    table.apply(seat, card)
+    other = hand.current
+    table.apply(other, hand.legal_actions()[0])
+    if hand.current == seat:  # their turn again, the same card gone, others held
+        for again in hand.legal_actions():
+            with pytest.raises(TableError) as err:
+                table.check_action(user, hand.hand_index, 0, again, ply)
+            assert err.value.key == "err_moved_on"
+            assert table.check_action(user, hand.hand_index, 0, again, table.ply()) == seat
+    with pytest.raises(TableError) as err:
+        table.check_action(user, hand.hand_index + 1, 0, card, table.ply())
+    assert err.value.key == "err_moved_on"
