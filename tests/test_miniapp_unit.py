@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from typing import Any
 
@@ -20,7 +21,15 @@ from hypothesis import strategies as st
 from bot.engine import SPECTATOR, VARIANTS, Options, observe
 from bot.engine import actions as A
 from bot.table.table import Table, TableError
-from bot.webapp.auth import AuthError, Tokens, Viewer, check_init_data, sign_init_data
+from bot.webapp.auth import (
+    AuthError,
+    RateLimit,
+    TableKeys,
+    Tokens,
+    Viewer,
+    check_init_data,
+    sign_init_data,
+)
 from bot.webapp.snapshot import snapshot, viewer_seat
 from tests.support.tables import CONFIGS, NAMES, new_table
 
@@ -291,6 +300,57 @@ async def test_hub_sends_each_page_its_own_view_and_polls_other_workers() -> Non
 
 
 # ---------------------------------------------------------------------- issue 37
+
+
+def test_a_table_is_opened_by_an_unguessable_key() -> None:
+    """Point 8: the link's start parameter is the table id with an HMAC of it under a secret
+    derived from the bot token: 132 bits, another for every table and every bot."""
+    keys = TableKeys(TOKEN)
+    param = keys.param(12)
+    tid, _, key = param.partition("_")
+    assert tid == "t12" and len(key) == 22 and re.fullmatch(r"[A-Za-z0-9_-]+", key)
+    assert len(param) <= 64  # Telegram allows 512 characters, A-Z a-z 0-9 _ -
+    assert keys.check(12, key)
+    assert not keys.check(13, key) and not keys.check(12, key[:-1] + "A" * (key[-1] != "A"))
+    assert not keys.check(12, "") and not keys.check(12, key + "x")
+    assert TableKeys("1111:other").key(12) != key
+    assert len({keys.key(i) for i in range(1, 2001)}) == 2000
+
+
+@pytest.mark.parametrize(("age", "ok"), [(0, True), (3500, True), (3700, False), (86000, False)])
+def test_init_data_older_than_an_hour_opens_no_session(age: int, ok: bool) -> None:
+    raw = sign_init_data(init_data(auth_date=str(int(time.time()) - age)), TOKEN)
+    if ok:
+        assert check_init_data(raw, TOKEN).auth_date == int(time.time()) - age
+    else:
+        with pytest.raises(AuthError):
+            check_init_data(raw, TOKEN)
+
+
+def test_a_session_is_renewed_by_its_token_for_a_day() -> None:
+    tokens = Tokens(TOKEN, lifetime=3600)
+    viewer = Viewer(42, "Ann", "it", auth_date=1_000_000)
+    token, _ = tokens.issue(viewer, now=1_000_100.0)
+    again, token2, expires = tokens.renew(token, now=1_003_000.0)
+    assert again == viewer and again.auth_date == 1_000_000 and expires == 1_006_600
+    _, token3, _ = tokens.renew(token2, now=1_006_000.0)  # on and on, within the day
+    assert tokens.check(token3, now=1_008_000.0).auth_date == 1_000_000
+    late = tokens.issue(viewer, now=1_000_000.0 + 86_000)[0]
+    with pytest.raises(AuthError):  # a day after Telegram signed the initData: no more
+        tokens.renew(late, now=1_000_000.0 + 86_500)
+    with pytest.raises(AuthError):  # an expired token renews nothing
+        tokens.renew(token, now=1_004_000.0)
+
+
+def test_rate_limit_lets_a_burst_through_then_one_at_a_time() -> None:
+    limit = RateLimit(3, 2.0, keys=2)
+    assert [limit.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert limit.take("a", now=0.0) == pytest.approx(2.0)
+    assert limit.take("a", now=1.0) == pytest.approx(1.0)  # half a token came back
+    assert limit.take("a", now=2.0) == 0.0
+    assert limit.take("b", now=2.0) == 0.0  # another key has its own bucket
+    limit.take("c", now=2.0)  # a third key: the least recent one ("a") is forgotten
+    assert limit.take("a", now=2.0) == 0.0
 
 
 def test_a_tap_made_for_a_ply_the_hand_moved_past_is_refused_quietly() -> None:
