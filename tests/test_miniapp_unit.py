@@ -377,3 +377,80 @@ def test_a_tap_made_for_a_ply_the_hand_moved_past_is_refused_quietly() -> None:
     with pytest.raises(TableError) as err:
         table.check_action(user, hand.hand_index + 1, 0, card, table.ply())
     assert err.value.key == "err_moved_on"
+
+
+def test_snapshot_draws_the_briscola_once_and_shows_the_trick_count() -> None:
+    """Point 5 (§3.4): the turned card lies on the table until someone draws it; then the
+    table has only its suit. The snapshot counts the tricks done and the ply, which the page
+    uses to show a completed trick and to name the turn a tap was made for."""
+    table = new_table("due", {}, "it", "turned")
+    hand = table.hand
+    assert hand is not None
+    rng = random.Random(5)
+    seen_drawn = False
+    while not hand.is_terminal():
+        snap = snapshot(table, 0, "it")
+        assert snap["ply"] == len(hand.actions) and snap["tricks_done"] == len(hand.tricks)
+        assert snap["briscola"]["suit"] == hand.briscola
+        if hand.turned_to < 0:
+            assert snap["turned"]["id"] == hand.turned
+        else:
+            seen_drawn = True
+            assert snap["turned"] is None
+            ids = [c["id"] for c in snap["hand"]]
+            assert ids.count(hand.turned) == int(hand.turned in hand.hands[0])
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    assert seen_drawn
+
+
+def test_snapshot_offers_the_overbid_as_values() -> None:
+    table = new_table("chiamata", {}, "it", "overbid")
+    hand = table.hand
+    assert hand is not None
+    table.apply(hand.current, A.CALL_RANK + 2)  # the Two
+    snap = snapshot(table, hand.current, "it")
+    points = [c for c in snap["choices"] if c["kind"] == "points"]
+    assert [c["value"] for c in points] == list(range(62, 121))
+    assert all(c["action"] == A.BID_POINTS + c["value"] for c in points)
+    assert points[0]["label"] == "Due a 62"
+    ranks = snapshot(new_table("chiamata", {}, "en", "ranks"), 0, "en")
+    for c in ranks["choices"]:
+        if c["kind"] == "bid":
+            assert len(c["short"]) < len(c["label"])  # "King" in a small button
+
+
+@pytest.mark.parametrize("variant", ["due", "quattro", "chiamata"])
+def test_end_of_hand_snapshot_is_a_table_with_the_standing(variant: str) -> None:
+    """Point 9: per player the role, the card points and what the hand gave them; the
+    match's standing labelled by its kind and target."""
+    table = new_table(variant, {}, "it", f"end:{variant}")
+    hand = table.hand
+    assert hand is not None
+    rng = random.Random(9)
+    while not hand.is_terminal():
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    table.finish_hand()
+    res = hand.result()
+    for seat in (SPECTATOR, 0):
+        snap = snapshot(table, seat, "it")
+        out = snap["outcome"]
+        assert out["headline"]
+        rows = out["rows"]
+        assert [r["seat"] for r in rows] == list(range(table.n_players))
+        assert [r["points"] for r in rows] == list(res.card_points)
+        assert sum(r["points"] for r in rows) == 120
+        st = snap["standing"]
+        if variant == "chiamata":
+            assert [r["delta"] for r in rows] == list(res.deltas)
+            assert sum(r["delta"] for r in rows) == 0
+            assert {r["role"] for r in rows} <= {"caller", "socio", "other"}
+            assert st["kind"] == "score" and st["target"] == 11
+            assert [r["value"] for r in st["rows"]] == list(res.deltas)
+        else:
+            assert st["kind"] == "hands" and st["target"] == 3
+            won = [r for r in rows if r["won"]]
+            assert won and all(r["delta"] == 1 for r in won)
+            assert sum(r["value"] for r in st["rows"]) == 1
+        if variant == "quattro":
+            assert {r["role"] for r in rows} == {"team:A", "team:B"}
+            assert [len(r["seats"]) for r in st["rows"]] == [2, 2]
