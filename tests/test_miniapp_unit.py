@@ -454,3 +454,42 @@ def test_end_of_hand_snapshot_is_a_table_with_the_standing(variant: str) -> None
         if variant == "quattro":
             assert {r["role"] for r in rows} == {"team:A", "team:B"}
             assert [len(r["seats"]) for r in st["rows"]] == [2, 2]
+
+
+async def test_hub_knows_whether_a_visible_page_is_connected() -> None:
+    """Issue 39's interface: per (table, user), whether a page of theirs is open and
+    visible now; told to whoever registered, once per change."""
+    import asyncio
+
+    from bot.webapp.hub import LiveHub
+
+    table = new_table("due", {}, "it", "visible")
+    hub = LiveHub(lease=0.2)
+    changes: list[tuple[int, int, bool]] = []
+
+    def broken(t: int, u: int, v: bool) -> None:
+        raise RuntimeError("a callback's failure stays its own")
+
+    hub.on_visibility(broken)
+    stop = hub.on_visibility(lambda t, u, v: changes.append((t, u, v)))
+    tid, ann = table.table_id, 7_000_000_000
+    first = hub.open(table, Viewer(ann, "A", "it"), "it", "p1", visible=True)
+    assert hub.visible(tid, ann) and changes == [(tid, ann, True)]
+    second = hub.open(table, Viewer(ann, "A", "it"), "it", "p2", visible=False)
+    assert not hub.report(tid, ann, "nope", True)  # no such page here
+    assert not hub.report(tid, 5, "p2", True)  # someone else's page
+    assert hub.report(tid, ann, "p2", True)
+    assert hub.report(tid, ann, "p1", False)
+    assert hub.visible(tid, ann) and changes == [(tid, ann, True)]  # p2 still looks
+    hub.leave(second)  # its stream closed
+    assert not hub.visible(tid, ann) and changes[-1] == (tid, ann, False)
+    assert hub.report(tid, ann, "p1", True)
+    await asyncio.sleep(0.35)  # no heartbeat within the lease
+    assert not hub.visible(tid, ann) and changes[-1] == (tid, ann, False)
+    hub.report(tid, ann, "p1", True)
+    assert not hub.visible(tid, 5) and not hub.visible(tid + 1, ann)
+    await hub.close()  # the bot stops: nobody looks any more
+    assert not hub.visible(tid, ann) and changes[-1] == (tid, ann, False)
+    assert [v for _, _, v in changes] == [True, False, True, False, True, False]
+    stop()
+    assert first.closed
