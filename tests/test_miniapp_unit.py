@@ -493,3 +493,40 @@ async def test_hub_knows_whether_a_visible_page_is_connected() -> None:
     assert [v for _, _, v in changes] == [True, False, True, False, True, False]
     stop()
     assert first.closed
+
+
+async def test_static_files_are_compressed_versioned_and_cached() -> None:
+    """The page names each file with its version; a versioned file is cached for a year,
+    gzip-compressed when the browser accepts it; 304 for a file the browser has; a favicon."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from bot.webapp.hub import LiveHub
+    from bot.webapp.server import MiniApp
+
+    app = web.Application()
+    MiniApp(lambda: None, TOKEN, LiveHub()).add_routes(app)
+    async with TestClient(TestServer(app)) as client:
+        page = await client.get("/app/", headers={"Accept-Encoding": "gzip"})
+        assert page.status == 200 and page.headers["Content-Encoding"] == "gzip"
+        assert page.headers["Cache-Control"] == "no-cache"
+        html_text = await page.text()
+        assert "telegram-web-app.js" in html_text
+        versions = dict(re.findall(r"static/([a-z]+\.[a-z]+)\?v=([0-9a-f]{12})", html_text))
+        assert set(versions) == {"app.js", "app.css", "favicon.svg"}
+        total = 0
+        for name, v in versions.items():
+            r = await client.get(f"/app/static/{name}?v={v}", headers={"Accept-Encoding": "gzip"})
+            assert r.status == 200 and r.headers["Content-Encoding"] == "gzip"
+            assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+            assert r.headers["ETag"] == f'"{v}"'
+            total += int(r.headers["Content-Length"])
+            plain_r = await client.get(f"/app/static/{name}", headers={"Accept-Encoding": ""})
+            assert "Content-Encoding" not in plain_r.headers
+            assert plain_r.headers["Cache-Control"] == "no-cache"
+            assert int(plain_r.headers["Content-Length"]) > int(r.headers["Content-Length"])
+            again = await client.get(f"/app/static/{name}", headers={"If-None-Match": f'"{v}"'})
+            assert again.status == 304
+        assert total < 40_000  # the whole page, compressed
+        assert (await client.get("/favicon.ico")).status == 200
+        assert (await client.get("/app/static/nope.js")).status == 404
