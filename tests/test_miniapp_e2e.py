@@ -175,6 +175,58 @@ async def tap_in_dm(
     assert answer == OK, (answer, button, st.phase, st.current, st.actions[-3:])
 
 
+async def play_due_hand(
+    bot: MiniAppBot,
+    store: Store,
+    chat_id: int,
+    pages: dict[int, Page],
+    seat_user: dict[int, FakeUser],
+    rng: random.Random,
+) -> int:
+    """Ann and Bob play a due hand to its end, each tapping a card in their page on their
+    turn (the first card also tapped again, as a double tap would). Returns the plays."""
+    fake = bot.fake
+    tid = int(store.table(chat_id)["table_id"])
+    plays = 0
+    while not (st := state(store, chat_id)).is_terminal():
+        who = seat_user[st.current]
+        page = pages[who.id]
+        await move_shown(page, version(store, chat_id))
+        # exactly the legal cards are tappable, on the turn's page alone
+        assert await page.locator("#hand .playable").count() == len(st.legal_actions())
+        other = pages[seat_user[1 - st.current].id]
+        assert await other.locator("#hand .playable").count() == 0
+        if plays == 2:
+            await screenshot(page, "due-play")
+        card = await tap_in_page(page, store, chat_id, "#hand .playable", rng)
+        assert card in st.legal_actions()
+        if plays == 0:  # the same tap again (a double tap): refused, no change
+            token = await session(bot, who, tid)
+            before = store.snapshot(chat_id)
+            body = {"hand_index": st.hand_index, "stamp": 0, "action": card}
+            status, answer = await api_act(bot, token, tid, body)
+            assert status == 200 and not answer["ok"] and answer["text"], answer
+            # as the page sends it, with the ply it was made on: "already played",
+            # quietly (issue 37 point 10), whatever card it names
+            for again in (card, *st.hands[st.current]):
+                body = {**body, "action": again, "ply": len(st.actions)}
+                status, answer = await api_act(bot, token, tid, body)
+                assert status == 200 and answer["moved_on"], answer
+                assert not answer["ok"], answer
+            assert store.snapshot(chat_id) == before
+        plays += 1
+        now = version(store, chat_id)
+        for p in pages.values():  # stored, then shown on every page ...
+            await move_shown(p, now)
+        # ... and the DM agrees: the card left the hand message's buttons
+        await fake.wait_for(
+            card_gone(fake, who, card),
+            WAIT,
+            message="the DM without the card played in the Mini App",
+        )
+    return plays
+
+
 async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> None:
     rng = random.Random(16)
     async with asyncio.timeout(150), telegram() as fake:
@@ -205,54 +257,35 @@ async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> Non
                 assert await ann_page.locator("img").count() == 0
                 assert await bob_page.evaluate("document.documentElement.lang") == "en"
 
-                plays = 0
-                while not (st := state(store, group.id)).is_terminal():
-                    who = seat_user[st.current]
-                    page = pages[who.id]
-                    await move_shown(page, version(store, group.id))
-                    # exactly the legal cards are tappable, on the turn's page alone
-                    assert await page.locator("#hand .playable").count() == len(st.legal_actions())
-                    other = pages[seat_user[1 - st.current].id]
-                    assert await other.locator("#hand .playable").count() == 0
-                    if plays == 2:
-                        await screenshot(page, "due-play")
-                    card = await tap_in_page(page, store, group.id, "#hand .playable", rng)
-                    assert card in st.legal_actions()
-                    if plays == 0:  # the same tap again (a double tap): refused, no change
-                        token = await session(bot, who, tid)
-                        before = store.snapshot(group.id)
-                        body = {"hand_index": st.hand_index, "stamp": 0, "action": card}
-                        status, answer = await api_act(bot, token, tid, body)
-                        assert status == 200 and not answer["ok"] and answer["text"], answer
-                        # as the page sends it, with the ply it was made on: "already
-                        # played", quietly (issue 37 point 10), whatever card it names
-                        for again in (card, *st.hands[st.current]):
-                            body = {**body, "action": again, "ply": len(st.actions)}
-                            status, answer = await api_act(bot, token, tid, body)
-                            assert status == 200 and answer["moved_on"], answer
-                            assert not answer["ok"], answer
-                        assert store.snapshot(group.id) == before
-                    plays += 1
-                    now = version(store, group.id)
-                    for p in pages.values():  # stored, then shown on every page ...
-                        await move_shown(p, now)
-                    # ... and the DM agrees: the card left the hand message's buttons
-                    await fake.wait_for(
-                        card_gone(fake, who, card),
-                        WAIT,
-                        message="the DM without the card played in the Mini App",
-                    )
-                assert plays == 40
+                # RULES.md §4.1: a 60-60 hand is void and replayed (about 2 % of random
+                # hands): the match goes on, in the page, until its one ledger write
+                plays = hands = 0
+                while store.table(group.id)["status"] != "finished":
+                    if hands:  # the void hand's end is on show: its "next hand", in the page
+                        assert state(store, group.id).result().void
+                        before = version(store, group.id)
+                        await ann_page.click("#next-hand")
+                        await ann_page.wait_for_function(
+                            "(n) => Number(document.getElementById('table').dataset.move) > n",
+                            arg=before,
+                            timeout=WAIT * 1000,
+                        )
+                    plays += await play_due_hand(bot, store, group.id, pages, seat_user, rng)
+                    hands += 1
+                    final = version(store, group.id)
+                    for page in pages.values():
+                        await move_shown(page, final)
+                        # the last trick on show, then the end of the hand
+                        await page.wait_for_selector(
+                            "#result", state="visible", timeout=WAIT * 1000
+                        )
+                        assert (await page.inner_text("#result")).strip()
+                assert plays == 40 * hands
                 # every move was the seat's own person's, made in the Mini App
                 moves = store.moves(tid)
-                assert len(moves) == 40
+                assert len(moves) == plays
                 assert all(user == seat_user[seat].id for _, _, seat, _, user in moves)
-                final = version(store, group.id)
                 for page in pages.values():
-                    await move_shown(page, final)
-                    # the last trick on show, then the end of the hand
-                    await page.wait_for_selector("#result", state="visible", timeout=WAIT * 1000)
-                    assert (await page.inner_text("#result")).strip()
                     haptics = await page.evaluate("window.__tg.map((c) => c[0])")
                     assert "impact" in haptics and "notification" not in haptics
                 await screenshot(ann_page, "due-over")
