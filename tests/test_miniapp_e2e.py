@@ -594,6 +594,9 @@ async def test_page_reconnects_to_a_restarted_bot(tmp_path: Path) -> None:
                 await move_shown(page, version(store, group.id))
                 assert await bot.stop() == 0  # the page's stream is ended cleanly
                 await page.wait_for_selector("#conn", state="visible", timeout=WAIT * 1000)
+                # issue 37 point 10: while the bot is away nothing glows playable or answers
+                assert await page.locator("#app.offline").count() == 1
+                assert await page.locator("#app.live, #hand.armed").count() == 0
                 # meanwhile the moves stored before are what the restarted bot shows
                 await bot.start()
                 for _ in range(6):  # both players move, Ann in the page, Bob in the DM
