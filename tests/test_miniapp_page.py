@@ -354,6 +354,13 @@ TARGETS = """() => [...document.querySelectorAll(
                   text: el.textContent.trim().slice(0, 30),
                   h: el.getBoundingClientRect().height }))"""
 
+# a control's label cut short (issue 37 point 6: suit buttons read "Dena…", "Copp…")
+CLIPPED = """() => [...document.querySelectorAll(
+    '#choices button, #choices button *, #result button, #topbar button, #score-sheet button')]
+  .filter((el) => el.getClientRects().length > 0 && el.scrollWidth > el.clientWidth + 1)
+  .map((el) => ({ what: el.className || el.tagName, text: el.textContent.trim().slice(0, 30),
+                  scroll: el.scrollWidth, client: el.clientWidth }))"""
+
 CONTRAST = """() => {
   const parse = (c) => {
     const m = /rgba?\\(([^)]+)\\)/.exec(c || '');
@@ -402,8 +409,9 @@ CONTRAST = """() => {
 
 
 async def check_phase(pages: dict[str, Page], name: str, *, shoot: bool = True) -> None:
-    """At 390x844 and 360x600 (the light page; the dark one at 360x600): a screenshot of
-    each; every control at least 44 px tall at 360 wide; text at 4.5:1 or better."""
+    """At 390x844 and 360x600 (the light Italian page; the others, dark or English, at
+    360x600): a screenshot of each; at 360 wide every control at least 44 px tall with its
+    label whole, and text at 4.5:1 or better."""
     for theme, page in pages.items():
         for w, h in SIZES if theme == "light" else SIZES[1:]:
             await page.set_viewport_size({"width": w, "height": h})
@@ -414,6 +422,8 @@ async def check_phase(pages: dict[str, Page], name: str, *, shoot: bool = True) 
                 continue
             small = [t for t in await page.evaluate(TARGETS) if t["h"] < 43.5]
             assert not small, (name, theme, small)
+            cut = await page.evaluate(CLIPPED)
+            assert not cut, (name, theme, cut)
             texts = await page.evaluate(CONTRAST)
             assert texts, name
             low = [x for x in texts if x["ratio"] < 4.5]
@@ -421,12 +431,23 @@ async def check_phase(pages: dict[str, Page], name: str, *, shoot: bool = True) 
             assert await page.evaluate("document.documentElement.scrollWidth") <= w
 
 
-async def open_both(browser: Any, rig: PageRig, user: FakeUser) -> dict[str, Page]:
+async def open_both(
+    browser: Any, rig: PageRig, user: FakeUser, *, english: bool = False
+) -> dict[str, Page]:
+    """`user`'s page in Telegram's light and dark themes; with `english`, also the page of
+    the same person whose Telegram speaks English ("light-en")."""
     pages = {}
     for theme in ("light", "dark"):
         _, page = await open_page(browser, rig, user, rig.table_id, theme=theme, viewport=SIZES[0])
         pages[theme] = page
+    if english:
+        en = FakeUser(user.id, user.first_name, language_code="en")
+        _, page = await open_page(browser, rig, en, rig.table_id, viewport=SIZES[0])
+        pages["light-en"] = page
     await shown(pages, rig)
+    if english:
+        assert await pages["light-en"].evaluate("document.documentElement.lang") == "en"
+        assert await pages["light"].evaluate("document.documentElement.lang") == "it"
     return pages
 
 
@@ -454,17 +475,19 @@ async def test_every_phase_reads_well_and_every_control_is_big_enough(tmp_path: 
             await check_phase(pages, "chiamata-auction")
             await rig.move(A.CALL_RANK + 2)  # the Two: the next may overbid
             nxt = hand.current
-            over = await open_both(browser, rig, crowd[nxt])
+            over = await open_both(browser, rig, crowd[nxt], english=True)
             await page_ready(over, "#choices.armed .overbid")
+            for key, label in (("light", "Due a 62"), ("light-en", "Two at 62")):
+                assert (await over[key].inner_text("#choices .bid-main")).strip() == label
             await check_phase(over, "chiamata-overbid")
             await rig.play_while(
                 lambda t: t.hand is not None and t.hand.phase == "auction", lambda t: A.PASS
             )
-            caller = await open_both(browser, rig, crowd[hand.current])
+            caller = await open_both(browser, rig, crowd[hand.current], english=True)
             await page_ready(caller)
             await check_phase(caller, "chiamata-name-suit")
             await rig.move(A.NAME_SUIT)
-            player = await open_both(browser, rig, crowd[hand.current])
+            player = await open_both(browser, rig, crowd[hand.current], english=True)
             await page_ready(player)
             await check_phase(player, "chiamata-play")
             # a spectator with the link (the table's key), not seated
@@ -481,7 +504,7 @@ async def test_every_phase_reads_well_and_every_control_is_big_enough(tmp_path: 
         async with PageRig(tmp_path / "d", "due", [ann, bob], options={"match": "single"}) as rig:
             hand = rig.table.hand
             assert hand is not None
-            pages = await open_both(browser, rig, ann)
+            pages = await open_both(browser, rig, ann, english=True)
             await rig.play_while(lambda t: t.hand is not None and t.hand.current != 0)
             await shown(pages, rig)
             await page_ready(pages)
