@@ -285,9 +285,11 @@ async def open_page(
     param: str | None = None,
     viewport: tuple[int, int] = (360, 640),
     theme: str = "light",
+    scripts: tuple[str, ...] = (),
 ) -> tuple[BrowserContext, Page]:
     """`user` taps the table message's Mini App button: Telegram opens the page with the
-    table's start parameter (`param`: the link's, by default) and this user's initData."""
+    table's start parameter (`param`: the link's, by default) and this user's initData.
+    `scripts` run in the page before its own (as `SSE_SPY` does)."""
     context = await browser.new_context(
         viewport={"width": viewport[0], "height": viewport[1]},
         device_scale_factor=2,
@@ -308,7 +310,8 @@ async def open_page(
         await route.fulfill(status=200, content_type="application/javascript", body=stub)
 
     await context.route("https://telegram.org/**", telegram_js)
-    await context.add_init_script(SSE_SPY)
+    for script in (SSE_SPY, *scripts):
+        await context.add_init_script(script)
     page = await context.new_page()
     page.on("pageerror", lambda exc: _errors.append(f"{user.first_name}: {exc}"))
     await page.goto(f"{bot.url}/app/?tgWebAppStartParam={start}")
