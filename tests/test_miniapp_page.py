@@ -6,13 +6,14 @@ pages, their API, their stream and their moves are the bot's, Telegram is not in
   lies nearer its own player than any other seat, from any chair (RULES.md 2.5: play goes
   counter-clockwise, the next seat on the viewer's right).
 - Taps mean what the finger meant: a double tap at 150, 250 and 400 ms against a computer
-  plays one card, also when the computer has answered before the second tap.
+  plays one card, also when the computer has answered before the second tap; two phones
+  of one person tapping at once play one card, the loser told "already played" quietly.
 - The completed trick is shown for at least a second with its winner, a computer's answer
   included; the turned briscola is drawn once (§3.4: once drawn it is in a hand).
 - The overbid (§7.3) reaches any value in at most 3 taps, and bids it.
-- At 360 px wide every control is at least 44 px tall, and text reads at 4.5:1 or better in
-  Telegram's light and dark themes, in every phase; screenshots of every phase at 390x844 and
-  360x600 go to tests/artifacts/.
+- At 360 px wide every control is at least 44 px tall with its label whole, and text reads
+  at 4.5:1 or better in Telegram's light and dark themes, in Italian and English, in every
+  phase; screenshots of every phase at 390x844 and 360x600 go to tests/artifacts/.
 - The page tells the server whether it is visible (issue 39's interface, `LiveHub.visible`).
 """
 
@@ -185,6 +186,58 @@ async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) ->
             before_turn += bool(shown)
         # the computer answered before the second tap in some tries: the guard was needed
         assert before_turn > 0
+    assert page_errors() == []
+
+
+async def test_a_race_between_two_phones_plays_one_card_quietly(tmp_path: Path) -> None:
+    """Issue 37 point 10: Anna has the table open on two phones and taps a card on each at
+    the same moment (a different card on each). One card is played; the phone that lost
+    the race is answered "already played" (`moved_on`) and shows the table as it is, with
+    no error: no "Non è il tuo turno" toast, no error haptic."""
+    ann, bob = people(2, 3890)
+    async with (
+        asyncio.timeout(120),
+        PageRig(tmp_path, "due", [ann, bob]) as rig,
+        chromium() as browser,
+    ):
+        phones = [
+            (await open_page(browser, rig, ann, rig.table_id, viewport=size))[1]
+            for size in ((390, 844), (390, 844))
+        ]
+        answers: list[Any] = []
+        for phone in phones:
+            phone.on("response", lambda r: answers.append(r) if r.url.endswith("/act") else None)
+        lost = 0
+        for _ in range(4):
+            await rig.play_while(lambda t: t.hand is not None and t.hand.current != 0)
+            for phone in phones:
+                await move_shown(phone, rig.table.move_no)
+                await my_turn_armed(phone)
+            plays = rig.table.plays_by(0)
+            spots = []
+            for phone, k in zip(phones, (0, -1), strict=True):
+                box = await phone.locator("#hand .playable").nth(k).bounding_box()
+                assert box is not None
+                spots.append((box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
+            del answers[:]
+            await asyncio.gather(
+                *(ph.mouse.click(*xy) for ph, xy in zip(phones, spots, strict=True))
+            )
+            await until(lambda: len(answers) == 2, "both phones' taps answered")
+            bodies = [await r.json() for r in answers]
+            assert sorted(bool(b.get("ok")) for b in bodies) == [False, True], bodies
+            loser = next(b for b in bodies if not b.get("ok"))
+            assert loser["moved_on"], loser
+            lost += 1
+            assert rig.table.plays_by(0) == plays + 1
+            for phone in phones:
+                await move_shown(phone, rig.table.move_no)
+                assert await phone.locator("#toast.show").count() == 0
+                status = await phone.inner_text("#status")
+                assert "Non è il tuo turno" not in status, status
+                calls = await phone.evaluate("window.__tg.map((c) => c[0])")
+                assert "notification" not in calls, calls
+        assert lost == 4
     assert page_errors() == []
 
 
