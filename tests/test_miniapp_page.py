@@ -562,6 +562,16 @@ async def test_every_phase_reads_well_and_every_control_is_big_enough(tmp_path: 
             await shown(pages, rig)
             await page_ready(pages)
             await check_phase(pages, "due-play")
+            # issue 37 point 7: in due each of the three cards takes ~28 % of the width
+            for w, h in SIZES:
+                await pages["light"].set_viewport_size({"width": w, "height": h})
+                await pages["light"].evaluate("() => new Promise((r) => setTimeout(r, 120))")
+                widths = (
+                    await pages["light"]
+                    .locator("#hand .card")
+                    .evaluate_all("(els) => els.map((e) => e.getBoundingClientRect().width)")
+                )
+                assert len(widths) == 3 and all(0.25 <= x / w <= 0.31 for x in widths), (w, widths)
             await pages["light"].click("#score-btn")
             sheet = pages["light"].locator("#score-sheet table")
             assert await sheet.locator("caption").count() == 1

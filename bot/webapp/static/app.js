@@ -1356,11 +1356,15 @@
 
   /** The hand's cards fill the width: up to 28 % of it each, overlapping (a visible strip of
    * at least 40 px) when there are many. */
-  function handSizes(n) {
+  /** The hand's cards: n of them, at a table of `players` (in due the felt holds two cards
+   * at most, so the three in the hand may take a quarter of the height: 28 % of the width
+   * each also in Telegram's 360x600 sheet). */
+  function handSizes(n, players) {
     const hand = $('hand');
     const W = Math.max(200, hand.clientWidth - 4);
     const H = window.innerHeight;
-    const maxH = Math.max(66, Math.min(H * (n > 5 ? 0.17 : 0.2), 176));
+    const share = n > 5 ? 0.17 : players <= 2 && n <= 3 ? 0.26 : 0.2;
+    const maxH = Math.max(66, Math.min(H * share, 176));
     let w = Math.min(W * 0.28, (maxH * 2) / 3, n > 5 ? 84 : 200);
     let step = n > 1 ? Math.min(w + 6, (W - w) / (n - 1)) : 0;
     if (n > 1 && step < 40) {
@@ -1380,7 +1384,7 @@
     el.hidden = spectator || !snap.phase || (!cards.length && !blind);
     if (el.hidden) return;
     const n = blind ? snap.blind : cards.length;
-    const { w, h: ch, step } = handSizes(n);
+    const { w, h: ch, step } = handSizes(n, (snap.seats || []).length);
     el.style.setProperty('--cw', `${w}px`);
     el.style.setProperty('--ch', `${ch}px`);
     el.style.height = `${ch + 12}px`;
