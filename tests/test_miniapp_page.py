@@ -91,11 +91,19 @@ def check_nearest(state: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant", "n"), [("tre", 3), ("quattro", 4), ("chiamata", 5), ("sei", 6)]
+    ("variant", "n", "options"),
+    [
+        ("tre", 3, {}),
+        ("quattro", 4, {"show_points": "true"}),
+        ("chiamata", 5, {}),
+        ("sei", 6, {}),
+    ],
 )
-async def test_trick_cards_lie_nearest_their_players(tmp_path: Path, variant: str, n: int) -> None:
+async def test_trick_cards_lie_nearest_their_players(
+    tmp_path: Path, variant: str, n: int, options: dict[str, str]
+) -> None:
     crowd = people(n)
-    async with asyncio.timeout(90), PageRig(tmp_path, variant, list(crowd)) as rig:
+    async with asyncio.timeout(90), PageRig(tmp_path, variant, list(crowd), options=options) as rig:
         await rig.play_while(lambda t: t.hand is not None and t.hand.phase != "play", auction_pick)
         async with chromium() as browser:
             viewers = [0, n // 2 + 1]  # two chairs: the geometry turns with the viewer
@@ -125,6 +133,11 @@ async def test_trick_cards_lie_nearest_their_players(tmp_path: Path, variant: st
                 state = await shown_state(page)
                 assert state["pause"] == "1" and len(state["trick"]) == n, state
                 assert [c["by"] for c in state["trick"] if c["won"]] == [hand.tricks[0].winner]
+                # its taker says so, with its points where §3.7 shows them ("prende +10")
+                taker = page.locator(f'#seats [data-seat="{hand.tricks[0].winner}"] .takes-bubble')
+                shown = "show_points" in options
+                want = f"prende +{hand.tricks[0].points}" if shown else "prende"
+                assert (await taker.inner_text()).strip() == want
             await screenshot(pages[0], f"trick-{variant}-{n}-seats-390x844")
             await screenshot(pages[1], f"trick-{variant}-{n}-seats-360x600")
     assert page_errors() == []
