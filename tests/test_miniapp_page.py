@@ -20,8 +20,10 @@ pages, their API, their stream and their moves are the bot's, Telegram is not in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -161,16 +163,23 @@ def my_plays(rig: PageRig) -> tuple[int, int]:
     return table.hand.hand_index, table.plays_by(0)
 
 
-async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) -> None:
-    """Issue 37 point 2: the computer answers in ~0.1 s; the second tap of a double tap
-    (150, 250, 400 ms) must not play the card then under the finger. Three tries each."""
-    ann = FakeUser(3801, "Anna")
+@contextlib.asynccontextmanager
+async def against_a_computer(tmp_path: Path, ann: FakeUser) -> AsyncIterator[tuple[PageRig, Page]]:
+    """A due match (best of 5) of `ann` against a computer answering in 0.1 s, and her page
+    at 390x844."""
     async with (
         asyncio.timeout(150),
         PageRig(tmp_path, "due", [ann, None], bot_delay=0.1, options={"match": "best5"}) as rig,
         chromium() as browser,
     ):
         _, page = await open_page(browser, rig, ann, rig.table_id, viewport=(390, 844))
+        yield rig, page
+
+
+async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) -> None:
+    """Issue 37 point 2: the computer answers in ~0.1 s; the second tap of a double tap
+    (150, 250, 400 ms) must not play the card then under the finger. Three tries each."""
+    async with against_a_computer(tmp_path, FakeUser(3801, "Anna")) as (rig, page):
         before_turn = 0  # tries whose second tap came after Anna's next turn was shown
         for gap in (150, 250, 400) * 3:
             await my_turn_armed(page)
@@ -290,13 +299,7 @@ async def test_the_trick_is_shown_and_the_briscola_drawn_once(tmp_path: Path) ->
     """Issue 37 points 3 and 5: each completed trick stays in the middle with its winner for
     at least a second, the computer's card in it; the turned briscola lies on the table
     until it is drawn (§3.4), then only its suit is shown there."""
-    ann = FakeUser(3811, "Anna")
-    async with (
-        asyncio.timeout(150),
-        PageRig(tmp_path, "due", [ann, None], bot_delay=0.1, options={"match": "best5"}) as rig,
-        chromium() as browser,
-    ):
-        _, page = await open_page(browser, rig, ann, rig.table_id, viewport=(390, 844))
+    async with against_a_computer(tmp_path, FakeUser(3811, "Anna")) as (rig, page):
         await move_shown(page, rig.table.move_no)
         hand = rig.table.hand
         assert hand is not None
