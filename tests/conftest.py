@@ -34,6 +34,7 @@ SLOW_FILES = (
     "test_e2e_timer.py",
     "test_tournament_e2e.py",
     "test_miniapp_e2e.py",
+    "test_miniapp_page.py",
     "test_e2e.py",
     "test_e2e_group.py",
     "test_webhook.py",

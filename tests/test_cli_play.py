@@ -647,3 +647,96 @@ def test_cli_play_into_a_closed_pipe_ends_quietly() -> None:
         proc.kill()
     assert "Traceback" not in err and "Exception" not in err, err
     assert err == "" and proc.returncode == 0
+
+
+# ---------------------------------------------------------------------- --web (issue 37)
+
+
+@pytest.mark.parametrize(
+    "args", [["--seat", "1"], ["--seed", "3"], ["--port", "70000"], ["--delay", "-1"]]
+)
+def test_play_web_refuses_what_it_cannot_honour(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.__main__ import main
+
+    assert main(["play", "--web", *args]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "--" in out.err
+
+
+async def test_play_web_serves_the_mini_app_without_telegram() -> None:
+    """`python -m bot play --web`: the Mini App's page on localhost against computer
+    players, no token: a session without initData for the one person, their table by its
+    key, a card played; anyone else's initData is still checked; Ctrl-C stops it."""
+    import asyncio
+    import os
+    import signal
+    import time
+
+    import httpx
+
+    from tests.support.bot_process import REPO, free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "play",
+            "--web",
+            "--port",
+            str(port),
+            "--delay",
+            "0",
+            "--variant",
+            "due",
+            "--lang",
+            "en",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 30)
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/app/\?t=t(\d+)_([\w-]+)", line)
+        assert match, line
+        assert "open" in line  # in English: --lang en
+        base, tid, key = match.group(1), int(match.group(2)), match.group(3)
+        async with httpx.AsyncClient(base_url=base) as client:
+            page = await client.get("/app/")
+            assert page.status_code == 200 and "telegram-web-app.js" not in page.text
+            r = await client.post("/api/session", json={"init_data": ""})
+            assert r.status_code == 200
+            headers = {"Authorization": f"Bearer {r.json()['token']}", "X-Table-Key": key}
+            r = await client.post("/api/session", json={"init_data": "user=%7B%7D&hash=00"})
+            assert r.status_code == 401
+            deadline = time.monotonic() + 15
+            while True:  # the computer may lead
+                snap = (await client.get(f"/api/tables/{tid}/state", headers=headers)).json()
+                if snap["playable"]:
+                    break
+                assert time.monotonic() < deadline, snap
+                await asyncio.sleep(0.1)
+            assert snap["me"] == 0 and snap["seats"][1]["bot"] and snap["lang"] == "en"
+            body = {
+                "hand_index": snap["hand_index"],
+                "stamp": 0,
+                "action": snap["playable"][0],
+                "ply": snap["ply"],
+            }
+            r = await client.post(f"/api/tables/{tid}/act", json=body, headers=headers)
+            assert r.json()["ok"], r.json()
+            r = await client.post(f"/api/tables/{tid}/act", json=body, headers=headers)
+            assert r.json()["moved_on"] and not r.json()["ok"]  # the same tap again
+        proc.send_signal(signal.SIGINT)
+        assert await asyncio.to_thread(proc.wait, 10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

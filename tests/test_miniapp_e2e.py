@@ -42,6 +42,8 @@ from tests.support.browser import (
     screenshot,
     signed_init_data,
     sse_payloads,
+    table_key,
+    table_param,
 )
 from tests.support.people import (
     OK,
@@ -91,29 +93,52 @@ async def session(bot: MiniAppBot, user: FakeUser, table_id: int | None = None) 
         return token
 
 
+def auth(token: str, table_id: int) -> dict[str, str]:
+    """A page's headers: its session, and the table's key from the link."""
+    return {"Authorization": f"Bearer {token}", "X-Table-Key": table_key(table_id)}
+
+
 async def api_act(bot: MiniAppBot, token: str, table_id: int, body: dict[str, Any]) -> Any:
     async with httpx.AsyncClient(base_url=bot.url) as client:
         r = await client.post(
-            f"/api/tables/{table_id}/act",
-            json=body,
-            headers={"Authorization": f"Bearer {token}"},
+            f"/api/tables/{table_id}/act", json=body, headers=auth(token, table_id)
         )
         return r.status_code, r.json()
+
+
+async def offered(page: Page) -> set[int]:
+    """The actions the page offers: its buttons', and every value of the overbid's."""
+    actions = {
+        int(a)
+        for a in await page.locator("#choices [data-action]").evaluate_all(
+            "(els) => els.map((e) => e.dataset.action)"
+        )
+    }
+    overbid = page.locator("#choices .overbid")
+    if await overbid.count():
+        lo = int(await overbid.get_attribute("data-min") or 0)
+        hi = int(await overbid.get_attribute("data-max") or 0)
+        actions |= {A.BID_POINTS + p for p in range(lo, hi + 1)}
+    return actions
 
 
 async def tap_in_page(
     page: Page, store: Store, chat_id: int, selector: str, rng: random.Random
 ) -> int:
-    """Tap one of the elements `selector` finds (at random); wait until the move is stored.
-    Returns the action tapped."""
+    """Tap one of the elements `selector` finds (at random) once the page's controls answer
+    (their turn shown, armed); wait until the move is stored. A card of a hand fanned out
+    is tapped on the strip of it that shows. Returns the action tapped."""
     before = version(store, chat_id)
     await move_shown(page, before)
+    await page.wait_for_selector("#app.live", timeout=WAIT * 1000)
     targets = page.locator(selector)
     count = await targets.count()
     assert count > 0, (selector, await page.content())
     target = targets.nth(rng.randrange(count))
     action = int(await target.get_attribute("data-action") or -1)
-    await target.click()
+    box = await target.bounding_box()
+    assert box is not None
+    await target.click(position={"x": min(12.0, box["width"] / 2), "y": box["height"] / 2})
     deadline = time.monotonic() + WAIT
     while version(store, chat_id) == before:
         assert time.monotonic() < deadline, "a tap in the Mini App was not stored"
@@ -150,6 +175,65 @@ async def tap_in_dm(
     assert answer == OK, (answer, button, st.phase, st.current, st.actions[-3:])
 
 
+async def play_due_hand(
+    bot: MiniAppBot,
+    store: Store,
+    chat_id: int,
+    pages: dict[int, Page],
+    seat_user: dict[int, FakeUser],
+    rng: random.Random,
+) -> int:
+    """Ann and Bob play a due hand to its end, each tapping a card in their page on their
+    turn (the first card also tapped again, as a double tap would). Returns the plays."""
+    fake = bot.fake
+    tid = int(store.table(chat_id)["table_id"])
+    plays = 0
+    gone: list[tuple[FakeUser, int]] = []  # (person, card played in the page)
+    while not (st := state(store, chat_id)).is_terminal():
+        who = seat_user[st.current]
+        page = pages[who.id]
+        # the DM agrees by the person's next turn (its new message): the cards they
+        # played in the page left the hand message's buttons
+        for user, played in [g for g in gone if g[0] is who]:
+            await fake.wait_for(
+                card_gone(fake, user, played),
+                WAIT,
+                message="the DM without the card played in the Mini App",
+            )
+            gone.remove((user, played))
+        await move_shown(page, version(store, chat_id))
+        # exactly the legal cards are tappable, on the turn's page alone
+        assert await page.locator("#hand .playable").count() == len(st.legal_actions())
+        other = pages[seat_user[1 - st.current].id]
+        assert await other.locator("#hand .playable").count() == 0
+        if plays == 2:
+            await screenshot(page, "due-play")
+        card = await tap_in_page(page, store, chat_id, "#hand .playable", rng)
+        assert card in st.legal_actions()
+        if plays == 0:  # the same tap again (a double tap): refused, no change
+            token = await session(bot, who, tid)
+            before = store.snapshot(chat_id)
+            body = {"hand_index": st.hand_index, "stamp": 0, "action": card}
+            status, answer = await api_act(bot, token, tid, body)
+            assert status == 200 and not answer["ok"] and answer["text"], answer
+            # as the page sends it, with the ply it was made on: "already played",
+            # quietly (issue 37 point 10), whatever card it names
+            for again in (card, *st.hands[st.current]):
+                body = {**body, "action": again, "ply": len(st.actions)}
+                status, answer = await api_act(bot, token, tid, body)
+                assert status == 200 and answer["moved_on"], answer
+                assert not answer["ok"], answer
+            assert store.snapshot(chat_id) == before
+        plays += 1
+        now = version(store, chat_id)
+        for p in pages.values():  # stored, then shown on every page
+            await move_shown(p, now)
+        gone.append((who, card))
+    for user, played in gone:  # ... and the hand's end shows in every DM
+        await fake.wait_for(card_gone(fake, user, played), WAIT)
+    return plays
+
+
 async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> None:
     rng = random.Random(16)
     async with asyncio.timeout(150), telegram() as fake:
@@ -162,8 +246,9 @@ async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> Non
             await start_table(fake, group, ann)
             tid = int(store.table(group.id)["table_id"])
             # the group's table message opens the Mini App: a direct link, routed by table
-            link = f"https://t.me/{BOT_NAME}/{SHORT_NAME}?startapp=t{tid}"
+            link = f"https://t.me/{BOT_NAME}/{SHORT_NAME}?startapp={table_param(tid)}"
             assert link in [b.url for b in table_message(fake, group).buttons]
+            assert table_param(tid).startswith(f"t{tid}_") and len(table_param(tid)) > 20
             seat_user = {0: ann, 1: bob}  # join order
             async with chromium() as browser:
                 pages = {u.id: (await open_page(browser, bot, u, tid))[1] for u in (ann, bob)}
@@ -179,52 +264,35 @@ async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> Non
                 assert await ann_page.locator("img").count() == 0
                 assert await bob_page.evaluate("document.documentElement.lang") == "en"
 
-                plays = 0
-                gone: list[tuple[FakeUser, int]] = []  # (person, card played in the page)
-                while not (st := state(store, group.id)).is_terminal():
-                    who = seat_user[st.current]
-                    page = pages[who.id]
-                    for user, played in [g for g in gone if g[0] is who]:
-                        await fake.wait_for(
-                            card_gone(fake, user, played),
-                            WAIT,
-                            message="the DM without the card played in the Mini App",
+                # RULES.md §4.1: a 60-60 hand is void and replayed (about 2 % of random
+                # hands): the match goes on, in the page, until its one ledger write
+                plays = hands = 0
+                while store.table(group.id)["status"] != "finished":
+                    if hands:  # the void hand's end is on show: its "next hand", in the page
+                        assert state(store, group.id).result().void
+                        before = version(store, group.id)
+                        await ann_page.click("#next-hand")
+                        await ann_page.wait_for_function(
+                            "(n) => Number(document.getElementById('table').dataset.move) > n",
+                            arg=before,
+                            timeout=WAIT * 1000,
                         )
-                        gone.remove((user, played))
-                    await move_shown(page, version(store, group.id))
-                    # exactly the legal cards are tappable, on the turn's page alone
-                    assert await page.locator("#hand .playable").count() == len(st.legal_actions())
-                    other = pages[seat_user[1 - st.current].id]
-                    assert await other.locator("#hand .playable").count() == 0
-                    if plays == 2:
-                        await screenshot(page, "due-play")
-                    card = await tap_in_page(page, store, group.id, "#hand .playable", rng)
-                    assert card in st.legal_actions()
-                    if plays == 0:  # the same tap again (a double tap): refused, no change
-                        token = await session(bot, who, tid)
-                        before = store.snapshot(group.id)
-                        body = {"hand_index": st.hand_index, "stamp": 0, "action": card}
-                        status, answer = await api_act(bot, token, tid, body)
-                        assert status == 200 and not answer["ok"] and answer["text"], answer
-                        assert store.snapshot(group.id) == before
-                    plays += 1
-                    now = version(store, group.id)
-                    for p in pages.values():  # stored, then shown on every page ...
-                        await move_shown(p, now)
-                    # ... and the DM agrees by their next turn, or the hand's end: the card
-                    # left the hand message's buttons
-                    gone.append((who, card))
-                assert plays == 40
-                for user, played in gone:  # the hand's end shows in every DM
-                    await fake.wait_for(card_gone(fake, user, played), WAIT)
+                    plays += await play_due_hand(bot, store, group.id, pages, seat_user, rng)
+                    hands += 1
+                    final = version(store, group.id)
+                    for page in pages.values():
+                        await move_shown(page, final)
+                        # the last trick on show, then the end of the hand
+                        await page.wait_for_selector(
+                            "#result", state="visible", timeout=WAIT * 1000
+                        )
+                        assert (await page.inner_text("#result")).strip()
+                assert plays == 40 * hands
                 # every move was the seat's own person's, made in the Mini App
                 moves = store.moves(tid)
-                assert len(moves) == 40
+                assert len(moves) == plays
                 assert all(user == seat_user[seat].id for _, _, seat, _, user in moves)
-                final = version(store, group.id)
                 for page in pages.values():
-                    await move_shown(page, final)
-                    assert (await page.inner_text("#result")).strip()
                     haptics = await page.evaluate("window.__tg.map((c) => c[0])")
                     assert "impact" in haptics and "notification" not in haptics
                 await screenshot(ann_page, "due-over")
@@ -279,11 +347,8 @@ async def test_chiamata_five_browsers_and_dm_buttons_with_a_spectator(tmp_path: 
                             shots += 1
                         # the auction in the page: Ann calls a rank once, then passes; a
                         # caller names the first suit offered
-                        choices = page.locator("#choices [data-action]")
-                        actions = [
-                            int(await choices.nth(i).get_attribute("data-action") or -1)
-                            for i in range(await choices.count())
-                        ]
+                        await page.wait_for_selector("#app.live", timeout=WAIT * 1000)
+                        actions = sorted(await offered(page))
                         assert set(actions) == set(st.legal_actions()), actions
                         if st.phase == "auction":
                             want = (
@@ -348,7 +413,11 @@ async def record_stream(
     token = await session(bot, user, table_id)
     async with (
         httpx.AsyncClient(base_url=bot.url, timeout=None) as client,
-        client.stream("GET", f"/api/tables/{table_id}/events", params={"token": token}) as r,
+        client.stream(
+            "GET",
+            f"/api/tables/{table_id}/events",
+            params={"token": token, "k": table_key(table_id)},
+        ) as r,
     ):
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("text/event-stream")
@@ -404,6 +473,7 @@ async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
                 bad = {
                     "another bot's": signed_init_data(ann, tid, token="1111:other-bot"),
                     "stale": signed_init_data(ann, tid, age=3 * 86400),
+                    "an hour old": signed_init_data(ann, tid, age=3700),
                     "altered": signed_init_data(mallory, tid).replace("1803", "1801"),
                     "garbage": "user=%7B%7D&hash=00",
                 }
@@ -425,9 +495,39 @@ async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
                     assert r.status_code == 401
                 r = await client.get(f"/api/tables/{tid}/events", params={"token": "x.y"})
                 assert r.status_code == 401
-                # a real session of someone not seated: the spectator's view, no move
+                r = await client.post(
+                    "/api/session", json={"init_data": signed_init_data(ann, tid, age=3500)}
+                )
+                assert r.status_code == 200  # signed within the hour
+                # issue 37 point 8: a genuine session, but neither the table's key (the link's)
+                # nor a seat: nothing, whether the table exists or not (ids count from 1)
                 token = await session(bot, mallory, tid)
-                auth = {"Authorization": f"Bearer {token}"}
+                bare = {"Authorization": f"Bearer {token}"}
+                for probe in range(1, 21):
+                    r = await client.get(f"/api/tables/{probe}/state", headers=bare)
+                    assert r.status_code == 403, (probe, r.status_code)
+                r = await client.get(f"/api/tables/{tid}/events", params={"token": token})
+                assert r.status_code == 403
+                body = {"hand_index": 0, "stamp": 0, "action": 1}
+                r = await client.post(f"/api/tables/{tid}/act", json=body, headers=bare)
+                assert r.status_code == 403
+                wrong = {**bare, "X-Table-Key": table_key(tid + 1)}  # another table's key
+                assert (
+                    await client.get(f"/api/tables/{tid}/state", headers=wrong)
+                ).status_code == 403
+                # a seat is enough without the key
+                seated = {"Authorization": f"Bearer {await session(bot, ann, tid)}"}
+                r = await client.get(f"/api/tables/{tid}/state", headers=seated)
+                assert r.status_code == 200 and r.json()["me"] == 0
+                # the session is renewed with its token, not with a new initData
+                r = await client.post("/api/session/renew", headers=seated)
+                assert r.status_code == 200 and r.json()["user_id"] == ann.id
+                r = await client.post(
+                    "/api/session/renew", headers=wrong | {"Authorization": "Bearer x.y"}
+                )
+                assert r.status_code == 401
+                # with the key: the spectator's view, no move
+                auth = {**bare, "X-Table-Key": table_key(tid)}
                 r = await client.get(f"/api/tables/{tid}/state", headers=auth)
                 assert r.status_code == 200 and r.json()["me"] == -1 and r.json()["hand"] == []
                 st = state(store, group.id)
@@ -445,7 +545,18 @@ async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
                     r = await client.post(f"/api/tables/{tid}/act", json=junk, headers=auth)
                     assert r.status_code == 400
                 r = await client.get("/api/tables/999999/state", headers=auth)
+                assert r.status_code == 403
+                r = await client.get(
+                    "/api/tables/999999/state", headers={**bare, "X-Table-Key": table_key(999999)}
+                )
                 assert r.status_code == 404
+                # sessions are rate limited: a burst, then 429 with a time to wait
+                flood = signed_init_data(fake.user(1804, "Flood"), tid)
+                codes = [
+                    (await client.post("/api/session", json={"init_data": flood})).status_code
+                    for _ in range(12)
+                ]
+                assert codes[:10] == [200] * 10 and codes[10:] == [429, 429], codes
             assert store.snapshot(group.id) == before
             # the page with a forged initData: refused, it shows no table
             async with chromium() as browser:
@@ -459,6 +570,20 @@ async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
                 await screenshot(page, "refused")
                 assert await sse_payloads(page) == []
                 assert await page.locator("#hand .playable").count() == 0
+                # an outsider's genuine initData, the table's id without its key: refused
+                _, page = await open_page(
+                    browser,
+                    bot,
+                    mallory,
+                    tid,
+                    init_data=signed_init_data(mallory, None),
+                    param=f"t{tid}",
+                )
+                await page.wait_for_selector("#fatal", state="visible", timeout=WAIT * 1000)
+                await screenshot(page, "refused-outsider")
+                assert await sse_payloads(page) == []
+                assert "Mallory" not in await page.inner_text("body")
+                assert "Ann" not in await page.inner_text("body")
             assert await bot.stop() == 0
             bot.check_logs()
         assert page_errors() == []
@@ -476,6 +601,9 @@ async def test_page_reconnects_to_a_restarted_bot(tmp_path: Path) -> None:
                 await move_shown(page, version(store, group.id))
                 assert await bot.stop() == 0  # the page's stream is ended cleanly
                 await page.wait_for_selector("#conn", state="visible", timeout=WAIT * 1000)
+                # issue 37 point 10: while the bot is away nothing glows playable or answers
+                assert await page.locator("#app.offline").count() == 1
+                assert await page.locator("#app.live, #hand.armed").count() == 0
                 # meanwhile the moves stored before are what the restarted bot shows
                 await bot.start()
                 for _ in range(6):  # both players move, Ann in the page, Bob in the DM
@@ -541,7 +669,7 @@ async def test_webhook_mode_serves_updates_and_the_mini_app_on_one_port(tmp_path
                     "/api/session", json={"init_data": signed_init_data(ann, tid)}
                 )
                 token = r.json()["token"]
-                auth = {"Authorization": f"Bearer {token}"}
+                auth = {"Authorization": f"Bearer {token}", "X-Table-Key": table_key(tid)}
                 played: int | None = None  # Ann's card played through the API
                 for _ in range(4):
                     st = state(store, group.id)
@@ -554,7 +682,7 @@ async def test_webhook_mode_serves_updates_and_the_mini_app_on_one_port(tmp_path
                         card = rng.choice(snap["playable"])
                         body = {"hand_index": snap["hand_index"], "stamp": 0, "action": card}
                         r = await client.post(f"/api/tables/{tid}/act", json=body, headers=auth)
-                        assert r.json() == {"ok": True, "text": OK}
+                        assert r.json()["ok"] and r.json()["text"] == OK
                         played = card
                     else:
                         await tap_in_dm(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from typing import Any
 
@@ -19,8 +20,16 @@ from hypothesis import strategies as st
 
 from bot.engine import SPECTATOR, VARIANTS, Options, observe
 from bot.engine import actions as A
-from bot.table.table import Table
-from bot.webapp.auth import AuthError, Tokens, Viewer, check_init_data, sign_init_data
+from bot.table.table import Table, TableError
+from bot.webapp.auth import (
+    AuthError,
+    RateLimit,
+    TableKeys,
+    Tokens,
+    Viewer,
+    check_init_data,
+    sign_init_data,
+)
 from bot.webapp.snapshot import snapshot, viewer_seat
 from tests.support.tables import CONFIGS, NAMES, new_table
 
@@ -288,3 +297,236 @@ async def test_hub_sends_each_page_its_own_view_and_polls_other_workers() -> Non
     await hub.close()
     assert await seated.next(1.0) is None and seated.closed
     await asyncio.sleep(0)
+
+
+# ---------------------------------------------------------------------- issue 37
+
+
+def test_a_table_is_opened_by_an_unguessable_key() -> None:
+    """Point 8: the link's start parameter is the table id with an HMAC of it under a secret
+    derived from the bot token: 132 bits, another for every table and every bot."""
+    keys = TableKeys(TOKEN)
+    param = keys.param(12)
+    tid, _, key = param.partition("_")
+    assert tid == "t12" and len(key) == 22 and re.fullmatch(r"[A-Za-z0-9_-]+", key)
+    assert len(param) <= 64  # Telegram allows 512 characters, A-Z a-z 0-9 _ -
+    assert keys.check(12, key)
+    assert not keys.check(13, key) and not keys.check(12, key[:-1] + "A" * (key[-1] != "A"))
+    assert not keys.check(12, "") and not keys.check(12, key + "x")
+    assert TableKeys("1111:other").key(12) != key
+    assert len({keys.key(i) for i in range(1, 2001)}) == 2000
+
+
+@pytest.mark.parametrize(("age", "ok"), [(0, True), (3500, True), (3700, False), (86000, False)])
+def test_init_data_older_than_an_hour_opens_no_session(age: int, ok: bool) -> None:
+    raw = sign_init_data(init_data(auth_date=str(int(time.time()) - age)), TOKEN)
+    if ok:
+        assert check_init_data(raw, TOKEN).auth_date == int(time.time()) - age
+    else:
+        with pytest.raises(AuthError):
+            check_init_data(raw, TOKEN)
+
+
+def test_a_session_is_renewed_by_its_token_for_a_day() -> None:
+    tokens = Tokens(TOKEN, lifetime=3600)
+    viewer = Viewer(42, "Ann", "it", auth_date=1_000_000)
+    token, _ = tokens.issue(viewer, now=1_000_100.0)
+    again, token2, expires = tokens.renew(token, now=1_003_000.0)
+    assert again == viewer and again.auth_date == 1_000_000 and expires == 1_006_600
+    _, token3, _ = tokens.renew(token2, now=1_006_000.0)  # on and on, within the day
+    assert tokens.check(token3, now=1_008_000.0).auth_date == 1_000_000
+    late = tokens.issue(viewer, now=1_000_000.0 + 86_000)[0]
+    with pytest.raises(AuthError):  # a day after Telegram signed the initData: no more
+        tokens.renew(late, now=1_000_000.0 + 86_500)
+    with pytest.raises(AuthError):  # an expired token renews nothing
+        tokens.renew(token, now=1_004_000.0)
+
+
+def test_rate_limit_lets_a_burst_through_then_one_at_a_time() -> None:
+    limit = RateLimit(3, 2.0, keys=2)
+    assert [limit.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert limit.take("a", now=0.0) == pytest.approx(2.0)
+    assert limit.take("a", now=1.0) == pytest.approx(1.0)  # half a token came back
+    assert limit.take("a", now=2.0) == 0.0
+    assert limit.take("b", now=2.0) == 0.0  # another key has its own bucket
+    limit.take("c", now=2.0)  # a third key: the least recent one ("a") is forgotten
+    assert limit.take("a", now=2.0) == 0.0
+
+
+def test_a_tap_made_for_a_ply_the_hand_moved_past_is_refused_quietly() -> None:
+    """Point 2: a move names the ply it was made on; once the hand moved on, whatever it
+    names (a card still held, a seat whose turn it is again), it is `err_moved_on`."""
+    table = new_table("due", {}, "it", "ply")
+    hand = table.hand
+    assert hand is not None
+    seat = hand.current
+    user = table.seats[seat].user_id
+    assert user is not None
+    ply = table.ply()
+    card = hand.legal_actions()[0]
+    assert table.check_action(user, hand.hand_index, 0, card, ply) == seat
+    table.apply(seat, card)
+    other = hand.current
+    table.apply(other, hand.legal_actions()[0])
+    if hand.current == seat:  # their turn again, the same card gone, others held
+        for again in hand.legal_actions():
+            with pytest.raises(TableError) as err:
+                table.check_action(user, hand.hand_index, 0, again, ply)
+            assert err.value.key == "err_moved_on"
+            assert table.check_action(user, hand.hand_index, 0, again, table.ply()) == seat
+    with pytest.raises(TableError) as err:
+        table.check_action(user, hand.hand_index + 1, 0, card, table.ply())
+    assert err.value.key == "err_moved_on"
+
+
+def test_snapshot_draws_the_briscola_once_and_shows_the_trick_count() -> None:
+    """Point 5 (§3.4): the turned card lies on the table until someone draws it; then the
+    table has only its suit. The snapshot counts the tricks done and the ply, which the page
+    uses to show a completed trick and to name the turn a tap was made for."""
+    table = new_table("due", {}, "it", "turned")
+    hand = table.hand
+    assert hand is not None
+    rng = random.Random(5)
+    seen_drawn = False
+    while not hand.is_terminal():
+        snap = snapshot(table, 0, "it")
+        assert snap["ply"] == len(hand.actions) and snap["tricks_done"] == len(hand.tricks)
+        assert snap["briscola"]["suit"] == hand.briscola
+        if hand.turned_to < 0:
+            assert snap["turned"]["id"] == hand.turned
+        else:
+            seen_drawn = True
+            assert snap["turned"] is None
+            ids = [c["id"] for c in snap["hand"]]
+            assert ids.count(hand.turned) == int(hand.turned in hand.hands[0])
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    assert seen_drawn
+
+
+def test_snapshot_offers_the_overbid_as_values() -> None:
+    table = new_table("chiamata", {}, "it", "overbid")
+    hand = table.hand
+    assert hand is not None
+    table.apply(hand.current, A.CALL_RANK + 2)  # the Two
+    snap = snapshot(table, hand.current, "it")
+    points = [c for c in snap["choices"] if c["kind"] == "points"]
+    assert [c["value"] for c in points] == list(range(62, 121))
+    assert all(c["action"] == A.BID_POINTS + c["value"] for c in points)
+    assert points[0]["label"] == "Due a 62"
+    ranks = snapshot(new_table("chiamata", {}, "en", "ranks"), 0, "en")
+    for c in ranks["choices"]:
+        if c["kind"] == "bid":
+            assert len(c["short"]) < len(c["label"])  # "King" in a small button
+
+
+@pytest.mark.parametrize("variant", ["due", "quattro", "chiamata"])
+def test_end_of_hand_snapshot_is_a_table_with_the_standing(variant: str) -> None:
+    """Point 9: per player the role, the card points and what the hand gave them; the
+    match's standing labelled by its kind and target."""
+    table = new_table(variant, {}, "it", f"end:{variant}")
+    hand = table.hand
+    assert hand is not None
+    rng = random.Random(9)
+    while not hand.is_terminal():
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    table.finish_hand()
+    res = hand.result()
+    for seat in (SPECTATOR, 0):
+        snap = snapshot(table, seat, "it")
+        out = snap["outcome"]
+        assert out["headline"]
+        rows = out["rows"]
+        assert [r["seat"] for r in rows] == list(range(table.n_players))
+        assert [r["points"] for r in rows] == list(res.card_points)
+        assert sum(r["points"] for r in rows) == 120
+        st = snap["standing"]
+        if variant == "chiamata":
+            assert [r["delta"] for r in rows] == list(res.deltas)
+            assert sum(r["delta"] for r in rows) == 0
+            assert {r["role"] for r in rows} <= {"caller", "socio", "other"}
+            assert st["kind"] == "score" and st["target"] == 11
+            assert [r["value"] for r in st["rows"]] == list(res.deltas)
+        else:
+            assert st["kind"] == "hands" and st["target"] == 3
+            won = [r for r in rows if r["won"]]
+            assert won and all(r["delta"] == 1 for r in won)
+            assert sum(r["value"] for r in st["rows"]) == 1
+        if variant == "quattro":
+            assert {r["role"] for r in rows} == {"team:A", "team:B"}
+            assert [len(r["seats"]) for r in st["rows"]] == [2, 2]
+
+
+async def test_hub_knows_whether_a_visible_page_is_connected() -> None:
+    """Issue 39's interface: per (table, user), whether a page of theirs is open and
+    visible now; told to whoever registered, once per change."""
+    import asyncio
+
+    from bot.webapp.hub import LiveHub
+
+    table = new_table("due", {}, "it", "visible")
+    hub = LiveHub(lease=0.2)
+    changes: list[tuple[int, int, bool]] = []
+
+    def broken(t: int, u: int, v: bool) -> None:
+        raise RuntimeError("a callback's failure stays its own")
+
+    hub.on_visibility(broken)
+    stop = hub.on_visibility(lambda t, u, v: changes.append((t, u, v)))
+    tid, ann = table.table_id, 7_000_000_000
+    first = hub.open(table, Viewer(ann, "A", "it"), "it", "p1", visible=True)
+    assert hub.visible(tid, ann) and changes == [(tid, ann, True)]
+    second = hub.open(table, Viewer(ann, "A", "it"), "it", "p2", visible=False)
+    assert not hub.report(tid, ann, "nope", True)  # no such page here
+    assert not hub.report(tid, 5, "p2", True)  # someone else's page
+    assert hub.report(tid, ann, "p2", True)
+    assert hub.report(tid, ann, "p1", False)
+    assert hub.visible(tid, ann) and changes == [(tid, ann, True)]  # p2 still looks
+    hub.leave(second)  # its stream closed
+    assert not hub.visible(tid, ann) and changes[-1] == (tid, ann, False)
+    assert hub.report(tid, ann, "p1", True)
+    await asyncio.sleep(0.35)  # no heartbeat within the lease
+    assert not hub.visible(tid, ann) and changes[-1] == (tid, ann, False)
+    hub.report(tid, ann, "p1", True)
+    assert not hub.visible(tid, 5) and not hub.visible(tid + 1, ann)
+    await hub.close()  # the bot stops: nobody looks any more
+    assert not hub.visible(tid, ann) and changes[-1] == (tid, ann, False)
+    assert [v for _, _, v in changes] == [True, False, True, False, True, False]
+    stop()
+    assert first.closed
+
+
+async def test_static_files_are_compressed_versioned_and_cached() -> None:
+    """The page names each file with its version; a versioned file is cached for a year,
+    gzip-compressed when the browser accepts it; 304 for a file the browser has; a favicon."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from bot.webapp.hub import LiveHub
+    from bot.webapp.server import MiniApp
+
+    app = web.Application()
+    MiniApp(lambda: None, TOKEN, LiveHub()).add_routes(app)
+    async with TestClient(TestServer(app)) as client:
+        page = await client.get("/app/", headers={"Accept-Encoding": "gzip"})
+        assert page.status == 200 and page.headers["Content-Encoding"] == "gzip"
+        assert page.headers["Cache-Control"] == "no-cache"
+        html_text = await page.text()
+        assert "telegram-web-app.js" in html_text
+        versions = dict(re.findall(r"static/([a-z]+\.[a-z]+)\?v=([0-9a-f]{12})", html_text))
+        assert set(versions) == {"app.js", "app.css", "favicon.svg"}
+        total = 0
+        for name, v in versions.items():
+            r = await client.get(f"/app/static/{name}?v={v}", headers={"Accept-Encoding": "gzip"})
+            assert r.status == 200 and r.headers["Content-Encoding"] == "gzip"
+            assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+            assert r.headers["ETag"] == f'"{v}"'
+            total += int(r.headers["Content-Length"])
+            plain_r = await client.get(f"/app/static/{name}", headers={"Accept-Encoding": ""})
+            assert "Content-Encoding" not in plain_r.headers
+            assert plain_r.headers["Cache-Control"] == "no-cache"
+            assert int(plain_r.headers["Content-Length"]) > int(r.headers["Content-Length"])
+            again = await client.get(f"/app/static/{name}", headers={"If-None-Match": f'"{v}"'})
+            assert again.status == 304
+        assert total < 40_000  # the whole page, compressed
+        assert (await client.get("/favicon.ico")).status == 200
+        assert (await client.get("/app/static/nope.js")).status == 404

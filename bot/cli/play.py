@@ -230,6 +230,22 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     add_budget_argument(p)
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default: 0)")
     p.add_argument("--lang", default="it", choices=LANGS, help="language (default: it)")
+    web = p.add_argument_group(
+        "the Mini App's page instead of the terminal (no Telegram, no token: localhost)"
+    )
+    web.add_argument(
+        "--web",
+        action="store_true",
+        help="serve the Mini App's table on 127.0.0.1 (you sit at seat 0; the deal is random)",
+    )
+    web.add_argument("--port", type=int, default=8765, help="with --web: port (default: 8765)")
+    web.add_argument(
+        "--delay",
+        type=float,
+        default=0.6,
+        help="with --web: seconds a computer waits before its move (default: 0.6)",
+    )
+    web.add_argument("--open", action="store_true", help="with --web: open it in the browser")
     p.set_defaults(func=main_play)
 
 
@@ -254,6 +270,8 @@ def main_play(args: argparse.Namespace) -> int:
         return cli_error("play", f"--seat must be between 0 and {n - 1} in {args.variant}")
     if budget is not None:
         configure(budget=budget)
+    if getattr(args, "web", False):
+        return _main_web(args, options, seat)
     seed: int = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     return run_play(
         args.variant,
@@ -264,3 +282,25 @@ def main_play(args: argparse.Namespace) -> int:
         lang=args.lang,
         input_fn=lambda prompt: input(prompt),  # looked up at call time
     )
+
+
+def _main_web(args: argparse.Namespace, options: dict[str, str], seat: int) -> int:
+    """`--web`: the Mini App's page on localhost (`bot.cli.web`)."""
+    from bot.cli.web import WebGame, run_web
+
+    if seat != 0:
+        return cli_error("play", "--web seats you at seat 0: leave --seat out")
+    if args.seed is not None:
+        return cli_error("play", "--web deals at random: leave --seed out")
+    if not 0 <= args.port <= 65535 or not 0 <= args.delay <= 60:
+        return cli_error("play", "--port is 0..65535 (0: any free port), --delay 0..60 seconds")
+    game = WebGame(
+        variant=args.variant,
+        options=options,
+        level=args.players,
+        lang=args.lang,
+        port=args.port,
+        delay=args.delay,
+        open_browser=args.open,
+    )
+    return run_web(game)

@@ -130,6 +130,7 @@ class ServiceCore:
         # group's table message links to it (`miniapp_link`)
         self.live: Live | None = None
         self.miniapp_short_name: str | None = None
+        self.miniapp_param: Callable[[int], str] = lambda table_id: f"t{table_id}"
 
     def _lock(self, table_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
@@ -218,7 +219,8 @@ class ServiceCore:
         """The Mini App's direct link opening this table, when there is a Mini App."""
         if not self.miniapp_short_name:
             return None
-        return f"https://t.me/{self.bot_username}/{self.miniapp_short_name}?startapp=t{table_id}"
+        param = self.miniapp_param(table_id)  # `bot.webapp.auth.TableKeys`: id and key
+        return f"https://t.me/{self.bot_username}/{self.miniapp_short_name}?startapp={param}"
 
     def table_content(self, table: Table, lang: str) -> Rendered:
         """The group's table message (with the Mini App's button while the match is on)."""

@@ -27,8 +27,16 @@ class Play(ServiceCore):
     """Moves, written before they are shown; the computer players."""
 
     async def act(
-        self, person: Person, table_id: int, hand_index: int, stamp: int, action: int
+        self,
+        person: Person,
+        table_id: int,
+        hand_index: int,
+        stamp: int,
+        action: int,
+        ply: int | None = None,
     ) -> Reply:
+        """A person's move (a DM button, or a Mini App tap, which names the `ply` it was
+        made on: `Table.check_action`)."""
         table = await self._known(table_id)
         if table is None:
             row = await self.db.get_table(table_id)
@@ -43,7 +51,7 @@ class Play(ServiceCore):
                     return Reply(t(self.default_lang, "err_hand_over"))
                 lang = self._lang_for(table, person.user_id)
                 try:
-                    seat = table.check_action(person.user_id, hand_index, stamp, action)
+                    seat = table.check_action(person.user_id, hand_index, stamp, action, ply)
                     table.seats[seat].timeouts = 0  # they act: the timeouts in a row restart
                     await self._move(table, seat, action, person.user_id)
                 except TableError as exc:

@@ -249,14 +249,25 @@ class Table:
 
     # ------------------------------------------------------------------ play
 
-    def check_action(self, user_id: int, hand_index: int, stamp: int, action: int) -> int:
+    def ply(self) -> int:
+        """The actions taken in this hand so far: what a move is made on. A Mini App tap
+        carries the ply its page showed, so that it cannot land on a later turn."""
+        return len(self.hand.actions) if self.hand is not None else 0
+
+    def check_action(
+        self, user_id: int, hand_index: int, stamp: int, action: int, ply: int | None = None
+    ) -> int:
         """The seat that may take `action` now, or TableError saying why not. Buttons carry
-        the hand index (card buttons) and the turn's start (bid buttons)."""
+        the hand index (card buttons) and the turn's start (bid buttons); a Mini App tap also
+        the ply it was made on (`ply`): once the hand has moved past it the tap is refused as
+        `err_moved_on` (a tap that lost a race, or a double tap), whose turn it is now aside."""
         if self.status != PLAYING or self.hand is None:
             raise TableError("err_hand_over")
         seat = self.seat_of(user_id)
         if seat is None:
             raise TableError("err_not_your_table")
+        if ply is not None and (hand_index != self.hand.hand_index or ply != self.ply()):
+            raise TableError("err_moved_on")
         if hand_index != self.hand.hand_index or self.hand.is_terminal():
             raise TableError("err_hand_over")
         if self.seats[seat].is_bot:  # the computer plays the seat until they take it back

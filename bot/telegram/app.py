@@ -29,6 +29,7 @@ from bot.telegram.admins import AdminCache, AdminUnknown
 from bot.telegram.context import CONTEXT_TYPES, BotContext, BotData
 from bot.telegram.outbox import Notes, TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter
+from bot.webapp.auth import TableKeys
 from bot.webapp.hub import LiveHub
 from bot.webapp.server import MiniApp, WebServer
 from storage import Database
@@ -242,9 +243,11 @@ def _open_miniapp(
     """The Mini App's live pages hear of every render; the group's table message links to
     it once it has a short name."""
     data: BotData = application.bot_data
-    data.hub = hub = LiveHub()
+    keys = TableKeys(settings.bot_token.get_secret_value() if settings.bot_token else "")
+    data.hub = hub = LiveHub(table_param=keys.param)
     service.live = hub
     service.miniapp_short_name = settings.miniapp_short_name
+    service.miniapp_param = keys.param  # the link's unguessable start parameter
     if settings.miniapp_short_name is None:
         log.warning("PUBLIC_URL without MINIAPP_SHORT_NAME: the group gets no Mini App button")
     log.info("the Mini App's page: %s (BotFather: /newapp)", settings.miniapp_url())
@@ -269,7 +272,9 @@ def web_application(
         webhook.add_routes(app)
     data: BotData = application.bot_data
     if data.hub is not None and settings.bot_token is not None:
-        MiniApp(application, settings.bot_token.get_secret_value(), data.hub).add_routes(app)
+        MiniApp(
+            lambda: application.bot_data.service, settings.bot_token.get_secret_value(), data.hub
+        ).add_routes(app)
     return app
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from typing import Any
 
 from bot.engine import SPECTATOR, Observation, observe
 from bot.engine import actions as A
 from bot.engine.cards import Deck
-from bot.i18n import t, variant_name
+from bot.i18n import join_names, t, variant_name
 from bot.i18n.words import action_label, bid_label, card_name, suit_name
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
 from bot.telegram import render
@@ -27,11 +28,15 @@ _TAG = re.compile(r"<[^>]*>")
 # The corner of a card: 40 cards by Italian number, 32 cards by rank index (A T K Q J 9 8 7)
 _FIGURES = {
     ("it", False): {1: "A", 8: "F", 9: "C", 10: "R"},
-    ("en", False): {1: "A", 8: "J", 9: "N", 10: "K"},
+    ("en", False): {1: "A", 8: "J", 9: "Kn", 10: "K"},
     ("it", True): {1: "A", 8: "J", 9: "Q", 10: "K"},
     ("en", True): {1: "A", 8: "J", 9: "Q", 10: "K"},
 }
 _RANKS32 = ("A", "10", "K", "Q", "J", "9", "8", "7")
+# The figure drawn in the middle of a face card (the page draws each one)
+_FACES = {False: {8: "jack", 9: "knight", 10: "king"}, True: {8: "jack", 9: "queen", 10: "king"}}
+_FACES32 = {2: "king", 3: "queen", 4: "jack"}
+TRICK_SHOWN_MS = 1200  # the page shows a completed trick this long before it goes
 
 
 def plain(markup: str) -> str:
@@ -52,11 +57,18 @@ class Cards:
             return _RANKS32[number]
         return self._figures.get(number, str(number))
 
+    def face(self, card: int) -> str | None:
+        number = self.deck.number[card]
+        if self.deck.size == 32:
+            return _FACES32.get(number)
+        return _FACES[self.french].get(number)
+
     def __call__(self, card: int) -> dict[str, Any]:
         return {
             "id": card,
             "r": self.corner(card),
             "s": self.deck.suit[card],
+            "f": self.face(card),
             "name": card_name(card, self.deck, self.lang, french=self.french),
         }
 
@@ -79,8 +91,11 @@ def viewer_seat(table: Table, user_id: int | None) -> int:
     return seat
 
 
-def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
-    """The table as `seat` (or SPECTATOR) sees it now, in `lang`."""
+def snapshot(
+    table: Table, seat: int, lang: str, table_param: Callable[[int], str] | None = None
+) -> dict[str, Any]:
+    """The table as `seat` (or SPECTATOR) sees it now, in `lang`. `table_param`: a table's
+    start parameter (its link), for the rematch a finished match opened."""
     names = [render.seat_name(table, s, lang) for s in range(len(table.seats))]
     out: dict[str, Any] = {
         "table_id": table.table_id,
@@ -93,6 +108,7 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
         "seats": [
             {
                 "name": names[s],
+                "short": _short_name(table, s),
                 "bot": table.seats[s].is_bot,
                 "away": table.seats[s].is_bot and table.seats[s].user_id is not None,
                 "turn": False,
@@ -106,8 +122,12 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
             }
             for s in range(len(table.seats))
         ],
+        "n_players": table.n_players,
         "phase": None,
         "hand_index": 0,
+        "ply": table.ply(),
+        "tricks_done": 0,
+        "trick_ms": TRICK_SHOWN_MS,
         "card_stamp": 0,
         "current": -1,
         "briscola": None,
@@ -123,14 +143,23 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
         "visible_hands": [],
         "auction": None,
         "points": None,
-        "score": None,
+        "standing": None,
+        "outcome": None,
         "result": [],
         "can_next": False,
+        "can_start": False,
+        "can_rematch": False,
+        "rematch": None,
         "message": "",
     }
     hand = table.hand
     if table.status == LOBBY:
         out["message"] = plain(t(lang, "miniapp_lobby"))
+        out["can_start"] = (
+            seat >= 0
+            and table.seats[seat].user_id == table.creator_id
+            and len(table.seats) == table.n_players
+        )
         return out
     if table.status == CANCELLED or hand is None:
         out["message"] = plain(render.closed_text(table, lang))
@@ -144,13 +173,16 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
     out.update(
         phase=str(obs.phase),
         hand_index=obs.hand_index,
+        tricks_done=len(obs.tricks),
         current=obs.current,
         briscola=(
             {"suit": obs.briscola, "name": suit_name(obs.briscola, lang, french=out["french"])}
             if obs.briscola >= 0
             else None
         ),
-        turned=cards.maybe(obs.turned),
+        # the turned card lies on the table until someone draws it (§3.4): then it is in a
+        # hand, and the table keeps only its suit
+        turned=cards.maybe(obs.turned) if obs.turned_to < 0 else None,
         talon=obs.talon_left,
         talon_next=cards.maybe(obs.talon_next),
         trick=[{"seat": s, "card": cards(c)} for s, c in obs.trick],
@@ -163,6 +195,7 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
         out["last_trick"] = {
             "plays": [{"seat": s, "card": cards(c)} for s, c in last.plays],
             "winner": last.winner,
+            # §3.7: a trick's points only where card points may be shown
             "points": last.points if obs.rules.show_points or hand.is_terminal() else None,
         }
     if obs.rules.chiamata:
@@ -172,8 +205,7 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
     elif obs.my_points is not None and seat >= 0:
         key = "pm_side_points" if obs.teammates else "pm_my_points"
         out["points"] = [{"label": plain(t(lang, key, n=obs.my_points)), "points": obs.my_points}]
-    if table.match is not None and table.match.counted_hands():
-        out["score"] = plain(render._pm_standing(table, names)) or None
+    out["standing"] = _standing(table, obs, names)
     if seat >= 0:
         _mine(out, table, obs, seat, lang, cards)
     if hand.is_terminal():
@@ -186,6 +218,7 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
         else:
             lines = []
         out["result"] = [plain(line) for line in lines]
+        out["outcome"] = _outcome(table, seat, names, lang)
         out["can_next"] = (
             seat >= 0
             and table.status == PLAYING
@@ -193,6 +226,12 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
             and not table.match.over
         )
         out["message"] = plain(t(lang, "miniapp_hand_over"))
+        if table.status == FINISHED:
+            out["can_rematch"] = table.rematch is None and (
+                seat >= 0 or table.creator_id in [s.user_id for s in table.seats]
+            )
+            if table.rematch is not None and table_param is not None:
+                out["rematch"] = {"table_id": table.rematch, "param": table_param(table.rematch)}
     elif seat >= 0 and obs.current == seat:
         if obs.phase != "play":
             out["message"] = plain(render._prompt(obs, lang))
@@ -200,6 +239,144 @@ def snapshot(table: Table, seat: int, lang: str) -> dict[str, Any]:
             out["message"] = plain(t(lang, "pm_your_lead" if not obs.trick else "pm_your_turn"))
     elif obs.current >= 0:
         out["message"] = plain(t(lang, "pm_turn_of", who=names[obs.current]))
+    return out
+
+
+def _short_name(table: Table, seat: int) -> str:
+    """A seat's name without a computer's level ("🤖 Ada"), for where room is short."""
+    s = table.seats[seat]
+    if s.user_id is None and s.level is not None and not s.name.startswith("🤖"):
+        return f"🤖 {s.name}"
+    return s.name
+
+
+def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any] | None:
+    """The match so far, as a table: one row per side (chiamata: per seat), its match score
+    and, where the rules show them (§3.7), this hand's card points."""
+    m = table.match
+    if m is None:
+        return None
+    rules = table.options.rules()
+    hand_points: list[int | None]
+    if rules.chiamata:
+        kind, target = "score", rules.target or None
+        groups = [[s] for s in range(rules.n_players)]
+        values = list(m.scores)
+    else:
+        fmt = rules.match
+        if fmt.startswith("points"):
+            kind, values, target = "points", list(m.side_points), int(fmt[len("points") :])
+        else:
+            kind, values = "hands", list(m.hands_won)
+            target = {"single": 1, "best3": 2, "best5": 3}.get(fmt)
+        groups = [
+            [s for s, x in enumerate(rules.side_of) if x == side] for side in range(rules.n_sides)
+        ]
+    if obs.all_points is not None:
+        all_points = obs.all_points
+        hand_points = [sum(all_points[s] for s in g) for g in groups]
+    else:
+        hand_points = [None] * len(groups)
+        if obs.my_points is not None and obs.seat >= 0:
+            mine = next(i for i, g in enumerate(groups) if obs.seat in g)
+            hand_points[mine] = obs.my_points
+    return {
+        "kind": kind,  # "hands" won, card "points" summed, chiamata "score" (§7.12)
+        "format": rules.match if not rules.chiamata else "target",
+        "target": target,
+        "hands": m.counted_hands(),
+        "rows": [
+            {
+                "label": " & ".join(names[s] for s in g),
+                "seats": g,
+                "value": values[i],
+                "hand_points": hand_points[i],
+            }
+            for i, g in enumerate(groups)
+        ],
+    }
+
+
+def _outcome(table: Table, seat: int, names: list[str], lang: str) -> dict[str, Any]:
+    """The end of a hand as a small table: per player the role, the card points and what
+    the hand gave them (chiamata: §7.12's score; else a hand won, or the points counted);
+    the headline, and at the match's end the winner and the ledger."""
+    hand = table.hand
+    assert hand is not None
+    res = hand.result()
+    rules = table.options.rules()
+    m = table.match
+    out: dict[str, Any] = {
+        "headline": "",
+        "void": res.void,
+        "redeal": res.redeal,
+        "rows": [],
+        "caller": "",
+        "cappotto": False,
+        "ledger": "",
+        "match_over": "",
+    }
+    if res.redeal:
+        out["headline"] = plain(t(lang, "pm_redeal" if seat >= 0 else "hand_redeal"))
+        return out
+    if rules.chiamata:
+        side_of = [0 if s in (hand.caller, hand.partner) else 1 for s in range(rules.n_players)]
+    else:
+        side_of = list(rules.side_of)
+    if res.void:
+        out["headline"] = plain(t(lang, "pm_void"))
+    elif seat >= 0:
+        out["headline"] = plain(
+            t(lang, "pm_won" if side_of[seat] in res.winning_sides else "pm_lost")
+        )
+    else:
+        side = res.winning_sides[0]
+        winners = [names[s] for s, x in enumerate(side_of) if x == side]
+        key = "side_won_many" if len(winners) > 1 else "side_won"
+        out["headline"] = plain(
+            t(lang, key, who=join_names(lang, winners), points=res.side_points[side])
+        )
+    points_kind = not rules.chiamata and rules.match.startswith("points")
+    for s in range(rules.n_players):
+        won = not res.void and side_of[s] in res.winning_sides
+        if rules.chiamata:
+            role = (
+                "caller"
+                if s == hand.caller
+                else ("socio" if s == hand.partner and not hand.carichi else "other")
+            )
+            delta = res.deltas[s]
+        else:
+            role = f"team:{'ABC'[side_of[s]]}" if rules.has_teams else ""
+            if res.void:
+                delta = 0
+            elif points_kind:
+                delta = res.side_points[side_of[s]]
+            else:
+                delta = int(won)
+        out["rows"].append(
+            {
+                "seat": s,
+                "name": names[s],
+                "role": role,
+                "points": res.card_points[s],
+                "side_points": res.side_points[side_of[s]],
+                "delta": delta,
+                "won": won,
+            }
+        )
+    if rules.chiamata and not res.void:
+        key = "caller_won" if res.winning_sides == (0,) else "caller_lost"
+        out["caller"] = plain(
+            t(lang, key, who=names[hand.caller], points=res.side_points[0], target=hand.target)
+        )
+        out["cappotto"] = res.cappotto
+    if seat >= 0 and rules.chiamata:
+        out["ledger"] = plain(render._pm_ledger(table, res.deltas, seat, lang))
+    if m is not None and m.over:
+        out["match_over"] = plain(render.match_over_line(table, lang))
+        if seat >= 0 and not rules.chiamata:
+            out["ledger"] = plain(render._pm_ledger(table, m.ledger_deltas(), seat, lang))
     return out
 
 
@@ -238,6 +415,8 @@ def _auction(
 def _kind(action: int) -> str:
     if A.BLIND <= action < A.CALL_RANK:
         return "blind"
+    if A.BID_POINTS <= action < A.PASS:
+        return "points"
     if action == A.PASS:
         return "pass"
     if action == A.CARICHI:
@@ -269,16 +448,22 @@ def _mine(
             continue
         kind = _kind(a)
         label = action_label(a, obs, lang)
+        short = label  # what a small button shows (the label is its accessible name)
         if kind == "suit":
             label = render._bid_text(a, obs, lang)
+            short = suit_name(a - A.NAME_SUIT, lang, french=out["french"]).capitalize()
+        elif kind == "bid":
+            short = bid_label(a, obs, lang)
         choices.append(
             {
                 "action": a,
                 "label": label,
+                "short": short,
                 "kind": kind,
                 "stamp": table.plays_by(seat) if kind == "blind" else stamp,
                 "card": cards(a - A.CALL_CARD) if kind == "call" else None,
                 "suit": a - A.NAME_SUIT if kind == "suit" else None,
+                "value": a - A.BID_POINTS if kind == "points" else None,
             }
         )
     out["choices"] = choices

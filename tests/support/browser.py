@@ -24,12 +24,12 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright
 
-from bot.webapp.auth import sign_init_data
+from bot.webapp.auth import TableKeys, sign_init_data
 from tests.support.bot_process import TOKEN, WAIT, BotProcess, free_port
 from tests.support.telegram import FakeTelegram, FakeUser
 
@@ -91,6 +91,15 @@ class MiniAppBot(BotProcess):
                 await asyncio.sleep(0.1)
 
 
+def table_param(table_id: int, token: str = TOKEN) -> str:
+    """The start parameter of the table's link (`t<id>_<key>`), as the bot writes it."""
+    return TableKeys(token).param(table_id)
+
+
+def table_key(table_id: int, token: str = TOKEN) -> str:
+    return TableKeys(token).key(table_id)
+
+
 def signed_init_data(
     user: FakeUser, table_id: int | None, *, age: float = 0.0, token: str = TOKEN
 ) -> str:
@@ -111,31 +120,61 @@ def signed_init_data(
         "chat_type": "supergroup",
     }
     if table_id is not None:
-        fields["start_param"] = f"t{table_id}"
+        fields["start_param"] = table_param(table_id, token)
     return sign_init_data(fields, token)
 
 
+# Telegram's themes as its apps send them (Android's day and night): the page must read well
+# in both (issue 37: WCAG AA, 4.5:1 for text).
+THEMES: dict[str, dict[str, str]] = {
+    "light": {
+        "bg_color": "#ffffff",
+        "text_color": "#000000",
+        "hint_color": "#a8a8a8",
+        "link_color": "#2678b6",
+        "button_color": "#50a8eb",
+        "button_text_color": "#ffffff",
+        "secondary_bg_color": "#f0f0f0",
+    },
+    "dark": {
+        "bg_color": "#212d3b",
+        "text_color": "#ffffff",
+        "hint_color": "#7d8b99",
+        "link_color": "#5eabe1",
+        "button_color": "#5288c1",
+        "button_text_color": "#ffffff",
+        "secondary_bg_color": "#151e27",
+    },
+}
+
 # Telegram's script, as the page sees it: the initData and start parameter, the theme, and a
-# record of what the page called (`window.__tg`).
+# record of what the page called (`window.__tg`); `window.__tgFire(name)` sends the page one
+# of Telegram's events (`activated`, `deactivated`: a minimised Mini App, Bot API 8.0).
 STUB = """
 (() => {
   const calls = [];
+  const handlers = {};
   const record = (name) => (...args) => { calls.push([name, ...args]); };
   window.__tg = calls;
-  window.Telegram = { WebApp: {
+  const webApp = {
     initData: %(init_data)s,
     initDataUnsafe: { start_param: %(start)s, user: { id: %(user_id)d } },
-    version: "8.0", platform: "tdesktop", colorScheme: "light",
-    themeParams: { bg_color: "#ffffff", text_color: "#222222", hint_color: "#888888",
-                   button_color: "#2481cc", button_text_color: "#ffffff",
-                   secondary_bg_color: "#f0f0f0" },
+    version: "8.0", platform: "tdesktop", colorScheme: %(scheme)s, isActive: true,
+    themeParams: %(theme)s,
     ready: record("ready"), expand: record("expand"),
     disableVerticalSwipes: record("disableVerticalSwipes"),
-    onEvent: record("onEvent"), offEvent: record("offEvent"),
+    onEvent: (name, fn) => { calls.push(["onEvent", name]); (handlers[name] ||= []).push(fn); },
+    offEvent: record("offEvent"),
     HapticFeedback: { impactOccurred: record("impact"),
                       notificationOccurred: record("notification"),
                       selectionChanged: record("selection") },
-  } };
+  };
+  window.Telegram = { WebApp: webApp };
+  window.__tgFire = (name) => {
+    if (name === "activated") webApp.isActive = true;
+    if (name === "deactivated") webApp.isActive = false;
+    (handlers[name] || []).forEach((fn) => fn());
+  };
 })();
 """
 
@@ -144,10 +183,19 @@ STUB = """
 SSE_SPY = """
 (() => {
   window.__sse = [];
+  window.__downs = [];  // when each pointer went down (performance.now())
+  addEventListener("pointerdown", () => window.__downs.push(performance.now()), true);
   const Original = window.EventSource;
   window.EventSource = function (url, init) {
     const source = new Original(url, init);
-    source.addEventListener("state", (e) => window.__sse.push(e.data));
+    source.addEventListener("state", (e) => {
+      window.__sse.push(e.data);
+      try {  // when the viewer's turn came (the double tap test)
+        const snap = JSON.parse(e.data);
+        const mine = snap.me >= 0 && snap.current === snap.me;
+        if (mine) (window.__turns ||= []).push(performance.now());
+      } catch (err) { /* not JSON: the page says so */ }
+    });
     return source;
   };
   window.EventSource.prototype = Original.prototype;
@@ -222,34 +270,51 @@ async def chromium() -> AsyncIterator[Browser]:
             await browser.close()  # connected: closes this test's contexts and disconnects
 
 
+class HasUrl(Protocol):
+    @property
+    def url(self) -> str: ...
+
+
 async def open_page(
     browser: Browser,
-    bot: MiniAppBot,
+    bot: HasUrl,
     user: FakeUser,
     table_id: int,
     *,
     init_data: str | None = None,
+    param: str | None = None,
+    viewport: tuple[int, int] = (360, 640),
+    theme: str = "light",
+    scripts: tuple[str, ...] = (),
 ) -> tuple[BrowserContext, Page]:
     """`user` taps the table message's Mini App button: Telegram opens the page with the
-    table's start parameter and this user's initData."""
+    table's start parameter (`param`: the link's, by default) and this user's initData.
+    `scripts` run in the page before its own (as `SSE_SPY` does)."""
     context = await browser.new_context(
-        viewport={"width": 360, "height": 640}, device_scale_factor=2, locale="it-IT"
+        viewport={"width": viewport[0], "height": viewport[1]},
+        device_scale_factor=2,
+        locale="it-IT",
+        color_scheme="dark" if theme == "dark" else "light",
     )
     data = init_data if init_data is not None else signed_init_data(user, table_id)
+    start = param if param is not None else table_param(table_id)
     stub = STUB % {
         "init_data": json.dumps(data),
-        "start": json.dumps(f"t{table_id}"),
+        "start": json.dumps(start),
         "user_id": user.id,
+        "scheme": json.dumps(theme),
+        "theme": json.dumps(THEMES[theme]),
     }
 
     async def telegram_js(route: Route) -> None:
         await route.fulfill(status=200, content_type="application/javascript", body=stub)
 
     await context.route("https://telegram.org/**", telegram_js)
-    await context.add_init_script(SSE_SPY)
+    for script in (SSE_SPY, *scripts):
+        await context.add_init_script(script)
     page = await context.new_page()
     page.on("pageerror", lambda exc: _errors.append(f"{user.first_name}: {exc}"))
-    await page.goto(f"{bot.url}/app/?tgWebAppStartParam=t{table_id}")
+    await page.goto(f"{bot.url}/app/?tgWebAppStartParam={start}")
     return context, page
 
 

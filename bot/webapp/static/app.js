@@ -3,29 +3,54 @@
  * One table, live through Server-Sent Events; a seated player plays by tapping.
  * Plain ES2020, no build step. Every text that comes from the server (names, labels,
  * messages, result lines) is inserted as text (textContent / createTextNode), never as HTML.
- * The only global is `window.BriscolaApp` (the `app` object below), for debugging.
+ * The only global is `window.BriscolaApp` (the `app` object below), for debugging and tests.
+ *
+ * Taps mean what the finger meant: a control acts only if it was under the finger at
+ * pointer-down, for the turn it was shown for, and only once it has been on screen for
+ * ARM_MS (a double tap's second tap cannot land on the next turn's controls); the request
+ * names the ply it was made on, and the server refuses it quietly once the table moved on.
+ * After an accepted tap everything is inert until a later turn is shown and the completed
+ * trick's pause (snapshot.trick_ms) has ended.
+ *
+ * Seats and trick cards share one geometry (`layout`): each trick card lies on the line from
+ * the table's centre to its player's seat, nearer that seat than any other.
  */
 'use strict';
 
 (() => {
   // ------------------------------------------------------------------ state
 
+  const ARM_MS = 500;          // a turn's controls answer taps this long after they appear
+
   const app = {
     tg: null,            // window.Telegram.WebApp, or null outside Telegram
     lang: 'it',
     tableId: null,
+    key: '',             // the table's key, from the start parameter t<id>_<key>
     token: null,
+    tokenExpires: 0,     // unix seconds
     userId: null,
+    pageId: '',          // this page's name for itself (visibility reports)
     snap: null,          // the snapshot on screen
     es: null,            // the EventSource
-    retries: 0,          // reconnection attempts since the last snapshot
+    connected: false,    // the stream is open and a snapshot came through it
+    retries: 0,
     rebootTimer: null,
     refreshTimer: null,
     toastTimer: null,
-    busy: false,         // an act / next request is in flight
-    awaiting: null,      // move number shown when an accepted act was sent (wait for the next snapshot)
-    awaitTimer: null,
-    stopped: false,      // a fatal error was shown: stop everything
+    heartbeat: null,     // the timer of the visibility reports (the server says how often)
+    heartbeatMs: 0,
+    sent: null,          // {hand, ply}: the move sent, until a later ply is shown
+    sentTimer: null,
+    turnKey: '',         // hand:ply:move of the controls on screen
+    armedAt: 0,          // performance.now() from which they answer taps
+    armTimer: null,
+    down: null,          // {el, key, armed}: what was under the finger at pointer-down
+    pause: null,         // {until, trick, timer}: a completed trick on show
+    bid: null,           // {key, value}: the overbid being chosen
+    callSuit: null,      // the suit whose cards the call grid shows
+    quiet: '',           // a quiet status line ("already played"), until the next snapshot
+    stopped: false,
   };
   window.BriscolaApp = app;
 
@@ -40,9 +65,16 @@
       alone: 'da solo', dealer: 'Mazziere', dealerShort: 'M', cards: 'carte', you: 'tu',
       away: 'assente', computer: 'computer', passed: 'ha passato', team: 'Squadra',
       loading: 'Caricamento…', network: 'Errore di rete', hand: 'La tua mano',
-      choices: 'Scelte', took: 'prende', points: 'punti', turn: 'di turno',
+      choices: 'Scelte', takes: 'prende', points: 'Punti', turn: 'di turno',
       noBids: 'nessuna offerta', hidden: 'Carta coperta', trick: 'Presa in corso',
       openFromBot: 'Apri il tavolo dal bot su Telegram.', result: 'Risultato',
+      score: 'Punteggio', close: 'Chiudi', player: 'Giocatore', side: 'Squadra',
+      role: 'Ruolo', delta: '±', handsWon: 'Mani vinte', matchPoints: 'Punti partita',
+      matchScore: 'Punteggio', handPoints: 'Punti mano', total: 'Tot.', upTo: 'a', other: '—',
+      rematch: 'Rivincita', toRematch: 'Vai alla rivincita', start: 'Inizia la partita',
+      movedOn: 'Già giocato: ecco il tavolo com\'è ora.', bidLess: 'Meno', bidMore: 'Più',
+      bidMore5: 'Più cinque', bidValue: 'Offerta', chooseSuit: 'Seme', won: 'vinta',
+      hands: 'mani', matchOf: 'Partita', tricks: 'prese', reopen: 'Sessione scaduta: riapri il tavolo da Telegram.',
     },
     en: {
       talon: 'Talon', lastTrick: 'Last trick', briscola: 'Briscola', auction: 'Auction',
@@ -52,9 +84,16 @@
       alone: 'alone', dealer: 'Dealer', dealerShort: 'D', cards: 'cards', you: 'you',
       away: 'away', computer: 'computer', passed: 'passed', team: 'Team',
       loading: 'Loading…', network: 'Network error', hand: 'Your hand',
-      choices: 'Choices', took: 'takes', points: 'points', turn: 'to play',
+      choices: 'Choices', takes: 'takes', points: 'Points', turn: 'to play',
       noBids: 'no bids yet', hidden: 'Face-down card', trick: 'Current trick',
       openFromBot: 'Open the table from the bot in Telegram.', result: 'Result',
+      score: 'Score', close: 'Close', player: 'Player', side: 'Side',
+      role: 'Role', delta: '±', handsWon: 'Hands won', matchPoints: 'Match points',
+      matchScore: 'Score', handPoints: 'Hand points', total: 'Total', upTo: 'to', other: '—',
+      rematch: 'Rematch', toRematch: 'Go to the rematch', start: 'Start the match',
+      movedOn: 'Already played: this is the table now.', bidLess: 'Less', bidMore: 'More',
+      bidMore5: 'Five more', bidValue: 'Bid', chooseSuit: 'Suit', won: 'won',
+      hands: 'hands', matchOf: 'Match', tricks: 'tricks', reopen: 'Session expired: open the table again from Telegram.',
     },
   };
 
@@ -100,6 +139,82 @@
   function clear(el) {
     while (el.firstChild) el.removeChild(el.firstChild);
     return el;
+  }
+
+  const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0');
+
+  // ------------------------------------------------------------------ colours (WCAG AA)
+
+  function parseColor(text) {
+    const c = String(text || '').trim();
+    let m = /^#([0-9a-f]{3,8})$/i.exec(c);
+    if (m) {
+      let x = m[1];
+      if (x.length <= 4) x = x.split('').map((d) => d + d).join('');
+      return [0, 2, 4].map((i) => parseInt(x.slice(i, i + 2), 16));
+    }
+    m = /^rgba?\(([^)]+)\)$/i.exec(c);
+    if (m) return m[1].split(',').slice(0, 3).map((v) => Math.round(parseFloat(v)));
+    return null;
+  }
+
+  function luminance(rgb) {
+    const [r, g, b] = rgb.map((v) => {
+      const x = v / 255;
+      return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+
+  function contrast(a, b) {
+    const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  }
+
+  const mix = (a, b, k) => a.map((v, i) => Math.round(v + (b[i] - v) * k));
+  const hex = (rgb) => '#' + rgb.map((v) => v.toString(16).padStart(2, '0')).join('');
+
+  /** `fg` moved towards `to` just enough to read at 4.5:1 on every one of `bgs`. */
+  function readable(fg, bgs, to) {
+    for (let k = 0; k <= 1.0001; k += 0.05) {
+      const c = mix(fg, to, k);
+      if (bgs.every((bg) => contrast(c, bg) >= 4.5)) return c;
+    }
+    return to;
+  }
+
+  /** Telegram's theme, made readable: hint text and button labels reach 4.5:1 (a theme's
+   * own hint colour is often 2-3:1 on its background). */
+  function applyTheme() {
+    const tg = app.tg;
+    const params = (tg && tg.themeParams) || {};
+    const root = document.documentElement;
+    const style = root.style;
+    for (const [key, value] of Object.entries(params)) {
+      if (typeof value === 'string' && /^#[0-9a-f]{3,8}$|^rgba?\(/i.test(value)) {
+        style.setProperty('--tg-theme-' + key.replace(/_/g, '-'), value);
+      }
+    }
+    if (tg && tg.colorScheme) root.dataset.scheme = tg.colorScheme;
+    const css = getComputedStyle(root);
+    const get = (name) => parseColor(css.getPropertyValue(name));
+    const bg = get('--bg');
+    const panel = get('--panel');
+    const text = get('--text');
+    const hint = get('--hint');
+    const button = get('--button');
+    const buttonText = get('--button-text');
+    if (!bg || !text) return;
+    const bgs = [bg, panel || bg];
+    style.setProperty('--text-aa', hex(readable(text, bgs, luminance(bg) > 0.4 ? [0, 0, 0] : [255, 255, 255])));
+    if (hint) style.setProperty('--hint-aa', hex(readable(hint, bgs, text)));
+    if (button && buttonText) {
+      const away = luminance(buttonText) > 0.4 ? [0, 0, 0] : [255, 255, 255];
+      let b = button;
+      for (let k = 0.05; contrast(b, buttonText) < 4.5 && k <= 1; k += 0.05) b = mix(button, away, k);
+      style.setProperty('--button-aa', hex(b));
+      style.setProperty('--button-text-aa', hex(contrast(b, buttonText) >= 4.5 ? buttonText : away.map((v) => 255 - v)));
+    }
   }
 
   // ------------------------------------------------------------------ suits and cards (SVG)
@@ -170,8 +285,9 @@
     'M45 52 C45 74 41 88 30 97 H70 C59 88 55 74 55 52 Z',
   ];
 
-  const SUIT_COLORS_IT = ['#a8650a', '#c62828', '#1f57a0', '#2e7033'];
-  const SUIT_COLORS_FR = ['#d32f2f', '#d32f2f', '#1a1a1a', '#1a1a1a'];
+  // the suit's ink on a card face (#fffdf8): each at least 4.5:1 for the rank letters
+  const SUIT_COLORS_IT = ['#8a5300', '#b71c1c', '#1a4f94', '#27622c'];
+  const SUIT_COLORS_FR = ['#c62828', '#c62828', '#1a1a1a', '#1a1a1a'];
 
   function suitColor(suit, french) {
     return (french ? SUIT_COLORS_FR : SUIT_COLORS_IT)[suit] || '#333';
@@ -204,46 +320,79 @@
     return s('g', { transform: `translate(${x} ${y}) scale(${size / 100})` }, suitGlyph(suit, french));
   }
 
-  const FIGURES = new Set(['F', 'C', 'R', 'J', 'Q', 'K', 'D', 'Re', 'Fa', 'Ca']);
+  // The figures, drawn in the suit's ink in a 100×100 box: a crown for the king (Re), a
+  // tiara for the queen, a horse's head for the knight (Cavallo), a page in a feathered cap
+  // for the jack (Fante).
+  const FIGURE_PATHS = {
+    king: [
+      'M14 74 L18 30 L34 50 L50 20 L66 50 L82 30 L86 74 Z',
+      'M12 76 H88 V90 H12 Z',
+    ],
+    queen: [
+      'M20 74 C22 52 30 40 50 30 C70 40 78 52 80 74 Z',
+      'M16 76 H84 V88 H16 Z',
+    ],
+    knight: [
+      'M28 92 L30 72 C30 62 36 56 40 50 C34 51 25 53 20 47 C17 42 22 36 30 32 C38 27 42 18 51 14 L54 4 L61 14 C74 19 83 33 81 52 C80 66 73 77 73 92 Z',
+    ],
+    jack: [
+      'M22 94 C22 72 34 62 50 62 C66 62 78 72 78 94 Z',
+      'M36 42 A14 14 0 1 0 64 42 A14 14 0 1 0 36 42 Z',
+      'M32 34 C34 18 66 18 68 34 Z',
+      'M62 26 C70 12 82 8 90 6 C86 16 76 26 66 31 Z',
+    ],
+  };
+
+  function figure(kind, color) {
+    const paths = FIGURE_PATHS[kind] || FIGURE_PATHS.king;
+    const kids = paths.map((d, i) => s('path', {
+      d, fill: i === 0 ? color : '#fffdf8', stroke: color, 'stroke-width': 5, 'stroke-linejoin': 'round',
+    }));
+    if (kind === 'knight') kids.push(s('circle', { cx: 58, cy: 30, r: 4, fill: '#fffdf8' }));
+    if (kind === 'king') {
+      for (const x of [18, 50, 82]) kids.push(s('circle', { cx: x, cy: x === 50 ? 18 : 28, r: 5, fill: color }));
+    }
+    if (kind === 'jack') kids[1].setAttribute('fill', color);
+    return kids;
+  }
 
   /**
-   * A card face as an <svg> (viewBox 60×90): a white rounded card, the rank in two corners and
-   * the suit symbol in the middle. `mini` draws a big rank and symbol only, for small sizes.
+   * A card face as an <svg> (viewBox 60×90): a white rounded card, a large rank in the top
+   * corner (readable when the card lies under another), the suit below it, and in the middle
+   * the suit symbol or, for a face card, its figure. `mini` draws the rank and the symbol
+   * only, large, for small sizes.
    */
   function cardSvg(card, french, mini) {
     const color = suitColor(card.s, french);
     const rank = String(card.r === undefined || card.r === null ? '' : card.r);
-    const figure = FIGURES.has(rank);
+    const font = 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif';
     const kids = [
-      s('rect', { x: 0.75, y: 0.75, width: 58.5, height: 88.5, rx: 6, fill: '#fffdf8', stroke: '#8a8f98', 'stroke-width': 1.5 }),
+      s('rect', { x: 0.75, y: 0.75, width: 58.5, height: 88.5, rx: 6, fill: '#fffdf8', stroke: '#6b7079', 'stroke-width': 1.5 }),
     ];
+    const text = (x, y, size, value, anchor) => {
+      const el = s('text', {
+        x, y, 'font-size': size, 'font-weight': 800, fill: color, 'font-family': font,
+        'text-anchor': anchor || 'start', 'letter-spacing': -0.5,
+      });
+      el.textContent = value;
+      return el;
+    };
     if (mini) {
-      const size = rank.length > 1 ? 22 : 30;
-      kids.push(s('text', {
-        x: 5, y: 28, 'font-size': size, 'font-weight': 700, fill: color,
-        'font-family': 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif',
-      }));
-      kids[kids.length - 1].textContent = rank;
-      kids.push(placedGlyph(card.s, french, 12, 38, 46));
+      kids.push(text(30, 34, rank.length > 1 ? 26 : 32, rank, 'middle'));
+      kids.push(placedGlyph(card.s, french, 14, 44, 32));
     } else {
-      if (figure) {
-        kids.push(s('rect', {
-          x: 7, y: 7, width: 46, height: 76, rx: 3, fill: 'none', stroke: color,
-          'stroke-width': 1.3, 'stroke-opacity': 0.55,
-        }));
+      const size = rank.length > 1 ? 19 : 23;
+      kids.push(text(4, 22, size, rank));
+      kids.push(placedGlyph(card.s, french, 4.5, 26, 13));
+      if (card.f) {
+        kids.push(s('g', { transform: 'translate(17 30) scale(0.38)' }, figure(card.f, color)));
+      } else {
+        kids.push(placedGlyph(card.s, french, 16, 33, 34));
       }
-      const size = rank.length > 1 ? 12 : 15;
-      const corner = (transform) => {
-        const txt = s('text', {
-          x: 5.5, y: 16, 'font-size': size, 'font-weight': 700, fill: color,
-          'font-family': 'system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif',
-        });
-        txt.textContent = rank;
-        return s('g', transform ? { transform } : null, [txt, placedGlyph(card.s, french, 5, 19, 10)]);
-      };
-      kids.push(corner(null));
-      kids.push(corner('rotate(180 30 45)'));
-      kids.push(placedGlyph(card.s, french, 13, 28, 34));
+      const low = text(0, 0, size, rank);
+      kids.push(s('g', { transform: 'rotate(180 30 45)' }, [low]));
+      low.setAttribute('x', 4);
+      low.setAttribute('y', 22);
     }
     return s('svg', {
       viewBox: '0 0 60 90', class: 'face', 'aria-hidden': 'true', focusable: 'false',
@@ -258,7 +407,7 @@
       for (let x = (y / 8) % 2 ? 12 : 16; x <= 48; x += 8) lattice += `M${x} ${y - 3}l3 3l-3 3l-3-3z`;
     }
     return s('svg', { viewBox: '0 0 60 90', class: 'back', 'aria-hidden': 'true', focusable: 'false' }, [
-      s('rect', { x: 0.75, y: 0.75, width: 58.5, height: 88.5, rx: 6, fill: '#fdfdfd', stroke: '#8a8f98', 'stroke-width': 1.5 }),
+      s('rect', { x: 0.75, y: 0.75, width: 58.5, height: 88.5, rx: 6, fill: '#fdfdfd', stroke: '#6b7079', 'stroke-width': 1.5 }),
       s('rect', { x: 5, y: 5, width: 50, height: 80, rx: 3.5, fill: '#1d4f91' }),
       s('path', { d: lattice, fill: '#ffffff', 'fill-opacity': 0.22 }),
       s('rect', { x: 8, y: 8, width: 44, height: 74, rx: 2.5, fill: 'none', stroke: '#f3c54b', 'stroke-width': 1.2 }),
@@ -280,8 +429,10 @@
     return el;
   }
 
-  function backEl(cls, label) {
-    const el = h('div', { class: 'card back-card' + (cls ? ' ' + cls : ''), role: 'img', 'aria-label': label || t('hidden') });
+  function backEl(cls, label, button) {
+    const el = button
+      ? h('button', { type: 'button', class: 'card back-card' + (cls ? ' ' + cls : ''), 'aria-label': label || t('hidden') })
+      : h('div', { class: 'card back-card' + (cls ? ' ' + cls : ''), role: 'img', 'aria-label': label || t('hidden') });
     el.appendChild(backSvg());
     return el;
   }
@@ -291,29 +442,24 @@
   function initTelegram() {
     const tg = window.Telegram && window.Telegram.WebApp;
     app.tg = tg || null;
-    if (!tg) return;
-    const call = (name, ...args) => {
-      try { if (typeof tg[name] === 'function') tg[name](...args); } catch (e) { /* older client */ }
-    };
-    call('ready');
-    call('expand');
-    const modern = typeof tg.isVersionAtLeast !== 'function' || tg.isVersionAtLeast('7.7');
-    if (modern) call('disableVerticalSwipes');
-    applyTheme();
-    try { if (typeof tg.onEvent === 'function') tg.onEvent('themeChanged', applyTheme); } catch (e) { /* ignore */ }
-  }
-
-  /** Copy Telegram's theme parameters into the --tg-theme-* CSS variables. */
-  function applyTheme() {
-    const tg = app.tg;
-    const params = (tg && tg.themeParams) || {};
-    const root = document.documentElement.style;
-    for (const [key, value] of Object.entries(params)) {
-      if (typeof value === 'string' && /^#[0-9a-f]{3,8}$|^rgba?\(/i.test(value)) {
-        root.setProperty('--tg-theme-' + key.replace(/_/g, '-'), value);
-      }
+    if (tg) {
+      const call = (name, ...args) => {
+        try { if (typeof tg[name] === 'function') tg[name](...args); } catch (e) { /* older client */ }
+      };
+      call('ready');
+      call('expand');
+      const modern = typeof tg.isVersionAtLeast !== 'function' || tg.isVersionAtLeast('7.7');
+      if (modern) call('disableVerticalSwipes');
+      try {
+        if (typeof tg.onEvent === 'function') {
+          tg.onEvent('themeChanged', () => { applyTheme(); if (app.snap) render(app.snap); });
+          // minimised in Telegram (Bot API 8.0): not visible, though the page may run on
+          tg.onEvent('activated', onVisibility);
+          tg.onEvent('deactivated', onVisibility);
+        }
+      } catch (e) { /* ignore */ }
     }
-    if (tg && tg.colorScheme) document.documentElement.dataset.scheme = tg.colorScheme;
+    applyTheme();
   }
 
   function haptic(kind) {
@@ -325,21 +471,21 @@
     } catch (e) { /* older client */ }
   }
 
-  /** The table id from the start parameter (`t123`) or the page's `?t=123`. */
-  function tableIdFromLaunch() {
-    let param = null;
+  /** The table (and its key) from the start parameter (`t123_<key>`) or the page's `?t=`. */
+  function launchParam() {
+    const found = [];
     try {
       const unsafe = app.tg && app.tg.initDataUnsafe;
-      if (unsafe && unsafe.start_param) param = String(unsafe.start_param);
+      if (unsafe && unsafe.start_param) found.push(String(unsafe.start_param));
     } catch (e) { /* ignore */ }
-    let m = param && /^t(\d+)$/.exec(param);
-    if (m) return Number(m[1]);
     try {
       const query = new URLSearchParams(window.location.search);
-      const q = query.get('t') || query.get('tgWebAppStartParam');
-      m = q && /^t?(\d+)$/.exec(q);
-      if (m) return Number(m[1]);
+      for (const name of ['tgWebAppStartParam', 't']) if (query.get(name)) found.push(query.get(name));
     } catch (e) { /* ignore */ }
+    for (const p of found) {
+      const m = /^t?(\d{1,18})(?:_([A-Za-z0-9_-]{1,64}))?$/.exec(p);
+      if (m) return { id: Number(m[1]), key: m[2] || '' };
+    }
     return null;
   }
 
@@ -351,6 +497,20 @@
     try { return await res.json(); } catch (e) { return {}; }
   }
 
+  function tookSession(data) {
+    const beat = Number(data.heartbeat) * 1000;
+    if (beat > 0 && beat !== app.heartbeatMs) {
+      app.heartbeatMs = beat;
+      clearInterval(app.heartbeat);
+      app.heartbeat = setInterval(() => { if (app.es && isVisible()) reportVisibility(false); }, beat);
+    }
+    app.token = data.token;
+    app.tokenExpires = Number(data.expires) || 0;
+    app.userId = data.user_id;
+    if (data.lang && WORDS[data.lang]) setLang(data.lang);
+    scheduleRefresh(app.tokenExpires);
+  }
+
   /** POST /api/session with Telegram's initData; sets app.token and the language. */
   async function newSession() {
     const initData = (app.tg && app.tg.initData) || '';
@@ -360,36 +520,51 @@
       body: JSON.stringify({ init_data: initData }),
     });
     const data = await readJson(res);
-    if (res.status === 401 || res.status === 403) {
-      throw new FatalError(data.error || (initData ? '' : t('openFromBot')));
+    if (res.status === 401 || res.status === 403 || res.status === 400) {
+      throw new FatalError(data.reason === 'stale auth_date' ? t('reopen') : (data.error && initData ? data.error : t('openFromBot')));
     }
     if (!res.ok || !data.token) throw new Error('session ' + res.status);
-    app.token = data.token;
-    app.userId = data.user_id;
-    if (data.lang && WORDS[data.lang]) setLang(data.lang);
-    scheduleRefresh(data.expires);
+    tookSession(data);
     return data;
   }
 
-  /** Renew the session a minute before it expires (acts need a valid token). */
+  /** The session kept: the token renewed with itself, else a new session. */
+  async function renewSession() {
+    if (app.token) {
+      try {
+        const res = await fetch('/api/session/renew', {
+          method: 'POST', headers: { Authorization: 'Bearer ' + app.token }, cache: 'no-store',
+        });
+        if (res.ok) {
+          tookSession(await readJson(res));
+          return;
+        }
+      } catch (e) { /* the network: a new session below, or the next attempt */ }
+    }
+    await newSession();
+  }
+
   function scheduleRefresh(expires) {
     clearTimeout(app.refreshTimer);
     if (!expires) return;
-    const ms = Math.max(10000, expires * 1000 - Date.now() - 60000);
+    const ms = Math.max(10000, expires * 1000 - Date.now() - 120000);
     app.refreshTimer = setTimeout(() => {
-      newSession().catch(() => { /* the next request retries */ });
+      renewSession().catch(() => { /* the next request retries */ });
     }, Math.min(ms, 2147483647));
   }
 
-  /** A JSON request with the Bearer token; one new session and retry on 401. */
+  const tablePath = (what) => `/api/tables/${app.tableId}/${what}`;
+
+  /** A JSON request with the Bearer token and the table's key; one renewal and retry on 401. */
   async function api(method, path, body, retry = true) {
     const headers = { Authorization: 'Bearer ' + (app.token || '') };
+    if (app.key) headers['X-Table-Key'] = app.key;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await fetch(path, {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store',
     });
     if (res.status === 401 && retry) {
-      await newSession();
+      await renewSession();
       return api(method, path, body, false);
     }
     return { status: res.status, ok: res.ok, data: await readJson(res) };
@@ -402,10 +577,11 @@
     clearTimeout(app.rebootTimer);
     if (app.stopped) return;
     try {
-      await newSession();
-      const res = await api('GET', `/api/tables/${app.tableId}/state`);
+      if (!app.token || app.tokenExpires * 1000 < Date.now() + 60000) await renewSession();
+      const res = await api('GET', tablePath('state'));
       if (res.status === 404) return fatal(t('notFound'));
-      if (res.status === 401 || res.status === 403) return fatal(t('denied'), res.data.error);
+      if (res.status === 403) return fatal(t('denied'), t('openFromBot'));
+      if (res.status === 401) return fatal(t('denied'), res.data.error);
       if (!res.ok) throw new Error('state ' + res.status);
       showSnapshot(res.data);
       connect();
@@ -424,22 +600,34 @@
     app.rebootTimer = setTimeout(boot, delay);
   }
 
+  function isVisible() {
+    if (document.visibilityState !== 'visible') return false;
+    return !(app.tg && app.tg.isActive === false);
+  }
+
   /** Open the EventSource; it reconnects by itself, and when closed we start over. */
   function connect() {
     if (app.es) app.es.close();
-    const url = `/api/tables/${app.tableId}/events?token=${encodeURIComponent(app.token)}`;
-    const es = new EventSource(url);
+    const query = new URLSearchParams({
+      token: app.token || '', page: app.pageId, visible: isVisible() ? '1' : '0',
+    });
+    if (app.key) query.set('k', app.key);
+    const es = new EventSource(`${tablePath('events')}?${query}`);
     app.es = es;
     const onState = (ev) => {
       let snap;
       try { snap = JSON.parse(ev.data); } catch (e) { return; }
+      app.connected = true;
       showSnapshot(snap);
     };
     es.addEventListener('state', onState);
     es.onmessage = onState;  // tolerate unnamed events
+    es.onopen = () => reportVisibility();  // a stream opened again: say how things are now
     es.onerror = () => {
       if (app.es !== es) return;
+      app.connected = false;
       showConn(true);
+      if (app.snap) render(app.snap);  // nothing glows playable while the bot is away
       if (es.readyState === EventSource.CLOSED) {
         es.close();
         app.es = null;
@@ -448,13 +636,78 @@
     };
   }
 
+  /** Tell the server whether this page is visible (issue 39: it then spares the chat). */
+  function reportVisibility(leaving) {
+    if (!app.token || app.tableId === null || !app.pageId) return;
+    const visible = !leaving && isVisible();
+    const body = JSON.stringify({ page: app.pageId, visible, token: app.token });
+    const url = tablePath('visibility');
+    if (leaving && navigator.sendBeacon) {
+      navigator.sendBeacon(url, new Blob([body], { type: 'text/plain' }));
+      return;
+    }
+    fetch(url, { method: 'POST', body, keepalive: true, headers: { 'Content-Type': 'text/plain' } })
+      .catch(() => { /* the stream's end says it too */ });
+  }
+
+  function onVisibility() {
+    reportVisibility(false);
+    if (isVisible() && !app.stopped && !app.es) boot();
+  }
+
   function showSnapshot(snap) {
     if (!snap || typeof snap !== 'object') return;
     if (app.snap && typeof snap.move === 'number' && snap.move < app.snap.move
         && snap.table_id === app.snap.table_id) return;
     app.retries = 0;
     showConn(false);
+    const prev = app.snap && app.snap.table_id === snap.table_id ? app.snap : null;
+    // a completed trick: shown with its winner for trick_ms before it goes to them
+    if (prev && snap.last_trick && snap.hand_index === prev.hand_index
+        && snap.tricks_done > prev.tricks_done) {
+      startPause(snap);
+    }
+    if (app.sent && (snap.hand_index !== app.sent.hand || snap.ply > app.sent.ply)) {
+      app.sent = null;
+      clearTimeout(app.sentTimer);
+    }
+    app.quiet = '';
     render(snap);
+  }
+
+  function startPause(snap) {
+    if (app.pause) clearTimeout(app.pause.timer);
+    const ms = Number(snap.trick_ms) || 1200;
+    app.pause = {
+      until: performance.now() + ms,
+      trick: snap.last_trick,
+      key: `${snap.hand_index}:${snap.tricks_done}`,
+      timer: setTimeout(endPause, ms),
+    };
+  }
+
+  function endPause() {
+    const pause = app.pause;
+    if (!pause) return;
+    const done = () => {
+      if (app.pause === pause) app.pause = null;
+      if (app.snap) render(app.snap);
+    };
+    // the cards go to the winner
+    const box = $('trick');
+    const target = app.geometry && app.geometry.seats[pause.trick.winner];
+    const cards = [...box.querySelectorAll('.trick-card')];
+    if (!target || !cards.length || typeof cards[0].animate !== 'function') return done();
+    let left = cards.length;
+    cards.forEach((el) => {
+      const x = target.x - parseFloat(el.style.left);
+      const y = target.y - parseFloat(el.style.top);
+      const anim = el.animate([
+        { transform: el.style.transform, opacity: 1 },
+        { transform: `translate(calc(-50% + ${x}px), calc(-50% + ${y}px)) scale(0.4)`, opacity: 0 },
+      ], { duration: 260, easing: 'ease-in', fill: 'forwards' });
+      anim.onfinish = () => { left -= 1; if (!left) done(); };
+    });
   }
 
   function showConn(on) {
@@ -467,6 +720,7 @@
     app.stopped = true;
     clearTimeout(app.rebootTimer);
     clearTimeout(app.refreshTimer);
+    clearInterval(app.heartbeat);
     if (app.es) { app.es.close(); app.es = null; }
     showConn(false);
     const el = clear($('fatal'));
@@ -489,76 +743,133 @@
     app.toastTimer = setTimeout(() => { el.classList.remove('show'); el.hidden = true; }, 2800);
   }
 
-  // ------------------------------------------------------------------ actions
+  // ------------------------------------------------------------------ taps
 
-  /** POST an act (a card or a choice) from a tapped element with data-action / data-stamp. */
-  async function act(el) {
+  /** Whether the viewer's controls answer taps now (their turn is shown, armed, no pause,
+   * no move of theirs on its way, the bot reachable). */
+  function live() {
     const snap = app.snap;
-    if (!snap || app.busy || app.awaiting !== null) return;
-    app.busy = true;
-    el.classList.add('pending');
-    const body = {
-      hand_index: snap.hand_index,
-      stamp: Number(el.dataset.stamp),
-      action: Number(el.dataset.action),
-    };
-    try {
-      const res = await api('POST', `/api/tables/${app.tableId}/act`, body);
-      answered(res, el, snap);
-    } catch (e) {
-      refused(el, t('network'));
-    } finally {
-      app.busy = false;
-    }
+    if (!snap || snap.me < 0 || app.stopped || !app.connected) return false;
+    if (app.pause || app.sent) return false;
+    return performance.now() >= app.armedAt;
   }
 
-  async function nextHand(el) {
-    const snap = app.snap;
-    if (!snap || app.busy || app.awaiting !== null) return;
-    app.busy = true;
-    el.classList.add('pending');
-    try {
-      const res = await api('POST', `/api/tables/${app.tableId}/next`, { hand_index: snap.hand_index });
-      answered(res, el, snap);
-    } catch (e) {
-      refused(el, t('network'));
-    } finally {
-      app.busy = false;
-    }
-  }
-
-  function answered(res, el, snap) {
-    const data = res.data || {};
-    if (res.ok && data.ok) {
-      haptic('light');
-      // The new state comes through the stream; until then, further taps are ignored.
-      if (app.snap === snap) {
-        app.awaiting = snap.move;
-        clearTimeout(app.awaitTimer);
-        app.awaitTimer = setTimeout(() => {
-          app.awaiting = null;
-          el.classList.remove('pending');
-        }, 4000);
-      }
-    } else {
-      refused(el, data.text || data.error || t('network'));
-    }
-  }
-
-  function refused(el, text) {
-    haptic('error');
-    el.classList.remove('pending');
-    toast(text);
+  function onPointerDown(ev) {
+    const target = ev.target instanceof Element ? ev.target : null;
+    const el = target && target.closest('[data-action], [data-cmd]');
+    app.down = el ? { el, key: app.turnKey, armed: el.dataset.cmd ? true : live() } : null;
   }
 
   function onClick(ev) {
     const target = ev.target instanceof Element ? ev.target : null;
     if (!target) return;
-    const next = target.closest('#next-hand');
-    if (next) { if (!next.disabled) nextHand(next); return; }
-    const el = target.closest('[data-action]');
-    if (!el || el.disabled || el.classList.contains('dimmed')) return;
+    const el = target.closest('[data-action], [data-cmd]');
+    if (!el || el.disabled) return;
+    const down = app.down;
+    app.down = null;
+    // a pointer's click acts on what was under the finger at pointer-down, for that turn;
+    // a keyboard's click (detail 0) has no pointer-down
+    const keyboard = ev.detail === 0;
+    if (!keyboard && (!down || down.el !== el || down.key !== app.turnKey)) return;
+    const cmd = el.dataset.cmd;
+    if (cmd) return command(cmd, el);
+    if (!(keyboard ? live() : down.armed) || !live()) return;
     act(el);
+  }
+
+  /** Controls that are not moves: the overbid's steps, the call grid's suit, the sheets. */
+  function command(cmd, el) {
+    if (cmd === 'bid-step') return stepBid(Number(el.dataset.step));
+    if (cmd === 'call-suit') { app.callSuit = Number(el.dataset.suit); return render(app.snap); }
+    if (cmd === 'score') return openScore();
+    if (cmd === 'close-score') return closeScore();
+    if (cmd === 'next') return post(el, 'next', { hand_index: app.snap.hand_index });
+    if (cmd === 'rematch') return rematch(el);
+    if (cmd === 'goto-rematch') return switchTable(app.snap.rematch.param);
+    if (cmd === 'start') return post(el, 'start', {});
+    return undefined;
+  }
+
+  /** POST an act (a card or a choice) from a tapped element with data-action / data-stamp. */
+  async function act(el) {
+    const snap = app.snap;
+    if (!snap) return;
+    app.sent = { hand: snap.hand_index, ply: snap.ply, action: Number(el.dataset.action) };
+    clearTimeout(app.sentTimer);
+    // should the new state never come (a lost stream), the controls wake up again
+    app.sentTimer = setTimeout(() => { app.sent = null; if (app.snap) render(app.snap); }, 5000);
+    el.classList.add('pending');
+    render(snap);  // inert at once
+    const body = {
+      hand_index: snap.hand_index,
+      stamp: Number(el.dataset.stamp),
+      action: Number(el.dataset.action),
+      ply: snap.ply,
+    };
+    try {
+      const res = await api('POST', tablePath('act'), body);
+      const data = res.data || {};
+      if (res.ok && data.ok) {
+        haptic('light');
+      } else if (res.ok && data.moved_on) {
+        // lost a race (another device, a double tap): no error, the table as it is now
+        app.sent = null;
+        app.quiet = t('movedOn');
+        if (app.snap) render(app.snap);
+      } else {
+        refused(data.text || data.error || t('network'));
+      }
+    } catch (e) {
+      refused(t('network'));
+    }
+  }
+
+  async function post(el, what, body) {
+    if (el.classList.contains('pending')) return;
+    el.classList.add('pending');
+    try {
+      const res = await api('POST', tablePath(what), body);
+      const data = res.data || {};
+      if (res.ok && data.ok) haptic('light');
+      else { el.classList.remove('pending'); refusedToast(data.text || data.error); }
+      return data;
+    } catch (e) {
+      el.classList.remove('pending');
+      refusedToast(t('network'));
+      return {};
+    }
+  }
+
+  async function rematch(el) {
+    const data = await post(el, 'rematch', {});
+    if (data && data.rematch && data.rematch.param) switchTable(data.rematch.param);
+  }
+
+  /** Follow the table elsewhere (a rematch): its id and key from its start parameter. */
+  function switchTable(param) {
+    const m = /^t(\d{1,18})(?:_([A-Za-z0-9_-]{1,64}))?$/.exec(String(param || ''));
+    if (!m) return;
+    if (app.es) { app.es.close(); app.es = null; }
+    reportVisibility(true);
+    app.tableId = Number(m[1]);
+    app.key = m[2] || '';
+    app.snap = null;
+    app.pause = null;
+    app.sent = null;
+    try { history.replaceState(null, '', `?t=${m[0]}`); } catch (e) { /* ignore */ }
+    boot();
+  }
+
+  function refused(text) {
+    app.sent = null;
+    clearTimeout(app.sentTimer);
+    refusedToast(text);
+    if (app.snap) render(app.snap);
+  }
+
+  function refusedToast(text) {
+    haptic('error');
+    toast(text);
   }
 
   // ------------------------------------------------------------------ rendering
@@ -574,52 +885,123 @@
     return seat ? seat.name : '?';
   }
 
-  /** Where seat i sits on screen: index 0 is the bottom, then clockwise from its left. */
+  function shortName(snap, i) {
+    const seat = snap.seats && snap.seats[i];
+    return seat ? seat.short || seat.name : '?';
+  }
+
+  /** Seat i's place round the table from the viewer's chair (0, at the bottom): play goes
+   * counter-clockwise (RULES.md 2.5), so the next seat (1) sits on the viewer's right and the
+   * others follow up the right edge, along the top and down the left edge. */
   function seatPlace(snap, i) {
     const n = (snap.seats || []).length || 1;
     const base = snap.me >= 0 && snap.me < n ? snap.me : 0;
-    const p = (i - base + n) % n;
-    if (p === 0) return { angle: 90, p };
-    // play goes counter-clockwise (RULES.md 2.5): the next seat sits on my right, the
-    // others follow round the upper arc to my left (about 3 o'clock to 9 o'clock)
-    const angle = 375 - ((p - 0.5) / (n - 1)) * 210;
-    return { angle, p };
+    return (i - base + n) % n;
   }
 
-  function polar(angle) {
-    const rad = (angle * Math.PI) / 180;
-    return { cos: Math.cos(rad), sin: Math.sin(rad) };
+  /** One geometry for the seats and the trick (pixels in #table). The other seats are spread
+   * evenly along the felt's right, top and left edges (so plates never overlap, on a tall
+   * felt or a short one); each trick card lies on the line from the centre to its seat,
+   * clearly nearer that seat than any other. */
+  function layout(snap) {
+    const table = $('table');
+    const W = table.clientWidth;
+    const H = table.clientHeight;
+    const n = (snap.seats || []).length || 1;
+    const plateW = n >= 5 ? Math.min(96, Math.max(74, W * 0.21)) : Math.min(108, Math.max(80, W * 0.24));
+    const plateH = 46;
+    const cx = W / 2;
+    const cy = H * 0.47;
+    const top = plateH / 2 + 4;
+    const left = plateW / 2 + 4;
+    const right = W - plateW / 2 - 4;
+    const low = Math.max(top, Math.min(cy, H - plateH * 1.6 - 8));  // the sides start here
+    const side = low - top;
+    const across = right - left;
+    const path = 2 * side + across;
+    const seats = [];
+    for (let i = 0; i < n; i++) {
+      const p = seatPlace(snap, i);
+      if (p === 0) {
+        seats[i] = { x: cx, y: H - plateH / 2 - 4, p };
+        continue;
+      }
+      const d = (path * (p - 0.5)) / (n - 1);
+      if (d < side) seats[i] = { x: right, y: low - d, p };
+      else if (d < side + across) seats[i] = { x: right - (d - side), y: top, p };
+      else seats[i] = { x: left, y: top + (d - side - across), p };
+    }
+    const cardH = n === 2
+      ? Math.max(54, Math.min(H * 0.3, W * 0.27 * 1.5, 168))
+      : Math.max(48, Math.min(H * (n >= 5 ? 0.19 : 0.23), W * (n >= 5 ? 0.155 : 0.2) * 1.5, 120));
+    app.geometry = { W, H, cx, cy, n, seats, trick: [], cardH, plateW };
+    return app.geometry;
+  }
+
+  /** The trick's places, once the plates are drawn where they fit: each card a fraction of
+   * the way to its seat, further when needed to be clearly nearer that seat than any other. */
+  function trickPlaces(geo) {
+    const { cx, cy, seats, n } = geo;
+    const reach = { 2: 0.4, 3: 0.45, 4: 0.45, 5: 0.45, 6: 0.47 }[n] || 0.45;
+    geo.trick = seats.map((seat, i) => {
+      const at = (k) => ({ x: cx + (seat.x - cx) * k, y: cy + (seat.y - cy) * k });
+      let k = reach;
+      for (; k < 0.85; k += 0.02) {
+        const q = at(k);
+        const own = Math.hypot(q.x - seat.x, q.y - seat.y);
+        if (seats.every((o, j) => j === i || Math.hypot(q.x - o.x, q.y - o.y) > own * 1.1 + 6)) break;
+      }
+      return at(k);
+    });
   }
 
   /** Render one snapshot, then publish its move number on #table[data-move]. */
   function render(snap) {
     app.snap = snap;
-    app.awaiting = null;
-    clearTimeout(app.awaitTimer);
     if (snap.lang && WORDS[snap.lang]) setLang(snap.lang);
-
     const root = $('app');
-    const callGrid = (snap.choices || []).some((c) => c.kind === 'call');
+    const choices = snap.me >= 0 ? snap.choices || [] : [];
     root.classList.toggle('spectating', snap.me < 0);
-    root.classList.toggle('has-grid', callGrid);
-    root.classList.toggle('has-choices', (snap.choices || []).length > 0);
+    root.classList.toggle('has-choices', choices.some((c) => c.kind !== 'blind'));
     root.classList.toggle('has-auction', !!snap.auction);
+    root.classList.toggle('offline', !app.connected);
 
+    // the controls of a new turn answer only after ARM_MS (and after a trick's pause)
+    const key = `${snap.table_id}:${snap.hand_index}:${snap.ply}:${snap.move}`;
+    if (key !== app.turnKey) {
+      app.turnKey = key;
+      app.armedAt = performance.now() + ARM_MS;
+      clearTimeout(app.armTimer);
+      app.armTimer = setTimeout(() => { if (app.snap) renderControls(app.snap); }, ARM_MS + 10);
+    }
+
+    const geometry = layout(snap);
     renderTop(snap);
     renderAuction(snap);
-    renderSeats(snap);
-    renderTrick(snap);
+    renderSeats(snap, geometry);
+    renderTrick(snap, geometry);
     renderDeck(snap);
     renderLastTrick(snap);
     renderResult(snap);
-    renderHand(snap);
-    renderChoices(snap);
-    $('status').textContent = snap.message || '';
+    renderControls(snap);
+    if (!$('score-sheet').hidden) renderScoreSheet(snap);
+    $('status').textContent = app.quiet || snap.message || '';
+    $('status').classList.toggle('quiet', !!app.quiet);
 
     const table = $('table');
     table.dataset.status = snap.status || '';
     table.dataset.phase = snap.phase || '';
     table.dataset.move = String(snap.move);
+    table.dataset.ply = String(snap.ply);
+    table.dataset.pause = app.pause ? '1' : '0';
+  }
+
+  /** The hand and the choices, live or inert. */
+  function renderControls(snap) {
+    const on = live();
+    renderHand(snap, on);
+    renderChoices(snap, on);
+    $('app').classList.toggle('live', on);
   }
 
   function renderTop(snap) {
@@ -627,16 +1009,70 @@
     const spec = $('spectator');
     spec.hidden = snap.me >= 0;
     spec.textContent = '👁 ' + t('spectator');
-    const points = $('points');
-    const list = Array.isArray(snap.points) ? snap.points : [];
-    clear(points);
-    list.forEach((p) => {
-      points.appendChild(h('span', { class: 'pt' },
-        h('span', { class: 'pt-label', text: String(p.label) }),
-        h('b', { text: String(p.points) })));
+    const btn = $('score-btn');
+    const st = snap.standing;
+    btn.hidden = !st;
+    if (!st) return;
+    btn.dataset.cmd = 'score';
+    clear(btn);
+    btn.appendChild(h('span', { 'aria-hidden': 'true', text: '🏆' }));
+    btn.appendChild(h('span', { class: 'score-short', text: scoreShort(snap, st) }));
+    btn.setAttribute('aria-label', `${t('score')}: ${scoreShort(snap, st)}`);
+  }
+
+  /** The standing in a few characters: "1 – 0" for two sides, else the viewer's own. */
+  function scoreShort(snap, st) {
+    const rows = st.rows || [];
+    const fmt = (v) => (st.kind === 'score' ? signed(v) : String(v));
+    if (rows.length === 2) return `${fmt(rows[0].value)} – ${fmt(rows[1].value)}`;
+    const mine = rows.find((r) => (r.seats || []).includes(snap.me));
+    if (mine) return `${t('you')} ${fmt(mine.value)}`;
+    return t('score');
+  }
+
+  function standingTable(snap, st, captionText) {
+    const kind = st.kind;
+    const head = kind === 'hands' ? t('handsWon') : kind === 'points' ? t('matchPoints') : t('matchScore');
+    const target = st.target ? ` (${t('upTo')} ${st.target})` : '';
+    const hasHand = (st.rows || []).some((r) => r.hand_points !== null && r.hand_points !== undefined);
+    const teams = (st.rows || []).some((r) => (r.seats || []).length > 1);
+    const table = h('table', { class: 'score-table' },
+      h('caption', { text: captionText || t('score') }),
+      h('thead', null, h('tr', null,
+        h('th', { scope: 'col', text: teams ? t('side') : t('player') }),
+        h('th', { scope: 'col', class: 'num', text: head + target }),
+        hasHand ? h('th', { scope: 'col', class: 'num', text: t('handPoints') }) : null)));
+    const body = h('tbody');
+    (st.rows || []).forEach((r) => {
+      const mine = (r.seats || []).includes(snap.me);
+      body.appendChild(h('tr', { class: mine ? 'mine' : null },
+        h('th', { scope: 'row', class: 'who', text: r.label }),
+        h('td', { class: 'num', text: kind === 'score' ? signed(r.value) : String(r.value) }),
+        hasHand ? h('td', { class: 'num', text: r.hand_points === null || r.hand_points === undefined ? '—' : String(r.hand_points) }) : null));
     });
-    $('score').textContent = snap.score || '';
-    $('scores').hidden = !list.length && !snap.score;
+    table.appendChild(body);
+    return table;
+  }
+
+  function openScore() {
+    const sheet = $('score-sheet');
+    sheet.hidden = false;
+    $('score-btn').setAttribute('aria-expanded', 'true');
+    renderScoreSheet(app.snap);
+  }
+
+  function closeScore() {
+    $('score-sheet').hidden = true;
+    $('score-btn').setAttribute('aria-expanded', 'false');
+  }
+
+  function renderScoreSheet(snap) {
+    const sheet = clear($('score-sheet'));
+    const st = snap && snap.standing;
+    if (!st) { sheet.hidden = true; return; }
+    sheet.appendChild(h('div', { class: 'sheet-box' },
+      standingTable(snap, st, `${t('score')} · ${snap.title || ''}`),
+      h('button', { type: 'button', class: 'secondary', dataset: { cmd: 'close-score' }, text: t('close') })));
   }
 
   function renderAuction(snap) {
@@ -645,26 +1081,28 @@
     clear(el);
     el.hidden = !a;
     if (!a) return;
-    const bids = h('div', { class: 'bids' }, h('span', { class: 'label', text: t('auction') }));
-    (a.bids || []).forEach((b, k) => {
-      const last = k === a.bids.length - 1;
-      bids.appendChild(h('span', {
-        class: 'bid-chip' + (last ? ' last' : ''), dataset: { by: String(b.seat) },
-      }, h('span', { class: 'who', text: seatName(snap, b.seat) }), h('span', { class: 'what', text: String(b.label) })));
-    });
-    if (!(a.bids || []).length) bids.appendChild(h('span', { class: 'hint', text: t('noBids') }));
-    el.appendChild(bids);
-
+    if (snap.phase === 'auction' || !(a.bids || []).length) {
+      const bids = h('div', { class: 'bids' }, h('span', { class: 'label', text: t('auction') }));
+      (a.bids || []).forEach((b, k) => {
+        const last = k === a.bids.length - 1;
+        bids.appendChild(h('span', {
+          class: 'bid-chip' + (last ? ' last' : ''), dataset: { by: String(b.seat) },
+        }, h('span', { class: 'who', text: shortName(snap, b.seat) }), h('span', { class: 'what', text: String(b.label) })));
+      });
+      if (!(a.bids || []).length) bids.appendChild(h('span', { class: 'hint', text: t('noBids') }));
+      el.appendChild(bids);
+      requestAnimationFrame(() => { bids.scrollLeft = bids.scrollWidth; });
+    }
     const parts = [];
     if (a.caller >= 0) {
       parts.push(h('span', { class: 'item caller' },
-        h('span', { class: 'label', text: t('caller') }), '📣', h('span', { class: 'name-text', text: seatName(snap, a.caller) })));
+        h('span', { class: 'label', text: t('caller') }), h('span', { class: 'name-text', text: shortName(snap, a.caller) })));
     }
     if (a.called) {
       parts.push(h('span', { class: 'item called' }, h('span', { class: 'label', text: t('called') }),
-        cardEl(a.called, { cls: 'tiny', mini: true })));
+        cardEl(a.called, { cls: 'tiny', mini: true }), h('span', { class: 'called-name', text: a.called.name })));
     }
-    if (a.target !== undefined && a.target !== null) {
+    if (a.target !== undefined && a.target !== null && a.caller >= 0) {
       parts.push(h('span', { class: 'item target' },
         h('span', { class: 'label', text: t('target') }), h('b', { text: String(a.target) })));
     }
@@ -672,16 +1110,14 @@
       parts.push(h('span', { class: 'item socio you-socio', text: '🤝 ' + t('youAreSocio') }));
     } else if (a.socio >= 0) {
       parts.push(h('span', { class: 'item socio' },
-        h('span', { class: 'label', text: t('socio') }), '🤝', h('span', { class: 'name-text', text: seatName(snap, a.socio) })));
+        h('span', { class: 'label', text: t('socio') }), h('span', { class: 'name-text', text: shortName(snap, a.socio) })));
     } else if (a.alone) {
       parts.push(h('span', { class: 'item socio', text: t('alone') }));
     }
     if (parts.length) el.appendChild(h('div', { class: 'summary' }, ...parts));
-    // keep the latest bid in view
-    requestAnimationFrame(() => { bids.scrollLeft = bids.scrollWidth; });
   }
 
-  function renderSeats(snap) {
+  function renderSeats(snap, geo) {
     const box = clear($('seats'));
     const seats = snap.seats || [];
     const lastBid = {};
@@ -690,44 +1126,47 @@
     }
     const visible = {};
     (snap.visible_hands || []).forEach((v) => { visible[v.seat] = v.cards || []; });
+    const scoreOf = {};
+    const st = snap.standing;
+    if (st && st.kind === 'score') (st.rows || []).forEach((r) => { scoreOf[r.seats[0]] = r.value; });
+    const winner = app.pause ? app.pause.trick.winner : -1;
 
     seats.forEach((seat, i) => {
-      const { angle, p } = seatPlace(snap, i);
-      const { cos, sin } = polar(angle);
-      const turn = !!seat.turn || snap.current === i;
-      const cls = ['seat', p === 0 ? 'bottom' : '', turn ? 'turn' : '', seat.you || i === snap.me ? 'me' : '',
-        seat.away ? 'away' : '', seat.bot ? 'bot' : '', seat.passed ? 'passed' : '', sin < -0.6 ? 'top' : '']
+      const pos = geo.seats[i];
+      const turn = !app.pause && (!!seat.turn || snap.current === i);
+      const cls = ['seat', pos.p === 0 ? 'bottom' : '', turn ? 'turn' : '', i === snap.me ? 'me' : '',
+        seat.away ? 'away' : '', seat.passed ? 'passed' : '', i === winner ? 'takes' : '',
+        pos.y < geo.cy - 8 ? 'upper' : '']
         .filter(Boolean).join(' ');
       const el = h('div', { class: cls, dataset: { seat: String(i) } });
-      if (p === 0) {
-        el.style.left = '50%';
-        el.style.top = 'calc(100% - 21px)';
-      } else {
-        el.style.left = `calc(50% + ${cos.toFixed(4)} * (50% - 46px))`;
-        el.style.top = `calc(53% + ${sin.toFixed(4)} * (53% - 22px))`;
-      }
+      el.style.left = `${pos.x}px`;
+      el.style.top = `${pos.y}px`;
+      el.style.width = `${geo.plateW}px`;
 
       const name = h('div', { class: 'name' });
       if (turn) name.appendChild(h('span', { class: 'turn-mark', 'aria-label': t('turn'), text: '▶' }));
       name.appendChild(h('span', { class: 'name-text', text: seat.name }));
-      if (seat.you || i === snap.me) name.appendChild(h('span', { class: 'you', text: `(${t('you')})` }));
       el.appendChild(name);
 
       const tags = h('div', { class: 'tags' });
-      if (seat.dealer) tags.appendChild(h('span', { class: 'chip dealer', title: t('dealer'), text: t('dealerShort') }));
-      if (seat.team) tags.appendChild(h('span', { class: 'chip team', title: t('team') + ' ' + seat.team, text: String(seat.team) }));
-      if (snap.phase) {
-        tags.appendChild(h('span', { class: 'ncards', title: `${seat.cards} ${t('cards')}` },
+      if (i === snap.me) tags.appendChild(h('span', { class: 'chip you', text: t('you') }));
+      if (seat.dealer) tags.appendChild(h('span', { class: 'chip dealer', title: t('dealer'), 'aria-label': t('dealer'), text: t('dealerShort') }));
+      if (seat.team) tags.appendChild(h('span', { class: 'chip team', title: `${t('team')} ${seat.team}`, text: String(seat.team) }));
+      if (snap.phase && i !== snap.me) {
+        tags.appendChild(h('span', { class: 'ncards', title: `${seat.cards} ${t('cards')}`, 'aria-label': `${seat.cards} ${t('cards')}` },
           h('span', { class: 'mini-back', 'aria-hidden': 'true' }), String(seat.cards ?? 0)));
       }
-      if (seat.caller) tags.appendChild(h('span', { class: 'flag caller', title: t('caller'), text: '📣' }));
-      if (seat.socio) tags.appendChild(h('span', { class: 'flag socio', title: t('socio'), text: '🤝' }));
-      if (seat.passed) tags.appendChild(h('span', { class: 'flag passed', title: t('passed'), text: '✖️' }));
-      if (seat.bot) tags.appendChild(h('span', { class: 'flag bot', title: t('computer'), text: '🤖' }));
-      if (seat.away) tags.appendChild(h('span', { class: 'flag away', title: t('away'), text: '💤' }));
+      if (scoreOf[i] !== undefined) tags.appendChild(h('span', { class: 'chip score', title: t('matchScore'), text: signed(scoreOf[i]) }));
+      if (seat.caller) tags.appendChild(h('span', { class: 'flag', title: t('caller'), 'aria-label': t('caller'), text: '📣' }));
+      if (seat.socio) tags.appendChild(h('span', { class: 'flag', title: t('socio'), 'aria-label': t('socio'), text: '🤝' }));
+      if (seat.away) tags.appendChild(h('span', { class: 'flag', title: t('away'), 'aria-label': t('away'), text: '💤' }));
       el.appendChild(tags);
 
-      if (lastBid[i] !== undefined) {
+      if (i === winner) {
+        const pts = app.pause.trick.points;
+        const text = pts === null || pts === undefined ? t('takes') : `${t('takes')} +${pts}`;
+        el.appendChild(h('div', { class: 'bubble takes-bubble', text }));
+      } else if (lastBid[i] !== undefined) {
         el.appendChild(h('div', { class: 'bubble' + (seat.passed ? ' pass' : ''), text: String(lastBid[i]) }));
       }
       if (visible[i] && visible[i].length) {
@@ -736,79 +1175,88 @@
         el.appendChild(row);
       }
       box.appendChild(el);
+      // a plate taller than planned (a long name, many tags) stays inside the felt
+      const half = el.offsetHeight / 2;
+      const y = Math.max(half + 3, Math.min(geo.H - half - 3, pos.y));
+      if (y !== pos.y) {
+        pos.y = y;
+        el.style.top = `${y}px`;
+      }
     });
+    trickPlaces(geo);
   }
 
-  function renderTrick(snap) {
-    const el = clear($('trick'));
+  function renderTrick(snap, geo) {
+    const el = $('trick');
     el.setAttribute('aria-label', t('trick'));
-    const n = (snap.seats || []).length || 1;
-    const many = n >= 4;
-    el.classList.toggle('many', many);
-    // the cards lie on an inner ellipse
-    const rx = many ? 'clamp(30px, 50% - 116px, 110px)' : 'clamp(40px, 50% - 100px, 120px)';
-    const ry = many ? 'clamp(30px, 50% - 90px, 130px)' : 'clamp(34px, 50% - 80px, 130px)';
-    (snap.trick || []).forEach((play, k) => {
-      // evenly around the centre, in the order of the seats: each card lies on its player's side
-      const { p } = seatPlace(snap, play.seat);
-      const { cos, sin } = polar(90 + (p * 360) / n);
-      const card = cardEl(play.card, { cls: 'trick-card' });
+    const pause = app.pause;
+    const plays = pause ? pause.trick.plays : snap.trick || [];
+    const before = new Set([...el.querySelectorAll('.trick-card')].map((c) => c.dataset.card));
+    clear(el);
+    const w = (geo.cardH * 2) / 3;
+    plays.forEach((play, k) => {
+      const pos = geo.trick[play.seat] || { x: geo.cx, y: geo.cy };
+      const won = pause && play.seat === pause.trick.winner;
+      const card = cardEl(play.card, { cls: 'trick-card' + (won ? ' won' : '') });
       card.dataset.by = String(play.seat);
       card.setAttribute('aria-label', `${seatName(snap, play.seat)}: ${play.card.name}`);
-      const tilt = ((play.card.id * 37) % 11) - 5;
-      card.style.left = `calc(50% + ${cos.toFixed(4)} * ${rx})`;
-      card.style.top = `calc(50% + ${sin.toFixed(4)} * ${ry})`;
+      const tilt = ((play.card.id * 37) % 9) - 4;
+      card.style.width = `${w}px`;
+      card.style.height = `${geo.cardH}px`;
+      card.style.left = `${pos.x}px`;
+      card.style.top = `${pos.y}px`;
       card.style.transform = `translate(-50%, -50%) rotate(${tilt}deg)`;
       card.style.zIndex = String(10 + k);
       el.appendChild(card);
+      if (!before.has(String(play.card.id)) && typeof card.animate === 'function') {
+        // it lands: from its player's seat to its place
+        const from = geo.seats[play.seat] || pos;
+        card.animate([
+          { transform: `translate(calc(-50% + ${from.x - pos.x}px), calc(-50% + ${from.y - pos.y}px)) scale(0.55)`, opacity: 0.4 },
+          { transform: card.style.transform, opacity: 1 },
+        ], { duration: 240, easing: 'ease-out' });
+      }
     });
   }
 
   function renderDeck(snap) {
     const deck = $('deck');
     const bris = clear($('briscola'));
-    const talon = $('talon');
-    const caption = $('deck-caption');
+    const talon = clear($('talon'));
     const inHand = !!snap.phase;
-    deck.hidden = !inHand || (!snap.briscola && !snap.turned && !(snap.talon > 0));
-
-    // the briscola: the turned card, or the suit alone once it is taken or when it is named
+    const count = Number(snap.talon) || 0;
+    deck.hidden = !inHand || (!snap.briscola && !snap.turned && count <= 0);
+    if (deck.hidden) return;
+    // the turned card while it lies on the table; then the briscola's suit alone
     bris.className = '';
-    bris.removeAttribute('role');
-    bris.removeAttribute('aria-label');
     if (snap.turned) {
       bris.className = 'turned';
       bris.appendChild(cardEl(snap.turned, { cls: 'briscola-card' }));
       bris.hidden = false;
     } else if (snap.briscola) {
       bris.className = 'suit-only';
-      bris.setAttribute('role', 'img');
-      bris.setAttribute('aria-label', `${t('briscola')}: ${snap.briscola.name}`);
-      bris.appendChild(suitIcon(snap.briscola.suit, !!snap.french));
+      bris.appendChild(h('span', { class: 'badge', role: 'img', 'aria-label': `${t('briscola')}: ${snap.briscola.name}` },
+        suitIcon(snap.briscola.suit, !!snap.french)));
+      bris.appendChild(h('span', { class: 'caption', text: t('briscola') }));
       bris.hidden = false;
     } else {
       bris.hidden = true;
     }
-
-    // the tallone: a face-down stack (or the next card face up) with its count
-    clear(talon);
-    const count = Number(snap.talon) || 0;
     talon.hidden = count <= 0;
     talon.setAttribute('aria-label', `${t('talon')}: ${count}`);
     talon.title = `${t('talon')}: ${count}`;
-    if (count > 1) talon.appendChild(backEl('stack-under'));
-    talon.appendChild(snap.talon_next ? cardEl(snap.talon_next, { cls: 'talon-next' }) : backEl('stack-top'));
-    talon.appendChild(h('span', { class: 'count', text: String(count) }));
-    talon.classList.toggle('has-briscola', !!snap.turned);
-
-    caption.textContent = snap.briscola ? `${t('briscola')}: ${snap.briscola.name}` : t('briscola');
+    if (count > 0) {
+      if (count > 1) talon.appendChild(backEl('stack-under'));
+      talon.appendChild(snap.talon_next ? cardEl(snap.talon_next, { cls: 'talon-next' }) : backEl('stack-top'));
+      talon.appendChild(h('span', { class: 'count', text: String(count) }));
+    }
     deck.classList.toggle('no-talon', count <= 0);
   }
 
   function renderLastTrick(snap) {
     const el = clear($('last-trick'));
     const last = snap.last_trick;
-    el.hidden = !last || !(last.plays || []).length;
+    el.hidden = !last || !(last.plays || []).length || !!app.pause || !!snap.outcome;
     if (el.hidden) return;
     el.appendChild(h('div', { class: 'caption', text: t('lastTrick') }));
     const row = h('div', { class: 'cards' });
@@ -826,121 +1274,336 @@
     }
   }
 
-  function renderResult(snap) {
-    const el = clear($('result'));
-    const lines = Array.isArray(snap.result) ? snap.result : [];
-    const show = lines.length > 0 || !!snap.can_next;
-    el.hidden = !show;
-    if (!show) return;
-    const box = h('div', { class: 'result-box' });
-    lines.forEach((line, k) => box.appendChild(h('p', { class: k === 0 ? 'headline' : '', text: String(line) })));
-    if (snap.can_next) {
-      box.appendChild(h('button', { type: 'button', id: 'next-hand', class: 'primary', text: t('nextHand') }));
+  function roleText(role) {
+    if (!role || role === 'other') return t('other');
+    if (role === 'caller') return t('caller');
+    if (role === 'socio') return t('socio');
+    if (role.startsWith('team:')) return `${t('team')} ${role.slice(5)}`;
+    return role;
+  }
+
+  /** A lobby (a rematch's, say): who sits, and for the table's creator the start. */
+  function renderLobby(snap, el) {
+    const box = h('div', { class: 'result-box', role: 'dialog', 'aria-label': snap.title || '' });
+    box.appendChild(h('h2', { class: 'headline', text: snap.title || 'Briscola' }));
+    box.appendChild(h('p', { class: 'line', text: snap.message || '' }));
+    const list = h('ul', { class: 'lobby-seats' });
+    (snap.seats || []).forEach((seat, i) => list.appendChild(h('li', { text: shortName(snap, i) })));
+    box.appendChild(list);
+    if (snap.can_start) {
+      box.appendChild(h('div', { class: 'result-buttons' },
+        h('button', { type: 'button', id: 'start', class: 'primary', dataset: { cmd: 'start' }, text: t('start') })));
     }
     el.appendChild(box);
   }
 
-  function renderHand(snap) {
+  function renderResult(snap) {
+    const el = clear($('result'));
+    if (snap.status === 'lobby') {
+      el.hidden = false;
+      renderLobby(snap, el);
+      return;
+    }
+    const o = snap.outcome;
+    const show = !!o && !app.pause;
+    el.hidden = !show;
+    if (!show) return;
+    const box = h('div', { class: 'result-box', role: 'dialog', 'aria-label': t('result') });
+    box.appendChild(h('h2', { class: 'headline', text: o.headline }));
+    const scroll = h('div', { class: 'result-scroll' });
+    const st = snap.standing;
+    // chiamata: each player's running score in the same table (§7.12)
+    const total = {};
+    if (st && st.kind === 'score') (st.rows || []).forEach((r) => { total[r.seats[0]] = r.value; });
+    const totals = Object.keys(total).length > 0;
+    if ((o.rows || []).length) {
+      const roles = o.rows.some((r) => r.role);
+      const table = h('table', { class: 'outcome' },
+        h('caption', { text: (snap.title || t('result')) + (totals && st.target ? ` · ${t('matchOf').toLowerCase()} ${t('upTo')} ${st.target}` : '') }),
+        h('thead', null, h('tr', null,
+          h('th', { scope: 'col', text: t('player') }),
+          roles ? h('th', { scope: 'col', text: t('role') }) : null,
+          h('th', { scope: 'col', class: 'num', text: t('points') }),
+          h('th', { scope: 'col', class: 'num', text: t('delta') }),
+          totals ? h('th', { scope: 'col', class: 'num', title: t('matchScore'), text: t('total') }) : null)));
+      const body = h('tbody');
+      o.rows.forEach((r) => {
+        body.appendChild(h('tr', { class: [r.won ? 'won' : '', r.seat === snap.me ? 'mine' : ''].filter(Boolean).join(' ') || null },
+          h('th', { scope: 'row', class: 'who', text: shortName(snap, r.seat) }),
+          roles ? h('td', { text: roleText(r.role) }) : null,
+          h('td', { class: 'num', text: String(r.points) }),
+          h('td', { class: 'num delta', text: signed(r.delta) }),
+          totals ? h('td', { class: 'num total', text: signed(total[r.seat] || 0) }) : null));
+      });
+      table.appendChild(body);
+      scroll.appendChild(table);
+    }
+    for (const line of [o.caller, o.cappotto ? '🎉 Cappotto!' : '', o.ledger]) {
+      if (line) scroll.appendChild(h('p', { class: 'line', text: line }));
+    }
+    if (st && !totals && (st.rows || []).length && !o.redeal) {
+      scroll.appendChild(standingTable(snap, { ...st, rows: st.rows.map((r) => ({ ...r, hand_points: null })) }, t('matchOf')));
+    }
+    box.appendChild(scroll);
+    if (o.match_over) box.appendChild(h('p', { class: 'match-over', text: o.match_over }));
+    const buttons = h('div', { class: 'result-buttons' });
+    if (snap.can_next) buttons.appendChild(h('button', { type: 'button', id: 'next-hand', class: 'primary', dataset: { cmd: 'next' }, text: t('nextHand') }));
+    if (snap.rematch) buttons.appendChild(h('button', { type: 'button', id: 'goto-rematch', class: 'primary', dataset: { cmd: 'goto-rematch' }, text: t('toRematch') }));
+    else if (snap.can_rematch) buttons.appendChild(h('button', { type: 'button', id: 'rematch', class: 'primary', dataset: { cmd: 'rematch' }, text: '🔁 ' + t('rematch') }));
+    if (buttons.firstChild) box.appendChild(buttons);
+    el.appendChild(box);
+  }
+
+  /** The hand's cards fill the width: up to 28 % of it each, overlapping (a visible strip of
+   * at least 40 px) when there are many. */
+  /** The hand's cards: n of them, at a table of `players` (in due the felt holds two cards
+   * at most, so the three in the hand may take a quarter of the height: 28 % of the width
+   * each also in Telegram's 360x600 sheet). */
+  function handSizes(n, players) {
+    const hand = $('hand');
+    const W = Math.max(200, hand.clientWidth - 4);
+    const H = window.innerHeight;
+    const share = n > 5 ? 0.17 : players <= 2 && n <= 3 ? 0.26 : 0.2;
+    const maxH = Math.max(66, Math.min(H * share, 176));
+    let w = Math.min(W * 0.28, (maxH * 2) / 3, n > 5 ? 84 : 200);
+    let step = n > 1 ? Math.min(w + 6, (W - w) / (n - 1)) : 0;
+    if (n > 1 && step < 40) {
+      step = 40;
+      w = Math.max(40, W - step * (n - 1));
+    }
+    return { w, h: (w * 3) / 2, step };
+  }
+
+  function renderHand(snap, on) {
     const el = clear($('hand'));
     el.setAttribute('aria-label', t('hand'));
     const spectator = snap.me < 0;
     const cards = snap.hand || [];
-    el.hidden = spectator || !snap.phase || (!cards.length && !(snap.blind > 0));
+    const blindChoices = (snap.choices || []).filter((c) => c.kind === 'blind');
+    const blind = !cards.length && snap.blind > 0;
+    el.hidden = spectator || !snap.phase || (!cards.length && !blind);
     if (el.hidden) return;
+    const n = blind ? snap.blind : cards.length;
+    const { w, h: ch, step } = handSizes(n, (snap.seats || []).length);
+    el.style.setProperty('--cw', `${w}px`);
+    el.style.setProperty('--ch', `${ch}px`);
+    el.style.height = `${ch + 12}px`;
+    const total = w + step * (n - 1);
+    const left0 = Math.max(0, (el.clientWidth - total) / 2);
     const playable = new Set(snap.playable || []);
-    el.classList.toggle('idle', playable.size === 0);
-    cards.forEach((card) => {
+    const mine = playable.size > 0 || blindChoices.length > 0;
+    el.classList.toggle('idle', !mine);
+    el.classList.toggle('armed', on && mine);
+    const place = (btn, k) => {
+      btn.style.left = `${left0 + k * step}px`;
+      btn.style.zIndex = String(k + 1);
+      el.appendChild(btn);
+    };
+    if (blind) {
+      for (let k = 0; k < snap.blind; k++) {
+        const choice = blindChoices.find((c) => c.action === 100 + k);
+        const btn = backEl(choice ? 'playable' : 'dimmed', `${t('hidden')} ${k + 1}`, true);
+        if (choice) {
+          btn.dataset.action = String(choice.action);
+          btn.dataset.stamp = String(choice.stamp);
+          if (!on) btn.setAttribute('aria-disabled', 'true');
+        } else btn.disabled = true;
+        place(btn, k);
+      }
+      return;
+    }
+    cards.forEach((card, k) => {
       const ok = playable.has(card.id);
-      const btn = cardEl(card, { button: true, cls: ok ? 'playable' : 'dimmed' });
+      const sent = app.sent && app.sent.action === card.id;
+      const btn = cardEl(card, { button: true, cls: (ok ? 'playable' : 'dimmed') + (sent ? ' pending' : '') });
       if (ok) {
         btn.dataset.action = String(card.id);
         btn.dataset.stamp = String(snap.card_stamp);
+        if (!on) btn.setAttribute('aria-disabled', 'true');
       } else {
         btn.disabled = true;
-        btn.setAttribute('aria-disabled', 'true');
       }
-      el.appendChild(h('div', { class: 'slot' }, btn));
+      place(btn, k);
     });
-    if (!cards.length && snap.blind > 0) {
-      for (let k = 0; k < snap.blind; k++) el.appendChild(h('div', { class: 'slot' }, backEl('blind')));
-    }
-    el.classList.toggle('many', cards.length > 5 || snap.blind > 5);
   }
 
-  function renderChoices(snap) {
-    const el = clear($('choices'));
-    const choices = snap.me >= 0 ? snap.choices || [] : [];
-    el.hidden = !choices.length;
-    el.setAttribute('aria-label', t('choices'));
-    if (!choices.length) return;
-    const french = !!snap.french;
-
-    const calls = choices.filter((c) => c.kind === 'call' && c.card);
-    const others = choices.filter((c) => !(c.kind === 'call' && c.card));
-
-    if (others.length) {
-      const allSuits = others.every((c) => c.kind === 'suit');
-      const dense = !allSuits && others.length > 5;
-      const row = h('div', { class: 'choice-row' + (allSuits ? ' suits' : '') + (dense ? ' dense' : '') });
-      others.forEach((c) => row.appendChild(choiceButton(c, french)));
-      el.appendChild(row);
-    }
-    if (calls.length) {
-      const grid = h('div', { class: 'call-grid' });
-      const bySuit = new Map();
-      calls.forEach((c) => {
-        if (!bySuit.has(c.card.s)) bySuit.set(c.card.s, []);
-        bySuit.get(c.card.s).push(c);
-      });
-      [...bySuit.keys()].sort((a, b) => a - b).forEach((suit) => {
-        const row = h('div', { class: 'call-row', dataset: { suit: String(suit) } });
-        bySuit.get(suit).forEach((c) => {
-          const btn = cardEl(c.card, { button: true, mini: true, cls: 'choice call' });
-          btn.dataset.action = String(c.action);
-          btn.dataset.stamp = String(c.stamp);
-          btn.dataset.kind = 'call';
-          if (c.label) btn.title = c.label;
-          row.appendChild(btn);
-        });
-        grid.appendChild(row);
-      });
-      el.appendChild(grid);
-    }
-  }
-
-  function choiceButton(c, french) {
+  function choiceButton(c, french, on) {
     const kind = c.kind || 'bid';
     const btn = h('button', {
       type: 'button', class: `choice kind-${kind}`,
       dataset: { action: String(c.action), stamp: String(c.stamp), kind },
+      'aria-disabled': on ? null : 'true',
     });
-    if (kind === 'suit' && c.card) {
-      btn.appendChild(suitIcon(c.card.s, french));
-    } else if (kind === 'suit' && typeof c.suit === 'number') {
-      btn.appendChild(suitIcon(c.suit, french));
-    } else if (kind === 'blind') {
-      btn.appendChild(h('span', { class: 'blind-back', 'aria-hidden': 'true' }, backSvg()));
-    } else if (c.card) {
-      btn.appendChild(cardEl(c.card, { mini: true, cls: 'tiny' }));
-    }
-    btn.appendChild(h('span', { class: 'choice-label', text: String(c.label ?? '') }));
+    if (kind === 'suit' && typeof c.suit === 'number') btn.appendChild(suitIcon(c.suit, french));
+    else if (c.card) btn.appendChild(cardEl(c.card, { mini: true, cls: 'tiny' }));
+    const label = String(c.label ?? '');
+    const short = String(c.short || label);
+    btn.appendChild(h('span', { class: 'choice-label', text: short }));
+    if (short !== label) btn.setAttribute('aria-label', label);
+    btn.title = label;
     return btn;
+  }
+
+  function renderChoices(snap, on) {
+    const el = clear($('choices'));
+    const choices = (snap.me >= 0 ? snap.choices || [] : []).filter((c) => c.kind !== 'blind');
+    el.hidden = !choices.length;
+    el.setAttribute('aria-label', t('choices'));
+    el.classList.toggle('armed', on);
+    if (!choices.length) return;
+    const french = !!snap.french;
+    const points = choices.filter((c) => c.kind === 'points');
+    const calls = choices.filter((c) => c.kind === 'call' && c.card);
+    const suits = choices.filter((c) => c.kind === 'suit');
+    const others = choices.filter((c) => !points.includes(c) && !calls.includes(c) && !suits.includes(c));
+    if (points.length) el.appendChild(overbid(snap, points, on));
+    if (suits.length) {
+      const grid = h('div', { class: 'choice-grid suits' });
+      suits.forEach((c) => grid.appendChild(choiceButton(c, french, on)));
+      el.appendChild(grid);
+    }
+    if (calls.length) el.appendChild(callGrid(calls, french, on));
+    if (others.length) {
+      const bids = others.filter((c) => c.kind === 'bid');
+      const rest = others.filter((c) => c.kind !== 'bid');
+      if (bids.length) {
+        const grid = h('div', { class: 'choice-grid bids' + (bids.length > 6 ? ' five' : '') });
+        bids.forEach((c) => grid.appendChild(choiceButton(c, french, on)));
+        el.appendChild(grid);
+      }
+      if (rest.length) {
+        const row = h('div', { class: 'choice-row' });
+        rest.forEach((c) => row.appendChild(choiceButton(c, french, on)));
+        el.appendChild(row);
+      }
+    }
+  }
+
+  /** The overbid (§7.3): one big button with the bid (the minimum at first), − / + / +5, a
+   * slider for a far value, and Passo beside. Any value is reached in at most 3 taps: a tap
+   * on the slider's track, then − or + at most twice. Choosing changes nothing on the
+   * server; the big button bids. */
+  function overbid(snap, points, on) {
+    const values = points.map((c) => c.value).sort((a, b) => a - b);
+    const key = app.turnKey;
+    if (!app.bid || app.bid.key !== key || !values.includes(app.bid.value)) app.bid = { key, value: values[0] };
+    const box = h('div', { class: 'overbid', dataset: { min: String(values[0]), max: String(values[values.length - 1]) } });
+    const step = (d, label, text) => h('button', {
+      type: 'button', class: 'step', dataset: { cmd: 'bid-step', step: String(d) }, 'aria-label': label, text,
+    });
+    const main = h('button', {
+      type: 'button', class: 'choice kind-points bid-main', dataset: { kind: 'points' },
+      'aria-disabled': on ? null : 'true',
+    }, h('span', { class: 'choice-label' }));
+    const row = h('div', { class: 'overbid-row' }, step(-1, t('bidLess'), '−'), main, step(1, t('bidMore'), '+'), step(5, t('bidMore5'), '+5'));
+    box.appendChild(row);
+    let range = null;
+    if (values.length > 1) {
+      range = h('input', {
+        type: 'range', class: 'bid-range', min: values[0], max: values[values.length - 1], step: 1,
+        'aria-label': t('bidValue'),
+      });
+      range.addEventListener('input', () => setBid(Number(range.value)));
+      box.appendChild(range);
+    }
+    app.bid.els = { main, range, steps: [...row.querySelectorAll('.step')], points };
+    showBid();
+    return box;
+  }
+
+  /** The overbid's controls show app.bid.value (updated in place: a slider being dragged
+   * stays the same element). */
+  function showBid() {
+    const bid = app.bid;
+    if (!bid || !bid.els) return;
+    const { main, range, steps, points } = bid.els;
+    const choice = points.find((c) => c.value === bid.value) || points[0];
+    main.dataset.action = String(choice.action);
+    main.dataset.stamp = String(choice.stamp);
+    main.dataset.value = String(choice.value);
+    main.firstChild.textContent = String(choice.label);
+    if (range && Number(range.value) !== bid.value) range.value = String(bid.value);
+    const lo = points.reduce((m, c) => Math.min(m, c.value), Infinity);
+    const hi = points.reduce((m, c) => Math.max(m, c.value), -Infinity);
+    steps.forEach((b) => { b.disabled = Number(b.dataset.step) < 0 ? bid.value <= lo : bid.value >= hi; });
+  }
+
+  function setBid(value) {
+    const bid = app.bid;
+    if (!bid || !bid.els) return;
+    const values = bid.els.points.map((c) => c.value);
+    const lo = Math.min(...values);
+    const hi = Math.max(...values);
+    let v = Math.max(lo, Math.min(hi, Math.round(value)));
+    while (!values.includes(v) && v < hi) v += 1;  // the legal values are consecutive anyway
+    bid.value = v;
+    showBid();
+  }
+
+  function stepBid(d) {
+    if (app.bid) setBid(app.bid.value + d);
+  }
+
+  /** Calling a card (§7.9): by suit, then the card; few cards are shown at once. */
+  function callGrid(calls, french, on) {
+    const box = h('div', { class: 'call' });
+    const suits = [...new Set(calls.map((c) => c.card.s))].sort((a, b) => a - b);
+    let shown = calls;
+    if (calls.length > 10 && suits.length > 1) {
+      if (!suits.includes(app.callSuit)) app.callSuit = suits[0];
+      const tabs = h('div', { class: 'choice-grid suits tabs', role: 'tablist', 'aria-label': t('chooseSuit') });
+      suits.forEach((suit) => {
+        const sample = calls.find((c) => c.card.s === suit);
+        tabs.appendChild(h('button', {
+          type: 'button', class: 'choice kind-suit tab' + (suit === app.callSuit ? ' selected' : ''), role: 'tab',
+          'aria-selected': suit === app.callSuit ? 'true' : 'false', dataset: { cmd: 'call-suit', suit: String(suit) },
+        }, suitIcon(suit, french), h('span', { class: 'choice-label', text: suitLabel(sample) })));
+      });
+      box.appendChild(tabs);
+      shown = calls.filter((c) => c.card.s === app.callSuit);
+    }
+    const grid = h('div', { class: 'call-grid' });
+    shown.forEach((c) => {
+      const btn = cardEl(c.card, { button: true, mini: true, cls: 'choice call' });
+      btn.dataset.action = String(c.action);
+      btn.dataset.stamp = String(c.stamp);
+      btn.dataset.kind = 'call';
+      if (!on) btn.setAttribute('aria-disabled', 'true');
+      grid.appendChild(btn);
+    });
+    box.appendChild(grid);
+    return box;
+  }
+
+  function suitLabel(choice) {
+    const name = String(choice.card.name || '');
+    const parts = name.split(' ');
+    return parts[parts.length - 1] || name;
   }
 
   // ------------------------------------------------------------------ start
 
   function start() {
+    app.pageId = Array.from(crypto.getRandomValues(new Uint8Array(9)), (b) => b.toString(16).padStart(2, '0')).join('');
     initTelegram();
     $('conn').textContent = t('reconnecting');
+    document.addEventListener('pointerdown', onPointerDown, true);
     document.addEventListener('click', onClick);
-    app.tableId = tableIdFromLaunch();
-    if (app.tableId === null) {
+    const launch = launchParam();
+    if (launch === null) {
       fatal(t('notFound'), t('openFromBot'));
       return;
     }
+    app.tableId = launch.id;
+    app.key = launch.key;
     $('title').textContent = t('loading');
-    document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible' && !app.stopped && !app.es) boot();
+    document.addEventListener('visibilitychange', onVisibility);
+    window.addEventListener('pagehide', () => reportVisibility(true));
+    window.addEventListener('pageshow', (ev) => { if (ev.persisted) onVisibility(); });
+    let resizeTimer = null;
+    window.addEventListener('resize', () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => { if (app.snap) render(app.snap); }, 60);
     });
     boot();
   }
