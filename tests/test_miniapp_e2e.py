@@ -184,23 +184,15 @@ async def play_due_hand(
     rng: random.Random,
 ) -> int:
     """Ann and Bob play a due hand to its end, each tapping a card in their page on their
-    turn (the first card also tapped again, as a double tap would). Returns the plays."""
+    turn (the first card also tapped again, as a double tap would), their private chats
+    quiet meanwhile. Returns the plays."""
     fake = bot.fake
     tid = int(store.table(chat_id)["table_id"])
     plays = 0
-    gone: list[tuple[FakeUser, int]] = []  # (person, card played in the page)
+    since = fake.mark()
     while not (st := state(store, chat_id)).is_terminal():
         who = seat_user[st.current]
         page = pages[who.id]
-        # the DM agrees by the person's next turn (its new message): the cards they
-        # played in the page left the hand message's buttons
-        for user, played in [g for g in gone if g[0] is who]:
-            await fake.wait_for(
-                card_gone(fake, user, played),
-                WAIT,
-                message="the DM without the card played in the Mini App",
-            )
-            gone.remove((user, played))
         await move_shown(page, version(store, chat_id))
         # exactly the legal cards are tappable, on the turn's page alone
         assert await page.locator("#hand .playable").count() == len(st.legal_actions())
@@ -228,9 +220,17 @@ async def play_due_hand(
         now = version(store, chat_id)
         for p in pages.values():  # stored, then shown on every page
             await move_shown(p, now)
-        gone.append((who, card))
-    for user, played in gone:  # ... and the hand's end shows in every DM
-        await fake.wait_for(card_gone(fake, user, played), WAIT)
+    # issue 39: while a person's page is open and visible, the page shows their turns and
+    # their private chat is quiet for the table: no turn message, no edit, no delete; once
+    # the match is over, their hand message shows its end (its buttons gone), once
+    await bot.idle()
+    people = {str(u.id) for u in seat_user.values()}
+    chatty = [c.method for c in fake.calls[since:] if str(c.params.get("chat_id")) in people]
+    if store.table(chat_id)["status"] != "finished":
+        assert chatty == [], chatty
+    else:
+        assert set(chatty) <= {"editMessageText", "deleteMessages"}, chatty
+        assert chatty.count("editMessageText") <= len(people), chatty
     return plays
 
 

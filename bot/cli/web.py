@@ -167,6 +167,7 @@ class WebPlay:
         self.timers.fire = service.timeout
         hub = LiveHub(table_param=self.keys.param)
         service.live = hub
+        hub.on_visibility(service.page_visibility)
         service.miniapp_param = self.keys.param
         await self._open_table(service)
         app = web.Application()

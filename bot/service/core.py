@@ -262,6 +262,8 @@ class ServiceCore:
         for seat, s in enumerate(table.seats):
             if s.user_id is None:
                 continue
+            if not closed and self.live is not None and self.live.visible(tid, s.user_id):
+                continue  # their Mini App page is open and shows it: the chat stays quiet
             theirs = not s.is_bot and _their_turn(table, seat)
             now = _their_moment(table, seat)
             if not (theirs or urgent or resend) and self._moments.get((tid, seat)) == now:
@@ -285,6 +287,24 @@ class ServiceCore:
             self.out.sweep(table)
         if closed:
             self._forget_moments(tid)
+
+    def page_visibility(self, table_id: int, user_id: int, visible: bool) -> None:
+        """A person's Mini App page of the table went to the background or closed: their
+        private chat takes over at once (their turn as a new message, else their hand as it
+        is now). `LiveHub.on_visibility`'s callback."""
+        if visible:
+            return
+
+        async def show() -> None:
+            async with self._lock(table_id):
+                table = await self._current(table_id)
+                seat = None if table is None else table.seat_of(user_id)
+                if table is None or seat is None or table.status in (FINISHED, CANCELLED):
+                    return
+                self._moments.pop((table_id, seat), None)
+                self._render(table)
+
+        self._spawn(show())
 
     def _forget_moments(self, table_id: int) -> None:
         for key in [k for k in self._moments if k[0] == table_id]:

@@ -77,9 +77,13 @@ class Outbox(Protocol):
 
 
 class Live(Protocol):
-    """The Mini App's open pages (`bot.webapp.hub.LiveHub`): told of every render."""
+    """The Mini App's open pages (`bot.webapp.hub.LiveHub`): told of every render; says
+    whether a person has a visible page of a table open (then their private chat is quiet
+    for that table, issue 39)."""
 
     def publish(self, table: Table) -> None: ...
+
+    def visible(self, table_id: int, user_id: int) -> bool: ...
 
 
 class Timers(Protocol):

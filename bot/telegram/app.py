@@ -246,6 +246,7 @@ def _open_miniapp(
     keys = TableKeys(settings.bot_token.get_secret_value() if settings.bot_token else "")
     data.hub = hub = LiveHub(table_param=keys.param)
     service.live = hub
+    hub.on_visibility(service.page_visibility)
     service.miniapp_short_name = settings.miniapp_short_name
     service.miniapp_param = keys.param  # the link's unguessable start parameter
     if settings.miniapp_short_name is None:

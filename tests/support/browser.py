@@ -30,7 +30,7 @@ import httpx
 from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright
 
 from bot.webapp.auth import TableKeys, sign_init_data
-from tests.support.bot_process import TOKEN, WAIT, BotProcess, free_port
+from tests.support.bot_process import TOKEN, WAIT, ProbedBot, free_port
 from tests.support.telegram import FakeTelegram, FakeUser
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
@@ -57,7 +57,7 @@ def chromium_path() -> str:
     return found
 
 
-class MiniAppBot(BotProcess):
+class MiniAppBot(ProbedBot):
     """`python -m bot` with the Mini App on a free local port."""
 
     def __init__(self, fake: FakeTelegram, workdir: Path, **env: str) -> None:
