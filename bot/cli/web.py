@@ -31,6 +31,7 @@ from aiohttp import web
 from bot.i18n import plain
 from bot.players.thinker import Thinker
 from bot.service import Person, TableService
+from bot.service.types import Outbox
 from bot.table.deadlines import Timing
 from bot.table.table import Table
 from bot.telegram.render import Keyboard, Rendered
@@ -50,7 +51,9 @@ class NoChat:
     """The service's outbox when there is no Telegram: every message goes nowhere (the page
     shows the table)."""
 
-    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
+    def show_table(
+        self, table: Table, content: Rendered, *, urgent: bool = False, routine: bool = False
+    ) -> None:
         pass
 
     def repost(self, table: Table, content: Rendered) -> None:
@@ -66,8 +69,11 @@ class NoChat:
         content: Rendered,
         *,
         urgent: bool = False,
-        notify: bool = False,
+        turn: str | None = None,
     ) -> None:
+        pass
+
+    def sweep(self, table: Table) -> None:
         pass
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
@@ -153,9 +159,10 @@ class WebPlay:
         g = self.game
         self.db = await Database.open(f"sqlite:///{self.dir / 'play.db'}")
         thinker = Thinker(workers=0)
+        outbox: Outbox = NoChat()  # checked against the protocol the service uses
         service = TableService(
             self.db,
-            NoChat(),
+            outbox,
             self.timers,
             "local",
             default_lang=g.lang,
