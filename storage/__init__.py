@@ -5,6 +5,7 @@ Nothing in this package imports telegram or the handlers. Open with
 `db = await Database.open(settings.database_url)`; see `storage.db` for the concurrency rules.
 """
 
+from bot.table.status import TableStatus
 from storage.db import Database, sqlite_path
 from storage.errors import (
     LedgerNotZeroSum,
@@ -23,7 +24,6 @@ from storage.models import (
     Move,
     PrivateMessage,
     TableRow,
-    TableStatus,
     UpdateClaim,
     UserRow,
 )

@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from bot.table.status import ACTIVE_STATUSES, TABLE_STATUSES, TableStatus
 from storage.backend import BACKGROUND, NORMAL, URGENT, Backend, Conn, Row
 from storage.errors import (
     Conflict,
@@ -39,8 +40,6 @@ from storage.league import (
     undo_key,
 )
 from storage.models import (
-    ACTIVE_STATUSES,
-    TABLE_STATUSES,
     UNSET,
     Balance,
     ChatRow,
@@ -52,7 +51,6 @@ from storage.models import (
     PrivateMessage,
     TableHead,
     TableRow,
-    TableStatus,
     Unset,
     UpdateClaim,
     UserRow,

@@ -10,18 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Final
 
-
-class TableStatus(StrEnum):
-    """A table's status: the values are what the `tables.status` column stores."""
-
-    LOBBY = "lobby"
-    PLAYING = "playing"
-    FINISHED = "finished"
-    CANCELLED = "cancelled"
-
-
-TABLE_STATUSES: Final[tuple[TableStatus, ...]] = tuple(TableStatus)
-ACTIVE_STATUSES: Final[tuple[TableStatus, ...]] = (TableStatus.LOBBY, TableStatus.PLAYING)
+from bot.table.status import ACTIVE_STATUSES, TableStatus
 
 
 class _Unset(enum.Enum):

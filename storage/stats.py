@@ -1,44 +1,8 @@
-"""What storage takes and hands back for stats and ratings (issue 14): the record of a finished
-hand, and of a finished match, of a table that writes the group's ledger (migration 6)."""
+"""What storage takes and hands back for stats and ratings: the table layer's records of play
+(`bot.table.plays`), stored as they are."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Final, Literal
+from bot.table.plays import FAMILIES, Family, PlayRecord, StoredPlay
 
-FAMILIES: Final = ("two", "multi", "chiamata")
-"""The rating families: two sides (or two pairs, two threes), three or more sides, chiamata."""
-
-Family = Literal["two", "multi", "chiamata"]
-
-
-@dataclass(frozen=True, slots=True)
-class PlayRecord:
-    """Written by `Database.save_move` with the move that finished a hand, in the same
-    transaction as the ledger entry: the hand's record (`bot.table.stats.hand_data`) and, when
-    the match ended with that hand, the match's (`bot.table.stats.match_data`)."""
-
-    chat_id: int
-    table_id: int
-    hand_index: int
-    variant: str
-    family: str
-    finished_at: datetime
-    hand: Mapping[str, Any]
-    match: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StoredPlay:
-    """A stored hand record (`hand_index` >= 0) or match record (`hand_index` None)."""
-
-    chat_id: int
-    epoch: int
-    table_id: int
-    hand_index: int | None
-    variant: str
-    family: str
-    finished_at: datetime
-    data: dict[str, Any] = field(default_factory=dict)
+__all__ = ["FAMILIES", "Family", "PlayRecord", "StoredPlay"]

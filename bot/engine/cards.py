@@ -54,9 +54,6 @@ RANK_NAMES_EN = {
 RANK_NAMES_FRENCH_IT = {**RANK_NAMES_IT, 9: "Donna"}
 RANK_NAMES_FRENCH_EN = {**RANK_NAMES_EN, 9: "Queen"}
 
-# Ranks in descending trick power, as called in the chiamata auction (§7.2).
-AUCTION_RANKS = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)
-
 # 32-card deck (§9.1): rank symbols in descending strength, and their points.
 _RANKS_32 = ("A", "T", "K", "Q", "J", "9", "8", "7")
 _POINTS_32 = (11, 10, 4, 3, 2, 0, 0, 0)

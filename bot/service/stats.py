@@ -25,6 +25,7 @@ from bot.i18n import plain, t, tn, variant_name
 from bot.service.core import ServiceCore
 from bot.service.league import LAST_WORDS, parse_season
 from bot.service.types import Person, Reply
+from bot.table.plays import FAMILIES, StoredPlay
 from bot.table.rating import NEWCOMER, PROVISIONAL_GAMES, Event, Rating, Ratings, events, rate
 from bot.table.stats import (
     HandView,
@@ -37,7 +38,6 @@ from bot.table.stats import (
 )
 from bot.telegram import charts
 from storage.league import PAYMENT
-from storage.stats import FAMILIES, StoredPlay
 
 CHART_WORDS: Final = frozenset({"chart", "grafico", "graph", "grafici"})
 ALL_WORDS: Final = frozenset({"all", "tutte", "sempre", "ever"})

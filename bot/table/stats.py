@@ -31,9 +31,9 @@ from typing import Any
 
 from bot.engine.options import Rules
 from bot.table.ledger import hand_key, match_key
+from bot.table.plays import Family, PlayRecord, StoredPlay
 from bot.table.record import hand_record
 from bot.table.table import Table
-from storage.stats import Family, PlayRecord, StoredPlay
 
 
 def family_of(rules: Rules) -> Family:

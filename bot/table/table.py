@@ -18,7 +18,7 @@ from bot.i18n import level_name, parse_level
 from bot.players import DEFAULT_LEVEL, LEVELS, make_player
 from bot.table.deadlines import TIMEOUTS_TO_AWAY, TIMER_DEFAULT, Pending
 from bot.table.ledger import without_computers
-from storage.models import TableStatus
+from bot.table.status import TableStatus
 
 Status = TableStatus
 LOBBY = TableStatus.LOBBY

@@ -38,7 +38,6 @@ REGISTERING = "registering"
 RUNNING = "running"
 DONE = "finished"
 CANCELLED = "cancelled"
-STATUSES = (REGISTERING, RUNNING, DONE, CANCELLED)
 
 HANDS = 5  # §11.2: a match is five hands, all played
 # §11.2: match points by hands won, indexed by the hands a team won (0..5):
