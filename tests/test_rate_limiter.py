@@ -131,8 +131,9 @@ async def test_new_messages_go_before_edits_when_the_bot_wide_budget_is_short() 
         second=0.2,
     )
     limiter, rec = PacedRateLimiter(tight), Recorder()
+    # the table messages of six groups (a hand message's edit goes with its turns instead)
     edits = [
-        asyncio.create_task(call(limiter, rec, "editMessageText", PERSON + i)) for i in range(6)
+        asyncio.create_task(call(limiter, rec, "editMessageText", -2000 - i)) for i in range(6)
     ]
     await asyncio.sleep(0.01)  # the edits are queued for the budget
     send = asyncio.create_task(call(limiter, rec, "sendMessage", PERSON + 100))
@@ -144,9 +145,9 @@ async def test_new_messages_go_before_edits_when_the_bot_wide_budget_is_short() 
 
 
 async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_rest() -> None:
-    """Issue 39 §2: with the bot-wide budget short, waiting calls go out by priority: a new
-    private message (a turn message), a new group message (a reply), the group's table edit,
-    then private edits and deletes; in arrival order within each."""
+    """Issue 39 §2: with the bot-wide budget short, waiting calls go out by priority: a hand
+    message's calls (a new turn message, an edit of it), a new group message (a reply), the
+    group's table edit, then deletes; in arrival order within each."""
     tight = Limits(
         group_per_minute=100,
         private_per_second=100,
@@ -172,7 +173,7 @@ async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_r
         await asyncio.sleep(0.001)
     await asyncio.gather(first, *tasks)
     order = [chat for _, chat, _, _ in rec.calls][1:]
-    assert order == [PERSON + 3, PERSON + 4, OTHER_GROUP, GROUP, PERSON + 1, PERSON + 2]
+    assert order == [PERSON + 2, PERSON + 3, PERSON + 4, OTHER_GROUP, GROUP, PERSON + 1]
 
 
 async def test_backlog_is_the_seconds_of_budget_the_waiting_calls_need() -> None:
