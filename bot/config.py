@@ -51,11 +51,11 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     port: int = Field(default=8080, ge=1, le=65535)
     # How many worker processes of this bot share its database (webhook mode on PostgreSQL,
-    # README "Several workers"): each takes this share of Telegram's rate budgets, which are
-    # the bot's as a whole.
+    # docs/operating.md, "Several workers"): each takes this share of Telegram's rate
+    # budgets, which are the bot's as a whole.
     workers: int = Field(default=1, ge=1, le=64)
-    # The Mini App (README, "The Mini App"): the public https:// address that reaches PORT
-    # (the page is PUBLIC_URL/app/), and the short name it was given with BotFather's
+    # The Mini App (docs/operating.md, "The Mini App"): the public https:// address that
+    # reaches PORT (the page is PUBLIC_URL/app/), and the short name it was given with BotFather's
     # /newapp, for the direct link on the group's table message. Without PUBLIC_URL the bot
     # serves no page and shows no Mini App button.
     public_url: str | None = None

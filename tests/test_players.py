@@ -985,7 +985,7 @@ def test_hard_defender_loads_no_carico_onto_the_callers_side() -> None:
 
 
 def test_hard_defender_carico_guard_is_off_with_four_players() -> None:
-    """With four players (two defenders) the guard measured no better (README): there
+    """With four players (two defenders) the guard measured no better (docs/players.md): there
     `hard` plays the same cards with it and without it, some of them such carichi."""
     guarded = hard_throws_onto_callers_side(True, 12, "chiamata4")
     free = hard_throws_onto_callers_side(False, 12, "chiamata4")
