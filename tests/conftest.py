@@ -44,6 +44,7 @@ SLOW_FILES = (
 # Single tests that play many games (or decisions) for a statistic.
 SLOW_TESTS = frozenset(
     {
+        "test_both_backends_have_the_same_tables_and_columns",
         "test_hard_stops_once_its_estimates_are_precise_enough",
         "test_normal_outscores_easy_in_chiamata",
         "test_normal_keeps_its_high_briscole_in_chiamata",

@@ -995,3 +995,54 @@ async def test_a_dead_workers_message_locks_are_let_go_at_once(tmp_path: Path) -
     finally:
         await a.close()
         await b.close()
+
+
+async def test_both_backends_have_the_same_tables_and_columns(tmp_path: Path) -> None:
+    """Issue 40: the schema is written twice (SQLite's migrations, PostgreSQL's steps); the
+    two agree table by table, column by column, at the same schema version."""
+
+    async def columns(url: str, query: str) -> tuple[int, dict[str, set[str]]]:
+        db = await Database.open(url)
+        try:
+            async with db.backend.read(0) as conn:
+                rows = await conn.all(query)
+            found: dict[str, set[str]] = {}
+            for r in rows:
+                found.setdefault(str(r["t"]), set()).add(str(r["c"]))
+            return await db.schema_version(), found
+        finally:
+            await db.close()
+
+    lite = await columns(
+        fresh_url("sqlite", tmp_path),
+        "SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_info(m.name) p"
+        " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'",
+    )
+    pg = await columns(
+        fresh_url("postgresql", tmp_path),
+        "SELECT table_name AS t, column_name AS c FROM information_schema.columns"
+        " WHERE table_schema = current_schema()",
+    )
+    assert lite[0] == pg[0], (lite[0], pg[0])
+    # PostgreSQL keeps its schema's version in a table, SQLite in PRAGMA user_version
+    assert pg[1].pop("schema_version", None) is not None
+    assert sorted(lite[1]) == sorted(pg[1])
+    # ... and PostgreSQL spells out the `rowid` SQLite gives every table not WITHOUT ROWID
+    implicit = await implicit_rowids(f"sqlite:///{tmp_path / 'again.db'}", sorted(lite[1]))
+    for table in lite[1]:
+        theirs = pg[1][table] - ({"rowid"} if table in implicit else set())
+        assert lite[1][table] == theirs, table
+
+
+async def implicit_rowids(url: str, tables: list[str]) -> set[str]:
+    db = await Database.open(url)
+    try:
+        found = set()
+        async with db.backend.read(0) as conn:
+            for table in tables:
+                with contextlib.suppress(Exception):
+                    await conn.all(f"SELECT rowid FROM {table} LIMIT 0")
+                    found.add(table)
+        return found
+    finally:
+        await db.close()
