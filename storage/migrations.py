@@ -338,6 +338,11 @@ _V10: Final[Migration] = (
     """,
 )
 
+# A group's own settings and what the bot remembers of it (issue 38), as JSON: its name as
+# Telegram gives it, what a beer is worth in points, whether the auction's Due was explained.
+# Numbered 12: version 11 is issue 39's replaced_messages (it comes first once both are in).
+_V12: Final[Migration] = ("ALTER TABLE chats ADD COLUMN settings_json TEXT",)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -349,6 +354,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V8,
     _V9,
     _V10,
+    _V12,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

@@ -324,6 +324,8 @@ STEPS: Final[dict[int, Migration]] = {
         )
         """,
     ),
+    # storage.migrations._V12 (12 once issue 39's 11 is in)
+    11: ("ALTER TABLE chats ADD COLUMN settings_json TEXT",),
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"
