@@ -200,6 +200,7 @@ def _post_init(settings: Settings) -> Any:
             thinker=thinker,
             timing=Timing(scale=settings.timer_scale),
             shared=shared,
+            timezone=settings.timezone,
         )
         service_ref.append(service)
         data: BotData = application.bot_data

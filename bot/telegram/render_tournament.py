@@ -34,22 +34,27 @@ def member_name(member: Member, lang: str) -> str:
 
 
 def team_label(tour: Tournament, index: int, lang: str) -> str:
-    """ "Squadra 2 (Mario & Luigi)", escaped (HTML); in singles the player ("Mario"), or
-    "Giocatore 2 (posto libero)" while nobody has the place."""
+    """A team by its members, "Mario & Luigi", escaped (HTML); in singles the player
+    ("Mario"). While a place is free, its number too, which its join button names:
+    "Squadra 2 (Mario & posto libero)", "Giocatore 2 (posto libero)"."""
     members = [esc(member_name(m, lang)) for m in tour.teams[index].members]
     if tour.singles and members:
         return members[0]
     if len(members) < tour.team_size:
         members.append(t(lang, "tour_free_place"))
-    return t(lang, tour.key("tour_team_named"), n=index + 1, members_html=" &amp; ".join(members))
+        return t(
+            lang, tour.key("tour_team_named"), n=index + 1, members_html=" &amp; ".join(members)
+        )
+    return " &amp; ".join(members)
 
 
 def short_team(tour: Tournament, index: int, lang: str) -> str:
-    """ "Squadra 2" (plain text: escape it where it goes); in singles the player's name."""
+    """A team by its members' names, "Mario & Luigi" (plain text: escape it where it goes);
+    in singles the player's name; "Squadra 2" while it has nobody."""
     members = tour.teams[index].members
-    if tour.singles and members:
-        return member_name(members[0], lang)
-    return t(lang, tour.key("tour_team"), n=index + 1)
+    if not members:
+        return t(lang, tour.key("tour_team"), n=index + 1)
+    return " & ".join(member_name(m, lang) for m in members)
 
 
 def points_summary(points: tuple[int, ...], lang: str) -> str:
@@ -219,8 +224,13 @@ def status_text(tour: Tournament, lang: str) -> str:
 
 
 def match_done_text(tour: Tournament, index: int, lang: str) -> str:
-    """Said in the group when a match of the tournament ends."""
-    return t(lang, "tour_match_done", result_html=result_line(tour, index, lang))
+    """Said in the group when a match of the tournament ends: its result, and the standings
+    as they are now (the last match's are the final ones, `final_message`)."""
+    lines = [t(lang, "tour_match_done", result_html=result_line(tour, index, lang))]
+    if tour.status != DONE:
+        lines.append("")
+        lines.extend(standings_lines(tour, lang)[:-1])  # the tiebreaks: in /torneo
+    return "\n".join(lines)
 
 
 def final_message(tour: Tournament, lang: str) -> str:
