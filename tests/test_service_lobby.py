@@ -154,3 +154,28 @@ async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
         assert short_name(old) in hand and "🤖 🤖" not in hand and "(hard)" not in hand, hand
     finally:
         await svc2.close()
+
+
+async def test_new_over_an_empty_lobby_changes_its_variant_once_anyone_joined_not(
+    rig: Rig,
+) -> None:
+    """Issue 38: /new due over one's own chiamata lobby nobody joined turns it into a due
+    lobby (no /cancel first); the same variant again, or a lobby someone joined, is refused
+    as before ("there is a table already", the table shown again below)."""
+    svc = rig.svc
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    assert (await svc.new_table(CHAT, ANA, "chiamata", True)).text == ""
+    tid = rig.table().table_id
+    changed = await svc.new_table(CHAT, ANA, "due", True)
+    assert changed.key == "ok_variant_changed" and changed.repost == tid, changed
+    assert "Briscola a due" in changed.text
+    table = rig.table()
+    assert table.table_id == tid and table.options.variant == "due" and table.n_players == 2
+    same = await svc.new_table(CHAT, ANA, "due", True)
+    assert same.key != "ok_variant_changed" and same.repost == tid
+    assert (await svc.join(CHAT, EVE)).key == "ok_joined"
+    refused = await svc.new_table(CHAT, ANA, "chiamata", True)
+    assert refused.key != "ok_variant_changed" and rig.table().options.variant == "due"
+    # someone else's /new never changes the lobby
+    assert (await svc.new_table(CHAT, EVE, "tre", True)).key != "ok_variant_changed"

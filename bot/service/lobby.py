@@ -62,7 +62,11 @@ class Lobby(Play):
                 return Reply(text)
         existing = await self._table_for_chat(chat_id)
         if existing is not None:  # /new during a game: where the table is, how to close it
-            if variant is not None and self._lobby_to_change(existing, person):
+            if (
+                variant is not None
+                and variant != existing.options.variant
+                and self._lobby_to_change(existing, person)
+            ):
                 return await self._change_variant(existing, person, variant, picker_message_id)
             return await self._exists(existing, picker_message_id)
         if variant is None:
