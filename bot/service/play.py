@@ -232,7 +232,8 @@ class Play(ServiceCore):
         any failure the table is reloaded from the database and the error is raised as a
         TableError (the action is refused, nothing is half-written)."""
         ledger = record = None
-        if table.hand is not None and table.hand.is_terminal() and move is not None:
+        hand_over = table.hand is not None and table.hand.is_terminal() and move is not None
+        if table.hand is not None and hand_over:
             deltas = table.finish_hand()
             now = datetime.now(UTC)
             record = play_record(table, now)  # stats (bot.table.stats): with the ledger
@@ -269,7 +270,7 @@ class Play(ServiceCore):
                 record=record,
                 update_id=APPLYING_UPDATE.get(),
             )
-            if record is not None:  # a hand is over: the group's log hears of it
+            if hand_over:  # the group's log hears of it (a table that writes nothing too)
                 self._announce_hand(table)
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
