@@ -4,6 +4,7 @@
                              [--database sqlite|postgresql] [--workers N] [--webhook]
                              [--no-restart] [--quick] [--json]
     python -m bench.bot_load --compare [--quick]    # issue 15: one process, or two workers
+    python -m bench.bot_load --scenario five-humans --tables 60 --duration 180 --no-restart
 
 `python -m bot` runs as its own process with Telegram's real numbers (20 calls a minute per
 group, 30 a second overall, one a second per private chat, a group's table message edited
@@ -16,6 +17,15 @@ to say it is their turn (or, in chiamata's auction, for bid buttons in their pri
 message), thinks 0.5-3 s (`--think`) and taps; now and then someone taps out of turn, the
 creator taps "Prossima mano" after a hand and opens a new table after a match, and people
 send /score or /help in their group a few times per table.
+
+`--scenario five-humans` (issue 39 §3): every table is a chiamata of five people, no
+computer. A person acts when their phone rings (a new turn message, "👉", in their private
+chat), 2-6 s later; now and then someone taps a card out of turn or twice (`--double-tap`),
+and about one command a minute is typed in each group. Printed besides: the calls that name
+a chat per move (a bid, a call or a card) and per card, in the groups and the private chats,
+by method; calls a second and the busiest second against Telegram's 30; the time from a move
+to the next turn message; cards a minute per table. The bot runs with its own defaults for
+the group's routine edits (`GROUP_ROUTINE_INTERVAL`, 10 s).
 
 By default the bot is one process polling with getUpdates. `--webhook` runs it in webhook
 mode; `--workers N` runs N processes in webhook mode on the one database (SQLite file or
@@ -78,7 +88,14 @@ from bot.engine import actions as A
 from bot.telegram.outbox import NOTES_INTERVAL
 from tests.support.backends import PgStore, fresh_url, postgres_server
 from tests.support.bot_process import BOT_NAME, BotProcess, Store, WebhookBot
-from tests.support.people import NOT_YOUR_TURN, OK, bid_buttons, card_buttons, table_message
+from tests.support.people import (
+    NOT_YOUR_TURN,
+    OK,
+    bid_buttons,
+    card_buttons,
+    table_message,
+    your_turn,
+)
 from tests.support.stand_in import REAL_PACE, TELEGRAM_LIMITS
 from tests.support.telegram import (
     ApiCall,
@@ -91,7 +108,8 @@ from tests.support.telegram import (
 )
 
 # Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
-BOT_ENV = {**REAL_PACE, "LOG_LEVEL": "INFO"}
+# The group's routine changes (a card within a trick, a bid) at the bot's own default pace.
+BOT_ENV = {**REAL_PACE, "GROUP_ROUTINE_INTERVAL": "10", "LOG_LEVEL": "INFO"}
 
 # Targets.
 TARGET_TABLES = 200
@@ -103,6 +121,7 @@ ANSWER_WAIT = 30.0  # a tap's answer (the bot's own deadline is 10 s)
 OPEN_WAIT = 150.0  # one lobby step while many tables open at once
 POLL = 0.5  # how often a person looks at the screen
 THINK = (0.5, 3.0)
+HUMAN_THINK = (2.0, 6.0)  # five-humans: the one whose turn it is taps 2-6 s after its message
 
 LEVELS = ("facile", "normale", "difficile")
 NAMES = ("Ana", "Bea", "Cleo", "Dario", "Elio", "Fede", "Gino", "Ines", "Lia", "Marco", "Nina")
@@ -296,6 +315,7 @@ class Person:
     user: FakeUser
     rng: random.Random
     tapped_table_edit: tuple[int, int] | None = None  # the table message when I last played
+    acted_on: tuple[int, int] | None = None  # the private turn message I last acted on
     refused: set[str] = field(default_factory=set)  # cards refused (must follow) this turn
     next_glance: float = 0.0
 
@@ -338,6 +358,7 @@ class Action:
     qid: str | None = None
     chat: int | None = None
     label: str | None = None
+    table: int | None = None  # the bench's table index (taps)
 
 
 @dataclass
@@ -384,7 +405,7 @@ class Bench:
         weights = [r[3] for r in RECIPES]
         for i in range(self.args.tables):
             rng = random.Random(self.rng.random())
-            if i % 10 == 3:  # a chiamata table of five people
+            if self.args.scenario == "five-humans" or i % 10 == 3:  # chiamata, five people
                 variant, seats, humans = "chiamata", 5, 5
             else:
                 variant, seats, choices, _ = rng.choices(RECIPES, weights)[0]
@@ -408,7 +429,9 @@ class Bench:
     def think(self, rng: random.Random) -> float:
         return rng.uniform(*self.args.think)
 
-    async def tap(self, who: Person, button: FakeButton, kind: str) -> str | None:
+    async def tap(
+        self, who: Person, button: FakeButton, kind: str, table: Table | None = None
+    ) -> str | None:
         """Press and wait for the answer; None if nothing usable came back."""
         if not self.active:
             return None
@@ -420,7 +443,7 @@ class Bench:
             return None
         self.stats.taps += 1
         self.press_times.append(time.monotonic())
-        action = Action(made, kind, qid=qid)
+        action = Action(made, kind, qid=qid, table=table.index if table else None)
         self.stats.actions.append(action)
         try:
             answer = await self.fake.answer_for(qid, ANSWER_WAIT)
@@ -564,7 +587,7 @@ class Bench:
             nxt = next((b for b in msg.buttons if b.text == "Prossima mano"), None)
             if nxt is not None and nxt.callback_data != table.next_tapped:
                 await asyncio.sleep(self.think(rng))
-                answer = await self.tap(table.creator, nxt, "next")
+                answer = await self.tap(table.creator, nxt, "next", table)
                 if answer is not None:
                     table.next_tapped = nxt.callback_data
             elif "Partita finita" in msg.text and not msg.buttons and self.now() < self.window_end:
@@ -590,11 +613,14 @@ class Bench:
             seen = (tmsg.message_id, tmsg.edited) if tmsg is not None else None
             if my_turn and p.tapped_table_edit == seen:
                 my_turn = False  # the table has not shown my last move yet
+            # the phone rings: a new turn message in the private chat ("👉 Tocca a te")
+            hand = self.hand_of(p, table)
+            if hand is not None and your_turn(hand):
+                my_turn = my_turn or (hand.message_id, hand.edited) != p.acted_on
             now = self.now()
             if not my_turn and now < p.next_glance:
                 continue
             p.next_glance = now + 2.0  # a glance at the private chat now and then
-            hand = self.hand_of(p, table)
             if hand is None:
                 continue
             cards, bids = card_buttons(hand), bid_buttons(hand)
@@ -603,7 +629,7 @@ class Bench:
             elif cards and my_turn:
                 await self.play(table, p, seen)
             elif cards and rng.random() < self.args.impatience:
-                await self.tap(p, rng.choice(cards), "impatient")
+                await self.tap(p, rng.choice(cards), "impatient", table)
 
     async def bid(self, table: Table, p: Person, hand: FakeMessage) -> None:
         rng = p.rng
@@ -615,10 +641,11 @@ class Bench:
         passes = [b for b in bids if b.text == "Passo"]
         others = [b for b in bids if b.text not in ("Passo", "Carichi")] or bids
         button = passes[0] if passes and rng.random() < 0.8 else rng.choice(others)
-        answer = await self.tap(p, button, "bid")
+        answer = await self.tap(p, button, "bid", table)
         if answer in (OK, ""):
             assert fresh is not None
             version = (fresh.message_id, fresh.edited)
+            p.acted_on = version
 
             def moved_on() -> bool:
                 now = self.hand_of(p, table)
@@ -636,10 +663,14 @@ class Bench:
         if not choice:
             return
         button = rng.choice(choice)
-        answer = await self.tap(p, button, "card")
+        assert hand is not None
+        answer = await self.tap(p, button, "card", table)
+        if answer in (OK, "") and rng.random() < self.args.double_tap:
+            await self.tap(p, button, "double", table)  # the finger slipped: a second tap
         if answer in (OK, ""):
             p.refused.clear()
             p.tapped_table_edit = seen
+            p.acted_on = (hand.message_id, hand.edited)
             data = button.callback_data
 
             def card_gone() -> bool:
@@ -737,6 +768,81 @@ def cards_played(store: Store | PgStore) -> tuple[int, int]:
         A.CALL_RANK,
     )
     return int(rows[0]["n"]), int(rows[0]["h"])
+
+
+def moves_made(store: Store | PgStore) -> int:
+    """Moves stored so far: bids, calls and cards (RULES §7), by people and computers."""
+    return int(store.rows("SELECT COUNT(*) AS n FROM moves")[0]["n"])
+
+
+def chat_of(call: ApiCall) -> int | None:
+    """The chat a call names (Telegram's limits count these), None for the others."""
+    chat = call.params.get("chat_id")
+    try:
+        return int(chat) if chat is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def chat_calls(calls: Sequence[ApiCall], moves: int, cards: int, seconds: float) -> dict[str, Any]:
+    """Issue 39 §3: the calls that name a chat, per move and per card, in the groups and the
+    private chats, by method; and the busiest second against Telegram's 30 a second."""
+    where: Counter[str] = Counter()
+    methods: Counter[str] = Counter()
+    seconds_used: Counter[int] = Counter()
+    for c in calls:
+        chat = chat_of(c)
+        if chat is None:
+            continue
+        side = "group" if chat < 0 else "private"
+        where[side] += 1
+        methods[f"{side} {c.method}"] += 1
+        seconds_used[int(c.at)] += 1
+    total = sum(where.values())
+
+    def per(n: int, d: int) -> float | None:
+        return round(n / d, 3) if d else None
+
+    return {
+        "moves": moves,
+        "per_move": per(total, moves),
+        "per_card": per(total, cards),
+        "group_per_move": per(where["group"], moves),
+        "private_per_move": per(where["private"], moves),
+        "by_method_per_move": {m: per(n, moves) for m, n in sorted(methods.items())},
+        "per_second": round(total / seconds, 2) if seconds else None,
+        "peak_second": max(seconds_used.values(), default=0),
+    }
+
+
+def turn_lags(
+    calls: Sequence[ApiCall], actions: list[Action], tables: list[Table], begin: float, end: float
+) -> list[float]:
+    """Seconds from a move tapped in [begin, end) (its update made) to the next turn message
+    of that table ("👉", a new private message), when the turn passes to someone before the
+    table's next tap (a hand's last card waits for "Prossima mano": not counted)."""
+    table_of = {p.user.id: t.index for t in tables for p in t.people}
+    turns: dict[int, list[float]] = {}
+    for c in calls:
+        chat = chat_of(c)
+        if c.method != "sendMessage" or not c.ok or chat is None or chat not in table_of:
+            continue
+        if "👉" in str(c.params.get("text", "")):
+            turns.setdefault(table_of[chat], []).append(c.at)
+    taps: dict[int, list[Action]] = {}
+    for a in actions:
+        if a.table is not None and a.qid is not None:
+            taps.setdefault(a.table, []).append(a)
+    lags = []
+    for index, mine in taps.items():
+        sent = sorted(turns.get(index, []))
+        for a, after in zip(mine, [*mine[1:], None], strict=True):
+            if a.kind not in ("card", "bid") or a.label != "ok" or not begin <= a.made < end:
+                continue
+            k = bisect.bisect_right(sent, a.made)
+            if k < len(sent) and (after is None or sent[k] <= after.made):
+                lags.append(sent[k] - a.made)
+    return lags
 
 
 def unfinished(store: Store | PgStore) -> int:
@@ -933,7 +1039,7 @@ def window_actions(
                 accepted += 1
             elif label in ("timeout", "anomaly", "unanswered", "error"):
                 failed[f"tap {label}"] += 1
-            elif a.kind != "impatient":  # an out-of-turn tap is refused on purpose
+            elif a.kind not in ("impatient", "double"):  # refused on purpose
                 refused[label] += 1
         else:  # a command
             times = sends.get(a.chat or 0, [])
@@ -994,6 +1100,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "ramp_s": args.ramp,
             "commands_per_table": args.commands,
             "think_s": list(args.think),
+            "scenario": args.scenario,
+            "double_tap": args.double_tap,
             "bot_env": BOT_ENV,
             "cpus": os.cpu_count(),
             "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
@@ -1057,6 +1165,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             db_cpu0 = tree_cpu(db_pid)
             mark0 = fake.mark()
             cards0 = cards_played(store)
+            moves0 = moves_made(store)
             t_window = time.monotonic()
             bench.window_end = bench.now() + args.duration
             for t in bench.tables:  # a few commands per table, spread over the window
@@ -1068,6 +1177,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             end = sample(*fleet.pids())
             db_cpu1 = tree_cpu(db_pid)
             cards1 = cards_played(store)
+            moves1 = moves_made(store)
             window_calls = fake.counts(since=mark0)
             mark1 = fake.mark()
             violations_before_kill = len(fake.limit_violations)
@@ -1140,6 +1250,12 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             if not (isinstance(p.result, int) and 200 <= p.result < 300)
         )
         edit_gaps = table_edit_gaps(fake.calls[mark0:mark1])
+        per_move = chat_calls(fake.calls[mark0:mark1], moves1 - moves0, cards, wall)
+        lags = turn_lags(fake.calls, bench.stats.actions, bench.tables, t_window, t_window_end)
+        per_move["turn_lag_s"] = {"n": len(lags), "p50": pct(lags, 0.5), "p99": pct(lags, 0.99)}
+        per_move["cards_per_minute_per_table"] = (
+            round(cards / (wall / 60) / max(1, playing), 2) if wall else None
+        )
         bot_cpu = end.bot_cpu - start.bot_cpu
         kids_cpu = children_cpu_delta(start, end)
         db_cpu = db_cpu1 - db_cpu0 if db_cpu0 is not None and db_cpu1 is not None else None
@@ -1170,6 +1286,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 "answerCallbackQuery": round(per_card.get("answerCallbackQuery", 0.0), 3),
                 "by_method": {m: round(v, 3) for m, v in per_card.items()},
             },
+            chat_calls=per_move,
             busiest_group_minute={"calls": peak.calls, "chat_id": peak.chat_id},
             table_edit_gap_s={
                 "n": len(edit_gaps),
@@ -1378,7 +1495,8 @@ async def restart(
 
 def config_name(c: dict[str, Any]) -> str:
     n = c["workers"]
-    return f"{c['database']}, {n} process{'es' if n > 1 else ''} ({c['mode']})"
+    name = f"{c['database']}, {n} process{'es' if n > 1 else ''} ({c['mode']})"
+    return name if c.get("scenario", "mixed") == "mixed" else f"{c['scenario']}, {name}"
 
 
 def latency_text(v: dict[str, Any]) -> str:
@@ -1453,7 +1571,7 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{kind}: " + ", ".join(f"{k} {n}" for k, n in sorted(v.items()))
         for kind, v in sorted(tp["answers"].items())
     )
-    act = r["actions"]
+    act, cc = r["actions"], r["chat_calls"]
     lines = [
         f"bot_load: {config_name(c)}; {c['tables']} tables ({variants}); {c['people']} people; "
         f"computers {levels}; seed {c['seed']}; {c['cpus']} CPUs",
@@ -1493,6 +1611,14 @@ def report(r: dict[str, Any]) -> list[str]:
         f"(sendMessage {bm.get('sendMessage', 0):.3f}, editMessageText "
         f"{bm.get('editMessageText', 0):.3f}, deleteMessage {bm.get('deleteMessage', 0):.3f}); "
         f"answerCallbackQuery {cpc['answerCallbackQuery']}; others: {others or 'none'}",
+        f"chat calls (naming a chat) per move: {cc['per_move']} (group {cc['group_per_move']}, "
+        f"private {cc['private_per_move']}; {cc['moves']} moves), per card {cc['per_card']}; "
+        f"{cc['per_second']} a second, busiest second {cc['peak_second']} (Telegram allows 30)",
+        "  by method per move: "
+        + ", ".join(f"{m} {v}" for m, v in cc["by_method_per_move"].items()),
+        f"  move -> next turn message: p50 {secs(cc['turn_lag_s']['p50'])}, p99 "
+        f"{secs(cc['turn_lag_s']['p99'])} (n={cc['turn_lag_s']['n']}); "
+        f"{cc['cards_per_minute_per_table']} cards a minute per table",
         f"busiest minute of one group: {r['busiest_group_minute']['calls']} calls "
         f"(Telegram allows 20) {verdict(r['busiest_group_minute']['calls'] <= 20)}",
         f"a group's table message, seconds between its edits in the window (its table "
@@ -1648,7 +1774,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="seconds to wait for the last answers after the window (40)",
     )
-    p.add_argument("--commands", type=int, default=3, help="/score or /help per table (3)")
+    p.add_argument(
+        "--scenario",
+        choices=("mixed", "five-humans"),
+        default="mixed",
+        help="mixed: every variant, mostly computer seats; five-humans: chiamata tables of five"
+        " people who act on their turn message after 2-6 s (mixed)",
+    )
+    p.add_argument(
+        "--commands",
+        type=int,
+        default=None,
+        help="/score or /help per table (3; five-humans: one a minute)",
+    )
+    p.add_argument(
+        "--double-tap",
+        type=float,
+        default=None,
+        help="chance that a card tap is followed by a second one (0; five-humans: 0.05)",
+    )
     p.add_argument(
         "--impatience",
         type=float,
@@ -1658,9 +1802,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--think",
         type=seconds_range,
-        default=THINK,
+        default=None,
         metavar="LOW,HIGH",
-        help="seconds a person thinks before a tap (0.5,3): less, more actions a second",
+        help="seconds a person thinks before a tap (0.5,3; five-humans 2,6): less, more actions",
     )
     p.add_argument("--after-restart", type=float, default=None, help="play after restart (10)")
     p.add_argument(
@@ -1716,6 +1860,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = p.parse_args(argv)
+    humans = args.scenario == "five-humans"
+    if args.think is None:
+        args.think = HUMAN_THINK if humans else THINK
+    if args.double_tap is None:
+        args.double_tap = 0.05 if humans else 0.0
     if args.compare and args.duration is None and not args.quick:
         args.duration = COMPARE_DURATION
     for key, value in DEFAULTS.items():
@@ -1729,6 +1878,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.ramp = QUICK["ramp"] if args.quick else min(60.0, 0.3 * args.tables)
     if args.restart is None:
         args.restart = not (args.quick or args.compare)
+    if args.commands is None:  # five-humans: about one command per group a minute
+        args.commands = max(1, round(args.duration / 60)) if humans else 3
     return args
 
 

@@ -648,13 +648,17 @@ class Database:
         shown: Sequence[tuple[int, int, str]] = (),
         group_calls: Sequence[tuple[int, float]] = (),
         editing: Sequence[tuple[int, int, str]] = (),
+        replaced: Sequence[tuple[int, int, int]] = (),
+        deleted: Sequence[tuple[int, int]] = (),
     ) -> None:
         """In one transaction: what messages show now (chat_id, message_id, digest), calls
         made about groups (chat_id, Unix time), and messages about to be edited (chat_id,
         message_id, digest of the new content: until its edit is confirmed by a later
-        `shown`, the message may show either, so `shown_many` knows nothing of it). Calls
-        older than five minutes are forgotten now and then."""
-        if not shown and not group_calls and not editing:
+        `shown`, the message may show either, so `shown_many` knows nothing of it); hand
+        messages a newer one replaced (table_id, chat_id, message_id), to be deleted, and
+        those deleted since (chat_id, message_id). Calls older than five minutes are
+        forgotten now and then."""
+        if not shown and not group_calls and not editing and not replaced and not deleted:
             return
         now = _now()
         # in turn with the computers' moves (a lower priority could wait for a long time
@@ -674,6 +678,16 @@ class Database:
                     " editing = excluded.editing, updated_at = excluded.updated_at",
                     [(c, m, d, now) for c, m, d in editing],
                 )
+            if replaced:
+                await conn.executemany(
+                    "INSERT INTO replaced_messages (table_id, chat_id, message_id)"
+                    " VALUES (?, ?, ?) ON CONFLICT (chat_id, message_id) DO NOTHING",
+                    replaced,
+                )
+            if deleted:
+                await conn.executemany(
+                    "DELETE FROM replaced_messages WHERE chat_id = ? AND message_id = ?", deleted
+                )
             if group_calls:
                 await conn.executemany(
                     "INSERT INTO group_calls (chat_id, at) VALUES (?, ?)", group_calls
@@ -683,6 +697,17 @@ class Database:
                     self._group_calls_since_prune = 0
                     newest = max(at for _, at in group_calls)
                     await conn.execute("DELETE FROM group_calls WHERE at < ?", (newest - 300.0,))
+
+    async def replaced_messages(self, table_id: int) -> list[tuple[int, int]]:
+        """The table's hand messages that newer ones replaced and that are still to be
+        deleted (`write_notes`), as (chat_id, message_id)."""
+        async with self._read() as conn:
+            rows = await conn.all(
+                "SELECT chat_id, message_id FROM replaced_messages WHERE table_id = ?"
+                " ORDER BY chat_id, message_id",
+                (table_id,),
+            )
+        return [(int(r[0]), int(r[1])) for r in rows]
 
     async def shown(self, chat_id: int, message_id: int) -> str | None:
         """The digest stored by `write_notes`, or None if nothing is known."""

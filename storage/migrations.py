@@ -338,9 +338,23 @@ _V10: Final[Migration] = (
     """,
 )
 
+# Hand messages a newer one replaced on the person's turn, deleted in one call per chat
+# when the hand ends (Telegram's deleteMessages) instead of one call per turn: kept here so
+# that a restarted bot, or another worker, still deletes them.
+_V11: Final[Migration] = (
+    """
+    CREATE TABLE replaced_messages (
+        table_id   INTEGER NOT NULL,
+        chat_id    INTEGER NOT NULL,
+        message_id INTEGER NOT NULL,
+        PRIMARY KEY (chat_id, message_id)
+    )
+    """,
+    "CREATE INDEX replaced_messages_by_table ON replaced_messages (table_id)",
+)
+
 # A group's own settings and what the bot remembers of it (issue 38), as JSON: its name as
 # Telegram gives it, what a beer is worth in points, whether the auction's Due was explained.
-# Numbered 12: version 11 is issue 39's replaced_messages (it comes first once both are in).
 _V12: Final[Migration] = ("ALTER TABLE chats ADD COLUMN settings_json TEXT",)
 
 MIGRATIONS: Final[tuple[Migration, ...]] = (
@@ -354,6 +368,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V8,
     _V9,
     _V10,
+    _V11,
     _V12,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)

@@ -324,8 +324,18 @@ STEPS: Final[dict[int, Migration]] = {
         )
         """,
     ),
-    # storage.migrations._V12 (12 once issue 39's 11 is in)
-    11: ("ALTER TABLE chats ADD COLUMN settings_json TEXT",),
+    11: (  # storage.migrations._V11
+        """
+        CREATE TABLE replaced_messages (
+            table_id   BIGINT NOT NULL,
+            chat_id    BIGINT NOT NULL,
+            message_id BIGINT NOT NULL,
+            PRIMARY KEY (chat_id, message_id)
+        )
+        """,
+        "CREATE INDEX replaced_messages_by_table ON replaced_messages (table_id)",
+    ),
+    12: ("ALTER TABLE chats ADD COLUMN settings_json TEXT",),  # storage.migrations._V12
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"

@@ -105,7 +105,7 @@ async def play_hands(game: Game, group: FakeChat, hands: int | None) -> int:
 def check_logs(
     fake: FakeTelegram, group: FakeChat, hands: int, names: list[str], *, chiamata: bool = True
 ) -> None:
-    """§1: every hand's result is there, silent, never edited or deleted, and tells the
+    """Issue 38.1: every hand's result is there, silent, never edited or deleted, and tells the
     hand's story (chiamata: the call, the socio or alone, who won, the changes)."""
     kept = logs(fake, group)
     assert len(kept) == hands, [m.text for m in kept]
@@ -123,7 +123,7 @@ def check_logs(
 
 
 def check_no_italian(fake: FakeTelegram, lucy: FakeUser, names: tuple[str, ...]) -> None:
-    """§3: nothing Italian reaches her, in any private message (every version) or toast."""
+    """Issue 38.3: nothing Italian reaches her, in any private message (every version) or toast."""
     texts = private_texts(fake, lucy) + fake.toasts(lucy)
     assert fake.toasts(lucy) and any("Your cards" in text for text in texts)
     for text in texts:
@@ -166,19 +166,19 @@ async def test_chiamata_five_people_log_summaries_english_player_and_cost(
             in_chats = [c for c in calls if str(c.params.get("chat_id")) in chats]
 
             check_logs(fake, group, hands, [p.first_name for p in people])
-            # §1: each private summary stays in its chat, without buttons: one per hand
+            # 38.1: each private summary stays in its chat, without buttons: one per hand
             # over (the last one is still the hand message, with "Prossima mano")
             for p in people:
                 mine = [m for m in fake.bot_messages(p) if m.text.startswith("🃏")]
                 assert len(mine) == hands, (p.first_name, [m.text for m in mine])
                 assert all(not m.buttons for m in mine[:-1]), p.first_name
-                # what the hand wrote in the ledger, with its unit (§7)
+                # what the hand wrote in the ledger, with its unit (38.7)
                 pattern = (
                     r"📒 This hand: [+−]\d+ point" if p is lucy else r"📒 Questa mano: [+−]\d+ punt"
                 )
                 for m in mine:
                     assert re.search(pattern, m.text), m.text
-            # §10, §15: the group's name in private, the cards with their suit symbols
+            # 38.10, 38.15: the group's name in private, the cards with their suit symbols
             for p in people:
                 assert GROUP_NAME in hand_message(fake, p).text.splitlines()[0]
             dealt = [

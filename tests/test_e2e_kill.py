@@ -66,8 +66,8 @@ from tests.support.people import (
     STALE,
     action_of,
     bid_buttons,
-    button_gone,
     card_buttons,
+    hand_changed,
     hand_message,
     hand_over,
     open_table,
@@ -501,8 +501,9 @@ class Run:
 
 
 def plain(stored: str) -> str:
-    """A stored digest without the mark of a message sent for the person's turn."""
-    return stored.split(":", 1)[1] if ":" in stored else stored
+    """A stored digest without the mark of a message sent for the person's turn (`t:`, the
+    turn's key and `|`)."""
+    return stored.rsplit("|", 1)[1] if "|" in stored else stored
 
 
 def content_digest(params: dict[str, Any]) -> str:
@@ -587,8 +588,8 @@ class Person:
             button = self.rng.choice(cards)
         answer = await self.tap(button)
         if answer == OK:
-            with contextlib.suppress(TimeoutError):  # the button leaves the hand message
-                await self.fake.wait_for(button_gone(self.fake, self.user, button), WAIT)
+            with contextlib.suppress(TimeoutError):  # their next turn, or the hand's end
+                await self.fake.wait_for(hand_changed(self.fake, self.user, msg), WAIT)
         elif answer is not None:
             await asyncio.sleep(self.rng.uniform(0.2, 0.5))
         return True

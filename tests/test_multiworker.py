@@ -79,8 +79,8 @@ from tests.support.people import (
     act_buttons,
     action_of,
     bid_buttons,
-    button_gone,
     card_buttons,
+    hand_changed,
     hand_message,
     hand_over,
     open_table,
@@ -271,8 +271,8 @@ class Person:
         if answer == OK:
             if button.callback_data and button.callback_data.startswith("a:"):
                 self.run.moves += 1
-            with contextlib.suppress(TimeoutError):  # the button leaves the hand message
-                await self.fake.wait_for(button_gone(self.fake, self.user, button), WAIT)
+            with contextlib.suppress(TimeoutError):  # their next turn, or the hand's end
+                await self.fake.wait_for(hand_changed(self.fake, self.user, msg), WAIT)
         elif answer is not None:
             await asyncio.sleep(0.2)
         return True

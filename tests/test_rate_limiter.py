@@ -143,6 +143,51 @@ async def test_new_messages_go_before_edits_when_the_bot_wide_budget_is_short() 
     assert max_in_window(times, tight.second) <= tight.overall_per_second
 
 
+async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_rest() -> None:
+    """Issue 39 §2: with the bot-wide budget short, waiting calls go out by priority: a new
+    private message (a turn message), a new group message (a reply), the group's table edit,
+    then private edits and deletes; in arrival order within each."""
+    tight = Limits(
+        group_per_minute=100,
+        private_per_second=100,
+        overall_per_second=1,
+        margin=0.0,
+        minute=1.0,
+        second=0.05,
+    )
+    limiter, rec = PacedRateLimiter(tight), Recorder()
+    first = asyncio.create_task(call(limiter, rec, "editMessageText", PERSON + 50))
+    await asyncio.sleep(0.01)  # it holds the budget; the others queue behind it
+    queued = [
+        ("deleteMessages", PERSON + 1),
+        ("editMessageText", PERSON + 2),
+        ("editMessageText", GROUP),
+        ("sendMessage", OTHER_GROUP),
+        ("sendMessage", PERSON + 3),
+        ("sendMessage", PERSON + 4),
+    ]
+    tasks = []
+    for method, chat in queued:
+        tasks.append(asyncio.create_task(call(limiter, rec, method, chat)))
+        await asyncio.sleep(0.001)
+    await asyncio.gather(first, *tasks)
+    order = [chat for _, chat, _, _ in rec.calls][1:]
+    assert order == [PERSON + 3, PERSON + 4, OTHER_GROUP, GROUP, PERSON + 1, PERSON + 2]
+
+
+async def test_backlog_is_the_seconds_of_budget_the_waiting_calls_need() -> None:
+    """Issue 39 §2 (admission): the limiter says how many seconds of the bot-wide budget the
+    calls queued for it need; none queued, none."""
+    tight = Limits(group_per_minute=100, private_per_second=100, overall_per_second=2, second=0.2)
+    limiter, rec = PacedRateLimiter(tight), Recorder()
+    assert limiter.backlog() == 0.0
+    tasks = [asyncio.create_task(call(limiter, rec, "sendMessage", PERSON + i)) for i in range(10)]
+    await asyncio.sleep(0.01)
+    assert limiter.backlog() == pytest.approx((10 - 2) / 2)  # two went out, eight wait
+    await asyncio.gather(*tasks)
+    assert limiter.backlog() == 0.0
+
+
 def test_window_arithmetic() -> None:
     w = Window(2, 10.0)
     assert w.wait_time(0.0) == 0.0

@@ -32,7 +32,7 @@ async def play_hand_out(rig: Rig, people: list[Person]) -> Table:
 
 
 async def test_a_hand_result_and_the_match_end_are_messages_of_their_own(rig: Rig) -> None:
-    """§1-§2: against a computer (a table that writes nothing to the ledger, §10.5): the
+    """Issue 38.1-2: against a computer (a table that writes nothing to the ledger, §10.5): the
     hand's result goes to the group silently, then the match's end, which rings, with the
     final standing, that the match does not count and the rematch button."""
     tid = await open_game(rig, "due", [ANA], timer="0")
@@ -50,7 +50,7 @@ async def test_a_hand_result_and_the_match_end_are_messages_of_their_own(rig: Ri
 
 
 async def test_each_private_summary_stays_and_the_next_hand_is_a_new_message(rig: Rig) -> None:
-    """§1: "Prossima mano" no longer edits everyone's summary into the next hand: each stays
+    """Issue 38.1: "Prossima mano" no longer edits everyone's summary into the next hand: each stays
     as it is, without its button."""
     tid = await open_game(rig, "due", [ANA, BEA], timer="0", match="best3")
     table = await play_hand_out(rig, [ANA, BEA])
@@ -74,7 +74,7 @@ def away(table: Table, person: Person) -> bool:
 async def test_a_match_against_a_computer_waits_for_its_person_then_is_abandoned(
     rig: Rig,
 ) -> None:
-    """§5: Ana runs out of time twice in a row: the computer would play alone, so nobody
+    """Issue 38.5: Ana runs out of time twice in a row: the computer would play alone, so nobody
     plays; she is told (a message that rings); after ABANDON_AFTER the match is abandoned,
     with no ledger entry and no winner."""
     tid = await open_game(rig, "due", [ANA], timer="30")

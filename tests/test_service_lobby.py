@@ -15,6 +15,7 @@ import pytest
 
 from bot.i18n import t
 from bot.service import Person, TableService
+from bot.service.core import ADMISSION_BACKLOG
 from bot.table.table import PLAYING
 from bot.telegram.render import short_name
 from storage import Database
@@ -179,3 +180,18 @@ async def test_new_over_an_empty_lobby_changes_its_variant_once_anyone_joined_no
     assert refused.key != "ok_variant_changed" and rig.table().options.variant == "due"
     # someone else's /new never changes the lobby
     assert (await svc.new_table(CHAT, EVE, "tre", True)).key != "ok_variant_changed"
+
+
+async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -> None:
+    """Issue 39 §2: with more than ADMISSION_BACKLOG seconds of calls queued for Telegram,
+    /new answers that the bot is busy (in the group's language, with when to retry) and opens
+    nothing; once the queue is short again, it opens the table."""
+    svc = rig.svc
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    svc.backlog = lambda: ADMISSION_BACKLOG + 5.0
+    reply = await svc.new_table(CHAT, ANA, "tre", True)
+    assert reply.text == t("it", "err_bot_busy") and "riprova" in reply.text
+    assert await rig.db.active_table(CHAT) is None
+    svc.backlog = lambda: ADMISSION_BACKLOG - 5.0
+    assert (await svc.new_table(CHAT, ANA, "tre", True)).text == ""
+    assert await rig.db.active_table(CHAT) is not None

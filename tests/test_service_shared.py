@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ ANA = Person(11, "Ana")
 BEA = Person(12, "Bea <&> *x*")
 PEOPLE = {p.user_id: p for p in (ANA, BEA)}
 PLAYED = t("it", "ok_played")
+STALE = t("it", "err_stale")
 
 
 @dataclass
@@ -167,6 +169,41 @@ async def test_one_tap_delivered_to_two_workers_at_once_is_applied_once(
         assert len(await a.db.moves(tid)) == before + 1
 
 
+async def test_next_hand_tapped_on_two_workers_at_once_deals_one_hand(
+    workers: list[Worker], caplog: pytest.LogCaptureFixture
+) -> None:
+    """§10: both people tap "Prossima mano" together, each tap at another worker: one hand
+    is dealt; the tap that loses the race is answered as done (the next hand is there) or as
+    a stale button, never "try again", and nothing is logged as an error."""
+    rng = random.Random(39)
+    a, b = workers
+    tid = await due_table(a, b)
+    for _ in range(3):  # three hands, each ended then both tap "Prossima mano" at once
+        table = await now_at(a, tid)
+        while table.hand is not None and not table.hand.is_terminal():
+            person, index, stamp, action = tap_of(table, rng)
+            assert (await a.svc.act(person, tid, index, stamp, action)).text == PLAYED
+            await idle(workers)
+            # the match may end with this hand (3-0 of the best of five: the deals are
+            # random), and a finished table is no longer found
+            if (current := await a.svc._current(tid)) is None:
+                return
+            table = current
+        assert table.hand is not None
+        if table.status != PLAYING:
+            break
+        index = table.hand.hand_index
+        replies: tuple[Reply, Reply] = await asyncio.gather(
+            a.svc.next_hand(ANA, tid, index), b.svc.next_hand(BEA, tid, index)
+        )
+        await idle(workers)
+        keys = sorted(r.key or r.text for r in replies)
+        assert keys in (["ok_played", "ok_played"], [STALE, "ok_played"]), replies
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+        after = await now_at(b, tid)
+        assert after.hand is not None and after.hand.hand_index == index + 1
+
+
 async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_table(
     workers: list[Worker], clock: Clock
 ) -> None:
@@ -230,9 +267,10 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
 ) -> None:
     """Telegram allows the bot one call a second into a private chat, whichever worker makes
     it; each worker's own limiter knows only its own calls. Two workers with real outboxes
-    (`TelegramOutbox`, shared) serve a `due` hand's taps at random, so both edit both hand
-    messages, against the stand-in enforcing that limit: no call is refused, and each hand
-    message ends showing the table's last state."""
+    (`TelegramOutbox`, shared) serve a `due` hand's taps at random, so both write to both
+    hand messages, against the stand-in enforcing that limit: no call is refused, and the
+    person to act ends with a hand message showing the table's last state (the other one
+    sees the moves on their next turn)."""
     limits = FakeLimits(group_per_minute=None, overall_per_second=None, private_per_second=1.0)
     async with FakeTelegram(limits=limits) as fake, contextlib.AsyncExitStack() as stack:
         fake.group(CHAT, "Tavolo", members=[fake.user(p.user_id, p.name) for p in PEOPLE.values()])
@@ -267,9 +305,12 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
         assert not fake.limit_violations, [
             (c.method, c.params.get("chat_id")) for c in fake.limit_violations
         ]
-        last = (await now_at(a, tid)).move_no
+        table = await now_at(a, tid)
+        assert table.hand is not None
+        to_act = table.seats[table.hand.current].user_id
         for p in PEOPLE.values():
-            assert (await a.db.message_state(tid, p.user_id)).version == last
+            shown = (await a.db.message_state(tid, p.user_id)).version
+            assert shown == table.move_no if p.user_id == to_act else shown <= table.move_no
             calls = [
                 c
                 for c in fake.calls

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
+from bot.engine.phase import Phase
 from bot.i18n import t
 from bot.players.thinker import Thinker
 from bot.service.types import REPLY_LANG, Live, Outbox, Reply, Timers
@@ -33,6 +34,43 @@ log = logging.getLogger(__name__)
 # many seconds on, renewed with every write; it fires only if the worker that was moving it
 # died (another then takes the moves over).
 COMPUTER_GRACE = 5.0
+ADMISSION_BACKLOG = 20.0  # seconds of calls queued for Telegram past which /new says "busy"
+
+
+def _moment(table: Table) -> tuple[object, ...]:
+    """What the group's table message must show at the group's pace when it changes: the
+    table's state, a hand dealt, the auction's phases and the call, a trick taken, a hand's
+    end, someone away. Between two moments (a card within a trick, a bid) a change is
+    routine: the group sees it a little later (`TelegramOutbox.routine_interval`)."""
+    hand = table.hand
+    away = tuple(s.is_bot for s in table.seats)
+    if hand is None or table.status != PLAYING:
+        return (table.status, table.lang, away, table.move_no)  # every change matters
+    return (
+        table.status,
+        table.lang,
+        away,
+        hand.hand_index,
+        hand.phase,
+        hand.caller,
+        len(hand.tricks),
+        hand.is_terminal(),
+    )
+
+
+_CALLED = (Phase.PLAY, Phase.OVER)  # the auction, the suit and the call are behind
+
+
+def _their_moment(table: Table, seat: int) -> tuple[object, ...]:
+    """What a person's hand message must show as soon as it changes, though it is not their
+    turn: a hand dealt (their new cards), the call made (the socio learns it is them), the
+    hand's end, the table closed, their seat away or back, their language. A bid, a step of
+    the auction or a card played they see on their next turn, a few moves later, in its new
+    message (the group's table message and the Mini App show every move)."""
+    hand = table.hand
+    s = table.seats[seat]
+    phase = (hand.hand_index, hand.phase in _CALLED, hand.is_terminal()) if hand else None
+    return (table.status, s.is_bot, s.lang or table.lang, phase)
 
 
 def _their_turn(table: Table, seat: int) -> bool:
@@ -72,6 +110,9 @@ class ServiceCore:
         self.default_lang = default_lang
         self.bot_delay = bot_delay
         self.tables: dict[int, Table] = {}
+        # seconds of Telegram's budget already owed (the rate limiter's queue): past
+        # `ADMISSION_BACKLOG` a new table is refused, the running ones keep the budget
+        self.backlog: Callable[[], float] = lambda: 0.0
         self._locks: dict[int, asyncio.Lock] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._timer_tokens: dict[int, str] = {}
@@ -81,6 +122,8 @@ class ServiceCore:
         # the points bids than the first (§7.3; `bot.telegram.render._bid_keyboard`)
         self._bid_pages: dict[tuple[int, int], tuple[int, int, int]] = {}
         self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
+        # the moments last shown (`_render`): the group's table message, each hand message
+        self._moments: dict[tuple[int, int | None], tuple[object, ...]] = {}
         # Other processes write the same database (several workers on PostgreSQL): the
         # database is the source of truth, `tables` only a cache checked against the stored
         # version before each use (`_current`), deadlines are claimed in the database
@@ -226,40 +269,69 @@ class ServiceCore:
         return None if row is None else self._from_row(row)
 
     def _render(self, table: Table, resend: bool = False, urgent: bool = False) -> None:
+        """Show the table as it is now: the Mini App's open pages every change; the group's
+        table message (a routine change at a slower pace, `_moment`); the hand message of the
+        person to act (a new message on their turn) and the others' only at the moments that
+        matter to them (`_their_moment`): Telegram's budget is about one call per move."""
         lang = table.lang
+        tid = table.table_id
         if self.live is not None:  # the open Mini App pages, each as its viewer sees it
             self.live.publish(table)
+        moment = _moment(table)
+        routine = not (urgent or resend) and self._moments.get((tid, None)) == moment
+        self._moments[(tid, None)] = moment
         if table.status == CANCELLED and (table.closed or {}).get("drop"):
             self.out.drop_table(table)  # another message says it was closed, and why
         else:
-            self.out.show_table(table, self.table_content(table, lang), urgent=urgent)
-        if table.status in (FINISHED, CANCELLED):  # no more bids: forget their screens
+            content = self.table_content(table, lang)
+            self.out.show_table(table, content, urgent=urgent, routine=routine)
+        closed = table.status in (FINISHED, CANCELLED)
+        if closed:  # no more bids: forget their screens
             for seat in range(len(table.seats)):
-                self._bid_pages.pop((table.table_id, seat), None)
+                self._bid_pages.pop((tid, seat), None)
         if table.hand is None:
+            if closed:
+                self._forget_moments(tid)
             return
         paused = table.paused()
         abandoned = table.status == CANCELLED and (table.closed or {}).get("key") == "abandoned"
+        ended = table.hand.is_terminal() or closed
+        sweep = False
         for seat, s in enumerate(table.seats):
             if s.user_id is None:
                 continue
+            theirs = not s.is_bot and _their_turn(table, seat)
+            now = (*_their_moment(table, seat), paused)  # the match waits for them: news
+            if not (theirs or urgent or resend) and self._moments.get((tid, seat)) == now:
+                continue  # they see this change on their next turn
+            sweep = sweep or (ended and self._moments.get((tid, seat)) != now)
+            self._moments[(tid, seat)] = now
             plang = s.lang or lang  # each person in their own language (issue 11 §6)
             if table.status == CANCELLED:  # nobody's buttons work any more
                 content = frozen_private(table, plang, "abandoned_pm" if abandoned else "cancelled")
             elif table.hand.is_terminal() or not s.is_bot:
                 # the hand's summary reaches everyone, whoever played the seat
-                page = self._bid_pages.get((table.table_id, seat))
+                page = self._bid_pages.get((tid, seat))
                 shown = (table.move_no, table.turn_start())
                 more = page[2] if page is not None and page[:2] == shown else 0
                 content = private_message(table, seat, plang, bid_page=more)
             else:  # they left, or ran out of time twice: the computer plays
                 content = away_private(table, seat, plang)
-            # their turn: the hand comes as a new message, which notifies (an edit does not);
-            # so does the news that the match waits for them, or that it was abandoned
-            notify = (not s.is_bot and _their_turn(table, seat)) or (
-                s.is_bot and (paused or abandoned)
-            )
-            self.out.show_private(table, s.user_id, content, notify=notify)
+            # their turn (the actions they take one after another are one turn): the hand
+            # comes as a new message, which notifies (an edit does not); so does the news
+            # that the match waits for them, or that it was abandoned (a key of its own)
+            turn = f"{table.hand.hand_index}.{table.turn_start()}" if theirs else None
+            if s.is_bot and (paused or abandoned):
+                turn = f"{table.hand.hand_index}.{'abandoned' if abandoned else 'paused'}"
+            self.out.show_private(table, s.user_id, content, turn=turn)
+        if sweep:  # the hand is over: its replaced turn messages go, one call per chat
+            self.out.sweep(table)
+        if closed:
+            self._forget_moments(tid)
+
+    def _forget_moments(self, table_id: int) -> None:
+        for key in [k for k in self._moments if k[0] == table_id]:
+            del self._moments[key]
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         """Send a notice without holding the table (the group's budget may make it wait)."""

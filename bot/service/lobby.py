@@ -15,6 +15,7 @@ from collections.abc import Callable
 from bot.engine import VARIANTS, Options
 from bot.i18n import option_name, t, value_name, variant_name
 from bot.players import DEFAULT_LEVEL
+from bot.service.core import ADMISSION_BACKLOG
 from bot.service.play import Play
 from bot.service.types import APPLYING_UPDATE, AdminCheck, Person, Reply
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
@@ -72,6 +73,8 @@ class Lobby(Play):
         if variant is None:
             picker = variant_picker(lang)
             return Reply(picker.text, picker.keyboard)
+        if self.backlog() > ADMISSION_BACKLOG:  # a table that could not be served: not now
+            return Reply(t(self._rl(lang), "err_bot_busy"))
         user = await self._user(person)
         lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
         async with lock:

@@ -57,7 +57,9 @@ class People(Lobby):
                     return reply
             async with self._lock(table.table_id):
                 current = await self._current(table.table_id)
-                if current is not None:
+                seat = current.seat_of(person.user_id) if current is not None else None
+                if current is not None and seat is not None:
+                    self._moments.pop((current.table_id, seat), None)  # their hand, now
                     self._render(current)
             if table.title:
                 return Reply(t(self._rl(lang), "start_seated_in", group=table.title))

@@ -77,21 +77,31 @@ class Play(ServiceCore):
         if await self._known(table_id) is None:
             return Reply(t(self._rl(self.default_lang), "err_hand_over"))
         async with self._lock(table_id):
-            table = await self._current(table_id)
-            if table is None:
-                return Reply(t(self._rl(self.default_lang), "err_hand_over"))
-            lang = table.lang
-            if table.seat_of(person.user_id) is None:
-                return Reply(t(self._rl(lang), "err_not_your_table"))
-            if table.hand is None or table.hand.hand_index != hand_index:
-                return Reply(t(self._rl(lang), "err_stale"))
-            kept = self._summaries(table)
-            try:
-                table.next_hand()
-                await self._save(table, None)
-            except TableError as exc:
-                return self._err(lang, exc)
-            self._keep_summaries(table, kept)
+            # Two taps at once on two workers: the loser of the write reads the table again
+            # and finds the next hand dealt, which is what it asked for (a tap after the
+            # hand was dealt, by a tap or by the timer, is a stale button as before).
+            for attempt in range(2 if self.shared else 1):
+                table = await self._current(table_id)
+                if table is None:
+                    return Reply(t(self._rl(self.default_lang), "err_hand_over"))
+                lang = table.lang
+                if table.seat_of(person.user_id) is None:
+                    return Reply(t(self._rl(lang), "err_not_your_table"))
+                if attempt and table.hand is not None and table.hand.hand_index == hand_index + 1:
+                    return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+                if table.hand is None or table.hand.hand_index != hand_index:
+                    return Reply(t(self._rl(lang), "err_stale"))
+                kept = self._summaries(table)
+                try:
+                    table.next_hand()
+                    await self._save(table, None)
+                except TableError as exc:
+                    if exc.key == "err_busy" and attempt == 0 and self.shared:
+                        continue
+                    return self._err(lang, exc)
+                self._keep_summaries(table, kept)
+                break
+            assert table is not None
             self._settle(table)
             self._render(table)
         return Reply(t(self._rl(lang), "ok_played"), key="ok_played")

@@ -49,7 +49,9 @@ AdminCheck = Callable[[], Awaitable[bool]]
 
 
 class Outbox(Protocol):
-    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None: ...
+    def show_table(
+        self, table: Table, content: Rendered, *, urgent: bool = False, routine: bool = False
+    ) -> None: ...
 
     def repost(self, table: Table, content: Rendered) -> None: ...
 
@@ -62,8 +64,10 @@ class Outbox(Protocol):
         content: Rendered,
         *,
         urgent: bool = False,
-        notify: bool = False,
+        turn: str | None = None,
     ) -> None: ...
+
+    def sweep(self, table: Table) -> None: ...
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None: ...
 

@@ -199,6 +199,8 @@ class Waits(Closing):
             else:
                 self._spawn(self._notice(table.table_id, table.chat_id, notice, None))
         self._settle(table)
+        # they were not there: their hand message shows at once that the turn went by
+        self._moments.pop((table.table_id, seat), None)
         self._render(table)
 
     async def _auto_next(self, table: Table) -> None:

@@ -181,6 +181,7 @@ def _post_init(settings: Settings) -> Any:
             application.bot,
             db,
             group_interval=settings.group_edit_interval,
+            routine_interval=settings.group_routine_interval,
             on_blocked=on_blocked,
             notes=notes,
             shared=shared,
@@ -202,6 +203,8 @@ def _post_init(settings: Settings) -> Any:
             shared=shared,
             timezone=settings.timezone,
         )
+        if isinstance(limiter, PacedRateLimiter):
+            service.backlog = limiter.backlog
         service_ref.append(service)
         data: BotData = application.bot_data
         data.db, data.outbox, data.service = db, outbox, service

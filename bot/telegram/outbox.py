@@ -28,12 +28,18 @@ message may be edited once more to what it already shows, answered "not modified
 - Forbidden on a private message: reported once to `on_blocked` (the group is told); on the
   group message (the bot was removed): the table message is given up.
 
-Your turn (`show_private(..., notify=True)`): an edit notifies nobody, so when a person's
-turn comes their hand is sent as a new message (which notifies) and the one it replaces is
-deleted (if Telegram refuses, e.g. a message over 48 hours old, it is edited into a pointer
-to the new one instead: it never keeps live buttons). Only when the message shown is not a
-your-turn message already: the digest noted for a your-turn message carries `TURN_MARK`, so
-a second render of the same turn, or a restarted bot, edits instead of sending again.
+Your turn (`show_private(..., turn=key)`): an edit notifies nobody, so when a person's turn
+comes their hand is sent as a new message (which notifies). The one it replaces is not
+deleted at once but noted, and all of a hand's replaced messages go in one deleteMessages per
+chat when the hand ends (`sweep`, called by the service): one call per person and hand
+instead of one per turn. Only when the message shown is not of this turn already: the digest
+noted for a your-turn message carries `TURN_MARK` and the turn's key, so a second render of
+the same turn, or a restarted bot, edits instead of sending again.
+
+The service does not show every move to everyone (`bot.service.core`): a person's hand
+message changes on their turn and at the moments that matter to all (a hand dealt, the call,
+a hand's end); the group's table message shows a routine change (a card within a trick, a
+bid) at most every `routine_interval` seconds, a trick taken or a call at the group's pace.
 """
 
 from __future__ import annotations
@@ -102,6 +108,8 @@ class Notes:
         self._shown: dict[tuple[int, int], str] = {}
         self._calls: list[tuple[int, float]] = []
         self._editing: dict[tuple[int, int], str] = {}
+        self._replaced: list[tuple[int, int, int]] = []
+        self._deleted: list[tuple[int, int]] = []
         self._written: asyncio.Future[None] | None = None  # resolved by the next write
         self._wake = asyncio.Event()
         self._now = asyncio.Event()  # an edit waits: write without gathering first
@@ -114,6 +122,15 @@ class Notes:
 
     def group_call(self, chat_id: int, at: float) -> None:
         self._calls.append((chat_id, at))
+        self._kick()
+
+    def replaced(self, table_id: int, chat_id: int, message_id: int) -> None:
+        """A hand message a newer one replaced: to be deleted with the hand's sweep."""
+        self._replaced.append((table_id, chat_id, message_id))
+        self._kick()
+
+    def deleted(self, chat_id: int, message_ids: list[int]) -> None:
+        self._deleted.extend((chat_id, m) for m in message_ids)
         self._kick()
 
     async def editing(self, chat_id: int, message_id: int, digest: str) -> None:
@@ -146,12 +163,16 @@ class Notes:
         shown, self._shown = self._shown, {}
         calls, self._calls = self._calls, []
         editing, self._editing = self._editing, {}
+        replaced, self._replaced = self._replaced, []
+        deleted, self._deleted = self._deleted, []
         written, self._written = self._written, None
         try:
             await self.db.write_notes(
                 shown=[(c, m, d) for (c, m), d in shown.items()],
                 group_calls=calls,
                 editing=[(c, m, d) for (c, m), d in editing.items()],
+                replaced=replaced,
+                deleted=deleted,
             )
         except Exception as exc:  # at worst one "not modified" or one 429 after a restart
             log.warning("writing the notes failed: %s", exc)
@@ -178,7 +199,8 @@ class _Slot:
     message_id: int | None = None
     loaded: bool = False  # `sent` was read from the database for `message_id`
     urgent: bool = False
-    notify: bool = False  # `desired` is for the person's turn (see `show_private`)
+    routine: bool = False  # `desired` may wait `routine_interval` (see `show_table`)
+    turn: str | None = None  # `desired` is for the person's turn, this one (`show_private`)
     version: int = 0  # the table version `desired` was rendered from
     sending: int = 0  # ... and the one being sent now
     repost: bool = False  # the group's table message goes out anew at the bottom (`repost`)
@@ -202,8 +224,13 @@ class TelegramOutbox:
         shared: bool = False,
         private_gap: float = 0.0,
         pace: Callable[[int], float] | None = None,
+        routine_interval: float = 0.0,
     ) -> None:
         self.bot = bot
+        # Seconds a group's table message waits after its last edit before showing a routine
+        # change (a card within a trick, a bid): the moments that matter (a trick taken, the
+        # call, a hand's start and end) wait only `group_interval`.
+        self.routine_interval = routine_interval
         # Seconds a group's message should wait before its next edit, given the group's
         # room left (`PacedRateLimiter.group_pace`); `group_interval` is the least.
         self.pace = pace
@@ -225,14 +252,23 @@ class TelegramOutbox:
         self._private_ids: dict[int, dict[int, int]] = {}
         self._private_loads: dict[int, asyncio.Task[dict[int, int]]] = {}
         self._shown_known: dict[tuple[int, int], str] = {}  # preloaded digests
+        # table -> chat -> hand messages a newer turn message replaced, not yet deleted
+        self._replaced: dict[int, dict[int, list[int]]] = {}
+        self._replaced_read: set[int] = set()  # tables whose stored ones were read
+        self._sweeps: set[asyncio.Task[None]] = set()
         self._closing = False
         self._doomed: dict[int, set[int]] = {}  # chat -> message ids to delete (`delete_soon`)
         self._deleting: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ Outbox
 
-    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
-        self._put(table, table.chat_id, None, content, urgent)
+    def show_table(
+        self, table: Table, content: Rendered, *, urgent: bool = False, routine: bool = False
+    ) -> None:
+        """Show `content` as the group's table message. `routine`: a change the group may see
+        a few seconds later (`routine_interval` after the last edit), folded into the next
+        one that matters: a card within a trick, a bid."""
+        self._put(table, table.chat_id, None, content, urgent, routine=routine)
 
     def show_private(
         self,
@@ -241,12 +277,20 @@ class TelegramOutbox:
         content: Rendered,
         *,
         urgent: bool = False,
-        notify: bool = False,
+        turn: str | None = None,
     ) -> None:
-        """Show `content` as the person's hand message. `notify`: it is their turn, so unless
-        the message shown is already one of their turn, it goes out as a new message (which
-        notifies) and the old one is deleted."""
-        self._put(table, user_id, user_id, content, urgent, notify)
+        """Show `content` as the person's hand message. `turn` (it is their turn; the key of
+        that turn): unless the message shown is already of this turn, it goes out as a new
+        message (which notifies), and the one it replaces is deleted with the others of the
+        hand when the hand ends (`sweep`): one call per chat instead of one per turn."""
+        self._put(table, user_id, user_id, content, urgent, turn=turn)
+
+    def sweep(self, table: Table) -> None:
+        """Delete the table's hand messages that newer turn messages replaced: one
+        deleteMessages per chat, off the caller's path (the hand is over, or the table)."""
+        task = asyncio.create_task(self._sweep(table), name=f"sweep:{table.table_id}")
+        self._sweeps.add(task)
+        task.add_done_callback(self._sweeps.discard)
 
     def repost(self, table: Table, content: Rendered) -> None:
         """Send the group's table message anew, at the bottom of the chat (/table): the new
@@ -405,13 +449,15 @@ class TelegramOutbox:
         await self.db.forget_private_message(tid, uid)
 
     def pending(self) -> int:
-        """Messages with content still to send (and notices still to delete)."""
+        """Messages with content still to send (and sweeps under way, notices still to
+        delete)."""
         deleting = self._deleting is not None and not self._deleting.done()
-        return sum(
+        busy = sum(
             1
             for s in self._slots.values()
             if s.desired is not None or s.wake.is_set() or s.keep is not None
-        ) + int(deleting or bool(self._doomed))
+        )
+        return busy + len(self._sweeps) + int(deleting or bool(self._doomed))
 
     async def flush(self, timeout: float = 10.0) -> None:
         """Wait until every pending send is done (shutdown, tests), at most `timeout` s."""
@@ -464,7 +510,9 @@ class TelegramOutbox:
         user_id: int | None,
         content: Rendered,
         urgent: bool,
-        notify: bool = False,
+        *,
+        turn: str | None = None,
+        routine: bool = False,
     ) -> None:
         key = (table.table_id, user_id)
         slot = self._slots.get(key)
@@ -476,9 +524,11 @@ class TelegramOutbox:
             return
         if slot.dropped:  # the table message was deleted: nothing shows it again
             return
+        # a change that matters, still to show, keeps its haste when a routine one follows
+        slot.routine = routine and (slot.desired is None or slot.routine)
         slot.desired = content
         slot.version = table.move_no
-        slot.notify = notify
+        slot.turn = turn
         slot.urgent = slot.urgent or urgent
         slot.wake.set()
         if slot.task is None or slot.task.done():
@@ -504,15 +554,15 @@ class TelegramOutbox:
                     await self._keep(slot, keep)
                 except Exception:
                     log.exception("outbox: keeping %s's message failed", slot.chat_id)
-            content, notify = slot.desired, slot.notify
+            content, turn = slot.desired, slot.turn
             if content is not None:
                 slot.urgent = False
                 slot.sending = slot.version
                 try:
                     if self.shared:
-                        sent = await self._send_shared(slot, content, notify)
+                        sent = await self._send_shared(slot, content, turn)
                     else:
-                        sent = await self._send(slot, content, notify)
+                        sent = await self._send(slot, content, turn)
                 except Exception as exc:
                     sent = False
                     if isinstance(exc, TelegramError) and not isinstance(exc, BadRequest):
@@ -537,17 +587,36 @@ class TelegramOutbox:
                     slot.resyncs = 0
                 if slot.desired is content:
                     slot.desired = None
-                if slot.user_id is None and self.group_interval:
-                    await self._pause(slot, self._group_pause(slot.chat_id))
+                if slot.user_id is None and (self.group_interval or self.routine_interval):
+                    await self._group_wait(slot)
             if self._retire(slot):
                 return
 
-    def _group_pause(self, chat_id: int) -> float:
+    def _group_pause(self, slot: _Slot) -> float:
         """The wait before a group message's next edit: `group_interval`, or longer while the
-        group's room is short (`pace`)."""
-        if self.pace is None:
-            return self.group_interval
-        return max(self.group_interval, self.pace(chat_id))
+        group's room is short (`pace`); `routine_interval` at least while what waits is
+        routine."""
+        pause = self.group_interval
+        if self.pace is not None:
+            pause = max(pause, self.pace(slot.chat_id))
+        if slot.routine:
+            pause = max(pause, self.routine_interval)
+        return pause
+
+    async def _group_wait(self, slot: _Slot) -> None:
+        """After an edit of a group's message: wait `_group_pause`, measured from the edit and
+        asked again whenever new content comes (a change that matters cuts a routine wait
+        short; an urgent one, or shutting down, ends it)."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while not slot.urgent and not self._closing:
+            left = start + self._group_pause(slot) - loop.time()
+            if left <= 0:
+                break
+            slot.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(slot.wake.wait(), left)
+        slot.wake.set()
 
     def _retire(self, slot: _Slot) -> bool:
         """Forget the slot of a finished or cancelled table once its last content is out
@@ -559,7 +628,8 @@ class TelegramOutbox:
             return False
         tid = slot.table.table_id
         self._slots.pop((tid, slot.user_id), None)
-        if not any(key[0] == tid for key in self._slots):
+        if not any(key[0] == tid for key in self._slots) and tid not in self._replaced:
+            self._replaced_read.discard(tid)
             self._private_ids.pop(tid, None)
             self._private_loads.pop(tid, None)
             self._blocked = {k for k in self._blocked if k[0] != tid}
@@ -594,7 +664,7 @@ class TelegramOutbox:
             task = self._private_loads[tid] = asyncio.create_task(load())
         return await task
 
-    async def _send_shared(self, slot: _Slot, content: Rendered, notify: bool) -> bool:
+    async def _send_shared(self, slot: _Slot, content: Rendered, turn: str | None) -> bool:
         """`_send` with other workers sending for the same tables: under the message's lock
         (`Database.message_lock`, across workers), from the message as stored (its id, what
         it shows, the table version it shows), and only if that version is not newer than
@@ -616,7 +686,7 @@ class TelegramOutbox:
                 self._private_ids.get(tid, {}).pop(uid, None)
             else:
                 self._private_ids.setdefault(tid, {})[uid] = state.message_id
-            sent = await self._send(slot, content, notify)
+            sent = await self._send(slot, content, turn)
             if sent and slot.message_id is not None and slot.sent is not None:
                 await self._noted(slot, slot.message_id, slot.sent)
             return sent
@@ -637,23 +707,25 @@ class TelegramOutbox:
         else:
             self.notes.shown(slot.chat_id, message_id, shown)
 
-    async def _send(self, slot: _Slot, content: Rendered, notify: bool = False) -> bool:
+    async def _send(self, slot: _Slot, content: Rendered, turn: str | None = None) -> bool:
         """Send or edit the slot's message. True once Telegram shows `content`; False if it
         cannot (a person who has not started the bot, a group that removed the bot).
-        `notify` (a private message for the person's turn): a new message replaces the one
-        shown, unless that one is already of their turn."""
+        `turn` (a private message for the person's turn, that turn's key): a new message
+        replaces the one shown, unless that one is already of this turn."""
         mid = await self._message_id(slot)
         want = digest(content)
-        if notify and slot.user_id is not None:
-            want = TURN_MARK + want
+        mark = None
+        if turn is not None and slot.user_id is not None:
+            mark = f"{TURN_MARK}{turn}|"
+            want = mark + want
         moved: int | None = None
         if slot.repost and slot.user_id is None:  # /table: a new message at the bottom
             slot.repost = False
             moved, mid = mid, None
         if mid is not None and slot.sent == want:
             return True
-        replaced: int | None = moved
-        if want.startswith(TURN_MARK) and not (slot.sent or "").startswith(TURN_MARK):
+        replaced: int | None = None
+        if mark is not None and not (slot.sent or "").startswith(mark):
             replaced, mid = mid, None  # a fresh message notifies; an edit would not
         reply_markup = markup(content.keyboard)
         for _ in range(2):
@@ -668,11 +740,14 @@ class TelegramOutbox:
                     )
                     await self._remember(slot, msg)
                     mid = msg.message_id
-                    if replaced is not None and replaced != mid:
+                    if moved is not None and moved != mid:
                         # noted first: a bot restarted meanwhile edits the new one
                         slot.sent = want
                         await self._noted(slot, mid, want)
-                        await self._drop_replaced(slot, replaced)
+                        await self._drop_replaced(slot, moved)
+                        moved = None
+                    if replaced is not None and replaced != mid:
+                        self._replace(slot, replaced)
                         replaced = None
                 else:
                     await self.notes.editing(slot.chat_id, mid, want)
@@ -705,6 +780,38 @@ class TelegramOutbox:
                 self.notes.shown(slot.chat_id, mid, want)
             return True
         return False
+
+    def _replace(self, slot: _Slot, message_id: int) -> None:
+        """A newer turn message replaced this hand message: deleted with the hand's sweep
+        (noted, so that a restarted bot or another worker deletes it)."""
+        tid = slot.table.table_id
+        self._replaced.setdefault(tid, {}).setdefault(slot.chat_id, []).append(message_id)
+        self.notes.replaced(tid, slot.chat_id, message_id)
+
+    async def _sweep(self, table: Table) -> None:
+        tid = table.table_id
+        chats = self._replaced.pop(tid, {})
+        if self.shared or tid not in self._replaced_read:
+            # another worker, or the run before a restart, may have noted some
+            self._replaced_read.add(tid)
+            await self.notes.flush()  # with what this one deleted already
+            for chat_id, message_id in await self.db.replaced_messages(tid):
+                found = chats.setdefault(chat_id, [])
+                if message_id not in found:
+                    found.append(message_id)
+        for chat_id, ids in chats.items():
+            # a message shown now is never among them (a turn message replaced it)
+            shown = self._private_ids.get(tid, {}).get(chat_id)
+            ids = [m for m in ids if m != shown]
+            for i in range(0, len(ids), 100):  # Telegram takes up to 100 at once
+                chunk = ids[i : i + 100]
+                try:
+                    await self.bot.delete_messages(chat_id, chunk)
+                except TelegramError as exc:
+                    log.info("deleting %d messages in %s failed: %s", len(chunk), chat_id, exc)
+                    if not isinstance(exc, BadRequest | Forbidden):
+                        continue  # kept: the next sweep tries again
+                self.notes.deleted(chat_id, chunk)
 
     async def _drop_replaced(self, slot: _Slot, message_id: int) -> None:
         """Delete a hand message that a newer one replaced. Telegram refuses for a message

@@ -11,8 +11,10 @@ A window counts a call from the moment it is sent until `period` (plus a `margin
 after its answer arrived: Telegram saw it somewhere in between, so the next call that would
 make the window too full waits until the oldest one is surely out of Telegram's window.
 
-Each chat's room, like the bot-wide budget, is handed out by priority: new messages
-(answers to commands, notices) before edits, in arrival order within a priority. A call
+Each chat's room, like the bot-wide budget, is handed out by priority (issue 39 §2): new
+messages into private chats (a turn message) first, then other new messages (answers to
+commands, notices), then edits in groups (the table message), then the rest (private edits,
+deletes), in arrival order within a priority. A call
 first waits for its chat's room and only then for the bot-wide budget, so a chat waiting for
 its own window never holds anything another chat needs. (Edits of one message never overtake
 each other: the outbox has at most one call under way per message.)
@@ -62,7 +64,7 @@ NOT_IDEMPOTENT = frozenset(
 )
 UNNOTED = 2  # calls a run that died may have made about a group without noting them
 # New messages first: an answer to a command or a notice outranks an edit of a table.
-PRIORITY_SEND, PRIORITY_OTHER = 0, 1
+PRIORITY_TURN, PRIORITY_SEND, PRIORITY_TABLE, PRIORITY_OTHER = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +298,12 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             if gate.idle(now):
                 del self._chats[key]
 
+    def backlog(self) -> float:
+        """Seconds of the bot-wide budget that the calls waiting for it need (issue 39 §2:
+        past about 20 s the bot opens no new table)."""
+        gate = self._shared
+        return 0.0 if gate is None else gate.waiting / self.limits.overall_per_second
+
     def _budget(self) -> _Gate:
         if self._shared is None:
             lim = self.limits
@@ -367,6 +375,18 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             await asyncio.sleep(wait)
         return await callback(*args, **kwargs)
 
+    @staticmethod
+    def priority_of(endpoint: str, chat_id: int | str | None) -> int:
+        """When the budget is short: a turn message, then replies and notices, then the
+        group's table message, then everything else (a superseded edit is dropped before it
+        gets here: the outbox keeps one pending state per message)."""
+        group = isinstance(chat_id, str) or (chat_id is not None and chat_id < 0)
+        if endpoint in NOT_IDEMPOTENT:
+            return PRIORITY_SEND if group else PRIORITY_TURN
+        if group and endpoint.startswith("edit"):
+            return PRIORITY_TABLE
+        return PRIORITY_OTHER
+
     # ------------------------------------------------------------------ the one retry layer
 
     async def process_request(
@@ -380,7 +400,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
     ) -> Result:
         lim = self.limits
         chat_id = self.chat_of(data)
-        priority = PRIORITY_SEND if endpoint in NOT_IDEMPOTENT else PRIORITY_OTHER
+        priority = self.priority_of(endpoint, chat_id)
         deadline = self.now() + (
             lim.answer_deadline if endpoint == "answerCallbackQuery" else lim.call_deadline
         )

@@ -54,6 +54,7 @@ class BotProcess:
             # Telegram's limits raised so that a test goes as fast as the bot can: a test of
             # pacing or of what a move costs sets its own (`REAL_PACE`, or one of them)
             GROUP_EDIT_INTERVAL="0.05",
+            GROUP_ROUTINE_INTERVAL="0.05",
             GROUP_RATE_PER_MINUTE="100000",
             RATE_PER_SECOND="100000",
             PRIVATE_RATE_PER_SECOND="100000",

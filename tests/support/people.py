@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,6 +79,15 @@ def button_gone(fake: FakeTelegram, user: FakeUser, button: FakeButton) -> Calla
     return lambda: data not in [b.callback_data for b in hand_message(fake, user).buttons]
 
 
+def hand_changed(fake: FakeTelegram, user: FakeUser, msg: FakeMessage) -> Callable[[], bool]:
+    """For `wait_for`: `user`'s hand message is not `msg` as it was any more (a new one came
+    on their turn, or it changed at a moment that matters to all, such as the hand's end). A
+    person's own move leaves their message as it is until then."""
+    return lambda: (lambda m: (m.message_id, m.text) != (msg.message_id, msg.text))(
+        hand_message(fake, user)
+    )
+
+
 def your_turn(msg: FakeMessage) -> bool:
     """A hand message of its reader's turn ("👉 Tocca a te", or the prompt of a bid)."""
     return "👉" in msg.text
@@ -117,6 +127,9 @@ class Game:
     bids_in_hand: int = 0
     first_card_mark: int | None = None  # the call log position at the hand's first card
     bot: ProbedBot | None = None  # for `assert_no_change`
+    # the hand message each person last acted on, as it was then: their move leaves it so
+    # until their next turn brings a new one (or a moment that matters changes it)
+    acted_on: dict[int, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def chat_id(self) -> int:
@@ -140,14 +153,29 @@ class Game:
         return None
 
     async def press(self, user: FakeUser, button: FakeButton) -> str:
+        shown = self.fake.message(button.chat_id, button.message_id)
         qid = await self.fake.press(user, button)
         answer = await self.fake.answer_for(qid, WAIT)
+        self.acted(user, shown, answer.text or "")
         return answer.text or ""
 
     async def raw(self, user: FakeUser, chat: Any, message_id: int, data: str) -> str:
+        shown = self.fake.message(chat, message_id)
         qid = await self.fake.press_raw(user, chat, message_id, data)
         answer = await self.fake.answer_for(qid, WAIT)
+        self.acted(user, shown, answer.text or "")
         return answer.text or ""
+
+    def acted(self, user: FakeUser, shown: FakeMessage, answer: str) -> None:
+        """`user` tapped a button of `shown` and got `answer`: a move made there (in their
+        private chat) leaves that message a past turn's."""
+        if answer in (OK, OK_EN) and shown.chat_id == user.id:
+            self.acted_on[user.id] = (shown.message_id, shown.text)
+
+    def current_hand(self, who: FakeUser) -> FakeMessage | None:
+        """`who`'s hand message, unless it is the one they last acted on as it was then."""
+        msg = hand_message(self.fake, who)
+        return None if self.acted_on.get(who.id) == (msg.message_id, msg.text) else msg
 
     async def turn(self) -> tuple[FakeUser | None, FakeMessage]:
         """Wait until the table shows a person to act (or the hand is over)."""
@@ -157,9 +185,12 @@ class Game:
             if hand_over(msg):
                 return None, msg
             who = self.whose_turn(msg.text)
-            # and their hand message says so: on one's turn it comes anew (issue 11 §1), the
-            # one it replaces (with the same card buttons) is deleted
-            if who is None or not your_turn(hand_message(self.fake, who)):
+            # and their hand message says so: on one's turn it comes anew (issue 11 §1); the
+            # one they moved on before stays until the hand's end, its buttons stale
+            if who is None:
+                return None
+            hand = self.current_hand(who)
+            if hand is None or not your_turn(hand):
                 return None
             return who, msg
 
@@ -176,9 +207,9 @@ class Game:
             return False
 
         def my_buttons() -> tuple[FakeMessage, list[FakeButton]] | None:
-            msg = hand_message(self.fake, who)
-            buttons = act_buttons(msg)
-            return (msg, buttons) if buttons else None
+            msg = self.current_hand(who)
+            buttons = act_buttons(msg) if msg is not None else []
+            return (msg, buttons) if msg is not None and buttons else None
 
         msg, _ = await self.fake.wait_for(my_buttons, WAIT, message="the person's buttons")
         bids = bid_buttons(msg)
@@ -198,12 +229,12 @@ class Game:
         return True
 
     async def settled(self, who: FakeUser, table: FakeMessage, button: FakeButton) -> None:
-        """Wait until the table and `who`'s hand show the move made with `button`."""
-        gone = button_gone(self.fake, who, button)
+        """Wait until the table shows the move made with `button`. (`who`'s own hand message
+        is not edited after their move: it comes anew on their next turn.)"""
         await self.fake.wait_for(
-            lambda: self.table().text != table.text and gone(),
+            lambda: self.table().text != table.text,
             WAIT,
-            message="the table and the hand updated after a move",
+            message="the table updated after a move",
         )
 
     async def play_hand(
@@ -311,13 +342,21 @@ async def say(fake: FakeTelegram, user: FakeUser, chat: Any, text: str) -> FakeM
     (one's turn brings a new hand message, issue 11 §1) nor a reminder."""
     before = fake.last_id(chat)
     command = await fake.send_text(user, chat, text)
+    # In a group the bot answers a command as a reply to it, while other news (a match's end,
+    # a timer notice) may come first: another message counts only after a grace period.
+    grace = 1.5 if getattr(chat, "id", 0) < 0 else 0.0
+    seen: list[float] = []
 
     def reply() -> FakeMessage | None:
         new = fake.bot_messages(chat, after=before)
         for m in new:
             if m.reply_to_message_id == command.message_id:
                 return m
-        return next((m for m in new if not m.text.startswith(("🃏", "⏰"))), None)
+        other = next((m for m in new if not m.text.startswith(("🃏", "⏰"))), None)
+        if other is None:
+            return None
+        seen.append(time.monotonic())
+        return other if seen[-1] - seen[0] >= grace else None
 
     return await fake.wait_for(reply, WAIT, message=f"a reply to {text!r}")
 

@@ -51,9 +51,10 @@ class Out:
         self.dropped: list[int] = []  # tables whose group message was deleted
         self.cleared: list[tuple[int, int]] = []  # (chat, message id) whose buttons went
         self._ids = 900
+        self.sweeps: list[int] = []
 
-    def show_table(self, table: Table, content: Rendered, *, urgent: bool = False) -> None:
-        self.group.append(content)
+    def show_table(self, table: Table, content: Rendered, **flags: bool) -> None:
+        self.group.append(content)  # urgent and routine: when it is sent, not what
 
     def repost(self, table: Table, content: Rendered) -> None:
         self.group.append(content)
@@ -61,8 +62,11 @@ class Out:
     async def pin(self, table: Table) -> None:
         pass
 
-    def show_private(self, table: Table, user_id: int, content: Rendered, **flags: bool) -> None:
-        self.private[user_id] = content  # urgent and notify: how it is sent, not what
+    def show_private(self, table: Table, user_id: int, content: Rendered, **flags: object) -> None:
+        self.private[user_id] = content  # urgent and turn: how it is sent, not what
+
+    def sweep(self, table: Table) -> None:
+        self.sweeps.append(table.table_id)
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
         self.said.append((chat_id, text))
