@@ -87,6 +87,29 @@ def private_texts(fake: FakeTelegram, user: FakeUser) -> list[str]:
     return [v for m in fake.messages(user, include_deleted=True) if m.from_bot for v in m.versions]
 
 
+def keep_transcripts(
+    request: pytest.FixtureRequest,
+    name: str,
+    fake: FakeTelegram,
+    group: FakeChat,
+    mario: FakeUser,
+    lucy: FakeUser,
+    head: list[str] | None = None,
+) -> None:
+    """The chats as the players see them (the group in Italian, Mario's in Italian, Lucy's
+    in English), written to tests/artifacts/evening/<name>.txt however the test ends, after
+    the lines of `head` (filled in by then)."""
+    request.addfinalizer(
+        lambda: write_transcript(
+            name,
+            *(head or []),
+            transcript(fake, group, f"{GROUP_NAME} (gruppo, italiano)"),
+            transcript(fake, mario, "Mario (privato, italiano)"),
+            transcript(fake, lucy, "Lucy (private, English)"),
+        )
+    )
+
+
 async def play_hands(game: Game, group: FakeChat, hands: int | None) -> int:
     """Play `hands` hands (None: until the match is over); each hand's result comes as a
     message of its own. Returns the hands played."""
@@ -142,16 +165,7 @@ async def test_chiamata_five_people_log_summaries_english_player_and_cost(
         people = [mario, luigi, giulia, paolo, lucy]
         group = fake.group(-1003800, GROUP_NAME, admins=[mario], members=people)
         cost: list[str] = []
-        # the chats as the players see them, written however the test ends
-        request.addfinalizer(
-            lambda: write_transcript(
-                "chiamata_5_people_3_hands",
-                *cost,
-                transcript(fake, group, f"{GROUP_NAME} (gruppo, italiano)"),
-                transcript(fake, mario, "Mario (privato, italiano)"),
-                transcript(fake, lucy, "Lucy (private, English)"),
-            )
-        )
+        keep_transcripts(request, "chiamata_5_people_3_hands", fake, group, mario, lucy, cost)
         with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             store = await start_bot(bot, people)
             await open_table(fake, group, mario, people[1:], "chiamata", settings="target=0")
@@ -219,14 +233,7 @@ async def test_a_whole_match_ends_with_a_message_that_rings(
         mario = fake.user(3811, "Mario")
         lucy = fake.user(3812, "Lucy", language_code="en")
         group = fake.group(-1003810, GROUP_NAME, admins=[mario], members=[mario, lucy])
-        request.addfinalizer(
-            lambda: write_transcript(
-                "due_match_it_en",
-                transcript(fake, group, f"{GROUP_NAME} (gruppo, italiano)"),
-                transcript(fake, mario, "Mario (privato, italiano)"),
-                transcript(fake, lucy, "Lucy (private, English)"),
-            )
-        )
+        keep_transcripts(request, "due_match_it_en", fake, group, mario, lucy)
         with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             store = await start_bot(bot, [mario, lucy])
             await open_table(fake, group, mario, [lucy], "due", settings="match=best3")

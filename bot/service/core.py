@@ -319,10 +319,11 @@ class ServiceCore:
                 content = away_private(table, seat, plang)
             # their turn (the actions they take one after another are one turn): the hand
             # comes as a new message, which notifies (an edit does not); so does the news
-            # that the match waits for them, or that it was abandoned (a key of its own)
+            # that the match waits for them (a key of its own), which its end as abandoned
+            # then edits (its button goes: no dead button left once the table is closed)
             turn = f"{table.hand.hand_index}.{table.turn_start()}" if theirs else None
             if s.is_bot and (paused or abandoned):
-                turn = f"{table.hand.hand_index}.{'abandoned' if abandoned else 'paused'}"
+                turn = f"{table.hand.hand_index}.paused"
             self.out.show_private(table, s.user_id, content, turn=turn)
         if sweep:  # the hand is over: its replaced turn messages go, one call per chat
             self.out.sweep(table)
