@@ -99,7 +99,7 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             # ---- /score of a season; garbage arguments
             score = await say(fake, ana, group, "/score")
             assert "Stagione 1 (in corso)" in score.text and "Ana: +3" in score.text
-            assert "&lt;Bea &amp; Co&gt;: -3" in score.raw_text
+            assert "&lt;Bea &amp; Co&gt;: −3 punti" in score.raw_text  # in points (issue 38)
             before = ledger(store, GROUP)
             for text, want in (
                 ("/score boh", "Quale stagione?"),
@@ -110,12 +110,13 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
                 assert want in (await say(fake, ana, group, text)).text, text
             assert "si usa in un gruppo" in (await say(fake, ana, ana, "/beer")).text
 
-            # ---- /beer: a "pagato" button per payment; only the payer (or an admin) taps it
+            # ---- /beer: a "Segna pagato" button per payment; the payer, the one paid (or an
+            # admin) taps it (issue 38)
             beer = await say(fake, ana, group, "/birra")
-            assert "<Bea & Co> → Ana: 3" in beer.text and len(beer.buttons) == 1
+            assert "<Bea & Co> → Ana: 3 punti" in beer.text and len(beer.buttons) == 1
             button = beer.button("pagato")
-            assert button.text == "✅ <Bea & Co> → Ana: 3 pagato"
-            assert "Solo <Bea & Co>" in await answer(fake, eve, button)
+            assert button.text == "✅ Segna pagato: <Bea & Co> → Ana"
+            assert "Lo segna <Bea & Co> o Ana" in await answer(fake, eve, button)
             assert "Pulsante non valido" in await raw(
                 fake, bea, group, beer.message_id, "L:p:0:1:1:2:3"
             )

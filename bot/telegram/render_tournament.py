@@ -34,27 +34,28 @@ def member_name(member: Member, lang: str) -> str:
 
 
 def team_label(tour: Tournament, index: int, lang: str) -> str:
-    """A team by its members, "Mario & Luigi", escaped (HTML); in singles the player
-    ("Mario"). While a place is free, its number too, which its join button names:
-    "Squadra 2 (Mario & posto libero)", "Giocatore 2 (posto libero)"."""
+    """ "Squadra 2 (Mario & Luigi)", escaped (HTML): its members, and its number, which its
+    join button names; in singles the player ("Mario"), or "Giocatore 2 (posto libero)"
+    while nobody has the place."""
     members = [esc(member_name(m, lang)) for m in tour.teams[index].members]
     if tour.singles and members:
         return members[0]
     if len(members) < tour.team_size:
         members.append(t(lang, "tour_free_place"))
-        return t(
-            lang, tour.key("tour_team_named"), n=index + 1, members_html=" &amp; ".join(members)
-        )
-    return " &amp; ".join(members)
+    return t(lang, tour.key("tour_team_named"), n=index + 1, members_html=" &amp; ".join(members))
 
 
 def short_team(tour: Tournament, index: int, lang: str) -> str:
-    """A team by its members' names, "Mario & Luigi" (plain text: escape it where it goes);
-    in singles the player's name; "Squadra 2" while it has nobody."""
+    """A team as its results name it (plain text: escape it where it goes): "Squadra 2
+    (Mario & Luigi)", never a bare "Squadra 2" once it has members; in singles the
+    player's name."""
     members = tour.teams[index].members
+    if tour.singles and members:
+        return member_name(members[0], lang)
     if not members:
         return t(lang, tour.key("tour_team"), n=index + 1)
-    return " & ".join(member_name(m, lang) for m in members)
+    names = " & ".join(member_name(m, lang) for m in members)
+    return t(lang, tour.key("tour_team_named"), n=index + 1, members_html=names)
 
 
 def points_summary(points: tuple[int, ...], lang: str) -> str:

@@ -66,6 +66,15 @@ def table_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage:
     raise LookupError("no table message yet")
 
 
+def lobby_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage:
+    """The group's table message itself, not a settings panel (issue 38: a panel is a
+    message of its own, below the lobby)."""
+    for m in reversed(fake.bot_messages(group)):
+        if m.text.startswith("🃏"):
+            return m
+    raise LookupError("no table message yet")
+
+
 def hand_message(fake: FakeTelegram, user: FakeUser) -> FakeMessage:
     for m in reversed(fake.bot_messages(user)):
         if m.text.startswith("🃏"):
