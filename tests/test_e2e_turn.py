@@ -352,8 +352,12 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
                 on_caller_side = seat in (st.caller, st.partner)
                 won = (res.winning_sides == (0,)) == on_caller_side
                 assert ("hai vinto" if won else "hai perso") in m.text, m.text
-                assert f"📒 Il tuo punteggio della mano: {deltas[p.id]:+d}" in m.text, m.text
-                assert f"📒 Registro del gruppo: {deltas[p.id]:+d}" in m.text, m.text
+                # the hand's change, in points, once (issue 38: not twice under two names)
+                d = deltas[p.id]
+                unit = "punto" if abs(d) == 1 else "punti"
+                sign = "+" if d > 0 else "−" if d < 0 else ""
+                assert f"📒 Questa mano: {sign}{abs(d)} {unit}, nei conti" in m.text, m.text
+                assert "Registro del gruppo" not in m.text
                 assert f"Punti: {names[0]} {res.card_points[0]}" in m.text, m.text
                 assert f"Partita: {names[0]} {deltas[people[0].id]:+d}" in m.text
                 assert f"🤝 {partner}" in m.text

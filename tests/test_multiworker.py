@@ -287,8 +287,9 @@ class Person:
         if info.name == "chiamata" and real and number >= CHIAMATA_HANDS:
             if self.leader:  # an admin cancels a running match at once
                 await self.fake.send_text(self.user, info.group, "/cancel")
+                # the reply says it; the table's message goes (issue 38: said once)
                 await self.fake.wait_for(
-                    lambda: self.fake.message(info.group, mid).text.startswith("🛑"),
+                    lambda: mid not in [m.message_id for m in self.fake.bot_messages(info.group)],
                     LEASE + WAIT,  # its worker may have been killed with it
                     message=f"{info.name}: the table cancelled",
                 )

@@ -207,9 +207,14 @@ class Play(ServiceCore):
             return
         table.final_message_id = message_id
         try:
-            await self.db.update_lobby(table.table_id, seats_json=table.seats_json())
+            row = await self.db.update_lobby(table.table_id, seats_json=table.seats_json())
         except Exception:
             log.exception("table %s: noting its final message failed", table.table_id)
+            return
+        # a new version of the table (its seats' row): the Mini App's pages follow it
+        table.move_no = row.move_no
+        if self.live is not None:
+            self.live.publish(table)
 
     async def _ledger_lines(self, table: Table, lang: str) -> str:
         """What the match wrote in the group's ledger, per person, and their balance now
