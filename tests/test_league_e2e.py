@@ -155,15 +155,31 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             assert "Ana: +3" in (await say(fake, ana, group, "/score")).text
 
             # ---- /export: the season as a CSV document, or JSON; equal to what is stored
+            # (issue 38: a spreadsheet in the group's language, ";" for Italian, no keys)
             data = await document(fake, ana, group, "/export")
-            rows = list(csv.DictReader(io.StringIO(data.decode())))
-            got: dict[str, dict[int, int]] = {}
+            text = data.decode("utf-8-sig")
+            assert "pay:" not in text and "+00:00" not in text
+            rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+            stored = stored_entries(store, 0)
+            assert len(rows) == sum(len(d) for d in stored.values()) and len(stored) == 4
+            by_name = {"Ana": ana.id, "<Bea & Co>": bea.id, "Eve": eve.id}
+            totals: dict[int, int] = {}
             for row in rows:
-                got.setdefault(row["hand_key"], {})[int(row["user_id"])] = int(row["delta"])
-            assert got == stored_entries(store, 0) and len(got) == 4
-            assert {r["kind"] for r in rows} == {"game", "payment", "undo"}
-            assert any(r["kind"] == "undo" and r["by"] == "Boss" for r in rows)
+                uid = by_name[row["Giocatore"]]
+                totals[uid] = totals.get(uid, 0) + int(row["Punti"])
+            per_person: dict[int, int] = {}
+            for deltas in stored.values():
+                for uid, d in deltas.items():
+                    per_person[uid] = per_person.get(uid, 0) + d
+            assert totals == per_person
+            assert any(r["Voce"] == "Pagamento" for r in rows)
+            assert any(r["Voce"].startswith("Annulla") and r["Segnato da"] == "Boss" for r in rows)
             exported = json.loads(await document(fake, ana, group, "/export json"))
+            got = {
+                h["hand_key"]: {int(u): d for u, d in h["deltas"].items()}
+                for h in exported["hands"]
+            }
+            assert got == stored
             assert [a["action"] for a in exported["audit"]] == ["payment", "undo"]
             assert sum(b["balance"] for b in exported["balances"]) == 0
             names_sent = [m.document.filename for m in fake.documents(group) if m.document]
