@@ -359,7 +359,9 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
                 assert f"📒 Questa mano: {sign}{abs(d)} {unit}, nei conti" in m.text, m.text
                 assert "Registro del gruppo" not in m.text
                 assert f"Punti presi: {names[0]} {res.card_points[0]}" in m.text, m.text
-                assert f"Partita: {names[0]} {deltas[people[0].id]:+d}" in m.text
+                first = deltas[people[0].id]  # signed with a real minus sign
+                shown = f"{first:+d}".replace("-", "−") if first else "0"
+                assert f"Partita: {names[0]} {shown}" in m.text, m.text
                 assert f"🤝 {partner}" in m.text
                 assert not card_buttons(m)
             assert await bot.stop() == 0

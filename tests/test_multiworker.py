@@ -71,6 +71,7 @@ from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.webhook import LEASE
 from tests.support.backends import PgStore, fresh_url
 from tests.support.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
+from tests.support.cards import cards_named
 from tests.support.people import (
     HAND_OVER,
     NOT_YOUR_TURN,
@@ -343,7 +344,9 @@ class Shown:
 
 
 def cards_of(line: str) -> tuple[int, ...]:
-    return tuple(CARD_IDS[f"{rank} di {suit}"] for rank, suit in CARD.findall(line))
+    """The cards a line names, with their suit symbols ("Asso 🪙", issue 38) or in words."""
+    named = {CARD_IDS[f"{rank} di {suit}"] for rank, suit in CARD.findall(line)}
+    return tuple(sorted(named | cards_named(line)))
 
 
 def parse_shown(text: str) -> Shown:
@@ -359,9 +362,9 @@ def parse_shown(text: str) -> Shown:
     trick: tuple[int, ...] = ()
     last: tuple[int, ...] = ()
     for line in lines:
-        if line.startswith("Asta: "):
-            bids = len(line.split(" · "))
-        elif line.startswith("Chiamante: "):
+        if line.startswith("Asta: ") and not line.startswith("Asta: tocca"):
+            bids = len(line.split(" · "))  # (not "Asta: tocca a Leo.", whose turn it is)
+        elif line.startswith(("Chiamante: ", "📣 ")):  # the call, or the auction won
             called = True
         elif line.startswith("In tavola: "):
             trick = cards_of(line)

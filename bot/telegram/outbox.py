@@ -435,6 +435,9 @@ class TelegramOutbox:
         tid, uid = slot.table.table_id, slot.user_id
         assert uid is not None
         if message_id is not None:
+            want = digest(content)
+            # noted first, as any edit (a bot killed meanwhile knows what it may show)
+            await self.notes.editing(slot.chat_id, message_id, want)
             try:
                 await self.bot.edit_message_text(
                     content.text,
@@ -444,6 +447,8 @@ class TelegramOutbox:
                 )
             except TelegramError as exc:  # gone, or showing it already: it stays as it is
                 log.info("keeping %s/%s: %s", slot.chat_id, message_id, exc)
+            else:
+                await self._noted(slot, message_id, want)
         slot.message_id, slot.sent, slot.loaded = None, None, False
         self._private_ids.get(tid, {}).pop(uid, None)
         await self.db.forget_private_message(tid, uid)
