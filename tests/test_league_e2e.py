@@ -237,7 +237,8 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
                 await db.close()
             beer = await say(fake, eve, group, "/beer")
             assert beer.text.startswith("🍺 Who buys the beer (season 2)")
-            assert await answer(fake, ana, beer.button("paid")) == "Marked as paid."
+            # (Ana's toast, hers alone: in her phone's Italian, issue 38)
+            assert await answer(fake, ana, beer.button("paid")) == "Segnato come pagato."
             await edited(fake, group, beer.message_id, "All paid")
             ask = await say(fake, boss, group, "/undo")
             assert ask.text.startswith("↩️ Undo the ledger's last entry?")
