@@ -6,6 +6,7 @@ import hashlib
 import re
 from typing import Literal
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -21,6 +22,8 @@ class Settings(BaseSettings):
     telegram_base_url: str = "https://api.telegram.org/bot"
     database_url: str = "sqlite:///briscola.db"
     default_language: Literal["it", "en"] = "it"
+    # the groups' clock: the times in /export, /undo and the like (an IANA zone name)
+    timezone: str = "Europe/Rome"
     log_level: str = "INFO"
     # Telegram's limits (bot.telegram.rate_limiter); tests against the stand-in server may
     # raise them.
@@ -67,6 +70,15 @@ class Settings(BaseSettings):
         if url is not None and (urlsplit(url).scheme != "https" or not urlsplit(url).netloc):
             raise ValueError("Telegram posts to an https:// address only")
         return url
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, name: str) -> str:
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"not a time zone: {name!r} (e.g. Europe/Rome)") from None
+        return name
 
     @field_validator("webhook_secret")
     @classmethod

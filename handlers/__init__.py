@@ -13,7 +13,8 @@ from telegram.ext import (
 )
 
 from handlers.callbacks import callback_handlers
-from handlers.commands import COMMAND_HANDLERS, cmd_unknown, on_my_chat_member
+from handlers.commands import COMMAND_HANDLERS, cmd_unknown, on_my_chat_member, on_private_text
+from handlers.common import in_their_language
 from handlers.league import league_handlers
 from handlers.stats import stats_handlers, username_handler
 from handlers.tournament import tournament_handlers
@@ -29,9 +30,16 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         application.add_handler(CommandHandler(name, callback))
     # after the known commands (the first handler that matches answers): any other command
     application.add_handler(MessageHandler(filters.COMMAND, cmd_unknown))
+    # words typed in the private chat: what the chat is for, and the commands
+    private_text = filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND
+    application.add_handler(MessageHandler(private_text, on_private_text))
     for handler in callback_handlers():  # one per kind of tap, then the fallback
         application.add_handler(handler)
     application.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    # what a person reads alone (a tap's answer, their private chat) is in their language
+    for group in application.handlers.values():
+        for registered in group:
+            registered.callback = in_their_language(registered.callback)
 
 
 __all__ = ["register"]

@@ -20,6 +20,7 @@ from telegram.ext import CallbackQueryHandler
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
 from bot.service import AdminCheck, Person, Reply
+from bot.service.types import REPLY_LANG
 from bot.telegram import callback_data as cb
 from bot.telegram.admins import AdminUnknown
 from bot.telegram.context import BotContext
@@ -46,7 +47,7 @@ class Tap:
         return [int(f) for f in self.fields]
 
     def bad(self) -> Reply:
-        return Reply(t(self.context.service.default_lang, "err_bad_data"))
+        return Reply(t(REPLY_LANG.get() or self.context.service.default_lang, "err_bad_data"))
 
     def admin(self, chat: Chat) -> AdminCheck:
         """Whether the tapping user administers `chat` (asked when the service needs it)."""
@@ -66,7 +67,8 @@ def answering(action: Action) -> Handler:
         query = update.callback_query
         if query is None:
             return
-        reply = Reply(t("it", "err_bad_data"), alert=False)
+        lang = REPLY_LANG.get() or context.service.default_lang
+        reply = Reply(t(lang, "err_bad_data"), alert=False)
         try:
             chat = query.message.chat if query.message is not None else None
             # No match: the fallback, or a tap without data (PTB hands that to the first
@@ -76,10 +78,10 @@ def answering(action: Action) -> Handler:
             tap = Tap(update, context, person(query.from_user), chat, fields)
             reply = await (action if match is not None else _unknown)(tap)
         except AdminUnknown:  # Telegram is slow to say who the admins are: the next tap knows
-            reply = Reply(t(context.service.default_lang, "err_busy"))
+            reply = Reply(t(lang, "err_busy"))
         except Exception:
             log.exception("callback %r failed", query.data)
-            reply = Reply(t("it", "err_busy"))
+            reply = Reply(t(lang, "err_busy"))
         finally:
             try:
                 await query.answer(reply.text[:200] or None, show_alert=reply.alert)
@@ -135,11 +137,8 @@ async def _cancel_vote(tap: Tap, chat: Chat) -> Reply:  # cancel consent
 
 
 async def _variant(tap: Tap, chat: Chat) -> Reply:
-    query = tap.update.callback_query
-    picker = query.message.message_id if query is not None and query.message else None
-    variant = tap.fields[0]
     return await tap.context.service.new_table(
-        chat.id, tap.who, variant, is_group(chat), picker_message_id=picker
+        chat.id, tap.who, tap.fields[0], is_group(chat), picker_message_id=_tapped(tap)
     )
 
 
@@ -157,14 +156,22 @@ async def _lobby(tap: Tap, chat: Chat) -> Reply:
         return await svc.leave(chat.id, who, table_id)
     if op == "bot":
         return await svc.add_bot(chat.id, DEFAULT_LEVEL, table_id)
-    if op == "settings":
-        return await svc.show_settings(chat.id, table_id)
-    if op == "back":
-        return await svc.back_to_lobby(chat.id, table_id)
     admin = tap.admin(chat)
+    if op == "settings":  # from the lobby: a panel of its own; from a panel: its list again
+        return await svc.show_settings(
+            chat.id, table_id, person=who, is_admin=admin, message_id=_tapped(tap)
+        )
+    if op == "back":
+        return await svc.back_to_lobby(chat.id, table_id, _tapped(tap))
     if op == "cancel":
         return await svc.cancel(chat.id, who, is_admin=admin, table_id=table_id)
     return await svc.start(chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id)
+
+
+def _tapped(tap: Tap) -> int | None:
+    """The message whose button was tapped (None when it is too old to say)."""
+    query = tap.update.callback_query
+    return query.message.message_id if query is not None and query.message else None
 
 
 async def _setting(tap: Tap, chat: Chat) -> Reply:
@@ -177,16 +184,17 @@ async def _setting(tap: Tap, chat: Chat) -> Reply:
         int(table),
         is_admin=tap.admin(chat),
         bot_admin=bot_admin_check(tap.context, chat),
+        message_id=_tapped(tap),
     )
 
 
 async def _option(tap: Tap, chat: Chat) -> Reply:  # the settings panel: one setting's screen
     table, key = tap.fields
-    return await tap.context.service.show_option(chat.id, int(table), key)
+    return await tap.context.service.show_option(chat.id, int(table), key, _tapped(tap))
 
 
 async def _rematch(tap: Tap, chat: Chat) -> Reply:  # a rematch: same seats, same settings
-    return await tap.context.service.rematch(chat.id, tap.who, int(tap.fields[0]))
+    return await tap.context.service.rematch(chat.id, tap.who, int(tap.fields[0]), _tapped(tap))
 
 
 async def _unknown(tap: Tap) -> Reply:  # forged or stale data, or none

@@ -74,7 +74,12 @@ async def cmd_go(update: Update, context: BotContext) -> None:
 
 
 async def cmd_cancel(update: Update, context: BotContext) -> None:
-    await send_admin_call(update, context, update.effective_chat, context.service.cancel)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    admin = admin_check(context, chat, user)
+    reply = await context.service.cancel(chat.id, person(user), is_admin=admin, by_command=True)
+    await send(update, reply)
 
 
 async def cmd_settings(update: Update, context: BotContext) -> None:
@@ -85,7 +90,8 @@ async def cmd_settings(update: Update, context: BotContext) -> None:
     svc = context.service
     args = _args(context)
     if not args:
-        await send(update, await svc.show_settings(chat.id))
+        admin = admin_check(context, chat, user)
+        await send(update, await svc.show_settings(chat.id, person=person(user), is_admin=admin))
         return
     pairs = []
     for arg in args:
@@ -133,7 +139,7 @@ async def cmd_unknown(update: Update, context: BotContext) -> None:
 async def cmd_rules(update: Update, context: BotContext) -> None:
     if update.effective_chat is None:
         return
-    await send(update, await context.service.rules(update.effective_chat.id))
+    await send(update, await context.service.rules(update.effective_chat.id, _first(context) or ""))
 
 
 async def cmd_help(update: Update, context: BotContext) -> None:
@@ -154,6 +160,14 @@ async def cmd_lang(update: Update, context: BotContext) -> None:
             chat.id, person(user), lang, is_group(chat), is_admin=is_admin
         ),
     )
+
+
+async def on_private_text(update: Update, context: BotContext) -> None:
+    """Words typed in the private chat: an answer that says what the chat is for."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    await send(update, await context.service.private_text(chat.id, person(user)))
 
 
 async def on_my_chat_member(update: Update, context: BotContext) -> None:

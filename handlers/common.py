@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 from telegram import Chat, ReplyParameters, Update, User
 from telegram.error import TelegramError
 
 from bot.i18n import lang_of, t
 from bot.service import AdminCheck, Person, Reply
+from bot.service.types import REPLY_LANG
 from bot.telegram.context import BotContext
 from bot.telegram.outbox import markup
 
@@ -23,6 +25,30 @@ def person(user: User) -> Person:
 
 def is_group(chat: Chat) -> bool:
     return chat.type in (Chat.GROUP, Chat.SUPERGROUP)
+
+
+Callback = Callable[[Update, BotContext], Coroutine[Any, Any, Any]]
+
+
+def in_their_language(callback: Callback) -> Callback:
+    """`callback` with the service's replies in the language of the person the update comes
+    from (their /lang, else their Telegram language) wherever they alone read them: a tap's
+    answer, anything in their private chat (`REPLY_LANG`). A command in a group is answered
+    in the group's language: everybody reads it."""
+
+    async def personal(update: Update, context: BotContext) -> Any:
+        user, chat = update.effective_user, update.effective_chat
+        lang = None
+        alone = update.callback_query is not None or (chat is not None and not is_group(chat))
+        if user is not None and alone and context.bot_data.service is not None:
+            lang = await context.service.person_lang(person(user))
+        token = REPLY_LANG.set(lang)
+        try:
+            return await callback(update, context)
+        finally:
+            REPLY_LANG.reset(token)
+
+    return personal
 
 
 async def group_chat(update: Update, context: BotContext) -> Chat | None:
@@ -99,6 +125,8 @@ async def send(update: Update, reply: Reply, context: BotContext | None = None) 
                 reply.text,
                 reply_markup=markup(reply.keyboard),
                 reply_parameters=reply_parameters(update) if is_group(chat) else None,
+                # in a group the asker reads the answer at once: nobody else is rung for it
+                disable_notification=is_group(chat),
             )
         except TelegramError as exc:  # the rate limiter already tried again
             log.warning("replying in %s failed: %s", chat.id, exc)

@@ -6,7 +6,9 @@
     /season, /stagione              (admins) a new season, after a confirm button (§10.4)
     /export [csv|json] [last|N]     the season's ledger as a file, with its audit trail
     /undo                           (admins) undo the ledger's last entry, after a confirm
-    /beer, /birra                   the settlement alone, a "pagato" button per payment
+    /beer, /birra                   the settlement alone, a "Segna pagato" button per
+                                    payment (and one beer at a time);
+    /beer 10, /birra vale 10        (admins) what a beer is worth, in points
 
 The buttons' taps (`L:` data, `bot.telegram.callback_data`) are routed by
 `handlers/callbacks.py` to `season_tap`, `undo_tap` and `paid_tap` here.
@@ -24,7 +26,7 @@ from telegram.ext import CommandHandler
 from bot.service import AdminCheck, Person, Reply
 from bot.service.league import Document
 from bot.telegram.context import BotContext
-from handlers.common import group_chat, reply_parameters, send, send_admin_call
+from handlers.common import admin_check, group_chat, reply_parameters, send, send_admin_call
 
 if TYPE_CHECKING:
     from handlers.callbacks import Tap
@@ -52,9 +54,12 @@ async def cmd_undo(update: Update, context: BotContext) -> None:
 
 async def cmd_beer(update: Update, context: BotContext) -> None:
     chat = await group_chat(update, context)
-    if chat is None:
+    user = update.effective_user
+    if chat is None or user is None:
         return
-    await send(update, await context.service.beer(chat.id))
+    args = list(context.args or [])
+    admin = admin_check(context, chat, user)
+    await send(update, await context.service.beer(chat.id, args, is_admin=admin))
 
 
 async def cmd_export(update: Update, context: BotContext) -> None:
@@ -132,7 +137,8 @@ async def paid_tap(tap: Tap, chat: Chat) -> Reply:
     message_id = _message_id(tap)
     if message_id is None:
         return tap.bad()
-    epoch, version, debtor, creditor, amount = tap.ints()
+    epoch, version, debtor, creditor, amount = (int(f) for f in tap.fields[:5])
+    done = int(tap.fields[5]) if tap.fields[5] is not None else 0
     return await tap.context.service.mark_paid(
         chat.id,
         message_id,
@@ -140,6 +146,7 @@ async def paid_tap(tap: Tap, chat: Chat) -> Reply:
         epoch,
         version,
         (debtor, creditor, amount),
+        done,
         is_admin=tap.admin(chat),
     )
 

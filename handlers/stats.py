@@ -111,12 +111,15 @@ async def cmd_score_chart(update: Update, context: BotContext) -> None:
 
 
 async def note_username(update: Update, context: BotContext) -> None:
-    """Every message's author: their @username noted (the service writes it once per run)."""
-    user = update.effective_user
+    """Every message's author: their @username noted (the service writes it once per run);
+    and a group's name, for the private messages of its tables."""
+    user, chat = update.effective_user, update.effective_chat
     if user is None or user.is_bot:
         return
     try:
         await context.service.note_username(user.id, person(user).name, user.username)
+        if chat is not None and chat.id < 0:
+            await context.service.note_chat(chat.id, chat.title)
     except Exception:  # noting is a courtesy: never in the way of the message
         log.exception("noting the username of %s failed", user.id)
 

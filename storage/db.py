@@ -608,6 +608,15 @@ class Database:
                 (table_id, user_id, chat_id, message_id),
             )
 
+    async def forget_private_message(self, table_id: int, user_id: int) -> None:
+        """The person's hand message stays in their chat as it is (a hand's summary): the
+        next one is a new message."""
+        async with self._write() as conn:
+            await conn.execute(
+                "DELETE FROM private_messages WHERE table_id = ? AND user_id = ?",
+                (table_id, user_id),
+            )
+
     async def private_messages(self, table_id: int) -> list[PrivateMessage]:
         return await self.private_messages_of([table_id])
 
@@ -824,6 +833,36 @@ class Database:
         if r is None:
             return None
         return ChatRow(r["chat_id"], r["lang"], r["league_epoch"], _dt(r["updated_at"]))
+
+    async def chat_settings(self, chat_id: int) -> dict[str, Any]:
+        """A group's own settings and what the bot remembers of it (`update_chat_settings`);
+        empty for a group never seen."""
+        async with self._read() as conn:
+            r = await conn.one("SELECT settings_json FROM chats WHERE chat_id = ?", (chat_id,))
+        if r is None or not r["settings_json"]:
+            return {}
+        data: dict[str, Any] = json.loads(r["settings_json"])
+        return data
+
+    async def update_chat_settings(self, chat_id: int, **changes: Any) -> dict[str, Any]:
+        """Set some of a group's settings (a value None removes it); the others stay. Returns
+        them all as written."""
+        async with self._write() as conn:
+            await self._ensure_chat(conn, chat_id)
+            r = await conn.one("SELECT settings_json FROM chats WHERE chat_id = ?", (chat_id,))
+            data: dict[str, Any] = (
+                json.loads(r["settings_json"]) if r and r["settings_json"] else {}
+            )
+            for key, value in changes.items():
+                if value is None:
+                    data.pop(key, None)
+                else:
+                    data[key] = value
+            await conn.execute(
+                "UPDATE chats SET settings_json = ?, updated_at = ? WHERE chat_id = ?",
+                (json.dumps(data, ensure_ascii=False, sort_keys=True), _now(), chat_id),
+            )
+        return data
 
     async def league_epoch(self, chat_id: int) -> int:
         """The chat's current league epoch (0 for a chat never seen)."""
@@ -1270,18 +1309,20 @@ class Database:
         actor_id: int,
         actor_name: str,
         at: datetime,
+        *,
+        done: int = 0,
     ) -> Outcome:
         """§10.3: the payment (debtor, creditor, amount) of the settlement shown at `version`
-        of the season `epoch` was made: an entry (+amount to the debtor, -amount to the
-        creditor: zero-sum, kind payment) and an audit row (who marked it, when), in one
-        transaction. "already" if this payment of that settlement was written before;
-        "stale" (nothing written) if the season changed or anything but that settlement's
-        own payments was written since `version`. The caller checks the payment belongs to
-        the settlement (`balances_at`)."""
+        of the season `epoch` was made (or a part of it: `done` was paid of it before): an
+        entry (+amount to the debtor, -amount to the creditor: zero-sum, kind payment) and an
+        audit row (who marked it, when), in one transaction. "already" if this payment of
+        that settlement, after `done`, was written before; "stale" (nothing written) if the
+        season changed or anything but that settlement's own payments was written since
+        `version`. The caller checks the payment belongs to the settlement (`balances_at`)."""
         debtor, creditor, amount = payment
-        if amount <= 0 or debtor == creditor:
+        if amount <= 0 or debtor == creditor or done < 0:
             raise ValueError(f"not a payment: {payment}")
-        key = payment_key(epoch, version, debtor, creditor)
+        key = payment_key(epoch, version, debtor, creditor, done)
         async with self._write() as conn:
             if await conn.one(
                 "SELECT 1 FROM ledger_hands WHERE chat_id = ? AND hand_key = ?",

@@ -27,10 +27,12 @@ def undo_key(hand_key: str) -> str:
     return f"undo:{hand_key}"
 
 
-def payment_key(epoch: int, version: int, debtor: int, creditor: int) -> str:
-    """The key of a payment of the settlement shown at `version` of the season `epoch`:
-    each payment of that settlement is written at most once."""
-    return f"pay:{epoch}:{version}:{debtor}:{creditor}"
+def payment_key(epoch: int, version: int, debtor: int, creditor: int, done: int = 0) -> str:
+    """The key of a payment of the settlement shown at `version` of the season `epoch`, made
+    when `done` of it was paid already (a payment may be paid in parts, one beer at a time):
+    each part is written at most once."""
+    key = f"pay:{epoch}:{version}:{debtor}:{creditor}"
+    return f"{key}:{done}" if done else key
 
 
 @dataclass(frozen=True, slots=True)

@@ -353,6 +353,10 @@ _V11: Final[Migration] = (
     "CREATE INDEX replaced_messages_by_table ON replaced_messages (table_id)",
 )
 
+# A group's own settings and what the bot remembers of it (issue 38), as JSON: its name as
+# Telegram gives it, what a beer is worth in points, whether the auction's Due was explained.
+_V12: Final[Migration] = ("ALTER TABLE chats ADD COLUMN settings_json TEXT",)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -365,6 +369,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V9,
     _V10,
     _V11,
+    _V12,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

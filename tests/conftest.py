@@ -37,6 +37,7 @@ SLOW_FILES = (
     "test_miniapp_page.py",
     "test_e2e.py",
     "test_e2e_group.py",
+    "test_e2e_evening.py",
     "test_webhook.py",
     "test_stats_e2e.py",
     "test_league_e2e.py",

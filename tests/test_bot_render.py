@@ -14,11 +14,9 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-from functools import cache
 
 import pytest
 
-from bot.cli.render import card_name
 from bot.engine import SPECTATOR, VARIANTS, HandState, Options, observe
 from bot.engine import actions as A
 from bot.engine.state import PLAY
@@ -28,13 +26,16 @@ from bot.telegram.callback_data import MAX_CALLBACK_BYTES
 from bot.telegram.render import (
     Rendered,
     lobby_message,
+    match_end,
     option_message,
     private_message,
     settings_message,
     short_name,
+    signed,
     table_message,
     variant_picker,
 )
+from tests.support.cards import cards_named as named
 from tests.support.tables import (
     CHAT_ID,
     CONFIGS,
@@ -74,18 +75,10 @@ def act_actions(r: Rendered) -> list[tuple[int, int, int, str]]:
     return out
 
 
-@cache
-def card_pattern(variant_opts: Options, lang: str) -> tuple[re.Pattern[str], dict[str, int]]:
-    deck = variant_opts.rules().deck
-    french = variant_opts.deck == "french"
-    names = {card_name(c, deck, lang, french=french): c for c in range(deck.size)}
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)"), names
-
-
 def cards_named(text: str, options: Options, lang: str) -> set[int]:
-    pattern, names = card_pattern(options, lang)
-    return {names[m] for m in pattern.findall(text)}
+    """The cards `text` names ("Asso 🪙", or a hand by suit "🪙 Asso, Re")."""
+    deck = options.rules().deck
+    return named(text, deck, lang, french=options.deck == "french")
 
 
 def public_cards(hand: HandState) -> set[int]:
@@ -120,7 +113,12 @@ def check_state(table: Table) -> None:
         # Italian: "tocca ad Anna" before the vowel a, else "tocca a Mario" (issue 11 §6)
         first = next((c for c in who if c.isalpha()), "")
         to = "ad" if first in "aA" else "a"
-        assert (f"Tocca {to} {who}." if lang == "it" else f"{who} to play.") in plain
+        if hand.phase == "play":
+            assert (f"Tocca {to} {who}." if lang == "it" else f"{who} to play.") in plain
+        elif hand.phase == "auction":  # in the auction one bids (issue 38)
+            assert (f"Asta: tocca {to} {who}." if lang == "it" else f"{who} to bid.") in plain
+        else:  # the caller names the suit, or the card to call
+            assert who in plain.splitlines()[-2], plain
     # §3.7: no card points before the end unless show_points
     if not rules.show_points and not terminal:
         assert not POINTS_LINE.search(plain), plain
@@ -278,10 +276,14 @@ def test_render_a_whole_match(variant: str) -> None:
     assert table.status == FINISHED
     plain = check(table_message(table, "it"))
     assert "Partita finita" in plain
-    # only the rematch is left to tap (issue 11 §7); once it is taken, nothing
-    assert buttons(table_message(table, "it")) == [("🔁 Rivincita", f"r:{TABLE_ID}")]
-    table.rematch = TABLE_ID + 1
+    # the table message keeps no button; the match's end, a message of its own (issue 38),
+    # has the rematch (issue 11 §7): only it is left to tap; once it is taken, nothing
     assert not table_message(table, "it").keyboard
+    end = match_end(table, "it", "")
+    assert "Partita finita" in check(end)
+    assert buttons(end) == [("🔁 Rivincita", f"r:{TABLE_ID}")]
+    table.rematch = TABLE_ID + 1
+    assert not match_end(table, "it", "").keyboard
 
 
 @pytest.mark.parametrize("lang", ["it", "en"])
@@ -510,10 +512,15 @@ def play_to_the_end(table: Table, rng: random.Random) -> HandState:
 def test_each_player_gets_their_own_end_of_hand_summary(lang: str) -> None:
     """Issue 11 §2: at the end of a hand each hand message sums it up for its reader: won or
     lost, everyone's card points, in chiamata the caller's result and the reader's score,
-    what the group's ledger receives for them (§10.1, §10.5), and the match standing."""
+    what the group's ledger receives for them (§10.1, §10.5), and the match standing. Issue
+    38: the hand's score and the ledger are one line when they are the same number, named
+    apart from the card points ("Punti presi") and the match ("Partita"); the ledger in
+    points."""
     won_text, lost_text = ("hai vinto", "hai perso") if lang == "it" else ("you win", "you lose")
-    score = "Il tuo punteggio della mano" if lang == "it" else "Your score for the hand"
-    ledger = "Registro del gruppo" if lang == "it" else "Group ledger"
+    score = "📒 Questa mano" if lang == "it" else "📒 This hand"
+    on_tab = "nei conti del gruppo" if lang == "it" else "on the group's tab"
+    ledger = "Conti del gruppo" if lang == "it" else "Group's tab"
+    unit = {1: "punto", -1: "punto"} if lang == "it" else {1: "point", -1: "point"}
     for seed in range(6):
         rng = random.Random(seed)
         table = new_table("chiamata", {}, lang, seed=f"summary:{seed}")
@@ -527,8 +534,10 @@ def test_each_player_gets_their_own_end_of_hand_summary(lang: str) -> None:
                 continue
             won = (seat in (hand.caller, hand.partner)) == (res.winning_sides == (0,))
             assert (won_text if won else lost_text) in plain.splitlines()[1], plain
-            assert f"{score}: {res.deltas[seat]:+d}" in plain, plain
-            assert f"{ledger}: {res.deltas[seat]:+d}" in plain, plain  # people only
+            delta = f"{res.deltas[seat]:+d}".replace("-", "−")
+            line = next(x for x in plain.splitlines() if x.startswith(score))
+            assert line.startswith(f"{score}: {delta}") and on_tab in line, plain  # people only
+            assert "Classifica" not in plain and "Registro" not in plain
             for s in range(5):
                 assert f"{short_name(table.seats[s].name)} {res.card_points[s]}" in plain
             assert not cards_named(plain, table.options, lang) - public_cards(hand)
@@ -552,7 +561,8 @@ def test_each_player_gets_their_own_end_of_hand_summary(lang: str) -> None:
         assert table.match is not None and "🏆" in plain
         if counts:
             want = table.counted_deltas(table.match.ledger_deltas())[0]
-            assert f"{ledger}: {want:+d}" in plain, plain
+            units = unit.get(want, "punti" if lang == "it" else "points")
+            assert f"{ledger}: {signed(want)} {units}" in plain, plain
         else:
             assert f"{ledger}: " in plain and ("non conta" in plain or "not count" in plain)
         assert not private_message(table, 0, lang).keyboard  # the match is over
@@ -583,8 +593,8 @@ def test_a_card_play_changes_no_other_players_buttons_in_chiamata(variant: str) 
                 if after[s].text != before[s].text:
                     changed_text += 1
                     if not hand.is_terminal():  # the card just played is shown to everyone
-                        name = card_name(action, hand.rules.deck, "it")
-                        assert name in after[s].text, (name, after[s].text)
+                        shown = cards_named(after[s].text, hand.options, "it")
+                        assert action in shown, (action, after[s].text)
             before = after
     assert changed_text > 0
 

@@ -58,6 +58,7 @@ from tests.support.people import (
     names_of,
     open_table,
     own_cards,
+    quiet,
     random_card,
     say,
     start_bot,
@@ -226,7 +227,13 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             await game.play_match()
             final = game.table()
             assert "Partita finita" in final.text
-            assert [b.text for b in final.buttons] == ["🔁 Rivincita"]  # only (issue 11 §7)
+            # the rematch button is on the match's end, a new message below (issue 38 §2)
+            assert not final.buttons
+            end = await fake.wait_for(
+                lambda: next((m for m in fake.bot_messages(group) if m.text[:1] == "🏆"), None),
+                WAIT,
+            )
+            assert [b.text for b in end.buttons] == ["🔁 Rivincita"]  # only (issue 11 §7)
             # a card button from the finished hand: "that hand is over", nothing changes
             snap = store.snapshot(group.id)
             private = hand_message(fake, luigi)
@@ -556,12 +563,14 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
             assert "si era chiamato in mano" in game.table().text
             hand2 = st
 
-            # one table message in the group, one hand message per person (edited in place;
-            # on each of their turns a new one, those it replaced deleted when the hand ended)
+            # one table message in the group, one hand message per person and hand (edited in
+            # place; on each of their turns a new one, those it replaced deleted when the hand
+            # ended): the first hand's stays as its summary, without buttons (issue 38 §1)
             await bot.idle()
             assert len([m for m in fake.bot_messages(group) if m.text.startswith("🃏")]) == 1
             for p in people:
-                assert len([m for m in fake.bot_messages(p) if m.text.startswith("🃏")]) == 1
+                mine = [m for m in fake.bot_messages(p) if m.text.startswith("🃏")]
+                assert len(mine) == 2 and not mine[0].buttons, [m.text for m in mine]
 
             # ---- the ledger: one zero-sum write per hand (§7.12, §10.1)
             data = check_ledger(bot, group.id, hands=2)
@@ -569,8 +578,10 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
                 check_ledger_row({seat_of[int(u)]: d for u, d in h["deltas"].items()}, hand)
             balances = {b["user_id"]: b["balance"] for b in data["balances"]}
             score = await say(fake, people[0], group, "/score")
-            for p in people:
-                assert f"{p.first_name}: {balances[p.id]:+d}" in score.text, score.text
+            for p in people:  # "+2 punti", "0 punti", "−6 punti" (issue 38 §7)
+                b = balances[p.id]
+                sign = "+" if b > 0 else "−" if b < 0 else ""
+                assert f"{p.first_name}: {sign}{abs(b)} punt" in score.text, score.text
             # §10.3: who pays whom, with as few payments as possible
             payments = [line for line in score.text.splitlines() if " → " in line]
             assert len(payments) == min_payments(balances) or (
@@ -822,10 +833,16 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
 
             # /cancel by the creator
             assert "Solo chi" in (await say(fake, stranger, group, "/cancel")).text
+            lobby_id = table_message(fake, group).message_id
             await fake.send_text(mario, group, "/cancel")
             await fake.wait_for(
                 lambda: any("Tavolo annullato" in m.text for m in fake.bot_messages(group)), WAIT
             )
+            # said once, by the reply: the lobby's message goes with its dead buttons
+            await fake.wait_for(
+                lambda: lobby_id not in [m.message_id for m in fake.bot_messages(group)], WAIT
+            )
+            assert len([m for m in fake.bot_messages(group) if "annullato" in m.text]) == 1
             assert store.table(group.id)["status"] == "cancelled"
             assert "Non c'è un tavolo" in (await say(fake, mario, group, "/join")).text
 
@@ -863,12 +880,26 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
             fake.inject_retry_after("editMessageText", 1)
             assert await game.step()
             assert fake.count("editMessageText", ok=False) == 3
-            # /leave while playing: a computer plays the seat on, the owner keeps the ledger
+            # /leave while playing against a computer: the computer would play alone, so the
+            # match waits for him (issue 38 §5: no result nobody played for); he is told in
+            # private, with a notifying message and the button to come back
+            playing = game.table_id()
+            moves = len(store.moves(playing))
             left = await say(fake, mario, group, "/leave")
             assert "gioca il computer" in left.text
-            await fake.wait_for(lambda: hand_over(game.table()), WAIT)
-            assert "Vince" in game.table().text or "Mano nulla" in game.table().text  # §4.1
+            await fake.wait_for(lambda: "⏸ In pausa" in game.table().text, WAIT)
             mario_line = next(x for x in game.table().text.splitlines() if "Mario" in x)
             assert mario_line.endswith("🤖"), mario_line
+            told = await fake.wait_for(
+                lambda: next(
+                    (m for m in fake.bot_messages(mario) if "Hai lasciato il tavolo" in m.text),
+                    None,
+                ),
+                WAIT,
+            )
+            assert told.button("Riprendo il posto")
+            await quiet(fake)
+            assert len(store.moves(playing)) == moves  # nobody plays while he is away
+            assert not hand_over(game.table())
             assert await bot.stop() == 0
             bot.check_logs()

@@ -29,6 +29,7 @@ from tests.support.people import (
     card_buttons,
     hand_message,
     hand_when,
+    lobby_message,
     say,
     start_bot,
     table_message,
@@ -107,8 +108,22 @@ async def new_lobby(
 
 
 def bids(msg: FakeMessage) -> list[FakeButton]:
-    """The points bids among a hand message's buttons ("A 63 punti")."""
-    return [b for b in msg.buttons if b.text.startswith("A ") and b.text.endswith(" punti")]
+    """The points bids among a hand message's buttons ("Due a 63", "63")."""
+    return [
+        b
+        for b in msg.buttons
+        if (b.callback_data or "").startswith("a:") and A.BID_POINTS <= action_of(b) < A.PASS
+    ]
+
+
+def on_spans(msg: FakeMessage) -> bool:
+    """The points bids' second screen: the spans of ten ("70–79"), and back."""
+    return "« Indietro" in str(msg.keyboard) and "–" in str(msg.keyboard)
+
+
+def on_values(msg: FakeMessage) -> bool:
+    """A span's screen: its values, and back to the spans."""
+    return "« Indietro" in str(msg.keyboard) and "–" not in str(msg.keyboard) and bool(bids(msg))
 
 
 def store_hand(store: Store, group: FakeChat) -> HandState:
@@ -116,7 +131,8 @@ def store_hand(store: Store, group: FakeChat) -> HandState:
 
 
 def live_tables(fake: FakeTelegram, group: FakeChat) -> list[FakeMessage]:
-    return [m for m in fake.bot_messages(group) if m.text.startswith(("🃏", "⚙️"))]
+    """The table messages in the group (a settings panel is a message of its own)."""
+    return [m for m in fake.bot_messages(group) if m.text.startswith("🃏")]
 
 
 async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
@@ -222,7 +238,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             ok = await reply_to(fake, group, command)  # (after the pin's service message)
             assert ok.text == "Impostato.", ok.text
             await fake.wait_for(
-                lambda: fake.pinned(group) == [table_message(fake, group).message_id], WAIT
+                lambda: fake.pinned(group) == [lobby_message(fake, group).message_id], WAIT
             )
             assert sum(m.text.startswith("👋") for m in fake.bot_messages(group)) == 1
 
@@ -230,7 +246,7 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             # pinned), the new one pinned and its id stored
             for k in range(3):
                 await fake.send_text(luigi, group, f"chiacchiere {k}")
-            old = table_message(fake, group)
+            old = lobby_message(fake, group)
             await bot.idle()
             mark = fake.mark()
             command = await fake.send_text(anna, group, "/table")
@@ -422,8 +438,13 @@ async def test_briscolone_only_playable_cards_and_a_rematch(tmp_path: Path) -> N
                 assert await tap(fake, anna, msg, weakest.text) == OK
                 await moved_on(fake, store, group, st)
             assert followed >= 1  # the computer led a suit Anna held at least once
-            final = await table_when(fake, group, lambda m: "Partita finita" in m.text)
-            assert [b.text for b in final.buttons] == ["🔁 Rivincita"]
+            table = await table_when(fake, group, lambda m: "Partita finita" in m.text)
+            # the rematch button is on the match's end, a new message (issue 38 §2)
+            final = await fake.wait_for(
+                lambda: next((m for m in fake.bot_messages(group) if m.text[:1] == "🏆"), None),
+                WAIT,
+            )
+            assert not table.buttons and [b.text for b in final.buttons] == ["🔁 Rivincita"]
 
             # §7 the rematch: someone who did not play may not; a double tap opens one table
             assert "chi ha giocato" in await tap(fake, mallory, final, "Rivincita")
@@ -491,25 +512,42 @@ async def test_points_bids_in_two_taps(tmp_path: Path) -> None:
                 await bot.idle()
                 mark = fake.mark()
                 assert await tap(fake, anna, msg, "Altri valori") == ""
-                full = await hand_when(fake, anna, lambda m: "« Indietro" in str(m.keyboard))
-                values = [action_of(b) - A.BID_POINTS for b in bids(full)]
-                assert values == points, (values, points)
+                spans = await hand_when(fake, anna, on_spans)
                 assert group_calls(fake, group, mark) == {}  # a private edit only
-                # forged or stale page taps: refused
+                # issue 38: screens that fit a phone, each span of ten on its own; together
+                # every legal points bid, each at most three taps away
+                labels = [b.text for b in spans.buttons if "–" in b.text]
+                assert 1 <= len(labels) <= 6 and all(len(row) <= 3 for row in spans.keyboard)
+                values: list[int] = []
+                for label in labels:
+                    assert await tap(fake, anna, spans, label) == ""
+                    screen = await hand_when(fake, anna, on_values)
+                    assert all(len(row) <= 5 for row in screen.keyboard), screen.keyboard
+                    values += [action_of(b) - A.BID_POINTS for b in bids(screen)]
+                    assert await tap(fake, anna, screen, "« Indietro") == ""
+                    spans = await hand_when(fake, anna, on_spans)
+                assert values == points, (values, points)
+                # forged or stale screen taps: refused
                 parts = more.split(":")
                 stale = ":".join([*parts[:3], str(int(parts[3]) + 1), "1"])
-                assert await forged(fake, anna, anna, full.message_id, stale) == (
+                assert await forged(fake, anna, anna, spans.message_id, stale) == (
                     "Pulsante scaduto: usa quelli aggiornati."
                 )
-                assert await forged(fake, anna, anna, full.message_id, more[:-1] + "7") == (
+                assert await forged(fake, anna, anna, spans.message_id, more[:-1] + "5") == (
                     "Pulsante scaduto: usa quelli aggiornati."
                 )
-                assert await tap(fake, anna, full, "« Indietro") == ""
+                assert await tap(fake, anna, spans, "« Indietro") == ""
                 back = await hand_when(fake, anna, lambda m: "Altri valori" in str(m.keyboard))
-                # and the second screen's highest value is one tap from there
+                # the highest value: three taps from the first screen
                 assert await tap(fake, anna, back, "Altri valori") == ""
-                full = await hand_when(fake, anna, lambda m: "« Indietro" in str(m.keyboard))
-                assert await tap(fake, anna, full, f"A {points[-1]} punti") == OK
+                spans = await hand_when(fake, anna, on_spans)
+                assert await tap(fake, anna, spans, labels[-1]) == ""
+                screen = await hand_when(fake, anna, on_values)
+                top_button = next(
+                    b for b in bids(screen) if action_of(b) == A.BID_POINTS + points[-1]
+                )
+                qid = await fake.press(anna, top_button)
+                assert (await fake.answer_for(qid, WAIT)).text == OK
                 top = A.BID_POINTS + points[-1]
                 await stored(fake, store, group, top)
                 seen = True

@@ -573,7 +573,9 @@ class Person:
                     )
             return True
         msg = hand_message(self.fake, self.user)
-        if f"#{self.info.table_id}" not in msg.text:
+        # the message names its group (issue 38; "#<table>" for a table without its name)
+        title = msg.text.splitlines()[0]
+        if f"#{self.info.table_id}" not in title and str(self.info.group.title) not in title:
             return False
         bids = bid_buttons(msg)
         if bids:

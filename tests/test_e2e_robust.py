@@ -304,8 +304,13 @@ async def test_faults_on_every_method_are_retried_and_every_tap_answered(tmp_pat
                 lambda: "Partita finita" in table_message(fake, group).text,
                 40,
             )
-            # only the rematch is offered (issue 11 §7)
-            assert [b.text for b in table_message(fake, group).buttons] == ["🔁 Rivincita"]
+            # only the rematch is offered (issue 11 §7), on the match's end (issue 38)
+            assert not table_message(fake, group).buttons
+            end = await fake.wait_for(
+                lambda: next((m for m in fake.bot_messages(group) if m.text[:1] == "🏆"), None),
+                WAIT,
+            )
+            assert [b.text for b in end.buttons] == ["🔁 Rivincita"]
             assert await bot.stop(signal.SIGTERM) == 0
             bot.check_logs()
 

@@ -131,8 +131,11 @@ async def test_the_timer_plays_for_an_absent_player_who_takes_the_seat_back(
                     break
                 assert who is luigi
                 assert await game.step()
-            assert len(mentions_of(fake, group, mario)) == 2  # once per slow turn
-            assert len(notices(fake, group, "⏱ Mario")) == 2  # once per timeout
+            # once per slow turn a mention, which the timeout then edits into its notice
+            # (issue 38: a notice lives as long as it is true; these go at the hand's end)
+            told = notices(fake, group, "⏱ Mario")
+            assert len(told) == 2 and all(m.edited == 1 for m in told), told
+            assert not mentions_of(fake, group, mario)
 
             # ---- forged and stale taps on the button change nothing
             snap = store.snapshot(group.id)
@@ -174,7 +177,8 @@ async def test_the_timer_plays_for_an_absent_player_who_takes_the_seat_back(
                 message="the next hand by itself",
             )
             assert time.time() >= starts - 0.05  # not before its pause is over
-            assert len(notices(fake, group, "⏱ Mario")) == 2
+            # the timeouts' notices were true until the hand's end: gone with it (issue 38)
+            await fake.wait_for(lambda: not notices(fake, group, "⏱ Mario"), WAIT)
 
             # ---- /leave during the game, then /join takes the seat back
             left = await say(fake, luigi, group, "/leave")
@@ -287,11 +291,12 @@ async def test_a_lobby_nobody_starts_expires(tmp_path: Path) -> None:
                 " aprine un altro con /new."
             )
             assert store.table(group.id)["status"] == "cancelled"
-            expired = await message_when(
-                fake, group, lobby.message_id, lambda m: m.text.startswith("⌛")
+            # said once, by the notice: the lobby's message goes, with its buttons (issue 38)
+            await fake.wait_for(
+                lambda: lobby.message_id not in [m.message_id for m in fake.bot_messages(group)],
+                WAIT,
+                message="the expired lobby's message deleted",
             )
-            assert expired.text == "⌛ Tavolo scaduto: nessuno l'ha avviato."
-            assert not expired.buttons  # no live buttons left behind
             # a tap on the expired lobby's button: a clear answer, nothing changes
             answer = await Game(fake, group, [mario], store).raw(
                 luigi, group, lobby.message_id, f"l:{tid}:join"
@@ -367,10 +372,12 @@ async def test_cancelling_a_running_match_needs_an_admin_or_everyone(tmp_path: P
             assert await tap(fake, luigi, request, "D'accordo") == "Tavolo annullato."
             done = await message_when(fake, group, request.message_id, lambda m: not m.buttons)
             assert done.text == "🛑 Tavolo annullato: l'ha chiesto Mario <M&M>, d'accordo Luigi_*."
-            closed = await message_when(
-                fake, group, table_mid, lambda m: not m.buttons and m.text.startswith("🛑")
+            # said once, by the request's message: the table's message goes (issue 38)
+            await fake.wait_for(
+                lambda: table_mid not in [m.message_id for m in fake.bot_messages(group)],
+                WAIT,
+                message="the cancelled table's message deleted",
             )
-            assert "l'ha chiesto Mario <M&M>" in closed.text
             for p in (mario, luigi):
                 await hand_when(fake, p, lambda m: not m.buttons)
             assert store.table(group.id)["status"] == "cancelled"

@@ -27,10 +27,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bot.cli.render import card_name
 from bot.engine import DECK40, PLAY, HandState
 from bot.engine import actions as A
+from bot.i18n.words import card_short, suit_name, suit_symbol
 from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, check_ledger
+from tests.support.cards import cards_named
 from tests.support.people import (
     OK,
     REFUSALS,
@@ -81,7 +82,14 @@ def notifies(params: dict[str, Any]) -> bool:
 
 
 def card(c: int) -> str:
-    return card_name(c, DECK40, "it")
+    """A card as the chat names it: "Asso 🪙" (issue 38: suit symbols)."""
+    return card_short(c, DECK40, "it")
+
+
+def suit_text(c: int) -> str:
+    """The suit of card `c` as the briscola line says it: "🪙 denari"."""
+    suit = DECK40.suit[c]
+    return f"{suit_symbol(suit)} {suit_name(suit, 'it')}"
 
 
 def plays_text(plays: list[tuple[int, int]], names: dict[int, str]) -> str:
@@ -259,7 +267,7 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
             for seat, p in turns.by_seat.items():
                 m = await hand_when(fake, p, lambda m: shows(m, call_line))
                 assert ("Sei il socio" in m.text) == (seat == st.partner), (p.first_name, m.text)
-                assert f"Briscola: {card(st.called_card).split(' di ')[1]}" in m.text
+                assert f"Briscola: {suit_text(st.called_card)}" in m.text
             # a bid changed nobody's hand message but the bidder's next one: the edits of the
             # auction are the two moments (the auction won, the call), one per person each
             assert private_edits(fake, people, hand_start) <= 2 * len(people)
@@ -293,15 +301,15 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
                 else:
                     assert "🤝" not in msg.text
                     assert ("Sei il socio" in msg.text) == (st.current == st.partner)
-                # never a card of anyone else's hand
+                # never a card of anyone else's hand (named one by one or by suit)
                 others = {
-                    card(c)
+                    c
                     for s, h in enumerate(st.hands)
                     if s != st.current
                     for c in h
                     if c != st.called_card  # public since the call
                 }
-                assert not any(c in msg.text for c in others), msg.text
+                assert not cards_named(msg.text) & others, msg.text
                 await turns.press(who, msg, card_buttons(msg)[0])
             await bot.idle()
             elapsed = asyncio.get_running_loop().time() - started
@@ -344,10 +352,16 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
                 on_caller_side = seat in (st.caller, st.partner)
                 won = (res.winning_sides == (0,)) == on_caller_side
                 assert ("hai vinto" if won else "hai perso") in m.text, m.text
-                assert f"📒 Il tuo punteggio della mano: {deltas[p.id]:+d}" in m.text, m.text
-                assert f"📒 Registro del gruppo: {deltas[p.id]:+d}" in m.text, m.text
-                assert f"Punti: {names[0]} {res.card_points[0]}" in m.text, m.text
-                assert f"Partita: {names[0]} {deltas[people[0].id]:+d}" in m.text
+                # the hand's change, in points, once (issue 38: not twice under two names)
+                d = deltas[p.id]
+                unit = "punto" if abs(d) == 1 else "punti"
+                sign = "+" if d > 0 else "−" if d < 0 else ""
+                assert f"📒 Questa mano: {sign}{abs(d)} {unit}, nei conti" in m.text, m.text
+                assert "Registro del gruppo" not in m.text
+                assert f"Punti presi: {names[0]} {res.card_points[0]}" in m.text, m.text
+                first = deltas[people[0].id]  # signed with a real minus sign
+                shown = f"{first:+d}".replace("-", "−") if first else "0"
+                assert f"Partita: {names[0]} {shown}" in m.text, m.text
                 assert f"🤝 {partner}" in m.text
                 assert not card_buttons(m)
             assert await bot.stop() == 0

@@ -107,26 +107,46 @@ def chiamata_at_the_two(lang: str, opts: dict[str, str] | None = None) -> Table:
     return table
 
 
+MAX_BUTTONS = 14  # on any screen of the auction: what fits a phone without scrolling
+
+
 def reach(table: Table, seat: int, lang: str) -> dict[int, int]:
-    """Each points bid offered to `seat` and the taps it takes (1 or 2)."""
+    """Each points bid offered to `seat` and the taps it takes (1, 2 or 3): the first
+    screen, the spans of ten, a span's values; every screen fits a phone (few buttons, at
+    most five a row) and has its way back."""
     first = private_message(table, seat, lang)
+    assert len(data_of(first)) <= MAX_BUTTONS and all(len(row) <= 5 for row in first.keyboard)
     taps = {int(d.split(":")[4]): 1 for _, d in data_of(first) if d.startswith("a:")}
     more = [d for _, d in data_of(first) if d.startswith("m:")]
     assert len(more) == 1, data_of(first)
     assert more[0].endswith(":1")
     second = private_message(table, seat, lang, bid_page=1)
-    back = [d for _, d in data_of(second) if d.startswith("m:")]
+    assert len(data_of(second)) <= MAX_BUTTONS
+    back = [d for _, d in data_of(second) if d.startswith("m:") and d.endswith(":0")]
     assert back == [more[0][:-1] + "0"]
+    spans = [(label, d) for label, d in data_of(second) if d.startswith("m:") and d not in back]
+    assert spans and all("–" in label for label, _ in spans), spans
     for _, d in data_of(second):
         if d.startswith("a:"):
             taps.setdefault(int(d.split(":")[4]), 2)
+    for label, d in spans:
+        screen = private_message(table, seat, lang, bid_page=int(d.split(":")[4]))
+        assert len(data_of(screen)) <= MAX_BUTTONS and all(len(r) <= 5 for r in screen.keyboard)
+        low, high = (int(x) for x in label.split("–"))
+        values = [int(d2.split(":")[4]) for _, d2 in data_of(screen) if d2.startswith("a:")]
+        points = [v - A.BID_POINTS for v in values if A.BID_POINTS <= v < A.PASS]
+        assert points and low <= min(points) and max(points) <= high, (label, points)
+        assert [d2 for _, d2 in data_of(screen) if d2.startswith("m:")] == [more[0]]  # back
+        for v in values:
+            taps.setdefault(v, 3)
     return taps
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_points_bid_is_two_taps_away(lang: str) -> None:
-    """§7.3: after the Two, any legal points bid takes at most two taps: +1, +2, +5, +10 on
-    the first screen, every value on the second; pass is on both."""
+def test_every_points_bid_is_three_taps_away(lang: str) -> None:
+    """§7.3: after the Two, any legal points bid takes at most three taps on screens that
+    fit a phone: +1, +2, +5, +10 on the first screen, then the spans of ten ("70–79"), then
+    the span's values; pass is on every screen."""
     table = chiamata_at_the_two(lang)
     hand = table.hand
     assert hand is not None
@@ -153,8 +173,8 @@ def test_every_points_bid_is_two_taps_away(lang: str) -> None:
     assert {118, 119, 120} <= offered
 
 
-def test_points_auction_two_taps() -> None:
-    """§7.9: the points auction starts at 61, the same two screens."""
+def test_points_auction_three_taps() -> None:
+    """§7.9: the points auction starts at 61, the same screens."""
     table = Table(TID, CHAT, 1, Options.parse("chiamata", {"auction": "points"}), lang="it")
     for i in range(5):
         table.join(10 + i, f"P{i}")
@@ -173,15 +193,24 @@ def test_points_auction_two_taps() -> None:
 
 
 def test_suit_buttons_have_no_card_codes() -> None:
-    """The caller names the suit: 'Denari: 2 di denari', not '... (2D)'."""
+    """The caller names the suit: '🪙 Denari', its symbol and its name, no code ('2D'); the
+    suit whose called card they hold says so (they would play alone, §7.7)."""
     table = chiamata_at_the_two("it", {"overbid": "false"})
     hand = table.hand
     assert hand is not None
-    assert hand.observation(hand.current).phase == "name_suit"
-    labels = [text for text, d in data_of(private_message(table, hand.current, "it"))]
-    assert len(labels) == 4
-    for label in labels:
-        assert re.fullmatch(r"\w+: 2 di \w+", label), labels
+    seat = hand.current
+    assert hand.observation(seat).phase == "name_suit"
+    labels = [text for text, d in data_of(private_message(table, seat, "it"))]
+    held = {c // 10 for c in hand.hands[seat] if c % 10 == 1}  # their Twos (card id: suit*10+n-1)
+    assert [label.split()[:2] for label in labels] == [
+        ["🪙", "Denari"],
+        ["🍷", "Coppe"],
+        ["🗡️", "Spade"],
+        ["🪵", "Bastoni"],
+    ]
+    for suit, label in enumerate(labels):
+        assert ("(ce l'hai: da solo)" in label) == (suit in held), (labels, held)
+        assert not re.search(r"\(\d\w\)", label)
 
 
 def test_computer_players_have_names_not_numbers() -> None:
@@ -225,6 +254,18 @@ def test_italian_that_reads_right() -> None:
     assert t("it", "turn_line", who="Anna") == "Tocca ad <b>Anna</b>."
     assert t("it", "turn_line", who="🤖 Ada (difficile)") == "Tocca ad <b>🤖 Ada (difficile)</b>."
     assert t("it", "turn_line", who="Mario") == "Tocca a <b>Mario</b>."
+    # in the auction one bids, not plays; the suit is named "con l'Asso", not "col Asso"
+    assert t("it", "turn_line_bid", who="Anna") == "Asta: tocca ad <b>Anna</b>."
+    assert t("en", "turn_line_bid", who="Anna") == "Auction: <b>Anna</b> to bid."
+    table = chiamata_at_the_two("it")
+    hand = table.hand
+    assert hand is not None
+    for seat in range(5):  # everyone else passes: the Two's caller names the suit
+        if hand.current != seat and hand.phase == "auction":
+            table.apply(hand.current, A.PASS)
+    while hand.phase == "auction":
+        table.apply(hand.current, A.PASS)
+    assert "Hai vinto l'asta con il Due" in plain(private_message(table, hand.current, "it"))
     # teams win in the plural: "Vincono Mario e Luigi"
     table = Table(TID, CHAT, 1, Options.parse("quattro", {"match": "single"}), lang="it")
     for i, name in enumerate(["Mario", "Anna", "Luigi", "Bea"]):

@@ -99,7 +99,7 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             # ---- /score of a season; garbage arguments
             score = await say(fake, ana, group, "/score")
             assert "Stagione 1 (in corso)" in score.text and "Ana: +3" in score.text
-            assert "&lt;Bea &amp; Co&gt;: -3" in score.raw_text
+            assert "&lt;Bea &amp; Co&gt;: −3 punti" in score.raw_text  # in points (issue 38)
             before = ledger(store, GROUP)
             for text, want in (
                 ("/score boh", "Quale stagione?"),
@@ -110,12 +110,14 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
                 assert want in (await say(fake, ana, group, text)).text, text
             assert "si usa in un gruppo" in (await say(fake, ana, ana, "/beer")).text
 
-            # ---- /beer: a "pagato" button per payment; only the payer (or an admin) taps it
+            # ---- /beer: a "Segna pagato" button per payment; the payer, the one paid (or an
+            # admin) taps it (issue 38)
             beer = await say(fake, ana, group, "/birra")
-            assert "<Bea & Co> → Ana: 3" in beer.text and len(beer.buttons) == 1
+            assert "<Bea & Co> → Ana: 3 punti" in beer.text and len(beer.buttons) == 1
             button = beer.button("pagato")
-            assert button.text == "✅ <Bea & Co> → Ana: 3 pagato"
-            assert "Solo <Bea & Co>" in await answer(fake, eve, button)
+            assert button.text == "✅ Segna pagato: <Bea & Co> → Ana"
+            # (Eve's phone speaks English: the toast, hers alone, is in English, issue 38)
+            assert "<Bea & Co> or Ana (or an admin)" in await answer(fake, eve, button)
             assert "Pulsante non valido" in await raw(
                 fake, bea, group, beer.message_id, "L:p:0:1:1:2:3"
             )
@@ -153,15 +155,31 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             assert "Ana: +3" in (await say(fake, ana, group, "/score")).text
 
             # ---- /export: the season as a CSV document, or JSON; equal to what is stored
+            # (issue 38: a spreadsheet in the group's language, ";" for Italian, no keys)
             data = await document(fake, ana, group, "/export")
-            rows = list(csv.DictReader(io.StringIO(data.decode())))
-            got: dict[str, dict[int, int]] = {}
+            text = data.decode("utf-8-sig")
+            assert "pay:" not in text and "+00:00" not in text
+            rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+            stored = stored_entries(store, 0)
+            assert len(rows) == sum(len(d) for d in stored.values()) and len(stored) == 4
+            by_name = {"Ana": ana.id, "<Bea & Co>": bea.id, "Eve": eve.id}
+            totals: dict[int, int] = {}
             for row in rows:
-                got.setdefault(row["hand_key"], {})[int(row["user_id"])] = int(row["delta"])
-            assert got == stored_entries(store, 0) and len(got) == 4
-            assert {r["kind"] for r in rows} == {"game", "payment", "undo"}
-            assert any(r["kind"] == "undo" and r["by"] == "Boss" for r in rows)
+                uid = by_name[row["Giocatore"]]
+                totals[uid] = totals.get(uid, 0) + int(row["Punti"])
+            per_person: dict[int, int] = {}
+            for deltas in stored.values():
+                for uid, d in deltas.items():
+                    per_person[uid] = per_person.get(uid, 0) + d
+            assert totals == per_person
+            assert any(r["Voce"] == "Pagamento" for r in rows)
+            assert any(r["Voce"].startswith("Annulla") and r["Segnato da"] == "Boss" for r in rows)
             exported = json.loads(await document(fake, ana, group, "/export json"))
+            got = {
+                h["hand_key"]: {int(u): d for u, d in h["deltas"].items()}
+                for h in exported["hands"]
+            }
+            assert got == stored
             assert [a["action"] for a in exported["audit"]] == ["payment", "undo"]
             assert sum(b["balance"] for b in exported["balances"]) == 0
             names_sent = [m.document.filename for m in fake.documents(group) if m.document]
@@ -197,7 +215,8 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             ask = await say(fake, boss, group, "/season")
             assert ask.text.startswith("🏁 Start a new season? Season 2")
             before = ledger(store, GROUP)
-            assert await answer(fake, boss, ask.button("Keep it")) == "Nothing changed."
+            # (the toast is Boss's alone: in his phone's Italian, issue 38)
+            assert await answer(fake, boss, ask.button("Keep it")) == "Nessun cambiamento."
             await edited(fake, group, ask.message_id, "Nothing changed.")
             assert ledger(store, GROUP) == before
             assert "Season 1 (archived)" in (await say(fake, eve, group, "/score last")).text
@@ -218,12 +237,13 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
                 await db.close()
             beer = await say(fake, eve, group, "/beer")
             assert beer.text.startswith("🍺 Who buys the beer (season 2)")
-            assert await answer(fake, ana, beer.button("paid")) == "Marked as paid."
+            # (Ana's toast, hers alone: in her phone's Italian, issue 38)
+            assert await answer(fake, ana, beer.button("paid")) == "Segnato come pagato."
             await edited(fake, group, beer.message_id, "All paid")
             ask = await say(fake, boss, group, "/undo")
             assert ask.text.startswith("↩️ Undo the ledger's last entry?")
             assert "payment Ana → Eve: 1" in ask.text
-            assert await answer(fake, boss, ask.button("Undo it")) == "Done."
+            assert await answer(fake, boss, ask.button("Undo it")) == "Fatto."  # his toast
             assert await bot.stop() == 0
             bot.check_logs()
         # every write in every season sums to zero (§10.1)

@@ -156,16 +156,19 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                 assert not isinstance(doc, Document)
                 continue
             assert isinstance(doc, Document)
-            got: dict[str, dict[int, int]] = {}
-            kinds: dict[str, str] = {}
-            for row in csv.DictReader(io.StringIO(doc.data.decode())):
-                if row["kind"] == "season":
-                    assert row["ref"] == season and not row["hand_key"]
-                    continue
-                got.setdefault(row["hand_key"], {})[int(row["user_id"])] = int(row["delta"])
-                kinds[row["hand_key"]] = row["kind"]
-            assert got == stored
-            assert kinds == {e.hand_key: e.kind for e in entries}
+            # a spreadsheet's rows, in the entries' order: who and how many points, each entry
+            # named in words (an undo says so), no internal key
+            text = doc.data.decode("utf-8-sig")
+            assert "pay:" not in text and ":h" not in text
+            rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+            got = [(r["Giocatore"], int(r["Punti"])) for r in rows if r["Punti"]]
+            assert got == [(e.names[u], d) for e in entries for u, d in e.deltas.items()]
+            what = [r["Voce"] for r in rows if r["Punti"]]
+            kinds = [e.kind for e in entries for _ in e.deltas]
+            assert [w.startswith("Annulla") for w in what] == [k == UNDO for k in kinds]
+            assert [w == "Pagamento" for w in what] == [k == PAYMENT for k in kinds]
+            seasons = [r["Voce"] for r in rows if not r["Punti"]]
+            assert all(v == f"Inizia la stagione {season}" for v in seasons)
             doc = await svc.export_season(CHAT, ["json", season])
             assert isinstance(doc, Document)
             data = json.loads(doc.data)

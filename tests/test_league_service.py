@@ -58,6 +58,9 @@ async def test_s10_4_season_confirm_archive_and_score_of_a_season(rig: Rig) -> N
     assert (await svc.ask_new_season(CHAT, ANA, is_admin=False)).key == "lg_err_admin"
     ask = await svc.ask_new_season(CHAT, BOSS, is_admin=True)
     assert ask.key == "lg_season_ask" and ask.keyboard is not None
+    # the question lists the beers still unpaid, which the new season clears
+    assert "Restano da pagare" in ask.text, ask.text
+    assert "Bea &lt;&amp;&gt; → Ana: 1 punto" in ask.text and "Ciro → Ana: 1 punto" in ask.text
     yes, keep = [b.data for b in ask.keyboard[0]]
     assert yes == "L:s:0:y" and keep == "L:s:0:n"
     # a non-admin taps the confirm: refused
@@ -81,8 +84,9 @@ async def test_s10_4_season_confirm_archive_and_score_of_a_season(rig: Rig) -> N
     assert (await svc.season_score(CHAT)).key == "lg_season_empty"
     for arg in ("last", "ultima", "1"):
         old = await svc.season_score(CHAT, arg)
-        assert "Stagione 1 (archiviata)" in old.text and "Ana: +2" in old.text, old.text
-        assert "Bea &lt;&amp;&gt;: -1" in old.text and " → " in old.text
+        assert "Stagione 1 (archiviata)" in old.text and "Ana: +2 punti" in old.text, old.text
+        assert "Bea &lt;&amp;&gt;: −1 punto" in old.text and " → " in old.text
+        assert "Conti del gruppo" in old.text and "Classifica" not in old.text
     for arg, key in (("3", "lg_err_no_season"), ("boh", "lg_err_season_arg")):
         assert (await svc.season_score(CHAT, arg)).key == key
     # in English
@@ -101,7 +105,8 @@ async def test_undo_confirm_once_audit_and_refusals(rig: Rig) -> None:
     assert (await svc.ask_undo(CHAT, ANA, is_admin=False)).key == "lg_err_admin"
     ask = await svc.ask_undo(CHAT, BOSS, is_admin=True)
     assert ask.key == "lg_undo_ask" and ask.keyboard is not None
-    assert "Ana -2" in ask.text and "Bea &lt;&amp;&gt; +1" in ask.text, ask.text
+    assert "Ana −2" in ask.text and "Bea &lt;&amp;&gt; +1" in ask.text, ask.text
+    assert "20/11/2026 22:00" in ask.text and "UTC" not in ask.text  # the groups' clock
     data = ask.keyboard[0][0].data
     assert data is not None
     hand_id = int(data.split(":")[2])
@@ -142,8 +147,8 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     beer = await svc.beer(CHAT)
     assert beer.keyboard is not None
     payment = CB_PAID.match(beer.keyboard[0][0].data or "")
-    assert payment is not None
-    e, v, d, c, a = map(int, payment.groups())
+    assert payment is not None and payment[6] is None  # nothing paid of it before
+    e, v, d, c, a = map(int, payment.groups()[:5])
     assert (await svc.mark_paid(CHAT, 2, BEA, e, v, (d, c, a), is_admin=False)).key == "lg_ok_paid"
     stored = await rig.db.season_entries(CHAT)
     assert [x.kind for x in stored] == ["game", "game", "undo", "payment"]
@@ -151,15 +156,37 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     doc = await svc.export_season(CHAT, [])
     assert isinstance(doc, Document) and doc.filename.endswith("stagione1.csv")
     assert "4 voci" in doc.caption
-    rows = list(csv.DictReader(io.StringIO(doc.data.decode())))
-    got: dict[str, dict[int, int]] = {}
-    for r in rows:
-        got.setdefault(r["hand_key"], {})[int(r["user_id"])] = int(r["delta"])
-    assert got == {x.hand_key: x.deltas for x in stored}
-    kinds = {r["hand_key"]: (r["kind"], r["by"], r["ref"]) for r in rows}
-    assert kinds[last.hand_key] == ("game", "", f"undo:{last.hand_key}")
-    assert kinds[f"undo:{last.hand_key}"] == ("undo", "Boss", last.hand_key)
-    assert kinds[stored[3].hand_key] == ("payment", BEA.name, "")
+    # a spreadsheet in the group's language: Italian columns and `;`, dates on the groups'
+    # clock (21:00 UTC is 22:00 in Rome), no internal keys, UTF-8 with a BOM
+    assert doc.data.startswith("\ufeff".encode())
+    text = doc.data.decode("utf-8-sig")
+    assert "t5:h" not in text and "pay:" not in text and "+00:00" not in text
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+    assert list(rows[0]) == [
+        "Data",
+        "Ora",
+        "Voce",
+        "Gioco",
+        "Giocatore",
+        "Punti",
+        "Segnato da",
+        "Note",
+    ]
+    got = [(r["Voce"], r["Giocatore"], int(r["Punti"])) for r in rows]
+    names = {"t5:h0": "Tavolo 5, mano 1", "t5:h1": "Tavolo 5, mano 2"}
+    names[f"undo:{last.hand_key}"] = "Annulla: Tavolo 5, mano 2"
+    names[stored[3].hand_key] = "Pagamento"
+    assert got == [(names[x.hand_key], x.names[u], d) for x in stored for u, d in x.deltas.items()]
+    first = rows[0]
+    assert (first["Data"], first["Ora"], first["Gioco"]) == (
+        "20/11/2026",
+        "22:00",
+        "Briscola chiamata (5)",
+    )
+    by = {(r["Voce"], r["Segnato da"], r["Note"]) for r in rows}
+    assert ("Tavolo 5, mano 2", "", "annullata") in by  # undone, and by whom below
+    assert ("Annulla: Tavolo 5, mano 2", "Boss", "") in by
+    assert ("Pagamento", BEA.name, "Bea <&> → Ana") in by
 
     doc = await svc.export_season(CHAT, ["json"])
     assert isinstance(doc, Document) and doc.filename.endswith(".json")
@@ -191,6 +218,8 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     assert isinstance(refused, Reply) and refused.text.startswith("Usage: /export")
     doc = await svc.export_season(CHAT, ["1"])
     assert isinstance(doc, Document) and "season1" in doc.filename and "entries" in doc.caption
+    en_rows = list(csv.reader(io.StringIO(doc.data.decode("utf-8-sig"))))  # English: commas
+    assert en_rows[0][:3] == ["Date", "Time", "Entry"] and en_rows[1][:2] == ["2026-11-20", "22:00"]
 
 
 async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> None:
@@ -199,10 +228,11 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     await hand(rig, "t5:h0", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
     beer = await svc.beer(CHAT)
     assert beer.keyboard is not None and len(beer.keyboard) == 2
-    assert "Bea &lt;&amp;&gt; → Ana: 1" in beer.text
+    assert "Bea &lt;&amp;&gt; → Ana: 1 punto" in beer.text
+    # "Segna pagato" until it is paid (not "pagato" before anyone paid)
     assert [row[0].text for row in beer.keyboard] == [
-        "✅ Bea <&> → Ana: 1 pagato",
-        "✅ Ciro → Ana: 1 pagato",
+        "✅ Segna pagato: Bea <&> → Ana",
+        "✅ Segna pagato: Ciro → Ana",
     ]
     version = await rig.db.ledger_version(CHAT)
     assert beer.keyboard[0][0].data == paid_data(0, version, (BEA.user_id, ANA.user_id, 1))
@@ -224,16 +254,16 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     ok = await svc.mark_paid(CHAT, 60, BEA, 0, version, bea_pays, is_admin=False)
     assert ok.key == "lg_ok_paid"
     shown = rig.out.edits[-1][2]
-    assert "✅ <s>Bea &lt;&amp;&gt; → Ana: 1</s> pagato" in shown.text
-    assert [row[0].text for row in shown.keyboard] == ["✅ Ciro → Ana: 1 pagato"]
+    assert "✅ <s>Bea &lt;&amp;&gt; → Ana: 1 punto</s> pagato" in shown.text
+    assert [row[0].text for row in shown.keyboard] == ["✅ Segna pagato: Ciro → Ana"]
     after = await snapshot(rig)
     double = await svc.mark_paid(CHAT, 60, BEA, 0, version, bea_pays, is_admin=False)
     assert double.key == "lg_err_paid_already" and await snapshot(rig) == after
     balances = {b.user_id: b.balance for b in await rig.db.balances(CHAT)}
     assert balances == {ANA.user_id: 1, BEA.user_id: 0, CIRO.user_id: -1}
-    # an admin marks Ciro's (the same settlement's other payment still stands)
+    # the one owed marks Ciro's (the same settlement's other payment still stands)
     ciro_pays = (CIRO.user_id, ANA.user_id, 1)
-    ok = await svc.mark_paid(CHAT, 60, BOSS, 0, version, ciro_pays, is_admin=True)
+    ok = await svc.mark_paid(CHAT, 60, ANA, 0, version, ciro_pays, is_admin=False)
     assert ok.key == "lg_ok_paid" and rig.out.edits[-1][2].keyboard == []
     assert "Tutto pagato" in rig.out.edits[-1][2].text
     assert settle({b.user_id: b.balance for b in await rig.db.balances(CHAT)}) == []
@@ -253,7 +283,69 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     await hand(rig, "t5:h3", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
     beer = await svc.beer(CHAT)
     assert beer.text.startswith("🍺 Who buys the beer (season 1)")
-    assert beer.keyboard is not None and beer.keyboard[0][0].text.endswith(" paid")
+    assert beer.keyboard is not None and beer.keyboard[0][0].text.startswith("✅ Mark paid: ")
+
+
+async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None:
+    """Issue 38: a group says what a beer is worth (admins), /beer says "2 birre (20 punti)",
+    and a debt is paid one beer at a time or all of it, marked by the payer or the one owed;
+    a double tap on a part changes nothing."""
+    svc = rig.svc
+    await hand(rig, "t5:h0", {ANA.user_id: 25, BEA.user_id: -25})
+    # what a beer is worth: admins only, a number; not set, /beer says how to set it
+    assert "/beer 10" in (await svc.beer(CHAT)).text
+    assert (await svc.beer(CHAT, ["10"], is_admin=False)).key == "lg_err_admin"
+    for garbage in (["x"], ["-3"], ["10", "20"], ["99999"]):
+        assert (await svc.beer(CHAT, garbage, is_admin=True)).key == "lg_err_beer_usage"
+    assert (await rig.db.chat_settings(CHAT)).get("beer") is None
+    set_ = await svc.beer(CHAT, ["vale", "10"], is_admin=True)
+    assert set_.text == "🍺 Una birra vale 10 punti."
+    beer = await svc.beer(CHAT)
+    assert "una birra vale 10 punti" in beer.text
+    assert "Bea &lt;&amp;&gt; → Ana: 25 punti (2,5 birre)" in beer.text, beer.text
+    assert (await svc.season_score(CHAT)).text.count("25 punti (2,5 birre)") == 1
+    assert beer.keyboard is not None
+    labels = [row[0].text for row in beer.keyboard]
+    assert labels == ["✅ Segna pagato: Bea <&> → Ana", "🍺 Una birra pagata: Bea <&> → Ana"]
+    version = await rig.db.ledger_version(CHAT)
+    one = beer.keyboard[1][0].data
+    assert one == paid_data(0, version, (BEA.user_id, ANA.user_id, 10))
+    # one beer, marked by the one owed; a second tap of the same button: nothing more
+    ok = await svc.mark_paid(
+        CHAT, 7, ANA, 0, version, (BEA.user_id, ANA.user_id, 10), 0, is_admin=False
+    )
+    assert ok.key == "lg_ok_paid"
+    shown = rig.out.edits[-1][2]
+    assert "restano 15 punti (1,5 birre)" in shown.text, shown.text
+    after = await snapshot(rig)
+    again = await svc.mark_paid(
+        CHAT, 7, ANA, 0, version, (BEA.user_id, ANA.user_id, 10), 0, is_admin=False
+    )
+    assert again.key == "lg_err_paid_already" and await snapshot(rig) == after
+    # the buttons now carry what was paid; a part bigger than what is left is refused
+    assert [b.data for row in shown.keyboard for b in row] == [
+        paid_data(0, version, (BEA.user_id, ANA.user_id, 15), 10),
+        paid_data(0, version, (BEA.user_id, ANA.user_id, 10), 10),
+    ]
+    too_much = await svc.mark_paid(
+        CHAT, 7, BEA, 0, version, (BEA.user_id, ANA.user_id, 20), 10, is_admin=False
+    )
+    assert too_much.key == "err_bad_data" and await snapshot(rig) == after
+    # the rest, by the payer: all paid, nobody owes
+    ok = await svc.mark_paid(
+        CHAT, 7, BEA, 0, version, (BEA.user_id, ANA.user_id, 15), 10, is_admin=False
+    )
+    assert ok.key == "lg_ok_paid" and rig.out.edits[-1][2].keyboard == []
+    assert "Tutto pagato" in rig.out.edits[-1][2].text
+    assert {b.user_id: b.balance for b in await rig.db.balances(CHAT)} == {
+        ANA.user_id: 0,
+        BEA.user_id: 0,
+    }
+    kinds = [e.kind for e in await rig.db.season_entries(CHAT)]
+    assert kinds == ["game", "payment", "payment"]
+    # no value any more: points only
+    assert (await svc.beer(CHAT, ["0"], is_admin=True)).key == "lg_beer_value_off"
+    assert (await rig.db.chat_settings(CHAT)).get("beer") is None
 
 
 async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:

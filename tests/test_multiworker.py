@@ -71,6 +71,7 @@ from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.webhook import LEASE
 from tests.support.backends import PgStore, fresh_url
 from tests.support.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
+from tests.support.cards import cards_named
 from tests.support.people import (
     HAND_OVER,
     NOT_YOUR_TURN,
@@ -287,8 +288,9 @@ class Person:
         if info.name == "chiamata" and real and number >= CHIAMATA_HANDS:
             if self.leader:  # an admin cancels a running match at once
                 await self.fake.send_text(self.user, info.group, "/cancel")
+                # the reply says it; the table's message goes (issue 38: said once)
                 await self.fake.wait_for(
-                    lambda: self.fake.message(info.group, mid).text.startswith("🛑"),
+                    lambda: mid not in [m.message_id for m in self.fake.bot_messages(info.group)],
                     LEASE + WAIT,  # its worker may have been killed with it
                     message=f"{info.name}: the table cancelled",
                 )
@@ -342,7 +344,9 @@ class Shown:
 
 
 def cards_of(line: str) -> tuple[int, ...]:
-    return tuple(CARD_IDS[f"{rank} di {suit}"] for rank, suit in CARD.findall(line))
+    """The cards a line names, with their suit symbols ("Asso 🪙", issue 38) or in words."""
+    named = {CARD_IDS[f"{rank} di {suit}"] for rank, suit in CARD.findall(line)}
+    return tuple(sorted(named | cards_named(line)))
 
 
 def parse_shown(text: str) -> Shown:
@@ -358,9 +362,9 @@ def parse_shown(text: str) -> Shown:
     trick: tuple[int, ...] = ()
     last: tuple[int, ...] = ()
     for line in lines:
-        if line.startswith("Asta: "):
-            bids = len(line.split(" · "))
-        elif line.startswith("Chiamante: "):
+        if line.startswith("Asta: ") and not line.startswith("Asta: tocca"):
+            bids = len(line.split(" · "))  # (not "Asta: tocca a Leo.", whose turn it is)
+        elif line.startswith(("Chiamante: ", "📣 ")):  # the call, or the auction won
             called = True
         elif line.startswith("In tavola: "):
             trick = cards_of(line)
@@ -703,7 +707,9 @@ async def test_three_workers_one_database_random_routing_and_a_sigkill(tmp_path:
                     assert "Partita finita" in last_text, last_text
                 else:
                     assert status == "cancelled", (info.name, status)
-                    assert last_text.startswith("🛑 Tavolo annullato da"), last_text
+                    # the reply to /cancel says it; the table's message went (issue 38)
+                    said = [m.text for m in fake.bot_messages(info.group)]
+                    assert any(x.startswith("🛑 Tavolo annullato da") for x in said), said
                     # (one more if the next hand began by itself before the /cancel came)
                     counted = max(h.number for h in finished)
                     assert counted >= CHIAMATA_HANDS, (info.name, counted)

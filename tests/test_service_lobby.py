@@ -96,7 +96,7 @@ async def test_a_join_reads_the_person_once(rig: Rig, monkeypatch: pytest.Monkey
 
 async def test_a_computer_seat_stores_its_level_and_is_named_where_shown(rig: Rig) -> None:
     """/addbot difficile stores a computer of level hard with a first name, no words of a
-    language: the group reads "🤖 Ada (difficile)", an English hand "🤖 Ada (hard)"."""
+    language: the group reads "🤖 Ada (difficile)", a hand (in any language) "🤖 Ada"."""
     svc = rig.svc
     await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     await svc.new_table(CHAT, EVE, "due", True)
@@ -112,7 +112,7 @@ async def test_a_computer_seat_stores_its_level_and_is_named_where_shown(rig: Ri
     await first_trick(svc, EVE)
     assert "🤖 Ada (difficile)" in rig.out.group[-1].text
     hand = rig.out.private[EVE.user_id].text
-    assert "🤖 Ada (hard)" in hand and "difficile" not in hand, hand
+    assert "🤖 Ada" in hand and "(hard)" not in hand and "difficile" not in hand, hand
 
 
 @pytest.mark.parametrize("old", ["🤖 Ada (difficile)", "🤖 difficile 1"])
@@ -155,6 +155,31 @@ async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
         assert short_name(old) in hand and "🤖 🤖" not in hand and "(hard)" not in hand, hand
     finally:
         await svc2.close()
+
+
+async def test_new_over_an_empty_lobby_changes_its_variant_once_anyone_joined_not(
+    rig: Rig,
+) -> None:
+    """Issue 38: /new due over one's own chiamata lobby nobody joined turns it into a due
+    lobby (no /cancel first); the same variant again, or a lobby someone joined, is refused
+    as before ("there is a table already", the table shown again below)."""
+    svc = rig.svc
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    assert (await svc.new_table(CHAT, ANA, "chiamata", True)).text == ""
+    tid = rig.table().table_id
+    changed = await svc.new_table(CHAT, ANA, "due", True)
+    assert changed.key == "ok_variant_changed" and changed.repost == tid, changed
+    assert "Briscola a due" in changed.text
+    table = rig.table()
+    assert table.table_id == tid and table.options.variant == "due" and table.n_players == 2
+    same = await svc.new_table(CHAT, ANA, "due", True)
+    assert same.key != "ok_variant_changed" and same.repost == tid
+    assert (await svc.join(CHAT, EVE)).key == "ok_joined"
+    refused = await svc.new_table(CHAT, ANA, "chiamata", True)
+    assert refused.key != "ok_variant_changed" and rig.table().options.variant == "due"
+    # someone else's /new never changes the lobby
+    assert (await svc.new_table(CHAT, EVE, "tre", True)).key != "ok_variant_changed"
 
 
 async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -> None:

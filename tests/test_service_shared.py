@@ -222,7 +222,7 @@ async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_tab
     await idle(workers)
     log = await a.db.moves(tid)
     assert len(log) == 2 and log[-1].user_id is None  # the computer played it, once
-    notices = [text for w in workers for _, text in w.out.said if "tempo scaduto" in text]
+    notices = [text for w in workers for text in w.out.group_said() if "tempo scaduto" in text]
     assert len(notices) == 1, notices
     assert await a.db.due_tables(clock.now) == []  # the next turn's deadlines lie ahead
     table = await now_at(b, tid)

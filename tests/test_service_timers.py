@@ -92,19 +92,32 @@ async def test_slow_player_is_mentioned_reminded_then_the_computer_plays(rig: Ri
     if who is BEA:
         assert "Bea &lt;&amp;&gt; *x*</a>" in mention
     assert "30 secondi" in mention
-    # three quarters: the reminder in private, with the seconds left
+    ((mention_id, _),) = rig.out.posted_to(CHAT)
+    # three quarters: the reminder in private, with the seconds left (and the group's name)
     assert rig.armed(tid) == pytest.approx(15.0)
     await rig.fire(tid)
-    assert rig.out.said[-1][0] == who.user_id and "15 secondi" in rig.out.said[-1][1]
+    ((reminder_id, reminder),) = rig.out.posted_to(who.user_id)
+    assert "15 secondi" in reminder and "#" in reminder
     assert len(await rig.db.moves(tid)) == moves  # nobody has moved yet
-    # the timer runs out: the computer plays that move, the group is told once
+    _, pending, _ = rig.stored(tid)  # both notices are noted with the table
+    assert {n.message_id for n in pending.notices} == {mention_id, reminder_id}
+    # the timer runs out: the computer plays that move, the group is told once: the
+    # turn's mention becomes that notice (no new message), and the reminder goes
     assert rig.armed(tid) == pytest.approx(15.0)
     await rig.fire(tid)
     log = await rig.db.moves(tid)
     assert len(log) == moves + 1 and log[-1].user_id is None
     assert log[-1].seat == table.seats.index(first)
     name = html.escape(first.name, quote=False)
-    assert rig.out.group_said()[-1] == f"⏱ {name}: tempo scaduto, gioca il computer."
+    assert rig.out.edits[-1] == (
+        CHAT,
+        mention_id,
+        Rendered(f"⏱ {name}: tempo scaduto, gioca il computer.", []),
+    )
+    assert len(rig.out.group_said()) == 1  # no second message in the group
+    assert rig.out.deleted == [(who.user_id, reminder_id)]  # not true any more: deleted
+    _, pending, _ = rig.stored(tid)  # the group's notice stays while the hand goes on
+    assert [(n.message_id, n.turn) for n in pending.notices] == [(mention_id, None)]
     assert first.timeouts == 1 and not first.is_bot  # one timeout: the seat is still theirs
     _, _, seats = rig.stored(tid)
     assert [s.get("timeouts", 0) for s in seats["seats"]] == [s.timeouts for s in table.seats]
@@ -127,23 +140,26 @@ async def test_two_timeouts_in_a_row_hand_the_seat_to_the_computer_until_taken_b
             assert (await play(rig, ANA)).text == "Fatto."
     seat = table.seats[bea_seat]
     assert seat.is_bot and seat.away == "timeout" and seat.timeouts == 2
-    notices = [x for x in rig.out.group_said() if "Bea" in x and "⏱" in x]
+    # each slow turn: one mention, which then says that the computer played (an edit)
+    notices = [c.text for _, _, c in rig.out.edits if "Bea" in c.text and "⏱" in c.text]
     assert notices[-1].startswith("⏱ Bea &lt;&amp;&gt; *x*: tempo scaduto due volte di fila")
     assert len(notices) == 2  # one per timeout, nothing more
     mentions = [x for x in rig.out.group_said() if "tg://user?id=12" in x]
     assert len(mentions) == 2  # once per slow turn
+    assert len(rig.out.group_said()) == 2  # and no other message
     # her private message: no cards, the button that takes the seat back
     private = rig.out.private[BEA.user_id]
     assert [[b.data for b in row] for row in private.keyboard] == [[f"b:{tid}"]]
     assert "🤖" in rig.out.group[-1].text
     # from now on the computer plays her turns without waiting
-    said = len(rig.out.said)
+    said = len(rig.out.group_said()) + len(rig.out.said)
     for _ in range(4):
         if to_act(table) == bea_seat:
             break
         assert (await play(rig, ANA)).text == "Fatto."
     assert to_act(table) != bea_seat  # the computer moved for her at once
-    assert len(rig.out.said) == said  # and nobody was mentioned or told anything
+    # and nobody was mentioned or told anything
+    assert len(rig.out.group_said()) + len(rig.out.said) == said
     _, _, seats = rig.stored(tid)
     assert seats["seats"][bea_seat]["away"] == "timeout"
     # a card button from before: refused while the computer has the seat
@@ -216,14 +232,14 @@ async def test_deadlines_survive_a_restart_and_what_passed_fires_at_once(rig: Ri
     svc3 = rig.service(db3)
     rig.svc = svc3
     moves = len(await db3.moves(tid))
-    said = len(rig.out.said)
+    said = len(rig.out.group_said())
     assert await svc3.restore() == 1
     assert rig.armed(tid) == 0.0
     await rig.fire(tid)
     assert len(await db3.moves(tid)) == moves + 1
-    (notice,) = [text for _, text in rig.out.said[said:]]
+    (notice,) = rig.out.group_said()[said:]  # no mention was sent: a notice of its own
     assert notice.endswith(": tempo scaduto, gioca il computer.")
-    assert not any("tg://user" in text for _, text in rig.out.said[said:])
+    assert not any("tg://user" in text for text in rig.out.group_said()[said:])
     await db3.close()
     rig.db = await Database.open(rig.url)  # for the fixture's teardown
 
@@ -255,9 +271,9 @@ async def test_a_lobby_nobody_starts_expires_with_a_message_and_no_buttons(rig: 
     assert rig.svc.tables == {}
     status, pending, seats = rig.stored(tid)
     assert status == CANCELLED and pending.at == {}
-    assert seats["closed"] == {"key": "lobby_expired"}
-    last = rig.out.group[-1]
-    assert last.text == "⌛ Tavolo scaduto: nessuno l'ha avviato." and last.keyboard == []
+    assert seats["closed"] == {"key": "lobby_expired", "drop": "1"}
+    # announced once: the lobby's message (and its buttons) goes, a notice says why
+    assert rig.out.dropped == [tid]
     assert rig.out.group_said() == [
         "⌛ Il tavolo di Briscola a due è scaduto: nessuno l'ha avviato. Per giocare, aprine"
         " un altro con /new."
@@ -307,9 +323,9 @@ async def test_cancelling_a_match_with_the_ledger_at_stake_needs_everyone(rig: R
     assert "l'ha chiesto Bea &lt;&amp;&gt; *x*, d'accordo Ana, Cleo_" in done.text
     status, _, seats = rig.stored(tid)
     assert status == CANCELLED
-    assert seats["closed"] == {"key": "cancelled_agreed", "who": BEA.name}
-    assert rig.out.group[-1].keyboard == []
-    assert "l'ha chiesto Bea" in rig.out.group[-1].text
+    assert seats["closed"] == {"key": "cancelled_agreed", "who": BEA.name, "drop": "1"}
+    # announced once, by the request's message: the table's message (its buttons) goes
+    assert rig.out.dropped == [tid]
     assert all(not c.keyboard for c in rig.out.private.values())
     assert await rig.db.balances(CHAT) == []  # nothing written to the ledger
 
@@ -329,8 +345,9 @@ async def test_an_admin_cancels_at_once_and_an_unanswered_request_lapses(rig: Ri
     reply = await rig.svc.cancel(CHAT, BOSS, is_admin=True)
     assert reply.text == "🛑 Tavolo annullato da Boss."
     status, _, seats = rig.stored(tid)
-    assert status == CANCELLED and seats["closed"] == {"key": "cancelled_by", "who": "Boss"}
-    assert rig.out.group[-1].text == "🛑 Tavolo annullato da Boss."
+    assert status == CANCELLED
+    assert seats["closed"] == {"key": "cancelled_by", "who": "Boss", "drop": "1"}
+    assert rig.out.dropped == [tid]  # the reply says it: the table's message goes
 
 
 async def test_a_match_against_computers_is_cancelled_by_its_creator_at_once(rig: Rig) -> None:

@@ -140,7 +140,7 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
             assert "Da chiamante: 2 vinte su 2 (100%) · da socio: 0 su 1 (0%)" in text
             assert "Vincita più grande: +4" in text
             assert "Rating chiamata:" in text and "provvisorio (4 su 10)" in text
-            assert "Birre: pagate 0, ricevute 0" in text
+            assert "Conti: pagati 0 punti, ricevuti 0 punti" in text
             assert "Contano le mani finite" in text
             # by @username (any case), by the name played under, by replying to a message
             by_user = await say(fake, ana, group, "/stats @BEA")
@@ -222,7 +222,7 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
             stats = await say(fake, bea, group, "/stats")
             assert "📊 <Bea & Co> — Season 1 (current)" in stats.text
             assert "Two-player Briscola" in stats.text and "Games: 1, won" in stats.text
-            assert "As chiamante: won 0 of 0" in stats.text and "Beers: paid 0" in stats.text
+            assert "As chiamante: won 0 of 0" in stats.text and "Tab: paid 0 points" in stats.text
             top = await say(fake, bea, group, "/top")
             assert "🏆 Leaderboard — two sides" in top.text and "provisional (1 of 10)" in top.text
             h2h = await say(fake, bea, group, "/h2h @ana_b")

@@ -85,6 +85,23 @@ class NoChat:
     async def post(self, chat_id: int, content: Rendered) -> int | None:
         return None
 
+    async def announce(
+        self, chat_id: int, content: Rendered, *, silent: bool = False
+    ) -> int | None:
+        return None
+
+    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
+        pass
+
+    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
+        pass
+
+    def drop_table(self, table: Table) -> None:
+        pass
+
+    async def clear_buttons(self, chat_id: int, message_id: int) -> None:
+        pass
+
     async def preload(self, tables: list[Table]) -> None:
         pass
 

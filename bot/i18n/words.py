@@ -63,6 +63,29 @@ def card_name(card: int, deck: Deck, lang: str = "it", *, french: bool = False) 
     return plain(lang, "card_name", rank=rank, suit=suit)
 
 
+# Suit symbols for chat messages (RULES §1.1, §1.3). Italian suits have no Unicode glyphs, so
+# each is an emoji that reads as its suit: a coin for denari, a wine glass for coppe, a dagger
+# for spade, a log for bastoni. Telegram's Android, desktop and web apps draw emoji from their
+# own bundled set, and iOS from the system's: 🍷 (Unicode 6) and 🗡️ (7) render everywhere,
+# 🪙 (13) from iOS 14.2 and 🪵 (14) from iOS 15.4, both from 2022 or older. The dagger carries
+# VS16 (U+FE0F) so that it is drawn as an emoji, not as a text glyph. French suits keep their
+# own symbols, in emoji presentation (♦️ ♥️ ♠️ ♣️, as Telegram's keyboards offer them).
+SUIT_SYMBOLS = ("🪙", "🍷", "🗡️", "🪵")
+FRENCH_SUIT_SYMBOLS = ("♦️", "♥️", "♠️", "♣️")
+
+
+def suit_symbol(suit: int, *, french: bool = False) -> str:
+    """The suit's symbol: 🪙 🍷 🗡️ 🪵 (denari, coppe, spade, bastoni), or ♦️ ♥️ ♠️ ♣️."""
+    return (FRENCH_SUIT_SYMBOLS if french else SUIT_SYMBOLS)[suit]
+
+
+def card_short(card: int, deck: Deck, lang: str = "it", *, french: bool = False) -> str:
+    """A card at a glance, for chat messages and buttons: ``Asso 🪙``, ``7 🗡️``, ``Re 🍷``;
+    ``King ♥️`` with French cards in English."""
+    rank = rank_name(card, deck, lang, french=french)
+    return f"{rank} {suit_symbol(deck.suit[card], french=french)}"
+
+
 def card_text(card: int, obs: Observation, lang: str = "it") -> str:
     """Full name plus compact notation: ``Asso di denari (1D)``, ``10 of coins (TD)``."""
     deck = obs.rules.deck

@@ -28,11 +28,14 @@ class Closing(Lobby):
         *,
         is_admin: bool | AdminCheck,
         table_id: int | None = None,
+        by_command: bool = False,
     ) -> Reply:
         """Cancel the table. A lobby: its creator or an admin. A running match with the
         ledger at stake (other people seated, and it writes the group ledger) is not a way to
         dodge a loss: an admin cancels it at once, a player asks the others (buttons), and
-        the group is told who cancelled it."""
+        the group is told who cancelled it, once: by the reply to the command (the table's
+        message goes), or by the table's message (the lobby's button: the tap's answer is
+        for the one who tapped)."""
         found = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if found is not None and found.chat_id == chat_id and found.status == PLAYING:
             return await self._cancel_match(chat_id, person, is_admin, found)
@@ -43,9 +46,15 @@ class Closing(Lobby):
                 raise TableError("err_not_allowed")
             tb.cancel()
             tb.closed = {"key": "cancelled_by", "who": person.name}  # the table says who
+            if by_command:  # the reply says it: the table's message goes
+                tb.closed["drop"] = "1"
             return "cancelled"
 
-        return await self._lobby_op(chat_id, op, table_id=table_id)
+        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        if by_command and reply.key == "cancelled":
+            lang = found.lang if found is not None else self.default_lang
+            return Reply(t(lang, "cancelled_by", who=person.name), key="cancelled_by")
+        return reply
 
     async def _close(self, table: Table, closed: dict[str, str]) -> bool:
         """Cancel the table now, saying why (under its lock). False if the write failed."""
@@ -68,6 +77,7 @@ class Closing(Lobby):
         table.move_no = row.move_no
         self._settle(table)
         self._render(table, urgent=True)  # nobody keeps live buttons
+        self._drop_panels(table)
         return True
 
     async def _cancel_match(
@@ -86,15 +96,16 @@ class Closing(Lobby):
             async with self._lock(tid):
                 current = await self._current(tid)
                 if current is None or current.status != PLAYING:
-                    return Reply(t(lang, "err_no_table"))
+                    return Reply(t(self._rl(lang), "err_no_table"))
                 self._end_request(current, "cancel_moot")
-                if not await self._close(current, {"key": "cancelled_by", "who": person.name}):
-                    return Reply(t(lang, "err_busy"))
-            return Reply(t(lang, "cancelled_by", who=person.name))
+                closed = {"key": "cancelled_by", "who": person.name, "drop": "1"}
+                if not await self._close(current, closed):
+                    return Reply(t(self._rl(lang), "err_busy"))
+            return Reply(t(self._rl(lang), "cancelled_by", who=person.name))
         if not stake:
-            return Reply(t(lang, "err_not_allowed"))
+            return Reply(t(self._rl(lang), "err_not_allowed"))
         if table.seat_of(person.user_id) is None:
-            return Reply(t(lang, "err_cancel_not_allowed"))
+            return Reply(t(self._rl(lang), "err_cancel_not_allowed"))
         return await self._ask_cancel(table, person, others)
 
     async def _ask_cancel(self, table: Table, person: Person, others: list[int]) -> Reply:
@@ -103,9 +114,9 @@ class Closing(Lobby):
         async with self._lock(tid):
             current = await self._current(tid)
             if current is None or current.status != PLAYING:
-                return Reply(t(lang, "err_no_table"))
+                return Reply(t(self._rl(lang), "err_no_table"))
             if current.pending.cancel is not None:
-                return Reply(t(lang, "err_cancel_pending"))
+                return Reply(t(self._rl(lang), "err_cancel_pending"))
             request = CancelRequest(person.user_id, person.name, others)
             current.pending.cancel = request
             current.pending.at["cancel"] = self.timing.cancel_wait(self.timing.now())
@@ -134,7 +145,7 @@ class Closing(Lobby):
                 self._end_request(current, "cancel_moot")
                 await self._store_pending(current)
                 self._arm(current)
-                return Reply(t(lang, "err_busy"))
+                return Reply(t(self._rl(lang), "err_busy"))
             request.message_id = message_id
             await self._store_pending(current)
         return Reply("")
@@ -144,32 +155,32 @@ class Closing(Lobby):
         lang = await self.chat_lang(chat_id)
         table = await self._current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(lang, "err_no_request"))
+            return Reply(t(self._rl(lang), "err_no_request"))
         async with self._lock(table_id):
             table = await self._current(table_id)
             request = table.pending.cancel if table is not None else None
             if table is None or request is None or table.status != PLAYING:
-                return Reply(t(lang, "err_no_request"))
+                return Reply(t(self._rl(lang), "err_no_request"))
             lang = table.lang
             if person.user_id == request.by:
-                return Reply(t(lang, "err_own_request"))
+                return Reply(t(self._rl(lang), "err_own_request"))
             if person.user_id not in request.need:
-                return Reply(t(lang, "err_not_your_vote"))
+                return Reply(t(self._rl(lang), "err_not_your_vote"))
             if person.user_id in request.agreed:
-                return Reply(t(lang, "err_voted"))
+                return Reply(t(self._rl(lang), "err_voted"))
             if not agree:
                 self._end_request(table, "cancel_refused", who=person.name)
                 await self._store_pending(table)
                 self._arm(table)
-                return Reply(t(lang, "ok_refused"))
+                return Reply(t(self._rl(lang), "ok_refused"))
             request.agreed.append(person.user_id)
             if set(request.need) - set(request.agreed):
                 await self._store_pending(table)
-                return Reply(t(lang, "ok_agreed_wait"))
+                return Reply(t(self._rl(lang), "ok_agreed_wait"))
             names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
             agreed = ", ".join(names.get(u, str(u)) for u in request.agreed)
             self._end_request(table, "cancel_done", who=request.by_name, agreed=agreed)
-            closed = {"key": "cancelled_agreed", "who": request.by_name}
+            closed = {"key": "cancelled_agreed", "who": request.by_name, "drop": "1"}
             if not await self._close(table, closed):
-                return Reply(t(lang, "err_busy"))
-        return Reply(t(lang, "cancelled"))  # a tap's answer is plain text: no names in it
+                return Reply(t(self._rl(lang), "err_busy"))
+        return Reply(t(self._rl(lang), "cancelled"))  # a tap's answer is plain text: no names in it

@@ -11,12 +11,13 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from zoneinfo import ZoneInfo
 
 from bot.engine.phase import Phase
 from bot.i18n import t
 from bot.players.thinker import Thinker
-from bot.service.types import Live, Outbox, Reply, Timers
-from bot.table.deadlines import TURN_KINDS, Pending, Timing
+from bot.service.types import REPLY_LANG, Live, Outbox, Reply, Timers
+from bot.table.deadlines import TURN_KINDS, Notice, Pending, Timing
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
 from bot.telegram.render import (
     Rendered,
@@ -97,8 +98,10 @@ class ServiceCore:
         thinker: Thinker | None = None,
         timing: Timing | None = None,
         shared: bool = False,
+        timezone: str = "Europe/Rome",
     ) -> None:
         self.db = db
+        self.zone = ZoneInfo(timezone)  # the groups' clock (/export, /undo)
         self.out = outbox
         self.timers = timers
         self.timing = timing if timing is not None else Timing()
@@ -115,8 +118,9 @@ class ServiceCore:
         self._timer_tokens: dict[int, str] = {}
         self.thinker = thinker if thinker is not None else Thinker(workers=0)
         self._computers: dict[int, asyncio.Task[None]] = {}
-        # (table, seat) -> (version, turn) while that seat looks at every points bid (§7.3)
-        self._bid_pages: dict[tuple[int, int], tuple[int, int]] = {}
+        # (table, seat) -> (version, turn, screen) while that seat looks at another screen of
+        # the points bids than the first (§7.3; `bot.telegram.render._bid_keyboard`)
+        self._bid_pages: dict[tuple[int, int], tuple[int, int, int]] = {}
         self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
         # the moments last shown (`_render`): the group's table message, each hand message
         self._moments: dict[tuple[int, int | None], tuple[object, ...]] = {}
@@ -131,16 +135,46 @@ class ServiceCore:
         self.live: Live | None = None
         self.miniapp_short_name: str | None = None
         self.miniapp_param: Callable[[int], str] = lambda table_id: f"t{table_id}"
+        # notices no longer true (`Pending.notices`), to delete once the write is stored
+        self._moot: dict[int, list[Notice]] = {}
+        self._panels: dict[int, set[int]] = {}  # table -> its settings panels' message ids
+        self._titles: dict[int, str | None] = {}  # group -> its name, as last seen
 
     def _lock(self, table_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
 
+    async def chat_title(self, chat_id: int) -> str | None:
+        """The group's name, as the bot last saw it (`note_chat`)."""
+        if chat_id not in self._titles:
+            self._titles[chat_id] = (await self.db.chat_settings(chat_id)).get("title")
+        return self._titles[chat_id]
+
+    async def note_chat(self, chat_id: int, title: str | None) -> None:
+        """Remember the group's name (written when it changes), for private messages."""
+        if not title or await self.chat_title(chat_id) == title:
+            return
+        self._titles[chat_id] = title
+        await self.db.update_chat_settings(chat_id, title=title)
+
     async def chat_lang(self, chat_id: int) -> str:
+        """The language to write in `chat_id`: a group's (its admins' /lang), or in a
+        private chat the person's own (`REPLY_LANG`, set by the handler for the update)."""
+        if chat_id > 0 and (mine := REPLY_LANG.get()):
+            return mine
         return await self.db.chat_lang(chat_id) or self.default_lang
+
+    @staticmethod
+    def _rl(lang: str) -> str:
+        """The language of a reply to the person who acted: theirs when the reply reaches
+        them alone (a tap's answer, a private chat: `REPLY_LANG`), else `lang` (a reply in
+        the group, which everybody reads)."""
+        return REPLY_LANG.get() or lang
 
     def _err(self, lang: str, exc: TableError) -> Reply:
         return Reply(
-            t(lang, exc.key, **exc.kw), alert=exc.key.startswith("err_option"), key=exc.key
+            t(self._rl(lang), exc.key, **exc.kw),
+            alert=exc.key.startswith("err_option"),
+            key=exc.key,
         )
 
     async def _table_for_chat(self, chat_id: int) -> Table | None:
@@ -248,7 +282,11 @@ class ServiceCore:
         moment = _moment(table)
         routine = not (urgent or resend) and self._moments.get((tid, None)) == moment
         self._moments[(tid, None)] = moment
-        self.out.show_table(table, self.table_content(table, lang), urgent=urgent, routine=routine)
+        if table.status == CANCELLED and (table.closed or {}).get("drop"):
+            self.out.drop_table(table)  # another message says it was closed, and why
+        else:
+            content = self.table_content(table, lang)
+            self.out.show_table(table, content, urgent=urgent, routine=routine)
         closed = table.status in (FINISHED, CANCELLED)
         if closed:  # no more bids: forget their screens
             for seat in range(len(table.seats)):
@@ -257,6 +295,8 @@ class ServiceCore:
             if closed:
                 self._forget_moments(tid)
             return
+        paused = table.paused()
+        abandoned = table.status == CANCELLED and (table.closed or {}).get("key") == "abandoned"
         ended = table.hand.is_terminal() or closed
         sweep = False
         for seat, s in enumerate(table.seats):
@@ -265,23 +305,29 @@ class ServiceCore:
             if not closed and self.live is not None and self.live.visible(tid, s.user_id):
                 continue  # their Mini App page is open and shows it: the chat stays quiet
             theirs = not s.is_bot and _their_turn(table, seat)
-            now = _their_moment(table, seat)
+            now = (*_their_moment(table, seat), paused)  # the match waits for them: news
             if not (theirs or urgent or resend) and self._moments.get((tid, seat)) == now:
                 continue  # they see this change on their next turn
             sweep = sweep or (ended and self._moments.get((tid, seat)) != now)
             self._moments[(tid, seat)] = now
             plang = s.lang or lang  # each person in their own language (issue 11 §6)
             if table.status == CANCELLED:  # nobody's buttons work any more
-                content = frozen_private(table, plang, "cancelled")
-            elif s.is_bot:  # they left, or ran out of time twice: the computer plays
-                content = away_private(table, seat, plang)
-            else:
+                content = frozen_private(table, plang, "abandoned_pm" if abandoned else "cancelled")
+            elif table.hand.is_terminal() or not s.is_bot:
+                # the hand's summary reaches everyone, whoever played the seat
                 page = self._bid_pages.get((tid, seat))
-                more = int(page is not None and page == (table.move_no, table.turn_start()))
+                shown = (table.move_no, table.turn_start())
+                more = page[2] if page is not None and page[:2] == shown else 0
                 content = private_message(table, seat, plang, bid_page=more)
+            else:  # they left, or ran out of time twice: the computer plays
+                content = away_private(table, seat, plang)
             # their turn (the actions they take one after another are one turn): the hand
-            # comes as a new message, which notifies (an edit does not)
+            # comes as a new message, which notifies (an edit does not); so does the news
+            # that the match waits for them (a key of its own), which its end as abandoned
+            # then edits (its button goes: no dead button left once the table is closed)
             turn = f"{table.hand.hand_index}.{table.turn_start()}" if theirs else None
+            if s.is_bot and (paused or abandoned):
+                turn = f"{table.hand.hand_index}.paused"
             self.out.show_private(table, s.user_id, content, turn=turn)
         if sweep:  # the hand is over: its replaced turn messages go, one call per chat
             self.out.sweep(table)
@@ -354,8 +400,17 @@ class ServiceCore:
         if table.status != PLAYING or hand is None:  # closed: nothing to wait for
             p.at.clear()
             p.turn = None
+            self._drop_moot(table)
             return
         p.at.pop("expire", None)
+        if table.paused():  # nobody but computers to play: the match waits for its people
+            for k in (*TURN_KINDS, "computer", "next"):
+                p.at.pop(k, None)
+            p.turn = None
+            p.at.setdefault("abandon", self.timing.abandon(now))
+            self._drop_moot(table)
+            return
+        p.at.pop("abandon", None)
         if hand.is_terminal():  # the pause before the next hand
             p.at.pop("computer", None)
             key = [hand.hand_index, -1, -1]
@@ -365,6 +420,7 @@ class ServiceCore:
                 p.turn = key
                 if table.timer:
                     p.at["next"] = self.timing.next_hand(now)
+            self._drop_moot(table)
             return
         p.at.pop("next", None)
         p.at.pop("computer", None)
@@ -375,6 +431,7 @@ class ServiceCore:
             p.turn = None
             if self.shared:  # ... but another worker takes over if this one dies
                 p.at["computer"] = now + COMPUTER_GRACE + 2 * self.bot_delay
+            self._drop_moot(table)
             return
         key = [hand.hand_index, len(hand.actions), seat]
         if p.turn != key:
@@ -382,10 +439,35 @@ class ServiceCore:
                 p.at.pop(k, None)
             p.turn = key
             p.at.update(self.timing.turn_deadlines(table.timer, now))
+        self._drop_moot(table)
+
+    def _drop_moot(self, table: Table) -> None:
+        """The table's notices that are no longer true at its state now leave its deadlines
+        (stored with them) and are deleted once the write is (`_delete_moot`)."""
+        hand = table.hand
+        live = (
+            hand.hand_index
+            if table.status == PLAYING and hand is not None and not hand.is_terminal()
+            else None
+        )
+        moot = table.pending.moot_notices(live)
+        if moot:
+            self._moot.setdefault(table.table_id, []).extend(moot)
+
+    def _delete_moot(self, table_id: int) -> None:
+        """Delete the notices `_drop_moot` took out: one call per chat (`deleteMessages`)."""
+        moot = self._moot.pop(table_id, [])
+        chats: dict[int, list[int]] = {}
+        for n in moot:
+            chats.setdefault(n.chat_id, []).append(n.message_id)
+        for chat_id, ids in chats.items():
+            self.out.delete_soon(chat_id, ids)
 
     def _arm(self, table: Table) -> None:
-        """One timer per table, for its earliest deadline (at once if it has passed)."""
+        """One timer per table, for its earliest deadline (at once if it has passed); the
+        notices its state made moot go."""
         tid = table.table_id
+        self._delete_moot(tid)
         self.timers.cancel(tid)
         self._timer_tokens.pop(tid, None)
         if table.status not in (LOBBY, PLAYING):

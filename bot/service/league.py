@@ -14,20 +14,33 @@ other write (a hand, an undo, a new season) makes its buttons stale (send /beer 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.i18n import plain, t, tn, variant_name
 from bot.service.core import ServiceCore
 from bot.service.types import AdminCheck, Person, Reply
-from bot.table.ledger import Payment, export_csv, export_json, settle
+from bot.table.ledger import Payment, export_json, settle
 from bot.telegram.callback_data import paid_data, season_data, undo_data
-from bot.telegram.render import Button, Keyboard, Rendered, short_name
-from storage.league import ALREADY, DONE, PAYMENT, LedgerEntry, payment_key
+from bot.telegram.render import (
+    Button,
+    Keyboard,
+    Rendered,
+    beers_text,
+    points_text,
+    short_name,
+    signed,
+)
+from storage.league import ALREADY, DONE, PAYMENT, UNDO, AuditRow, LedgerEntry, payment_key
 
 LAST_WORDS = frozenset({"last", "previous", "ultima", "precedente", "scorsa"})
 FORMATS = frozenset({"csv", "json"})
+VALUE_WORDS = frozenset({"vale", "value", "valore", "worth"})  # /beer vale 10
 BUTTON_NAME_MAX = 14  # a name in a "pagato" button (the button shows three things)
 
 
@@ -65,14 +78,16 @@ class League(ServiceCore):
         current = await self.db.league_epoch(chat_id)
         epoch = parse_season(word, current)
         if isinstance(epoch, str):
-            return Reply(t(lang, epoch, n=current + 1), key=epoch)
+            return Reply(t(self._rl(lang), epoch, n=current + 1), key=epoch)
         return epoch, current
 
     # ------------------------------------------------------------------ /score [last | N]
 
     async def season_score(self, chat_id: int, arg: str = "") -> Reply:
-        """/score: the season's standings (default the current one; `last` the previous,
-        N season N) and who buys the beer, with as few payments as possible (§10.3)."""
+        """/score: the group's tab for the season (default the current one; `last` the
+        previous, N season N): each person's balance in points, and who buys the beer, with
+        as few payments as possible (§10.3), in beers too when the group said what one is
+        worth (/beer 10)."""
         lang = await self.chat_lang(chat_id)
         found = await self._season_arg(chat_id, lang, arg)
         if isinstance(found, Reply):
@@ -81,23 +96,46 @@ class League(ServiceCore):
         balances = await self.db.balances(chat_id, epoch)
         if not balances:
             if epoch == current and current == 0:
-                return Reply(t(lang, "err_no_ledger"), key="err_no_ledger")
-            return Reply(t(lang, "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+                return Reply(t(self._rl(lang), "err_no_ledger"), key="err_no_ledger")
+            return Reply(t(self._rl(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
         which = "lg_season_current" if epoch == current else "lg_season_archived"
-        lines = [t(lang, "score_title"), t(lang, which, n=epoch + 1)]
+        lines = [t(lang, "score_title", season=t(lang, which, n=epoch + 1))]
         names = {b.user_id: b.name for b in balances}
         for b in balances:
-            lines.append(t(lang, "score_row", name=b.name, balance=f"{b.balance:+d}"))
+            balance = points_text(lang, b.balance, sign=True)
+            lines.append(t(lang, "score_row", name=b.name, balance=balance))
         lines.append("")
         lines.append(t(lang, "settle_title"))
         payments = settle({b.user_id: b.balance for b in balances})
         if not payments:
             lines.append(t(lang, "settle_none"))
+        beer = await self.beer_value(chat_id)
         for debtor, creditor, amount in payments:
-            lines.append(
-                t(lang, "settle_row", debtor=names[debtor], creditor=names[creditor], amount=amount)
-            )
+            lines.append(self._settle_row(lang, names, (debtor, creditor, amount), beer))
         return Reply("\n".join(lines), key="score")
+
+    def _settle_row(self, lang: str, names: dict[int, str], payment: Payment, beer: int) -> str:
+        """ "Lucia → Mario: 20 punti (2 birre)" (HTML, escaped)."""
+        debtor, creditor, amount = payment
+        return t(
+            lang,
+            "settle_row",
+            debtor=names[debtor],
+            creditor=names[creditor],
+            amount=self._amount(lang, amount, beer),
+        )
+
+    @staticmethod
+    def _amount(lang: str, points: int, beer: int) -> str:
+        """ "20 punti", or with a beer's worth set "20 punti (2 birre)" (plain text)."""
+        text = points_text(lang, points)
+        if beer:
+            text = t(lang, "amount_beers", points=text, beers=beers_text(lang, points, beer))
+        return text
+
+    async def beer_value(self, chat_id: int) -> int:
+        """What a beer is worth in the group, in points (0: not said)."""
+        return int((await self.db.chat_settings(chat_id)).get("beer", 0))
 
     # ------------------------------------------------------------------ /season (§10.4)
 
@@ -107,7 +145,7 @@ class League(ServiceCore):
         """/season (/stagione): an admin is asked to confirm with a button."""
         lang = await self.chat_lang(chat_id)
         if not await self._group_admin(is_admin):
-            return Reply(t(lang, "lg_err_admin"), key="lg_err_admin")
+            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
         epoch = await self.db.league_epoch(chat_id)
         keyboard: Keyboard = [
             [
@@ -115,7 +153,20 @@ class League(ServiceCore):
                 Button(plain(lang, "lg_btn_keep"), season_data(epoch, False)),
             ]
         ]
-        return Reply(t(lang, "lg_season_ask", n=epoch + 1), keyboard, key="lg_season_ask")
+        lines = [t(lang, "lg_season_ask", n=epoch + 1)]
+        # what is still owed: the new season starts everyone from zero
+        version = await self.db.ledger_version(chat_id)
+        payments, paid, names = await self._settlement(chat_id, epoch, version)
+        beer = await self.beer_value(chat_id)
+        unpaid = [
+            (d, c, amount - paid.get((d, c), 0))
+            for d, c, amount in payments
+            if amount > paid.get((d, c), 0)
+        ]
+        if unpaid:
+            lines.append(t(lang, "lg_season_unpaid"))
+            lines.extend(self._settle_row(lang, names, p, beer) for p in unpaid)
+        return Reply("\n".join(lines), keyboard, key="lg_season_ask")
 
     async def confirm_new_season(
         self,
@@ -131,21 +182,21 @@ class League(ServiceCore):
         `epoch` is still the current one (a second tap finds it is not: nothing changes)."""
         lang = await self.chat_lang(chat_id)
         if not await self._group_admin(is_admin):
-            return Reply(t(lang, "lg_err_admin"), key="lg_err_admin")
+            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
         current = await self.db.league_epoch(chat_id)
         if epoch != current:
-            return Reply(t(lang, "lg_err_season_stale"), key="lg_err_season_stale")
+            return Reply(t(self._rl(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         if not yes:
             await self.out.edit(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
-            return Reply(t(lang, "lg_kept"), key="lg_kept")
+            return Reply(t(self._rl(lang), "lg_kept"), key="lg_kept")
         new = await self.db.new_season(
             chat_id, epoch, person.user_id, person.name, datetime.now(UTC)
         )
         if new is None:
-            return Reply(t(lang, "lg_err_season_stale"), key="lg_err_season_stale")
+            return Reply(t(self._rl(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         text = t(lang, "lg_season_started", who=person.name, n=new + 1, old=new)
         await self.out.edit(chat_id, message_id, Rendered(text, []))
-        return Reply(t(lang, "ok_played"), key="lg_season_started")
+        return Reply(t(self._rl(lang), "ok_played"), key="lg_season_started")
 
     # ------------------------------------------------------------------ /undo
 
@@ -158,27 +209,31 @@ class League(ServiceCore):
                 "lg_entry_payment",
                 debtor=entry.names[debtor],
                 creditor=entry.names[creditor],
-                amount=-amount,
+                amount=points_text(lang, -amount),
             )
-        deltas = ", ".join(f"{entry.names[u]} {d:+d}" for u, d in entry.deltas.items())
-        when = entry.finished_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+        deltas = ", ".join(f"{entry.names[u]} {signed(d)}" for u, d in entry.deltas.items())
         return t(
             lang,
             "lg_entry_game",
             variant=variant_name(lang, entry.variant),
-            when=when,
+            when=self._when(lang, entry.finished_at),
             deltas=deltas,
         )
+
+    def _when(self, lang: str, at: datetime) -> str:
+        """A moment on the groups' clock (`TIMEZONE`): "23/11/2026 21:34"."""
+        local = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(self.zone)
+        return local.strftime(plain(lang, "lg_date_format") + " %H:%M")
 
     async def ask_undo(self, chat_id: int, person: Person, *, is_admin: bool | AdminCheck) -> Reply:
         """/undo: an admin is shown the current season's last entry still standing (not an
         undo, not undone) and asked to confirm with a button."""
         lang = await self.chat_lang(chat_id)
         if not await self._group_admin(is_admin):
-            return Reply(t(lang, "lg_err_admin"), key="lg_err_admin")
+            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
         entry = await self.db.last_undoable(chat_id)
         if entry is None:
-            return Reply(t(lang, "lg_err_nothing_to_undo"), key="lg_err_nothing_to_undo")
+            return Reply(t(self._rl(lang), "lg_err_nothing_to_undo"), key="lg_err_nothing_to_undo")
         keyboard: Keyboard = [
             [
                 Button(plain(lang, "lg_btn_undo_yes"), undo_data(entry.hand_id, True)),
@@ -202,26 +257,26 @@ class League(ServiceCore):
         audit row, if the entry is still the last one standing; an entry is undone once."""
         lang = await self.chat_lang(chat_id)
         if not await self._group_admin(is_admin):
-            return Reply(t(lang, "lg_err_admin"), key="lg_err_admin")
+            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
         if not yes:
             last = await self.db.last_undoable(chat_id)
             if last is None or last.hand_id != hand_id:
-                return Reply(t(lang, "lg_err_undo_stale"), key="lg_err_undo_stale")
+                return Reply(t(self._rl(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
             await self.out.edit(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
-            return Reply(t(lang, "lg_kept"), key="lg_kept")
+            return Reply(t(self._rl(lang), "lg_kept"), key="lg_kept")
         outcome, entry = await self.db.undo_entry(
             chat_id, hand_id, person.user_id, person.name, datetime.now(UTC)
         )
         if outcome == ALREADY:
-            return Reply(t(lang, "lg_err_undone_already"), key="lg_err_undone_already")
+            return Reply(t(self._rl(lang), "lg_err_undone_already"), key="lg_err_undone_already")
         if outcome != DONE or entry is None:
-            return Reply(t(lang, "lg_err_undo_stale"), key="lg_err_undo_stale")
+            return Reply(t(self._rl(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
         target = entry.hand_key.removeprefix("undo:")
         entries = await self.db.season_entries(chat_id, entry.epoch)
         undone = next(e for e in entries if e.hand_key == target)
         text = t(lang, "lg_undone", who=person.name, entry_html=self._describe(lang, undone))
         await self.out.edit(chat_id, message_id, Rendered(text, []))
-        return Reply(t(lang, "ok_played"), key="lg_undone")
+        return Reply(t(self._rl(lang), "ok_played"), key="lg_undone")
 
     # ------------------------------------------------------------------ /export
 
@@ -236,19 +291,19 @@ class League(ServiceCore):
         elif words and words[-1] in FORMATS:
             fmt = words.pop()
         if len(words) > 1:
-            return Reply(t(lang, "lg_err_export_usage"), key="lg_err_export_usage")
+            return Reply(t(self._rl(lang), "lg_err_export_usage"), key="lg_err_export_usage")
         found = await self._season_arg(chat_id, lang, words[0] if words else "")
         if isinstance(found, Reply):
             if found.key == "lg_err_season_arg":
-                return Reply(t(lang, "lg_err_export_usage"), key="lg_err_export_usage")
+                return Reply(t(self._rl(lang), "lg_err_export_usage"), key="lg_err_export_usage")
             return found
         epoch, _ = found
         entries = await self.db.season_entries(chat_id, epoch)
         audit = await self.db.ledger_audit(chat_id, epoch)
         if not entries:
-            return Reply(t(lang, "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+            return Reply(t(self._rl(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
         if fmt == "csv":
-            data = export_csv(entries, audit).encode()
+            data = self._readable_csv(lang, entries, audit).encode("utf-8-sig")
         else:
             balances = await self.db.balances(chat_id, epoch)
             content = export_json(chat_id, balances, entries, season=epoch + 1, audit=audit)
@@ -257,22 +312,94 @@ class League(ServiceCore):
         caption = tn(lang, "lg_export_caption", len(entries), season=epoch + 1)
         return Document(filename, data, caption)
 
+    def _readable_csv(self, lang: str, entries: list[LedgerEntry], audit: list[AuditRow]) -> str:
+        """The season's ledger for a spreadsheet, in the group's language: one row per
+        person and entry (date and time on the groups' clock, what the entry is, the game,
+        who, the points), who marked or undid it; a new season's row. Italian spreadsheets
+        read `;` between columns (the comma is their decimal mark), English ones `,`; a BOM
+        (the caller's encoding) says it is UTF-8."""
+        out = io.StringIO()
+        writer = csv.writer(out, delimiter=";" if lang == "it" else ",", lineterminator="\n")
+        writer.writerow(plain(lang, "lg_csv_header").split("|"))
+        by_key = {a.hand_key: a for a in audit if a.hand_key is not None}
+        described = {e.hand_key: self._entry_name(lang, e) for e in entries}
+        payers = {e.hand_key: self._payment_note(lang, e) for e in entries if e.kind == PAYMENT}
+        for e in entries:
+            local = e.finished_at if e.finished_at.tzinfo else e.finished_at.replace(tzinfo=UTC)
+            local = local.astimezone(self.zone)
+            row = by_key.get(e.hand_key)
+            note = plain(lang, "lg_csv_undone") if e.undone_by is not None else ""
+            note = " · ".join(x for x in (payers.get(e.hand_key, ""), note) if x)
+            by = row.actor_name if row is not None else ""
+            for uid, delta in e.deltas.items():
+                writer.writerow(
+                    (
+                        local.strftime(plain(lang, "lg_date_format")),
+                        local.strftime("%H:%M"),
+                        described[e.hand_key],
+                        variant_name(lang, e.variant) if e.variant else "",
+                        e.names.get(uid, ""),
+                        delta,
+                        by,
+                        note,
+                    )
+                )
+        for a in audit:
+            if a.hand_key is None:  # a new season
+                local = (a.at if a.at.tzinfo else a.at.replace(tzinfo=UTC)).astimezone(self.zone)
+                season = plain(lang, "lg_csv_season", n=a.epoch + 1)
+                writer.writerow(
+                    (
+                        local.strftime(plain(lang, "lg_date_format")),
+                        local.strftime("%H:%M"),
+                        season,
+                        "",
+                        "",
+                        "",
+                        a.actor_name,
+                        "",
+                    )
+                )
+        return out.getvalue()
+
+    @staticmethod
+    def _payment_note(lang: str, e: LedgerEntry) -> str:
+        """A payment's who to whom: "Lucia → Mario"."""
+        (debtor, _), (creditor, _) = sorted(e.deltas.items(), key=lambda kv: -kv[1])
+        return f"{e.names.get(debtor, '')} → {e.names.get(creditor, '')}"
+
+    @staticmethod
+    def _entry_name(lang: str, e: LedgerEntry) -> str:
+        """What a ledger entry is, in words: "Tavolo 12, mano 3", "Pagamento", ..."""
+        key = e.hand_key.removeprefix("undo:")
+        if e.kind == PAYMENT or key.startswith("pay:"):
+            what = plain(lang, "lg_csv_payment")
+        elif (m := re.fullmatch(r"t(\d+):h(\d+)", key)) is not None:
+            what = plain(lang, "lg_csv_hand", table=m[1], n=int(m[2]) + 1)
+        elif (m := re.fullmatch(r"t(\d+):match", key)) is not None:
+            what = plain(lang, "lg_csv_match", table=m[1])
+        else:
+            what = key
+        return plain(lang, "lg_csv_undo", entry=what) if e.kind == UNDO else what
+
     # ------------------------------------------------------------------ /beer (§10.3)
 
     async def _settlement(
         self, chat_id: int, epoch: int, version: int
-    ) -> tuple[list[Payment], set[tuple[int, int]], dict[int, str]]:
-        """The settlement shown at `version` of season `epoch`, the payments of it written
-        since (debtor, creditor), and everyone's name."""
+    ) -> tuple[list[Payment], dict[tuple[int, int], int], dict[int, str]]:
+        """The settlement shown at `version` of season `epoch`, how much of each of its
+        payments (debtor, creditor) was paid since (a payment may be paid in parts), and
+        everyone's name."""
         balances = await self.db.balances_at(chat_id, epoch, version)
         payments = settle(balances)
         names = {b.user_id: b.name for b in await self.db.balances(chat_id, epoch)}
         prefix = payment_key(epoch, version, 0, 0).removesuffix("0:0")
-        paid: set[tuple[int, int]] = set()
+        paid: dict[tuple[int, int], int] = {}
         for e in await self.db.season_entries(chat_id, epoch):
-            if e.kind == PAYMENT and e.hand_key.startswith(prefix):
-                debtor, creditor = e.hand_key[len(prefix) :].split(":")
-                paid.add((int(debtor), int(creditor)))
+            if e.kind == PAYMENT and e.hand_key.startswith(prefix) and e.undone_by is None:
+                debtor, creditor = (int(x) for x in e.hand_key[len(prefix) :].split(":")[:2])
+                pair = (debtor, creditor)
+                paid[pair] = paid.get(pair, 0) + e.deltas.get(debtor, 0)
         return payments, paid, names
 
     def _beer_message(
@@ -281,46 +408,85 @@ class League(ServiceCore):
         epoch: int,
         version: int,
         payments: list[Payment],
-        paid: set[tuple[int, int]],
+        paid: dict[tuple[int, int], int],
         names: dict[int, str],
+        beer: int,
     ) -> Rendered:
-        lines = [t(lang, "lg_beer_title", n=epoch + 1)]
+        """/beer's message: each payment of the settlement, what is paid of it, and for
+        each one still owed a "Segna pagato" button (the rest of it) and, when a beer's worth
+        is set and more than one is owed, a button for one beer."""
+        title = "lg_beer_title_value" if beer else "lg_beer_title"
+        lines = [t(lang, title, n=epoch + 1, beer=points_text(lang, beer))]
         keyboard: Keyboard = []
         if not payments:
             lines.append(t(lang, "settle_none"))
+        owed = 0
         for debtor, creditor, amount in payments:
-            row = t(
-                lang, "settle_row", debtor=names[debtor], creditor=names[creditor], amount=amount
-            )
-            if (debtor, creditor) in paid:
+            done = paid.get((debtor, creditor), 0)
+            row = self._settle_row(lang, names, (debtor, creditor, amount), beer)
+            if done >= amount:
                 lines.append(t(lang, "lg_beer_paid_row", row_html=row))
                 continue
-            lines.append(row)
-            label = plain(
-                lang,
-                "lg_btn_paid",
-                debtor=short_name(names[debtor], BUTTON_NAME_MAX),
-                creditor=short_name(names[creditor], BUTTON_NAME_MAX),
-                amount=amount,
+            owed += 1
+            if done:
+                left = self._amount(lang, amount - done, beer)
+                lines.append(t(lang, "lg_beer_part_row", row_html=row, left=left))
+            else:
+                lines.append(row)
+            who = {
+                "debtor": short_name(names[debtor], BUTTON_NAME_MAX),
+                "creditor": short_name(names[creditor], BUTTON_NAME_MAX),
+            }
+            rest = (debtor, creditor, amount - done)
+            keyboard.append(
+                [Button(plain(lang, "lg_btn_paid", **who), paid_data(epoch, version, rest, done))]
             )
-            keyboard.append([Button(label, paid_data(epoch, version, (debtor, creditor, amount)))])
-        if payments and len(paid) == len(payments):
+            if beer and amount - done > beer:
+                one = (debtor, creditor, beer)
+                label = plain(lang, "lg_btn_paid_beer", **who)
+                keyboard.append([Button(label, paid_data(epoch, version, one, done))])
+        if payments and not owed:
             lines.append(t(lang, "lg_beer_all_paid"))
         elif keyboard:
             lines.append(t(lang, "lg_beer_hint"))
+        if not beer:
+            lines.append(t(lang, "lg_beer_value_hint"))
         return Rendered("\n".join(lines), keyboard)
 
-    async def beer(self, chat_id: int) -> Reply:
-        """/beer (/birra): the current season's settlement alone, with fewest payments, and a
-        "pagato" button per payment for its payer (or an admin)."""
+    async def beer(self, chat_id: int, args: list[str] | None = None, **admin: Any) -> Reply:
+        """/beer (/birra): the current season's settlement alone, with fewest payments, and
+        its buttons (`_beer_message`); /beer 10 (or /beer vale 10): an admin says what a beer
+        is worth in points (0: not said)."""
+        words = [w.strip().lower() for w in args or [] if w.strip()]
+        if words:
+            return await self._set_beer_value(chat_id, words, admin.get("is_admin", False))
         lang = await self.chat_lang(chat_id)
         epoch = await self.db.league_epoch(chat_id)
         version = await self.db.ledger_version(chat_id)
         payments, paid, names = await self._settlement(chat_id, epoch, version)
         if not names:
-            return Reply(t(lang, "err_no_ledger"), key="err_no_ledger")
-        shown = self._beer_message(lang, epoch, version, payments, paid, names)
+            return Reply(t(self._rl(lang), "err_no_ledger"), key="err_no_ledger")
+        beer = await self.beer_value(chat_id)
+        shown = self._beer_message(lang, epoch, version, payments, paid, names, beer)
         return Reply(shown.text, shown.keyboard or None, key="lg_beer")
+
+    async def _set_beer_value(
+        self, chat_id: int, words: list[str], is_admin: bool | AdminCheck
+    ) -> Reply:
+        lang = await self.chat_lang(chat_id)
+        if words[0] in VALUE_WORDS:
+            words = words[1:]
+        if len(words) != 1 or not words[0].isdigit() or int(words[0]) > 1000:
+            return Reply(t(lang, "lg_err_beer_usage"), key="lg_err_beer_usage")
+        if not await self._group_admin(is_admin):
+            return Reply(t(lang, "lg_err_admin"), key="lg_err_admin")
+        value = int(words[0])
+        await self.db.update_chat_settings(chat_id, beer=value or None)
+        if not value:
+            return Reply(t(lang, "lg_beer_value_off"), key="lg_beer_value_off")
+        return Reply(
+            t(lang, "lg_beer_value_set", points=points_text(lang, value)), key="lg_beer_value_set"
+        )
 
     async def mark_paid(
         self,
@@ -330,25 +496,28 @@ class League(ServiceCore):
         epoch: int,
         version: int,
         payment: Payment,
+        done: int = 0,
         *,
         is_admin: bool | AdminCheck,
     ) -> Reply:
-        """A "pagato" tap: the payer (or an admin) marks a payment of the settlement shown
-        at `version` as made; it becomes a ledger entry and the message shows it paid. A tap
-        on a settlement the ledger has left behind, a second tap, or data that names no
-        payment of it, change nothing."""
+        """A "Segna pagato" tap: the payer or the one owed (or an admin) marks `payment`'s
+        amount of a payment of the settlement shown at `version` as paid (all of what is
+        left, or one beer), `done` having been paid of it when the button was shown; it
+        becomes a ledger entry and the message shows it. A tap on a settlement the ledger has
+        left behind, a second tap, or data that names no payment of it, change nothing."""
         lang = await self.chat_lang(chat_id)
-        debtor, creditor, _ = payment
+        debtor, creditor, amount = payment
         if epoch != await self.db.league_epoch(chat_id):
-            return Reply(t(lang, "lg_err_beer_stale"), key="lg_err_beer_stale")
+            return Reply(t(self._rl(lang), "lg_err_beer_stale"), key="lg_err_beer_stale")
         payments, paid, names = await self._settlement(chat_id, epoch, version)
-        if payment not in payments:
-            return Reply(t(lang, "err_bad_data"), key="err_bad_data")
-        if (debtor, creditor) in paid:
-            return Reply(t(lang, "lg_err_paid_already"), key="lg_err_paid_already")
-        if person.user_id != debtor and not await self._group_admin(is_admin):
-            # a tap's answer is plain text (not HTML): the name as it is
-            text = plain(lang, "lg_err_not_payer", who=names[debtor])
+        due = next((a for d, c, a in payments if (d, c) == (debtor, creditor)), None)
+        if due is None or amount <= 0 or done < 0 or done + amount > due:
+            return Reply(t(self._rl(lang), "err_bad_data"), key="err_bad_data")
+        if paid.get((debtor, creditor), 0) != done:  # paid since the button was shown
+            return Reply(t(self._rl(lang), "lg_err_paid_already"), key="lg_err_paid_already")
+        if person.user_id not in (debtor, creditor) and not await self._group_admin(is_admin):
+            # a tap's answer is plain text (not HTML): the names as they are
+            text = plain(self._rl(lang), "lg_err_not_payer", who=names[debtor], to=names[creditor])
             return Reply(text, alert=True, key="lg_err_not_payer")
         outcome = await self.db.record_payment(
             chat_id,
@@ -359,15 +528,17 @@ class League(ServiceCore):
             person.user_id,
             person.name,
             datetime.now(UTC),
+            done=done,
         )
         if outcome == ALREADY:
-            return Reply(t(lang, "lg_err_paid_already"), key="lg_err_paid_already")
+            return Reply(t(self._rl(lang), "lg_err_paid_already"), key="lg_err_paid_already")
         if outcome != DONE:
-            return Reply(t(lang, "lg_err_beer_stale"), key="lg_err_beer_stale")
-        paid.add((debtor, creditor))
-        shown = self._beer_message(lang, epoch, version, payments, paid, names)
+            return Reply(t(self._rl(lang), "lg_err_beer_stale"), key="lg_err_beer_stale")
+        paid[(debtor, creditor)] = done + amount
+        beer = await self.beer_value(chat_id)
+        shown = self._beer_message(lang, epoch, version, payments, paid, names, beer)
         await self.out.edit(chat_id, message_id, shown)
-        return Reply(t(lang, "lg_ok_paid"), key="lg_ok_paid")
+        return Reply(t(self._rl(lang), "lg_ok_paid"), key="lg_ok_paid")
 
 
 __all__ = ["Document", "League", "parse_season"]

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
 import secrets
 from collections.abc import Callable
 
 from bot.engine import VARIANTS, Options
-from bot.i18n import option_name, t, value_name
+from bot.i18n import option_name, t, value_name, variant_name
 from bot.players import DEFAULT_LEVEL
 from bot.service.core import ADMISSION_BACKLOG
 from bot.service.play import Play
@@ -25,6 +26,7 @@ from bot.telegram.render import (
     Rendered,
     applicable_settings,
     option_message,
+    options_summary,
     setting_values,
     settings_message,
     variant_picker,
@@ -51,18 +53,28 @@ class Lobby(Play):
         becomes the table message (its variant buttons go away)."""
         lang = await self.chat_lang(chat_id)
         if not is_group:
-            return Reply(t(lang, "err_group_only"))
+            return Reply(t(self._rl(lang), "err_group_only"))
+        if variant is not None:
+            variant = variant.strip().lower()
+            if variant not in VARIANTS:
+                text = t(
+                    self._rl(lang), "err_bad_variant", given=variant, variants=", ".join(VARIANTS)
+                )
+                return Reply(text)
         existing = await self._table_for_chat(chat_id)
         if existing is not None:  # /new during a game: where the table is, how to close it
+            if (
+                variant is not None
+                and variant != existing.options.variant
+                and self._lobby_to_change(existing, person)
+            ):
+                return await self._change_variant(existing, person, variant, picker_message_id)
             return await self._exists(existing, picker_message_id)
         if variant is None:
             picker = variant_picker(lang)
             return Reply(picker.text, picker.keyboard)
-        variant = variant.strip().lower()
-        if variant not in VARIANTS:
-            return Reply(t(lang, "err_bad_variant", given=variant, variants=", ".join(VARIANTS)))
         if self.backlog() > ADMISSION_BACKLOG:  # a table that could not be served: not now
-            return Reply(t(lang, "err_bot_busy"))
+            return Reply(t(self._rl(lang), "err_bot_busy"))
         user = await self._user(person)
         lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
         async with lock:
@@ -72,7 +84,7 @@ class Lobby(Play):
             table = Table(0, chat_id, person.user_id, Options.parse(variant), lang=lang)
             table.join(person.user_id, person.name, self._person_lang(person, user))
             if not await self._create(table):
-                return Reply(t(lang, "err_table_exists"))
+                return Reply(t(self._rl(lang), "err_table_exists"))
             if picker_message_id is not None:
                 await self.db.update_lobby(table.table_id, table_message_id=picker_message_id)
                 table.table_message_id = picker_message_id
@@ -80,17 +92,55 @@ class Lobby(Play):
         self._render(table, urgent=True)
         return self._with_link(table, person, Reply(""), user)
 
+    @staticmethod
+    def _lobby_to_change(table: Table, person: Person) -> bool:
+        """Whether /new <variant> may turn the group's lobby into one of another variant: it
+        is a lobby, and no one but `person` (its creator, or nobody) sits there yet."""
+        people = table.people()
+        return (
+            table.status == LOBBY
+            and set(people) <= {person.user_id}
+            and (not people or table.creator_id == person.user_id)
+        )
+
+    async def _change_variant(
+        self, table: Table, person: Person, variant: str, picker_message_id: int | None
+    ) -> Reply:
+        """/new <variant> over a lobby nobody else joined: the lobby becomes one of that
+        variant (its rules start from the variant's defaults; the timer, pin and computers
+        stay, as many as fit), shown again below."""
+        if picker_message_id is not None:  # a picker's choice: the picker goes
+            self.out.delete_soon(table.chat_id, [picker_message_id])
+
+        def op(tb: Table) -> str:
+            options = Options.parse(variant)
+            people = [s for s in tb.seats if s.user_id is not None]
+            computers = [s for s in tb.seats if s.user_id is None]
+            tb.seats = (people + computers)[: max(options.rules().n_players, len(people))]
+            tb.set_options(options)
+            return ""
+
+        reply = await self._lobby_op(table.chat_id, op, table_id=table.table_id)
+        if reply.text:  # refused: why
+            return reply
+        lang = self._rl(table.lang)
+        text = t(lang, "ok_variant_changed", variant=variant_name(lang, variant))
+        return Reply(text, repost=table.table_id, key="ok_variant_changed")
+
     async def _exists(self, table: Table, picker_message_id: int | None) -> Reply:
         """/new while the group has a table: say so, and re-post the table below."""
         lang = table.lang
         if picker_message_id is not None:  # the variant picker of a /new that came too late
             gone = Rendered(t(lang, "err_table_exists"), [])
             await self.out.edit(table.chat_id, picker_message_id, gone)
-        return Reply(t(lang, "table_exists_moved"), repost=table.table_id)
+        return Reply(t(self._rl(lang), "table_exists_moved"), repost=table.table_id)
 
     async def _create(self, table: Table) -> bool:
         """Store a new lobby `table` (its id and move number set from the row) with its
-        expiry, and arm its timer. False if the chat has an open table already."""
+        expiry, and arm its timer. False if the chat has an open table already. It keeps the
+        group's name for its private messages."""
+        if table.title is None:
+            table.title = await self.chat_title(table.chat_id)
         self._plan(table, activity=True)  # the lobby's expiry, written with the table
         try:
             row = await self.db.create_table(
@@ -116,7 +166,7 @@ class Lobby(Play):
         lang = await self.chat_lang(chat_id)
         table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
-            return Reply(t(lang, "err_no_table"))
+            return Reply(t(self._rl(lang), "err_no_table"))
         now = asyncio.get_running_loop().time()
         if now - self._reposted.get(chat_id, -REPOST_EVERY) < REPOST_EVERY:
             return Reply("")
@@ -150,7 +200,7 @@ class Lobby(Play):
         lang = await self.chat_lang(chat_id)
         found = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if found is None:
-            return Reply(t(lang, "err_no_table"))
+            return Reply(t(self._rl(lang), "err_no_table"))
         tid = found.table_id
         async with self._lock(tid):
             # with other workers a write may find the table moved on since it was read: the
@@ -162,7 +212,7 @@ class Lobby(Play):
                     or table.chat_id != chat_id
                     or table.status not in (LOBBY, PLAYING)
                 ):
-                    return Reply(t(lang, "err_no_table"))
+                    return Reply(t(self._rl(lang), "err_no_table"))
                 lang = table.lang
                 was = table.status
                 try:
@@ -188,11 +238,11 @@ class Lobby(Play):
                     await self._reload(tid)
                     if attempt == 0 and self.shared:
                         continue
-                    return Reply(t(lang, "err_busy"))
+                    return Reply(t(self._rl(lang), "err_busy"))
                 except StorageError:
                     log.exception("table %s: lobby write failed, reloading", tid)
                     await self._reload(tid)
-                    return Reply(t(lang, "err_busy"))
+                    return Reply(t(self._rl(lang), "err_busy"))
                 break
             assert table is not None  # the loop returns or breaks with it
             table.move_no = row.move_no
@@ -204,9 +254,11 @@ class Lobby(Play):
             self._settle(table)  # computers, deadlines; a closed table is let go
             # a start or a cancel makes the lobby's buttons meaningless: show it at once
             self._render(table, urgent=starting or table.status == CANCELLED)
+            if table.status != LOBBY:
+                self._drop_panels(table)
             if table.status == CANCELLED:
                 self.tables.pop(tid, None)
-        return Reply(t(lang, msg) if msg else "", key=msg)
+        return Reply(t(self._rl(lang), msg) if msg else "", key=msg)
 
     async def join(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
         user = await self._user(person)
@@ -231,9 +283,9 @@ class Lobby(Play):
         hand)."""
         if user is None or user.can_dm:
             return reply
-        lang = table.lang
+        lang = self._rl(table.lang)
         link = [[Button(t(lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
-        return Reply(t(lang, "need_dm", who=person.name), link)
+        return Reply(t(self._rl(lang), "need_dm", who=person.name), link)
 
     async def leave(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
         def op(tb: Table) -> str:
@@ -261,6 +313,7 @@ class Lobby(Play):
         is_admin: bool | AdminCheck = False,
         panel: bool = True,
         bot_admin: AdminCheck | None = None,
+        message_id: int | None = None,
     ) -> Reply:
         """Set one setting before the start (`set_options`)."""
         return await self.set_options(
@@ -271,6 +324,7 @@ class Lobby(Play):
             is_admin=is_admin,
             panel=panel,
             bot_admin=bot_admin,
+            message_id=message_id,
         )
 
     async def set_options(
@@ -283,13 +337,14 @@ class Lobby(Play):
         is_admin: bool | AdminCheck = False,
         panel: bool = True,
         bot_admin: AdminCheck | None = None,
+        message_id: int | None = None,
     ) -> Reply:
         """Set settings before the start, all or nothing: if one is refused (an unknown
         setting, a value it does not take, one the other settings exclude) nothing changes
         and the answer names the values allowed. `panel`: the change came from the settings
-        buttons, so the table message goes back to the settings panel (a /settings k=v
-        command leaves the lobby, which lists the settings, in place). `bot_admin`: whether
-        the bot administers the group, asked only to turn `pin` on."""
+        panel (`message_id`), which shows the list again (a /settings k=v command leaves the
+        lobby, which lists the settings, in place). `bot_admin`: whether the bot administers
+        the group, asked only to turn `pin` on."""
         admin = await self._admin(chat_id, person, is_admin, table_id)
         may_pin = True
         if ("pin", "true") in pairs and bot_admin is not None:
@@ -317,8 +372,8 @@ class Lobby(Play):
         table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         ok = table is not None and reply.key == "ok_option"
         if ok and table is not None and table.status == LOBBY:
-            if panel:
-                self.out.show_table(table, settings_message(table, table.lang))
+            if panel:  # the panel tapped shows the list again, with the new value
+                self._show_panel(table, settings_message(table, table.lang), message_id)
             if table.pin and ("pin", "true") in pairs:
                 await self.out.pin(table)
         return reply
@@ -351,34 +406,86 @@ class Lobby(Play):
         else:
             tb.set_option(key, value)
 
-    async def show_option(self, chat_id: int, table_id: int, key: str) -> Reply:
-        """The settings panel's screen of one setting (a button of `settings_message`)."""
+    async def show_option(
+        self, chat_id: int, table_id: int, key: str, message_id: int | None = None
+    ) -> Reply:
+        """The settings panel's screen of one setting (a button of `settings_message`), in
+        the panel tapped (`message_id`)."""
         lang = await self.chat_lang(chat_id)
         table = await self._current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(lang, "err_no_table"))
+            return Reply(t(self._rl(lang), "err_no_table"))
         if table.status != LOBBY:
-            return Reply(t(table.lang, "err_started"))
+            return Reply(t(self._rl(table.lang), "err_started"))
         if not setting_values(table, key):
-            return Reply(t(table.lang, "err_bad_data"))
-        self.out.show_table(table, option_message(table, key, table.lang))
+            return Reply(t(self._rl(table.lang), "err_bad_data"))
+        self._show_panel(table, option_message(table, key, table.lang), message_id)
         return Reply("")
 
-    async def show_settings(self, chat_id: int, table_id: int | None = None) -> Reply:
+    async def show_settings(
+        self,
+        chat_id: int,
+        table_id: int | None = None,
+        *,
+        person: Person | None = None,
+        is_admin: bool | AdminCheck = False,
+        message_id: int | None = None,
+    ) -> Reply:
+        """The settings panel: a message of its own below the lobby, whose buttons stay for
+        everyone, opened by the table's creator or an admin (anyone else is told the
+        settings and who may change them). From a panel (`message_id`, its back button)
+        that panel shows the list again."""
         lang = await self.chat_lang(chat_id)
         table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(lang, "err_no_table"))
+            return Reply(t(self._rl(lang), "err_no_table"))
         if table.status != LOBBY:
-            return Reply(t(table.lang, "err_started"))
-        self.out.show_table(table, settings_message(table, table.lang))
+            return Reply(t(self._rl(table.lang), "err_started"))
+        if message_id is not None and message_id != table.table_message_id:
+            self._show_panel(table, settings_message(table, table.lang), message_id)
+            return Reply("")
+        if (
+            person is not None
+            and person.user_id != table.creator_id
+            and not await self._admin(chat_id, person, is_admin, table.table_id)
+        ):
+            seat = table.seat_of(table.creator_id)
+            who = table.seats[seat].name if seat is not None else ""
+            rl = self._rl(table.lang)
+            summary = html.unescape(options_summary(table, rl))
+            text = t(rl, "settings_not_yours", who=who, options=summary)
+            return Reply(html.unescape(text), alert=True, key="settings_not_yours")
+        panel = await self.out.announce(chat_id, settings_message(table, table.lang), silent=True)
+        if panel is not None:
+            self._panels.setdefault(table.table_id, set()).add(panel)
         return Reply("")
 
-    async def back_to_lobby(self, chat_id: int, table_id: int) -> Reply:
+    def _show_panel(self, table: Table, content: Rendered, message_id: int | None) -> None:
+        """A settings panel shows `content`: the panel tapped, or (a table stored when the
+        panel took the table message's place) the table message."""
+        if message_id is None or message_id == table.table_message_id:
+            self.out.show_table(table, content)
+        else:
+            self._spawn(self.out.edit(table.chat_id, message_id, content))
+
+    def _drop_panels(self, table: Table) -> None:
+        """The table started or closed: its settings panels go."""
+        panels = self._panels.pop(table.table_id, set())
+        if panels:
+            self.out.delete_soon(table.chat_id, sorted(panels))
+
+    async def back_to_lobby(
+        self, chat_id: int, table_id: int, message_id: int | None = None
+    ) -> Reply:
+        """A settings panel's "done": the panel goes (the lobby never left)."""
         table = await self._current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(await self.chat_lang(chat_id), "err_no_table"))
-        self._render(table)
+            return Reply(t(self._rl(await self.chat_lang(chat_id)), "err_no_table"))
+        if message_id is not None and message_id != table.table_message_id:
+            self._panels.get(table_id, set()).discard(message_id)
+            self.out.delete_soon(chat_id, [message_id])
+        else:
+            self._render(table)
         return Reply("")
 
     async def start(
@@ -420,35 +527,38 @@ class Lobby(Play):
         """ "Riprendo il posto": the person takes their seat back from the computer."""
         table = await self._current(table_id)
         if table is None or table.status != PLAYING:
-            return Reply(t(table.lang if table else self.default_lang, "err_hand_over"))
+            return Reply(t(self._rl(table.lang if table else self.default_lang), "err_hand_over"))
         if table.seat_of(person.user_id) is None:
-            return Reply(t(table.lang, "err_not_your_table"))
+            return Reply(t(self._rl(table.lang), "err_not_your_table"))
         return await self._lobby_op(
             table.chat_id,
             lambda tb: (tb.rejoin(person.user_id), "ok_back")[1],
             table_id=table_id,
         )
 
-    async def rematch(self, chat_id: int, person: Person, table_id: int) -> Reply:
-        """The rematch button of a finished match: a new table with the same settings and
-        the same seats (the people who stayed to the end, the computers), in its lobby. The
-        table's creator or anyone who played may tap it; it works once (a double tap, or a
-        second person's tap, finds the rematch open)."""
+    async def rematch(
+        self, chat_id: int, person: Person, table_id: int, message_id: int | None = None
+    ) -> Reply:
+        """The rematch button of a finished match (on the match's end, `message_id`): a new
+        table with the same settings and the same seats (the people who stayed to the end,
+        the computers), in its lobby. The table's creator or anyone who played may tap it;
+        it works once (a double tap, or a second person's tap, finds the rematch open), and
+        the button goes."""
         lang = await self.chat_lang(chat_id)
         lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
         async with lock:
             row = await self.db.get_table(table_id)
             if row is None or row.chat_id != chat_id or row.status != FINISHED:
-                return Reply(t(lang, "err_bad_data"))
+                return Reply(t(self._rl(lang), "err_bad_data"))
             old = self._from_row(row)
             lang = old.lang
             if old.rematch is not None:
-                return Reply(t(lang, "err_rematch_done"))
+                return Reply(t(self._rl(lang), "err_rematch_done"))
             seat = old.seat_of(person.user_id)
             if person.user_id != old.creator_id and (seat is None or old.seats[seat].is_bot):
-                return Reply(t(lang, "err_rematch_not_seated"))
+                return Reply(t(self._rl(lang), "err_rematch_not_seated"))
             if await self._table_for_chat(chat_id) is not None:
-                return Reply(t(lang, "err_table_exists"))
+                return Reply(t(self._rl(lang), "err_table_exists"))
             await self.db.upsert_user(person.user_id, person.name)
             table = Table(
                 0,
@@ -459,6 +569,7 @@ class Lobby(Play):
                 timer=old.timer,
                 counts=old.counts,
                 pin=old.pin,
+                title=old.title,
             )
             for s in old.seats:
                 if s.user_id is None:  # a computer keeps its seat (and its name)
@@ -466,13 +577,15 @@ class Lobby(Play):
                 elif not s.is_bot or s.user_id == person.user_id:  # who played to the end
                     table.seats.append(Seat(s.user_id, s.name, lang=s.lang))
             if not await self._create(table):
-                return Reply(t(lang, "err_table_exists"))
+                return Reply(t(self._rl(lang), "err_table_exists"))
             self.tables[table.table_id] = table
             old.rematch = table.table_id
             try:
                 await self.db.update_lobby(old.table_id, seats_json=old.seats_json())
             except StorageError:  # the new table stands; a second tap would find it open
                 log.exception("table %s: noting its rematch failed", old.table_id)
-        self.out.show_table(old, self.table_content(old, lang))  # its rematch button goes
+        final = old.final_message_id or message_id
+        if final is not None:  # the match's end keeps no button
+            self._spawn(self.out.clear_buttons(chat_id, final))
         self._render(table, urgent=True)
         return Reply("")

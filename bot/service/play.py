@@ -10,6 +10,7 @@ import asyncio
 import logging
 from datetime import UTC, datetime
 
+from bot.engine import actions as A
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
 from bot.players.thinker import Job
@@ -18,6 +19,15 @@ from bot.service.types import APPLYING_UPDATE, Person, Reply
 from bot.table.ledger import hand_key, match_key
 from bot.table.stats import play_record
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
+from bot.telegram.render import (
+    Rendered,
+    bid_pages,
+    hand_log,
+    kept_summary,
+    match_end,
+    match_ledger,
+    points_text,
+)
 from storage import LedgerRecord, Move, StaleMove
 
 log = logging.getLogger(__name__)
@@ -41,14 +51,14 @@ class Play(ServiceCore):
         if table is None:
             row = await self.db.get_table(table_id)
             lang = (row.lang if row else None) or self.default_lang
-            return Reply(t(lang, "err_hand_over"))
+            return Reply(t(self._rl(lang), "err_hand_over"))
         async with self._lock(table_id):
             # With other workers, a write may find the table moved on since it was read:
             # it is read again and the tap checked once more against what it is now.
             for attempt in range(2 if self.shared else 1):
                 table = await self._current(table_id)
                 if table is None:
-                    return Reply(t(self.default_lang, "err_hand_over"))
+                    return Reply(t(self._rl(self.default_lang), "err_hand_over"))
                 lang = self._lang_for(table, person.user_id)
                 try:
                     seat = table.check_action(person.user_id, hand_index, stamp, action, ply)
@@ -61,7 +71,7 @@ class Play(ServiceCore):
                 break
             self._settle(table)
             self._render(table)
-        return Reply(t(lang, "ok_played"), key="ok_played")
+        return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
 
     async def _known(self, table_id: int) -> Table | None:
         """A first look before the table's lock: from memory, else (with other workers)
@@ -73,7 +83,7 @@ class Play(ServiceCore):
 
     async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
         if await self._known(table_id) is None:
-            return Reply(t(self.default_lang, "err_hand_over"))
+            return Reply(t(self._rl(self.default_lang), "err_hand_over"))
         async with self._lock(table_id):
             # Two taps at once on two workers: the loser of the write reads the table again
             # and finds the next hand dealt, which is what it asked for (a tap after the
@@ -81,14 +91,15 @@ class Play(ServiceCore):
             for attempt in range(2 if self.shared else 1):
                 table = await self._current(table_id)
                 if table is None:
-                    return Reply(t(self.default_lang, "err_hand_over"))
+                    return Reply(t(self._rl(self.default_lang), "err_hand_over"))
                 lang = table.lang
                 if table.seat_of(person.user_id) is None:
-                    return Reply(t(lang, "err_not_your_table"))
+                    return Reply(t(self._rl(lang), "err_not_your_table"))
                 if attempt and table.hand is not None and table.hand.hand_index == hand_index + 1:
-                    return Reply(t(lang, "ok_played"), key="ok_played")
+                    return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
                 if table.hand is None or table.hand.hand_index != hand_index:
-                    return Reply(t(lang, "err_stale"))
+                    return Reply(t(self._rl(lang), "err_stale"))
+                kept = self._summaries(table)
                 try:
                     table.next_hand()
                     await self._save(table, None)
@@ -96,11 +107,30 @@ class Play(ServiceCore):
                     if exc.key == "err_busy" and attempt == 0 and self.shared:
                         continue
                     return self._err(lang, exc)
+                self._keep_summaries(table, kept)
                 break
             assert table is not None
             self._settle(table)
             self._render(table)
-        return Reply(t(lang, "ok_played"), key="ok_played")
+        return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+
+    def _summaries(self, table: Table) -> dict[int, Rendered]:
+        """Before the next hand is dealt: each person's summary of the hand just over, as
+        it stays in their chat (`_keep_summaries`); none after a void hand or a redeal."""
+        m = table.match
+        if m is None or not m.records or m.records[-1].void or m.records[-1].redeal:
+            return {}
+        return {
+            s.user_id: kept_summary(table, seat, s.lang or table.lang)
+            for seat, s in enumerate(table.seats)
+            if s.user_id is not None
+        }
+
+    def _keep_summaries(self, table: Table, kept: dict[int, Rendered]) -> None:
+        """The next hand is dealt (and stored): each summary stays in its chat, without its
+        button, and the new hand comes as a new message below it."""
+        for user_id, content in kept.items():
+            self.out.keep_private(table, user_id, content)
 
     async def bid_page(
         self, person: Person, table_id: int, hand_index: int, stamp: int, page: int
@@ -109,26 +139,26 @@ class Play(ServiceCore):
         first; only on one's own turn, and only in that person's hand message."""
         table = await self._current(table_id)
         if table is None:
-            return Reply(t(self.default_lang, "err_hand_over"))
+            return Reply(t(self._rl(self.default_lang), "err_hand_over"))
         async with self._lock(table_id):
             table = await self._current(table_id)
             if table is None:
-                return Reply(t(self.default_lang, "err_hand_over"))
+                return Reply(t(self._rl(self.default_lang), "err_hand_over"))
             lang = self._lang_for(table, person.user_id)
             seat = table.seat_of(person.user_id)
             hand = table.hand
             if seat is None:
-                return Reply(t(lang, "err_not_your_table"))
+                return Reply(t(self._rl(lang), "err_not_your_table"))
             if table.status != PLAYING or hand is None or hand.is_terminal():
-                return Reply(t(lang, "err_hand_over"))
+                return Reply(t(self._rl(lang), "err_hand_over"))
             if hand.hand_index != hand_index:
-                return Reply(t(lang, "err_hand_over"))
+                return Reply(t(self._rl(lang), "err_hand_over"))
             if hand.current != seat:
-                return Reply(t(lang, "err_not_your_turn"))
-            if stamp != table.turn_start() or page not in (0, 1):
-                return Reply(t(lang, "err_stale"))
+                return Reply(t(self._rl(lang), "err_not_your_turn"))
+            if stamp != table.turn_start() or page not in bid_pages(hand.observation(seat)):
+                return Reply(t(self._rl(lang), "err_stale"))
             if page:
-                self._bid_pages[(table_id, seat)] = (table.move_no, stamp)
+                self._bid_pages[(table_id, seat)] = (table.move_no, stamp, page)
             else:
                 self._bid_pages.pop((table_id, seat), None)
             self._render(table)  # only this person's message changes
@@ -140,6 +170,84 @@ class Play(ServiceCore):
         await self._save(
             table, Move(table.hand.hand_index, seat, action, user_id), urgent=user_id is not None
         )
+        rules = table.options.rules()
+        if action == A.CALL_RANK + 2 and rules.chiamata and rules.overbid:
+            self._spawn(self._explain_due(table.chat_id, table.lang))
+
+    async def _explain_due(self, chat_id: int, lang: str) -> None:
+        """The first time a group's auction reaches the Due (§7.3): one line says what a
+        points bid commits to."""
+        try:
+            if (await self.db.chat_settings(chat_id)).get("due_explained"):
+                return
+            await self.db.update_chat_settings(chat_id, due_explained=True)
+        except Exception:  # a courtesy: never in the way of the game
+            log.exception("chat %s: the Due's explanation failed", chat_id)
+            return
+        await self.out.announce(chat_id, Rendered(t(lang, "due_explained"), []), silent=True)
+
+    def _announce_hand(self, table: Table) -> None:
+        """A hand is over (and stored): its result goes to the group as a message of its
+        own, silent (the evening's log); at the match's end a new message follows, which
+        notifies, with the final standing, the ledger and the rematch button."""
+        content = hand_log(table, table.lang)
+        finished = table.status == FINISHED
+
+        async def announce() -> None:
+            await self.out.announce(table.chat_id, content, silent=True)
+            if finished:
+                await self._announce_end(table)
+
+        self._spawn(announce())
+
+    async def _announce_end(self, table: Table) -> None:
+        """The match's end in the group (`match_end`), its id stored with the table (its
+        rematch button goes once the rematch is open; a restarted bot that finds none
+        announces it)."""
+        lang = table.lang
+        try:
+            ledger = await self._ledger_lines(table, lang)
+        except Exception:
+            log.exception("table %s: reading the balances failed", table.table_id)
+            ledger = ""
+        message_id = await self.out.announce(table.chat_id, match_end(table, lang, ledger))
+        if message_id is None:
+            return
+        table.final_message_id = message_id
+        try:
+            row = await self.db.update_lobby(table.table_id, seats_json=table.seats_json())
+        except Exception:
+            log.exception("table %s: noting its final message failed", table.table_id)
+            return
+        # a new version of the table (its seats' row): the Mini App's pages follow it
+        table.move_no = row.move_no
+        if self.live is not None:
+            self.live.publish(table)
+
+    async def _ledger_lines(self, table: Table, lang: str) -> str:
+        """What the match wrote in the group's ledger, per person, and their balance now
+        (HTML): "📒 Conti del gruppo: …"; or that it does not count (§10.5)."""
+        deltas = match_ledger(table)
+        if deltas is None:
+            return t(lang, "final_ledger_off")
+        balances = {b.user_id: b.balance for b in await self.db.balances(table.chat_id)}
+        names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
+        moved: dict[int, int] = {}
+        for seat, s in enumerate(table.seats):
+            if s.user_id is not None:
+                moved[s.user_id] = moved.get(s.user_id, 0) + deltas[seat]
+        order = sorted(moved, key=lambda u: (-moved[u], names[u]))
+        rows = [
+            t(
+                lang,
+                "final_ledger_row",
+                who=names[u],
+                delta=points_text(lang, moved[u], sign=True),
+                balance=points_text(lang, balances.get(u, 0), sign=True),
+            )
+            for u in order
+        ]
+        return "\n".join([t(lang, "final_ledger_title"), *rows])
 
     async def _save(self, table: Table, move: Move | None, *, urgent: bool = True) -> None:
         """Persist the table after a change; a finished hand writes the ledger, and its
@@ -147,7 +255,8 @@ class Play(ServiceCore):
         any failure the table is reloaded from the database and the error is raised as a
         TableError (the action is refused, nothing is half-written)."""
         ledger = record = None
-        if table.hand is not None and table.hand.is_terminal() and move is not None:
+        hand_over = table.hand is not None and table.hand.is_terminal() and move is not None
+        if table.hand is not None and hand_over:
             deltas = table.finish_hand()
             now = datetime.now(UTC)
             record = play_record(table, now)  # stats (bot.table.stats): with the ledger
@@ -184,6 +293,8 @@ class Play(ServiceCore):
                 record=record,
                 update_id=APPLYING_UPDATE.get(),
             )
+            if hand_over:  # the group's log hears of it (a table that writes nothing too)
+                self._announce_hand(table)
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
             await self._reload(table.table_id)

@@ -26,7 +26,17 @@ from bot.service.core import ServiceCore
 from bot.service.league import LAST_WORDS, parse_season
 from bot.service.types import Person, Reply
 from bot.table.plays import FAMILIES, StoredPlay
-from bot.table.rating import NEWCOMER, PROVISIONAL_GAMES, Event, Rating, Ratings, events, rate
+from bot.table.rating import (
+    NEWCOMER,
+    PROVISIONAL_GAMES,
+    SHOWN_BASE,
+    SHOWN_SCALE,
+    Event,
+    Rating,
+    Ratings,
+    events,
+    rate,
+)
 from bot.table.stats import (
     HandView,
     MatchView,
@@ -37,6 +47,7 @@ from bot.table.stats import (
     views,
 )
 from bot.telegram import charts
+from bot.telegram.render import points_text
 from storage.league import PAYMENT
 
 CHART_WORDS: Final = frozenset({"chart", "grafico", "graph", "grafici"})
@@ -156,14 +167,18 @@ class Stats(ServiceCore):
         return groups[chat_id], cache["world"]
 
     def _rating_text(self, lang: str, rating: Rating | None) -> str:
+        """ "1230", or "1040 provvisorio (4 su 10)" under `PROVISIONAL_GAMES` games."""
         if rating is None:
             return t(lang, "st_rating_none")
-        value = _num(lang, rating.ordinal)
         if rating.provisional:
             return t(
-                lang, "st_provisional", value=value, games=rating.games, need=PROVISIONAL_GAMES
+                lang,
+                "st_provisional",
+                value=rating.shown,
+                games=rating.games,
+                need=PROVISIONAL_GAMES,
             )
-        return t(lang, "st_rating_value", value=value, sigma=_num(lang, rating.sigma))
+        return t(lang, "st_rating_value", value=rating.shown)
 
     # ------------------------------------------------------------------ /stats
 
@@ -187,7 +202,7 @@ class Stats(ServiceCore):
             else:
                 named.append(raw)
         if len(named) > 1:
-            return Reply(t(lang, "st_err_usage"), key="st_err_usage")
+            return Reply(t(self._rl(lang), "st_err_usage"), key="st_err_usage")
         current = await self.db.league_epoch(chat_id)
         epoch: int | None
         if season is not None and season in ALL_WORDS:
@@ -195,7 +210,7 @@ class Stats(ServiceCore):
         else:
             found = parse_season(season or "", current)
             if isinstance(found, str):
-                return Reply(t(lang, found, n=current + 1), key=found)
+                return Reply(t(self._rl(lang), found, n=current + 1), key=found)
             epoch = found
             key = "lg_season_current" if epoch == current else "lg_season_archived"
             which = t(lang, key, n=epoch + 1)
@@ -206,7 +221,7 @@ class Stats(ServiceCore):
             who = await self._resolve(named[0], names)
             if who is None:
                 text = named[0] if isinstance(named[0], str) else str(named[0])
-                return Reply(t(lang, "st_err_unknown", who=text), key="st_err_unknown")
+                return Reply(t(self._rl(lang), "st_err_unknown", who=text), key="st_err_unknown")
         else:
             who = (me.user_id, names[me.user_id])
         user_id, name = who
@@ -250,7 +265,15 @@ class Stats(ServiceCore):
             )
         paid, received, balance = await self._beers(chat_id, user_id, epoch)
         lines.append("")
-        lines.append(t(lang, "st_beers", paid=paid, received=received, balance=f"{balance:+d}"))
+        lines.append(
+            t(
+                lang,
+                "st_beers",
+                paid=points_text(lang, paid),
+                received=points_text(lang, received),
+                balance=points_text(lang, balance, sign=True),
+            )
+        )
         lines.append(t(lang, "st_note"))
         return Reply("\n".join(lines), key="st_stats")
 
@@ -320,15 +343,19 @@ class Stats(ServiceCore):
             if (family, user_id) in group.history
         }
         if not series:
-            return Reply(t(lang, "st_err_no_rating", name=name), key="st_err_no_rating")
+            return Reply(t(self._rl(lang), "st_err_no_rating", name=name), key="st_err_no_rating")
         title = plain(lang, "st_chart_rating_title", name=name)
+        shown = {
+            family: [(at, SHOWN_BASE + SHOWN_SCALE * value) for at, value in points]
+            for family, points in series.items()
+        }
         png = await asyncio.to_thread(
             charts.rating_chart,
-            series,
+            shown,
             title,
             plain(lang, "st_chart_rating_x"),
             plain(lang, "st_chart_rating_axis"),
-            NEWCOMER.ordinal,
+            float(NEWCOMER.shown),
         )
         return Chart(png, t(lang, "st_chart_rating_caption", name=name))
 
@@ -340,7 +367,7 @@ class Stats(ServiceCore):
         lang = await self.chat_lang(chat_id)
         wanted = [FAMILY_WORDS.get(w.strip().lower()) for w in words]
         if len(wanted) > 1 or None in wanted:
-            return Reply(t(lang, "st_err_top_usage"), key="st_err_top_usage")
+            return Reply(t(self._rl(lang), "st_err_top_usage"), key="st_err_top_usage")
         group, _ = await self._ratings(chat_id)
         hands, matches = await self._views(chat_id)
         names = known_names(hands, matches)
@@ -366,7 +393,7 @@ class Stats(ServiceCore):
                     )
                 )
         if not lines:
-            return Reply(t(lang, "st_top_empty"), key="st_top_empty")
+            return Reply(t(self._rl(lang), "st_top_empty"), key="st_top_empty")
         lines.append("")
         lines.append(t(lang, "st_top_note", need=PROVISIONAL_GAMES))
         return Reply("\n".join(lines), key="st_top")
@@ -380,7 +407,7 @@ class Stats(ServiceCore):
         lang = await self.chat_lang(chat_id)
         named: list[Who] = [*people, *(w for w in words if w.strip())]
         if not 1 <= len(named) <= 2:
-            return Reply(t(lang, "st_err_h2h_usage"), key="st_err_h2h_usage")
+            return Reply(t(self._rl(lang), "st_err_h2h_usage"), key="st_err_h2h_usage")
         hands, matches = await self._views(chat_id)
         names = known_names(hands, matches)
         names.setdefault(me.user_id, me.name)
@@ -389,11 +416,11 @@ class Stats(ServiceCore):
             who = await self._resolve(word, names)
             if who is None:
                 text = word if isinstance(word, str) else str(word)
-                return Reply(t(lang, "st_err_unknown", who=text), key="st_err_unknown")
+                return Reply(t(self._rl(lang), "st_err_unknown", who=text), key="st_err_unknown")
             found.append(who)
         (a, a_name), (b, b_name) = found
         if a == b:
-            return Reply(t(lang, "st_err_h2h_same"), key="st_err_h2h_same")
+            return Reply(t(self._rl(lang), "st_err_h2h_same"), key="st_err_h2h_same")
         table = head_to_head(a, b, hands, matches)
         lines = [t(lang, "st_h2h_title", a=a_name, b=b_name)]
         if not table:
@@ -436,14 +463,16 @@ class Stats(ServiceCore):
         lang = await self.chat_lang(chat_id)
         rest = [w for w in words if w.strip().lower() not in CHART_WORDS]
         if len(rest) > 1:
-            return Reply(t(lang, "st_err_score_chart_usage"), key="st_err_score_chart_usage")
+            return Reply(
+                t(self._rl(lang), "st_err_score_chart_usage"), key="st_err_score_chart_usage"
+            )
         current = await self.db.league_epoch(chat_id)
         epoch = parse_season(rest[0] if rest else "", current)
         if isinstance(epoch, str):
-            return Reply(t(lang, epoch, n=current + 1), key=epoch)
+            return Reply(t(self._rl(lang), epoch, n=current + 1), key=epoch)
         entries = await self.db.season_entries(chat_id, epoch)
         if not entries:
-            return Reply(t(lang, "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+            return Reply(t(self._rl(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
         names: dict[int, str] = {}
         running: dict[int, int] = {}
         series: dict[int, list[int]] = {}

@@ -181,7 +181,7 @@ class Tournaments(Closing):
         match."""
         lang = await self.chat_lang(chat_id)
         if not is_group:
-            return Reply(t(lang, "err_group_only"))
+            return Reply(t(self._rl(lang), "err_group_only"))
         await self.db.upsert_user(person.user_id, person.name)
         async with self._tour_lock(chat_id):
             row = await self.db.active_tournament(chat_id)
@@ -201,7 +201,7 @@ class Tournaments(Closing):
                 variant,
             )
             if row is None:
-                return Reply(t(lang, "err_busy"))
+                return Reply(t(self._rl(lang), "err_busy"))
             await self._post_tour(self._tour(row))
         return Reply("")
 
@@ -218,7 +218,7 @@ class Tournaments(Closing):
         async with self._tour_lock(chat_id):
             row = await self.db.active_tournament(chat_id)
             if row is None or (tournament_id is not None and row.tournament_id != tournament_id):
-                return Reply(t(lang, "err_tour_none")), None
+                return Reply(t(self._rl(lang), "err_tour_none")), None
             tour = self._tour(row)
             lang = tour.lang
             was = tour.status
@@ -242,11 +242,12 @@ class Tournaments(Closing):
                 )
             except StorageError:
                 log.exception("tournament %s: write failed", tour.tournament_id)
-                return Reply(t(lang, "err_busy")), None
+                return Reply(t(self._rl(lang), "err_busy")), None
             self._show_tour(tour)
         base, _, num = key.partition(":")  # "ok_tour_team:3": the text names team 3
         base = tour.key(base)  # singles: the text that names players
-        text = (t(lang, base, n=int(num)) if num else t(lang, base)) if base else ""
+        rl = self._rl(lang)
+        text = (t(rl, base, n=int(num)) if num else t(rl, base)) if base else ""
         return Reply(text, key=base), tour
 
     async def tour_new_team(
@@ -282,8 +283,9 @@ class Tournaments(Closing):
         hand comes there) gets the button that opens it."""
         if tour is None or can_dm or tour.team_of(person.user_id) is None:
             return reply
-        link = [[Button(t(tour.lang, "btn_open_chat"), url=f"https://t.me/{self.bot_username}")]]
-        return Reply(f"{reply.text} {t(tour.lang, 'tour_need_dm')}", link, key=reply.key)
+        lang = self._rl(tour.lang)
+        link = [[Button(t(lang, "btn_open_chat"), url=f"https://t.me/{self.bot_username}")]]
+        return Reply(f"{reply.text} {t(lang, 'tour_need_dm')}", link, key=reply.key)
 
     async def tour_leave(
         self, chat_id: int, person: Person, tournament_id: int | None = None
@@ -372,7 +374,7 @@ class Tournaments(Closing):
         admin = await self._tour_admin(chat_id, person, is_admin)
         lang = await self.chat_lang(chat_id)
         if await self._table_for_chat(chat_id) is not None:
-            return Reply(t(lang, "err_tour_table_open"))
+            return Reply(t(self._rl(lang), "err_tour_table_open"))
         reply, tour = await self._organiser_op(
             chat_id, person, admin, Tournament.start, tournament_id=tournament_id
         )
@@ -415,7 +417,7 @@ class Tournaments(Closing):
                 current = await self._current(table.table_id)
                 if current is not None and current.status in (LOBBY, PLAYING):
                     await self._close(current, {"key": "cancelled_by", "who": person.name})
-        return Reply(t(tour.lang, "tour_cancelled", who=person.name))
+        return Reply(t(self._rl(tour.lang), "tour_cancelled", who=person.name))
 
     # ------------------------------------------------------------------ the matches
 

@@ -18,6 +18,12 @@ from bot.telegram.render import Keyboard, Rendered
 # applied twice. None when polling (PTB's updater hands each update out once).
 APPLYING_UPDATE: ContextVar[int | None] = ContextVar("applying_update", default=None)
 
+# The language of the person an update comes from, when what the service answers reaches
+# them alone (a tap's answer, a reply in their private chat): their /lang, else their Telegram
+# language. Set by the handlers (`handlers.common.personal`); None for a command in a group,
+# whose reply everybody reads in the group's language.
+REPLY_LANG: ContextVar[str | None] = ContextVar("reply_lang", default=None)
+
 
 @dataclass(frozen=True, slots=True)
 class Person:
@@ -68,6 +74,18 @@ class Outbox(Protocol):
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None: ...
 
     async def post(self, chat_id: int, content: Rendered) -> int | None: ...
+
+    async def announce(
+        self, chat_id: int, content: Rendered, *, silent: bool = False
+    ) -> int | None: ...
+
+    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None: ...
+
+    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None: ...
+
+    def drop_table(self, table: Table) -> None: ...
+
+    async def clear_buttons(self, chat_id: int, message_id: int) -> None: ...
 
     async def preload(self, tables: list[Table]) -> None: ...
 

@@ -15,8 +15,9 @@ from bot.players import DEFAULT_LEVEL
 from bot.players.thinker import Job
 from bot.service.closing import Closing
 from bot.service.core import COMPUTER_GRACE
+from bot.table.deadlines import Notice
 from bot.table.table import LOBBY, PLAYING, Table, TableError
-from bot.telegram.render import mention
+from bot.telegram.render import Rendered, group_title, mention
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ class Waits(Closing):
                     await self._nudge(table, kind)
                 elif kind == "computer":
                     await self._take_over(table)
+                elif kind == "abandon":
+                    await self._abandon(table)
             except Exception:
                 log.exception("table %s: the %s deadline failed", table_id, kind)
                 if kind is not None:
@@ -104,7 +107,8 @@ class Waits(Closing):
     async def _nudge(self, table: Table, kind: str) -> None:
         """A slow person: the group mentions them (once per turn), or they are reminded
         privately that the turn timer is about to run out. Stored before it is sent: a
-        worker that dies in between loses the notice rather than sending it twice."""
+        worker that dies in between loses the notice rather than sending it twice. Each
+        notice is deleted once the turn is over (`Pending.notices`)."""
         table.pending.at.pop(kind, None)
         notice: tuple[int, str] | None = None
         key = self._turn_key(table)
@@ -126,17 +130,38 @@ class Waits(Closing):
                     text = t(
                         lang,
                         "turn_reminder",
-                        variant=variant_name(lang, table.options.variant),
-                        table=table.table_id,
+                        group_html=group_title(table),
                         seconds=seconds,
                     )
                     notice = (s.user_id, text)
-        if await self._store_pending(table) and notice is not None:
-            self._spawn(self.out.say(*notice))
+        if await self._store_pending(table) and notice is not None and key is not None:
+            self._spawn(self._notice(table.table_id, *notice, key))
+
+    async def _notice(self, table_id: int, chat_id: int, text: str, turn: list[int] | None) -> None:
+        """Send a notice about the table (it notifies), and note it with the table so that
+        it is deleted once it is no longer true: about `turn` (a turn key) until that turn is
+        over, or (None) until the hand is."""
+        message_id = await self.out.post(chat_id, Rendered(text, []))
+        if message_id is None:
+            return
+        async with self._lock(table_id):
+            table = await self._current(table_id)
+            hand = table.hand if table is not None else None
+            if table is None or hand is None or hand.is_terminal():
+                self.out.delete_soon(chat_id, [message_id])  # over already
+                return
+            notice = Notice(chat_id, message_id, hand.hand_index, tuple(turn) if turn else None)
+            if notice.moot(table.pending.turn, hand.hand_index):
+                self.out.delete_soon(chat_id, [message_id])
+                return
+            table.pending.notices.append(notice)
+            if not await self._store_pending(table):  # another worker moved it on meanwhile
+                self.out.delete_soon(chat_id, [message_id])
 
     async def _time_out(self, table: Table) -> None:
         """The turn timer ran out: the computer (`normal`) plays this move for the person,
-        and the group is told. After TIMEOUTS_TO_AWAY in a row it keeps the seat."""
+        and the group is told: the turn's mention becomes that notice (it stays until the
+        hand is over). After TIMEOUTS_TO_AWAY in a row the computer keeps the seat."""
         table.pending.at.pop("timeout", None)
         key = self._turn_key(table)
         if key is None or key != table.pending.turn or table.hand is None:
@@ -148,12 +173,31 @@ class Waits(Closing):
         job = Job(DEFAULT_LEVEL, table.bot_seed(), table.hand.observation(seat))
         action = await self.thinker.choose(job)  # `normal`: quick, on the loop
         away = table.timed_out(seat)
+        hand_index = table.hand.hand_index
+        # the group's mention of this turn becomes the notice that the computer played it
+        # (a notice until the hand is over); without one, the notice is a message of its own
+        mentioned = next(
+            (
+                n
+                for n in table.pending.notices
+                if n.chat_id == table.chat_id and n.turn is not None and list(n.turn) == key
+            ),
+            None,
+        )
+        if mentioned is not None:
+            table.pending.notices.remove(mentioned)
+            table.pending.notices.append(Notice(table.chat_id, mentioned.message_id, hand_index))
         try:
             await self._move(table, seat, action, None)
         except TableError:
             return  # reloaded from the database: its deadlines are re-armed
         notice = t(table.lang, "timeout_away" if away else "timeout_notice", who=s.name)
-        self._spawn(self.out.say(table.chat_id, notice))
+        if table.hand is not None and not table.hand.is_terminal():  # (else: the hand's log)
+            if mentioned is not None:
+                content = Rendered(notice, [])
+                self._spawn(self.out.edit(table.chat_id, mentioned.message_id, content))
+            else:
+                self._spawn(self._notice(table.table_id, table.chat_id, notice, None))
         self._settle(table)
         # they were not there: their hand message shows at once that the turn went by
         self._moments.pop((table.table_id, seat), None)
@@ -170,20 +214,29 @@ class Waits(Closing):
             or table.pending.turn != [hand.hand_index, -1, -1]
         ):
             return
+        kept = self._summaries(table)
         try:
             table.next_hand()
             await self._save(table, None)
         except TableError:
             return
+        self._keep_summaries(table, kept)
         self._settle(table)
         self._render(table)
+
+    async def _abandon(self, table: Table) -> None:
+        """The match waited for its people (`Table.paused`) and nobody came back: it closes
+        as abandoned, with no ledger entry; each of them is told in private."""
+        table.pending.at.pop("abandon", None)
+        if table.paused():
+            await self._close(table, {"key": "abandoned"})
 
     async def _expire_lobby(self, table: Table) -> None:
         """Nobody started the lobby: it closes, with a message, and keeps no buttons."""
         table.pending.at.pop("expire", None)
         if table.status != LOBBY:
             return
-        if await self._close(table, {"key": "lobby_expired"}):
+        if await self._close(table, {"key": "lobby_expired", "drop": "1"}):
             lang = table.lang
             notice = t(
                 lang, "lobby_expired_notice", variant=variant_name(lang, table.options.variant)

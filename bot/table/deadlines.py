@@ -12,6 +12,12 @@ Kinds:
     next     the hand is over: the next one starts by itself after a short pause
     expire   nobody started the lobby: it closes
     cancel   a request to cancel the match got no answer from everyone: it lapses
+    abandon  the match waits for its people (the computer plays every person's seat:
+             `Table.paused`) and nobody came back: it closes as abandoned, with no result
+
+A notice sent about a turn (the group's mention, the private reminder, the group's notice that
+the computer played) is noted with the table (`Pending.notices`) and deleted once it is no
+longer true: the turn's notices when the turn is over, the others when the hand is.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ REMIND_AT = 0.75  # the private reminder: this share of the timer
 NEXT_HAND_PAUSE = 15.0  # seconds between a hand's end and the next one starting by itself
 LOBBY_EXPIRY = 1800.0  # seconds a lobby waits, since its last change, for someone to start it
 CANCEL_WAIT = 120.0  # seconds the other players have to agree to cancel a running match
+ABANDON_AFTER = 900.0  # seconds a paused match waits for its people before it is abandoned
 TIMEOUTS_TO_AWAY = 2  # timeouts in a row after which the computer keeps the seat
 
 TURN_KINDS = ("mention", "remind", "timeout")
@@ -65,6 +72,9 @@ class Timing:
     def cancel_wait(self, start: float) -> float:
         return start + CANCEL_WAIT * self.scale
 
+    def abandon(self, start: float) -> float:
+        return start + ABANDON_AFTER * self.scale
+
 
 @dataclass(slots=True)
 class CancelRequest:
@@ -96,16 +106,43 @@ class CancelRequest:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A message sent about the table that stays only as long as it is true: in `chat_id`,
+    about `turn` (a turn key, see `Pending.turn`) until that turn is over, or (`turn` None)
+    until the hand `hand` is over."""
+
+    chat_id: int
+    message_id: int
+    hand: int
+    turn: tuple[int, ...] | None = None
+
+    def to_json(self) -> list[Any]:
+        return [self.chat_id, self.message_id, self.hand, list(self.turn or ())]
+
+    @classmethod
+    def from_json(cls, d: list[Any]) -> Notice:
+        return cls(int(d[0]), int(d[1]), int(d[2]), tuple(int(x) for x in d[3]) or None)
+
+    def moot(self, turn: list[int] | None, hand: int | None) -> bool:
+        """Whether it is no longer true with the table at `turn` in hand `hand` (None: the
+        table is closed)."""
+        if hand is None or hand != self.hand:
+            return True
+        return self.turn is not None and list(self.turn) != turn
+
+
 @dataclass(slots=True)
 class Pending:
-    """A table's deadlines (kind -> Unix time), what they were set for, and a pending
-    request to cancel the match."""
+    """A table's deadlines (kind -> Unix time), what they were set for, a pending request to
+    cancel the match, and the notices to delete once they are no longer true."""
 
     at: dict[str, float] = field(default_factory=dict)
     # the turn the turn deadlines belong to: [hand index, actions taken, seat], or
     # [hand index, -1, -1] for the pause after a hand; None when no person is waited for
     turn: list[int] | None = None
     cancel: CancelRequest | None = None
+    notices: list[Notice] = field(default_factory=list)
 
     def to_json(self) -> str:
         data: dict[str, Any] = {"at": self.at}
@@ -113,7 +150,15 @@ class Pending:
             data["turn"] = self.turn
         if self.cancel is not None:
             data["cancel"] = self.cancel.to_json()
+        if self.notices:
+            data["notices"] = [n.to_json() for n in self.notices]
         return json.dumps(data)
+
+    def moot_notices(self, hand: int | None) -> list[Notice]:
+        """Take out (and return) the notices no longer true at `turn` in hand `hand`."""
+        moot = [n for n in self.notices if n.moot(self.turn, hand)]
+        self.notices = [n for n in self.notices if n not in moot]
+        return moot
 
     @classmethod
     def from_json(cls, text: str | None) -> Pending:
@@ -125,6 +170,7 @@ class Pending:
             at={str(k): float(v) for k, v in d.get("at", {}).items()},
             turn=d.get("turn"),
             cancel=CancelRequest.from_json(cancel) if cancel else None,
+            notices=[Notice.from_json(n) for n in d.get("notices", [])],
         )
 
     def earliest(self) -> tuple[str, float] | None:

@@ -19,8 +19,9 @@ A game with a computer player is not rated (RULES §10.5's spirit: a computer ne
 is rated, and a person's rating does not move for a computer's play). A hand or match whose
 ledger entry an admin undid is not rated either (the caller leaves it out of `events`).
 
-Shown: the conservative `ordinal` (mu - 3 sigma, 0 for a newcomer), and "provisional" while a
-person has fewer than `PROVISIONAL_GAMES` rated games in that family.
+Shown: the conservative `ordinal` (mu - 3 sigma, 0 for a newcomer) on a familiar, always
+positive scale (`Rating.shown`: 1000 + 40 × ordinal), and "provisional" while a person has fewer
+than `PROVISIONAL_GAMES` rated games in that family. The model's name is said only in /help.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ PROVISIONAL_GAMES: Final = 10
 """Under this many rated games (chiamata: hands) in a family, a rating is provisional."""
 
 _MODEL: Final = PlackettLuce()
+
+SHOWN_BASE: Final = 1000
+SHOWN_SCALE: Final = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +114,13 @@ class Rating:
     @property
     def provisional(self) -> bool:
         return self.games < PROVISIONAL_GAMES
+
+    @property
+    def shown(self) -> int:
+        """The rating as people read it: `SHOWN_BASE` + `SHOWN_SCALE` × ordinal, rounded, never
+        below 0 (a newcomer has 1000; one point of ordinal, about a third of a newcomer's
+        uncertainty, is 40): a familiar, always-positive number, never mistaken for a debt."""
+        return max(0, round(SHOWN_BASE + SHOWN_SCALE * self.ordinal))
 
 
 NEWCOMER: Final = Rating(_MODEL.mu, _MODEL.sigma, 0)

@@ -110,6 +110,9 @@ class Table:
     pending: Pending = field(default_factory=Pending)
     # why a closed table closed, for its message: {"key": i18n key, "who": name}
     closed: dict[str, str] | None = None
+    title: str | None = None  # the group's name, as its private messages say it
+    # the match's end, announced in the group: that message's id (its rematch button)
+    final_message_id: int | None = None
 
     # ------------------------------------------------------------------ lobby
 
@@ -198,6 +201,13 @@ class Table:
     def people(self) -> list[int]:
         """The user ids of the people who own a seat (whether they play it now or not)."""
         return [s.user_id for s in self.seats if s.user_id is not None]
+
+    def paused(self) -> bool:
+        """Whether the match waits for its people: it is on, people own seats, and the
+        computer plays every one of them (they left, or ran out of time twice). Computers
+        playing alone would decide a result nobody played for: they wait instead."""
+        people = [s for s in self.seats if s.user_id is not None]
+        return self.status == PLAYING and bool(people) and all(s.is_bot for s in people)
 
     def add_bot(self, level: str = DEFAULT_LEVEL) -> int:
         """Seat a computer player of `level` (easy, normal, hard; Italian names too)."""
@@ -297,8 +307,10 @@ class Table:
             raise TableError("err_illegal", reason=str(exc)) from None
 
     def bot_to_act(self) -> int | None:
-        """The seat to act if a computer plays it now, else None."""
+        """The seat to act if a computer plays it now, else None (nor while `paused`)."""
         if self.status != PLAYING or self.hand is None or self.hand.is_terminal():
+            return None
+        if self.paused():
             return None
         seat = self.hand.current
         return seat if self.seats[seat].is_bot else None
@@ -374,6 +386,8 @@ class Table:
                 "rematch": self.rematch,
             }
             | ({"closed": self.closed} if self.closed else {})
+            | ({"title": self.title} if self.title else {})
+            | ({"final": self.final_message_id} if self.final_message_id else {})
         )
 
     def options_json(self) -> str:
@@ -422,6 +436,8 @@ class Table:
             seed=extra.get("seed", ""),
             pending=Pending.from_json(timers_json),
             closed=extra.get("closed"),
+            title=extra.get("title"),
+            final_message_id=extra.get("final"),
         )
         if match_json:
             t.match = Match.from_dict(json.loads(match_json))

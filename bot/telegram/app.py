@@ -203,6 +203,7 @@ def _post_init(settings: Settings) -> Any:
             thinker=thinker,
             timing=Timing(scale=settings.timer_scale),
             shared=shared,
+            timezone=settings.timezone,
         )
         if isinstance(limiter, PacedRateLimiter):
             service.backlog = limiter.backlog

@@ -16,8 +16,9 @@ Callback data (at most 64 bytes, `callback_data()` checks it):
     T:<tournament>:join:<team>          a tournament: take a free place in a team (0-based)
     L:s:<epoch>:<y|n>                   /season: start a new season after `epoch` (or keep it)
     L:u:<entry>:<y|n>                   /undo: undo the ledger entry (its hand_id), or keep it
-    L:p:<epoch>:<version>:<debtor>:<creditor>:<amount>
-                                        /beer: a payment of the settlement shown at `version`
+    L:p:<epoch>:<version>:<debtor>:<creditor>:<amount>[:<done>]
+                                        /beer: `amount` of a payment of the settlement shown
+                                        at `version`, `done` of it paid before (0 if absent)
 Each kind has its pattern (`CB_*`, next to `callback_data()`), which routes the taps
 (`handlers/callbacks.py`).
 """
@@ -64,7 +65,8 @@ CB_TOUR = _pattern("T", _INT, "(new|bot|leave|go|cancel)")  # tournament, op
 CB_TOUR_JOIN = _pattern("T", _INT, "join", _INT)  # tournament, team
 CB_SEASON = _pattern("L", "s", _INT, "([yn])")  # epoch, yes or no
 CB_UNDO = _pattern("L", "u", _INT, "([yn])")  # ledger entry, yes or no
-CB_PAID = _pattern("L", "p", _INT, _INT, _INT, _INT, _INT)  # epoch, version, payment
+# epoch, version, payment (debtor, creditor, amount), and what was paid of it before
+CB_PAID = re.compile(":".join(("L", "p", _INT, _INT, _INT, _INT, _INT)) + "(?::" + _INT + r")?\Z")
 
 
 def season_data(epoch: int, yes: bool) -> str:
@@ -75,6 +77,8 @@ def undo_data(hand_id: int, yes: bool) -> str:
     return callback_data("L", "u", hand_id, "y" if yes else "n")
 
 
-def paid_data(epoch: int, version: int, payment: tuple[int, int, int]) -> str:
+def paid_data(epoch: int, version: int, payment: tuple[int, int, int], done: int = 0) -> str:
     debtor, creditor, amount = payment
+    if done:
+        return callback_data("L", "p", epoch, version, debtor, creditor, amount, done)
     return callback_data("L", "p", epoch, version, debtor, creditor, amount)

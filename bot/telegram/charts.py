@@ -72,17 +72,45 @@ def _finish(fig: Figure, ax: Axes, title: str, x_label: str, y_label: str, legen
     return _png(fig)
 
 
+STYLES: Final = ("-", "--", "-.", ":")  # lines that run together stay told apart
+MARKERS: Final = ("o", "s", "^", "D", "v", "P")
+NUDGE: Final = 0.08  # of a point: equal balances drawn side by side, not on top of each other
+
+
 def balance_chart(
     series: Mapping[str, Sequence[int]], title: str, x_label: str, y_label: str
 ) -> bytes:
-    """One line per person: their balance after each ledger entry (entry 1, 2, ...), every
-    line as long as the longest (a person who joined later starts at 0)."""
+    """One line per person: their balance after each ledger entry (1, 2, ...), every line
+    as long as the longest (a person who joined later starts at 0). People with equal
+    balances would hide each other: each line is nudged up or down by a fraction of a point,
+    with its own dash and marker, and its final balance is written at its end."""
     fig = _figure()
     ax = fig.add_subplot()
     kept = sorted(series.items(), key=lambda kv: (-abs(kv[1][-1]) if kv[1] else 0, kv[0]))
-    for name, values in sorted(kept[:MAX_LINES]):
+    shown = sorted(kept[:MAX_LINES])
+    for i, (name, values) in enumerate(shown):
         xs = list(range(len(values) + 1))
-        ax.step(xs, [0, *values], where="post", label=_text(name), linewidth=2)
+        nudge = (i - (len(shown) - 1) / 2) * NUDGE
+        ys = [v + nudge for v in (0, *values)]
+        ax.step(
+            xs,
+            ys,
+            where="post",
+            label=_text(name),
+            linewidth=2,
+            linestyle=STYLES[i % len(STYLES)],
+            marker=MARKERS[i % len(MARKERS)],
+            markersize=4,
+        )
+        if values:
+            ax.annotate(
+                f"{values[-1]:+d}",
+                (xs[-1], ys[-1]),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize="small",
+            )
     ax.axhline(0, color="grey", linewidth=0.8)
     _integer_ticks(ax, y=True)
     return _finish(fig, ax, title, x_label, y_label, legend=bool(series))

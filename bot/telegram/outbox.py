@@ -63,6 +63,8 @@ from storage import Database
 log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
+DELETE_GATHER = 0.5  # seconds notices to delete in one chat are gathered into one call
+DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
 NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
 TURN_MARK = "t:"  # prefix of the noted digest of a private message sent for the person's turn
@@ -202,6 +204,8 @@ class _Slot:
     version: int = 0  # the table version `desired` was rendered from
     sending: int = 0  # ... and the one being sent now
     repost: bool = False  # the group's table message goes out anew at the bottom (`repost`)
+    keep: Rendered | None = None  # the message shown stays, with this (`keep_private`)
+    dropped: bool = False  # the group's table message was deleted (`drop_table`)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     resyncs: int = 0
@@ -257,6 +261,8 @@ class TelegramOutbox:
         self._replaced_read: set[int] = set()  # tables whose stored ones were read
         self._sweeps: set[asyncio.Task[None]] = set()
         self._closing = False
+        self._doomed: dict[int, set[int]] = {}  # chat -> message ids to delete (`delete_soon`)
+        self._deleting: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ Outbox
 
@@ -345,10 +351,122 @@ class TelegramOutbox:
             return None
         return msg.message_id
 
+    async def announce(
+        self, chat_id: int, content: Rendered, *, silent: bool = False
+    ) -> int | None:
+        """Send a message of its own that the outbox does not keep up to date (a hand's
+        result, the match's end, a notice); `silent`: it does not ring (Telegram's
+        `disable_notification`). Its id, or None if it could not be sent."""
+        try:
+            msg = await self.bot.send_message(
+                chat_id,
+                content.text,
+                reply_markup=markup(content.keyboard),
+                disable_notification=silent,
+            )
+        except TelegramError as exc:
+            log.warning("send to %s failed: %s", chat_id, exc)
+            return None
+        return msg.message_id
+
+    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
+        """Delete these messages (notices no longer true): the ids asked for in the same
+        moment go in one `deleteMessages` call per chat (up to 100 ids). A message already
+        gone, or one Telegram will not delete, is skipped."""
+        self._doomed.setdefault(chat_id, set()).update(message_ids)
+        if self._deleting is None or self._deleting.done():
+            self._deleting = asyncio.create_task(self._delete_doomed(), name="outbox:delete")
+
+    async def _delete_doomed(self) -> None:
+        if not self._closing:
+            await asyncio.sleep(DELETE_GATHER)
+        while self._doomed:
+            chat_id, ids = self._doomed.popitem()
+            ordered = sorted(ids)
+            for i in range(0, len(ordered), DELETE_MAX):
+                try:
+                    await self.bot.delete_messages(chat_id, ordered[i : i + DELETE_MAX])
+                except TelegramError as exc:
+                    log.info("deleting %d messages in %s failed: %s", len(ids), chat_id, exc)
+
+    def drop_table(self, table: Table) -> None:
+        """The group's table message goes (a closed table whose closing another message
+        announces: the reply to /cancel, the lobby's expiry): deleted, and no edit on its
+        way brings it back."""
+        slot = self._slots.get((table.table_id, None))
+        if slot is None:
+            slot = self._slots[(table.table_id, None)] = _Slot(table, table.chat_id, None)
+        slot.desired, slot.dropped = None, True
+        if table.table_message_id is not None:
+            self.delete_soon(table.chat_id, [table.table_message_id])
+
+    async def clear_buttons(self, chat_id: int, message_id: int) -> None:
+        """A message the outbox does not keep loses its buttons (a rematch opened)."""
+        try:
+            await self.bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
+        except TelegramError as exc:
+            log.info("clearing the buttons of %s/%s failed: %s", chat_id, message_id, exc)
+
+    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
+        """The person's hand message stays in their chat as it is, showing `content` (the
+        hand's summary without its button, `bot.telegram.render.kept_summary`): the next
+        `show_private` sends a new message below it instead of editing it."""
+        key = (table.table_id, user_id)
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._slots[key] = _Slot(table, user_id, user_id)
+        slot.table = table
+        slot.keep = content
+        slot.wake.set()
+        if slot.task is None or slot.task.done():
+            slot.task = asyncio.create_task(self._run(slot), name=f"outbox:{key}")
+
+    async def _keep(self, slot: _Slot, content: Rendered) -> None:
+        """`keep_private`: the message shown gets `content`, then is forgotten (here and in
+        the database: a restarted bot, or another worker, sends the next one anew)."""
+        tid, uid = slot.table.table_id, slot.user_id
+        assert uid is not None
+        if (tid, uid) in self._blocked:
+            return
+        if self.shared:
+            async with self.db.message_lock(tid, uid):
+                state = await self.db.message_state(tid, uid)
+                await self._keep_message(slot, state.message_id, content)
+        else:
+            await self._keep_message(slot, await self._message_id(slot), content)
+
+    async def _keep_message(self, slot: _Slot, message_id: int | None, content: Rendered) -> None:
+        tid, uid = slot.table.table_id, slot.user_id
+        assert uid is not None
+        if message_id is not None:
+            want = digest(content)
+            # noted first, as any edit (a bot killed meanwhile knows what it may show)
+            await self.notes.editing(slot.chat_id, message_id, want)
+            try:
+                await self.bot.edit_message_text(
+                    content.text,
+                    chat_id=slot.chat_id,
+                    message_id=message_id,
+                    reply_markup=markup(content.keyboard),
+                )
+            except TelegramError as exc:  # gone, or showing it already: it stays as it is
+                log.info("keeping %s/%s: %s", slot.chat_id, message_id, exc)
+            else:
+                await self._noted(slot, message_id, want)
+        slot.message_id, slot.sent, slot.loaded = None, None, False
+        self._private_ids.get(tid, {}).pop(uid, None)
+        await self.db.forget_private_message(tid, uid)
+
     def pending(self) -> int:
-        """Messages with content still to send (and sweeps under way)."""
-        busy = sum(1 for s in self._slots.values() if s.desired is not None or s.wake.is_set())
-        return busy + len(self._sweeps)
+        """Messages with content still to send (and sweeps under way, notices still to
+        delete)."""
+        deleting = self._deleting is not None and not self._deleting.done()
+        busy = sum(
+            1
+            for s in self._slots.values()
+            if s.desired is not None or s.wake.is_set() or s.keep is not None
+        )
+        return busy + len(self._sweeps) + int(deleting or bool(self._doomed))
 
     async def flush(self, timeout: float = 10.0) -> None:
         """Wait until every pending send is done (shutdown, tests), at most `timeout` s."""
@@ -381,6 +499,9 @@ class TelegramOutbox:
             if slot.desired is not None:
                 slot.wake.set()
         await self.flush(timeout)
+        if self._deleting is not None and not self._deleting.done():  # gathered: at once
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._deleting), timeout)
         tasks = [s.task for s in self._slots.values() if s.task is not None]
         for task in tasks:
             task.cancel()
@@ -410,6 +531,8 @@ class TelegramOutbox:
         slot.table = table
         if user_id is not None and (table.table_id, user_id) in self._blocked:
             return
+        if slot.dropped:  # the table message was deleted: nothing shows it again
+            return
         # a change that matters, still to show, keeps its haste when a routine one follows
         slot.routine = routine and (slot.desired is None or slot.routine)
         slot.desired = content
@@ -434,6 +557,12 @@ class TelegramOutbox:
         while True:
             await slot.wake.wait()
             slot.wake.clear()
+            if slot.keep is not None:
+                keep, slot.keep = slot.keep, None
+                try:
+                    await self._keep(slot, keep)
+                except Exception:
+                    log.exception("outbox: keeping %s's message failed", slot.chat_id)
             content, turn = slot.desired, slot.turn
             if content is not None:
                 slot.urgent = False
@@ -502,7 +631,7 @@ class TelegramOutbox:
         """Forget the slot of a finished or cancelled table once its last content is out
         (no await between the check and the removal: a concurrent `_put` either comes first,
         and the slot stays, or after, and starts a new slot)."""
-        if slot.desired is not None or slot.wake.is_set():
+        if slot.desired is not None or slot.wake.is_set() or slot.keep is not None:
             return False
         if slot.table.status not in (FINISHED, CANCELLED):
             return False
@@ -644,6 +773,8 @@ class TelegramOutbox:
                 text = str(exc).lower()
                 if "not modified" not in text:
                     if "message to edit not found" in text or "message can't be edited" in text:
+                        if slot.dropped:  # deleted on purpose (`drop_table`)
+                            return True
                         mid = slot.message_id = None
                         continue
                     raise

@@ -34,8 +34,9 @@ def member_name(member: Member, lang: str) -> str:
 
 
 def team_label(tour: Tournament, index: int, lang: str) -> str:
-    """ "Squadra 2 (Mario & Luigi)", escaped (HTML); in singles the player ("Mario"), or
-    "Giocatore 2 (posto libero)" while nobody has the place."""
+    """ "Squadra 2 (Mario & Luigi)", escaped (HTML): its members, and its number, which its
+    join button names; in singles the player ("Mario"), or "Giocatore 2 (posto libero)"
+    while nobody has the place."""
     members = [esc(member_name(m, lang)) for m in tour.teams[index].members]
     if tour.singles and members:
         return members[0]
@@ -45,11 +46,16 @@ def team_label(tour: Tournament, index: int, lang: str) -> str:
 
 
 def short_team(tour: Tournament, index: int, lang: str) -> str:
-    """ "Squadra 2" (plain text: escape it where it goes); in singles the player's name."""
+    """A team as its results name it (plain text: escape it where it goes): "Squadra 2
+    (Mario & Luigi)", never a bare "Squadra 2" once it has members; in singles the
+    player's name."""
     members = tour.teams[index].members
     if tour.singles and members:
         return member_name(members[0], lang)
-    return t(lang, tour.key("tour_team"), n=index + 1)
+    if not members:
+        return t(lang, tour.key("tour_team"), n=index + 1)
+    names = " & ".join(member_name(m, lang) for m in members)
+    return t(lang, tour.key("tour_team_named"), n=index + 1, members_html=names)
 
 
 def points_summary(points: tuple[int, ...], lang: str) -> str:
@@ -219,8 +225,13 @@ def status_text(tour: Tournament, lang: str) -> str:
 
 
 def match_done_text(tour: Tournament, index: int, lang: str) -> str:
-    """Said in the group when a match of the tournament ends."""
-    return t(lang, "tour_match_done", result_html=result_line(tour, index, lang))
+    """Said in the group when a match of the tournament ends: its result, and the standings
+    as they are now (the last match's are the final ones, `final_message`)."""
+    lines = [t(lang, "tour_match_done", result_html=result_line(tour, index, lang))]
+    if tour.status != DONE:
+        lines.append("")
+        lines.extend(standings_lines(tour, lang)[:-1])  # the tiebreaks: in /torneo
+    return "\n".join(lines)
 
 
 def final_message(tour: Tournament, lang: str) -> str:

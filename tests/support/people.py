@@ -17,10 +17,12 @@ from bot.cli.render import card_name
 from bot.engine import DECK40, HandState
 from bot.engine import actions as A
 from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store
+from tests.support.cards import cards_named
 from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 # Short answers (RULES-independent UI texts, Italian: the bot's default language).
 OK = "Fatto."
+OK_EN = "Done."  # to a person whose phone speaks English (issue 38 §3)
 NOT_YOUR_TURN = "Non è il tuo turno."
 HAND_OVER = "Quella mano è finita."
 STALE = "Pulsante scaduto: usa quelli aggiornati."
@@ -45,6 +47,11 @@ MESSAGE_WRITES = frozenset(
 TRICKY_NAMES = ("<Luigi & Co>", "Ana_Maria*", "🍕 Pino", "[x](y)", "Eve <b>")
 
 
+def user_lang(user: FakeUser) -> str:
+    """The language the bot answers `user` in, alone (no /lang): their phone's if English."""
+    return "en" if (user.language_code or "").startswith("en") else "it"
+
+
 def tricky_five(fake: FakeTelegram, base: int) -> list[FakeUser]:
     """Five people named `TRICKY_NAMES` (ids base+1 .. base+5), in seating order."""
     return [fake.user(base + i, name) for i, name in enumerate(TRICKY_NAMES, 1)]
@@ -55,6 +62,15 @@ def table_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage:
     (or the settings panel, shown in its place)."""
     for m in reversed(fake.bot_messages(group)):
         if m.text.startswith(("🃏", "⚙️")):
+            return m
+    raise LookupError("no table message yet")
+
+
+def lobby_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage:
+    """The group's table message itself, not a settings panel (issue 38: a panel is a
+    message of its own, below the lobby)."""
+    for m in reversed(fake.bot_messages(group)):
+        if m.text.startswith("🃏"):
             return m
     raise LookupError("no table message yet")
 
@@ -136,8 +152,12 @@ class Game:
 
     def whose_turn(self, text: str) -> FakeUser | None:
         for p in self.people:
-            # Italian: "Tocca ad Ana", "Tocca a Mario" (issue 11 §6)
-            if f"Tocca a {p.first_name}." in text or f"Tocca ad {p.first_name}." in text:
+            # Italian: "Tocca ad Ana", "Tocca a Mario" (issue 11 §6); in the auction "Asta:
+            # tocca a Mario.", "Mario sceglie il seme", "Mario sceglie la carta da chiamare"
+            name = p.first_name
+            if any(f"{w} {name}." in text for w in ("Tocca a", "Tocca ad", "tocca a", "tocca ad")):
+                return p
+            if f"{name} sceglie " in text:
                 return p
         return None
 
@@ -158,7 +178,7 @@ class Game:
     def acted(self, user: FakeUser, shown: FakeMessage, answer: str) -> None:
         """`user` tapped a button of `shown` and got `answer`: a move made there (in their
         private chat) leaves that message a past turn's."""
-        if answer == OK and shown.chat_id == user.id:
+        if answer in (OK, OK_EN) and shown.chat_id == user.id:
             self.acted_on[user.id] = (shown.message_id, shown.text)
 
     def current_hand(self, who: FakeUser) -> FakeMessage | None:
@@ -213,7 +233,7 @@ class Game:
                 self.first_card_mark = self.fake.mark()
         answer = await self.press(who, button)
         self.presses += 1
-        assert answer == OK, (answer, button)
+        assert answer == (OK_EN if user_lang(who) == "en" else OK), (answer, button)
         await self.settled(who, table, button)
         return True
 
@@ -291,17 +311,25 @@ RANK_WORDS = {
 }
 
 
-CARD_RE = re.compile(r"\b(Asso|Re|Cavallo|Fante|[2-7]) di (denari|coppe|spade|bastoni)\b")
-
-
 def cards_in(text: str) -> set[str]:
-    return {f"{m[0]} di {m[1]}" for m in CARD_RE.findall(text)}
+    """The Italian-deck cards a text names, by their full Italian names ("Asso di denari"),
+    whether the text names them with suit symbols ("Asso 🪙", "🪙 Asso, Re"; Italian or
+    English ranks) or in words."""
+    found = set(CARD_WORDS.findall(text))
+    for lang in ("it", "en"):
+        found |= names_of(sorted(cards_named(text, DECK40, lang)))
+    return found
+
+
+CARD_WORDS = re.compile(r"\b((?:Asso|Re|Cavallo|Fante|[2-7]) di (?:denari|coppe|spade|bastoni))\b")
 
 
 def own_cards(msg: FakeMessage) -> set[str]:
     """The cards a person holds, from their private message (text in the auction, buttons
     in play)."""
-    found = {b.text for b in card_buttons(msg)}
+    found: set[str] = set()
+    for b in card_buttons(msg):
+        found |= cards_in(b.text)
     for line in msg.text.splitlines():
         if line.startswith(("Le tue carte", "Your cards")):
             found |= cards_in(line)
@@ -309,12 +337,12 @@ def own_cards(msg: FakeMessage) -> set[str]:
 
 
 def suit_button(bids: list[FakeButton], *, held: set[str], want_held: bool) -> FakeButton:
-    """The caller names a suit; the button reads 'Denari: 2 di denari (2D)'."""
+    """The caller names a suit: the button reads "🪙 Denari", with "(ce l'hai: da solo)"
+    for the suit whose called card the caller holds (§7.7)."""
     for b in bids:
-        card = b.text.split(": ", 1)[1].rsplit(" (", 1)[0]
-        if (card in held) == want_held:
+        if ("ce l'hai" in b.text or "you hold it" in b.text.lower()) == want_held:
             return b
-    raise AssertionError(f"no suit to call with want_held={want_held}")
+    raise AssertionError(f"no suit to call with want_held={want_held}: {[b.text for b in bids]}")
 
 
 async def say(fake: FakeTelegram, user: FakeUser, chat: Any, text: str) -> FakeMessage:

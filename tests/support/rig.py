@@ -43,7 +43,14 @@ class Out:
         self.private: dict[int, Rendered] = {}
         self.said: list[tuple[int, str]] = []
         self.posted: list[tuple[int, Rendered]] = []
+        self.posted_ids: list[int] = []  # the id `post` gave each of `posted`
         self.edits: list[tuple[int, int, Rendered]] = []
+        self.announced: list[tuple[int, Rendered, bool]] = []  # (chat, content, silent)
+        self.deleted: list[tuple[int, int]] = []  # (chat, message id)
+        self.kept: dict[int, list[Rendered]] = {}  # user -> the hand summaries kept
+        self.dropped: list[int] = []  # tables whose group message was deleted
+        self.cleared: list[tuple[int, int]] = []  # (chat, message id) whose buttons went
+        self._ids = 900
         self.sweeps: list[int] = []
 
     def show_table(self, table: Table, content: Rendered, **flags: bool) -> None:
@@ -67,9 +74,32 @@ class Out:
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         self.edits.append((chat_id, message_id, content))
 
+    def _next_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
     async def post(self, chat_id: int, content: Rendered) -> int | None:
         self.posted.append((chat_id, content))
-        return 900 + len(self.posted)
+        self.posted_ids.append(self._next_id())
+        return self.posted_ids[-1]
+
+    async def announce(
+        self, chat_id: int, content: Rendered, *, silent: bool = False
+    ) -> int | None:
+        self.announced.append((chat_id, content, silent))
+        return self._next_id()
+
+    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
+        self.deleted.extend((chat_id, m) for m in message_ids)
+
+    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
+        self.kept.setdefault(user_id, []).append(content)
+
+    def drop_table(self, table: Table) -> None:
+        self.dropped.append(table.table_id)
+
+    async def clear_buttons(self, chat_id: int, message_id: int) -> None:
+        self.cleared.append((chat_id, message_id))
 
     async def preload(self, tables: list[Table]) -> None:
         pass
@@ -81,7 +111,17 @@ class Out:
         pass
 
     def group_said(self) -> list[str]:
-        return [text for chat, text in self.said if chat == CHAT]
+        """What was said in the group: notices (said or posted), not the hands' log."""
+        said = [text for chat, text in self.said if chat == CHAT]
+        return said + [c.text for chat, c in self.posted if chat == CHAT]
+
+    def posted_to(self, chat_id: int) -> list[tuple[int, str]]:
+        """(message id, text) of the messages posted to `chat_id`, ids as `post` gave them."""
+        return [
+            (mid, c.text)
+            for mid, (chat, c) in zip(self.posted_ids, self.posted, strict=True)
+            if chat == chat_id
+        ]
 
 
 class Rig:

@@ -17,6 +17,7 @@ from tests.support.telegram.model import (
     ChatRef,
     FakeButton,
     FakeMessage,
+    FakeUser,
     GroupPeak,
     JSONDict,
     T,
@@ -179,6 +180,30 @@ class _Observed(_BotApi):
                 and query.update is not None
                 and query.update.delivered_at is not None
             ]
+
+    def toasts(self, user: FakeUser) -> list[str]:
+        """The texts of the answers to `user`'s button presses (what their phone shows as a
+        toast or an alert), in the order of the presses; empty answers left out."""
+        with self._lock:
+            return [
+                answer.text
+                for query in self._queries.values()
+                if query.user_id == user.id
+                for answer in query.answers
+                if answer.text
+            ]
+
+    def silent(self, chat: ChatRef) -> set[int]:
+        """The ids of the bot's messages in the chat sent with ``disable_notification`` (they
+        do not ring)."""
+        chat_id = self._chat_id(chat)
+        found: set[int] = set()
+        for call in self.calls_of("sendMessage"):
+            if not call.ok or str(call.params.get("chat_id")) != str(chat_id):
+                continue
+            if str(call.params.get("disable_notification", "")).lower() in ("true", "1"):
+                found.add(int(call.result["message_id"]))
+        return found
 
     def unanswered_queries(self) -> list[str]:
         """Ids of the callback queries never answered successfully, oldest first."""

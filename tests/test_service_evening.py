@@ -1,0 +1,110 @@
+"""Issue 38 in the table service, without Telegram: the chat as the evening's log (each
+hand's result a silent message of its own, the match's end a new message that rings, with
+the rematch button; each private summary kept), and a match against computers that waits for
+its absent person (no result nobody played for; abandoned after a while, with no ledger
+entry)."""
+
+from __future__ import annotations
+
+from bot.service import Person
+from bot.table.deadlines import ABANDON_AFTER
+from bot.table.table import CANCELLED, FINISHED, Table
+from tests.support.rig import CHAT, Rig
+from tests.test_service_timers import open_game, play, to_act
+
+ANA = Person(11, "Ana")
+BEA = Person(12, "Bea <&>")
+
+
+async def play_hand_out(rig: Rig, people: list[Person]) -> Table:
+    """The people play their first legal action on their turns (the computers play
+    theirs) until the hand is over; the table (let go by the service once finished)."""
+    table = rig.table()
+    for _ in range(200):
+        hand = table.hand
+        assert hand is not None
+        if hand.is_terminal():
+            return table
+        seat = to_act(table)
+        person = next(p for p in people if table.seat_of(p.user_id) == seat)
+        assert (await play(rig, person)).key == "ok_played"
+    raise AssertionError("the hand never ended")
+
+
+async def test_a_hand_result_and_the_match_end_are_messages_of_their_own(rig: Rig) -> None:
+    """Issue 38.1-2: against a computer (a table that writes nothing to the ledger, §10.5): the
+    hand's result goes to the group silently, then the match's end, which rings, with the
+    final standing, that the match does not count and the rematch button."""
+    tid = await open_game(rig, "due", [ANA], timer="0")
+    table = await play_hand_out(rig, [ANA])
+    await rig.svc.idle()
+    assert table.status == FINISHED
+    in_group = [(c, silent) for chat, c, silent in rig.out.announced if chat == CHAT]
+    assert len(in_group) == 2, [c.text for c, _ in in_group]
+    (log, log_silent), (end, end_silent) = in_group
+    assert log_silent and log.text.startswith("🏁 <b>Mano 1</b>") and not log.keyboard
+    assert "Ana" in log.text and "🤖" in log.text
+    assert not end_silent and "Partita finita" in end.text and "Non va nei conti" in end.text
+    assert [[b.data for b in row] for row in end.keyboard] == [[f"r:{tid}"]]
+    assert table.final_message_id is not None  # its button goes once a rematch is open
+
+
+async def test_each_private_summary_stays_and_the_next_hand_is_a_new_message(rig: Rig) -> None:
+    """Issue 38.1: "Prossima mano" no longer edits everyone's summary into the next hand: each stays
+    as it is, without its button."""
+    tid = await open_game(rig, "due", [ANA, BEA], timer="0", match="best3")
+    table = await play_hand_out(rig, [ANA, BEA])
+    assert table.hand is not None and table.hand.is_terminal()
+    summary = {p.user_id: rig.out.private[p.user_id].text for p in (ANA, BEA)}
+    reply = await rig.svc.next_hand(ANA, tid, 0)
+    assert reply.key == "ok_played", reply
+    await rig.svc.idle()
+    for p in (ANA, BEA):
+        (kept,) = rig.out.kept[p.user_id]
+        assert kept.text == summary[p.user_id] and not kept.keyboard
+    hand = rig.table().hand
+    assert hand is not None and hand.hand_index == 1
+
+
+def away(table: Table, person: Person) -> bool:
+    seat = table.seat_of(person.user_id)
+    return seat is not None and table.seats[seat].is_bot
+
+
+async def test_a_match_against_a_computer_waits_for_its_person_then_is_abandoned(
+    rig: Rig,
+) -> None:
+    """Issue 38.5: Ana runs out of time twice in a row: the computer would play alone, so nobody
+    plays; she is told (a message that rings); after ABANDON_AFTER the match is abandoned,
+    with no ledger entry and no winner."""
+    tid = await open_game(rig, "due", [ANA], timer="30")
+    table = rig.table()
+    for _ in range(10):
+        if away(table, ANA):
+            break
+        if to_act(table) == table.seat_of(ANA.user_id):
+            await rig.fire(tid)
+        else:
+            await rig.svc.idle()
+    assert away(table, ANA) and table.paused()
+    moves = table.move_no
+    assert table.bot_to_act() is None
+    assert set(table.pending.at) == {"abandon"}
+    assert rig.armed(tid) == ABANDON_AFTER
+    private = rig.out.private[ANA.user_id]
+    assert "⏸" in private.text and private.keyboard == [
+        [private.keyboard[0][0]]
+    ]  # the button that takes the seat back
+    assert private.keyboard[0][0].data == f"b:{tid}"
+    await rig.svc.idle()
+    assert table.move_no == moves  # nobody played while she was away
+    assert not [c for _, c, _ in rig.out.announced if "Partita finita" in c.text]
+    # nobody came back
+    await rig.fire(tid)
+    status, _, _ = rig.stored(tid)
+    assert status == CANCELLED
+    closed = rig.svc.tables.get(tid)
+    assert closed is None or closed.closed == {"key": "abandoned"}
+    assert "abbandonata" in rig.out.private[ANA.user_id].text
+    assert not rig.out.private[ANA.user_id].keyboard  # the dead button goes
+    assert await rig.db.balances(CHAT) == []
