@@ -295,6 +295,13 @@ async def test_quattro_partner_hand_after_talon_and_a_player_without_private_cha
             seen_partner = {luigi.id: 0, ana.id: 0}
 
             async def check_partner_hands() -> None:
+                # the computers move at once: look when a person is to act (or the hand is
+                # over), so that both people are looked at on their turns, not by luck
+                def person_or_end() -> bool:
+                    st = state(store, group.id)
+                    return st.is_terminal() or st.current in names
+
+                await fake.wait_for(person_or_end, WAIT, message="a person's turn")
                 st = state(store, group.id)
                 if st.is_terminal():
                     return
