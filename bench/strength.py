@@ -2,6 +2,7 @@
 
     python -m bench.strength [--deals N] [--variants due,quattro,chiamata]
         [--matchups hard-normal,normal-easy,normal-random] [--budget 0.2] [--workers 2]
+        [--json FILE] [--record FILE]
 
 Each deal k (from --seed, dealt exactly as `python -m bot simulate` deals hand k) is played
 twice, the second time with the two levels' seats swapped, so the luck of the deal cancels.
@@ -48,8 +49,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import frozen, seers
-from bot.engine import HandState, Options, first_dealer
+from bench import frozen, partnerplay, seers
+from bot.engine import PLAY, HandState, Options, first_dealer
 from bot.engine.options import OptionsError
 from bot.engine.tricks import trick_winner
 from bot.players import Player, make_player
@@ -107,7 +108,13 @@ class DealResult:
     caller_wins: dict[str, int] = field(default_factory=dict)
     hands: int = 0
     score_diff: float = 0.0  # §7.12 score per A seat-hand minus per B seat-hand, both games
-    play: dict[str, int] = field(default_factory=dict)  # `chiamata_play` counts, "lv:what"
+    # counts, "lv:what": `chiamata_play`'s, and every variant's `partnerplay`
+    play: dict[str, int] = field(default_factory=dict)
+
+    hands_played: list[dict[str, Any]] = field(default_factory=list)  # `record_hand`'s
+
+    def add(self, key: str, n: int = 1) -> None:
+        self.play[key] = self.play.get(key, 0) + n
 
 
 def table_options(variant: str) -> Options:
@@ -168,8 +175,12 @@ def play_deal(
             dt = time.perf_counter() - t0
             if len(obs.legal) > 1:
                 out.times[levels[seat]].append(dt)
+            if state.phase == PLAY:
+                for what in partnerplay.card_events(obs, action):
+                    out.add(f"{levels[seat]}:{what}")
             state.apply(action, seat)
         res = state.result()
+        out.hands_played.append(record_hand(variant, seed, k, dealer, levels, state))
         for lv in levels:
             out.seat_hands[lv] = out.seat_hands.get(lv, 0) + 1
         a_seats = [s for s in range(n) if levels[s] == a]
@@ -191,11 +202,13 @@ def play_deal(
                 - sum(res.deltas[s] for s in b_seats) / len(b_seats)
             )
             for key, v in chiamata_play(state, levels).items():
-                out.play[key] = out.play.get(key, 0) + v
+                out.add(key, v)
+            for seat, what in partnerplay.hand_events(state, seed, k):
+                out.add(f"{levels[seat]}:{what}")
             for s in range(n):  # §7.12 scores by role ("role_..": apart from the counts above)
                 role = _role(s, state.caller, state.partner)
                 for key, v in ((f"role_{role}", 1), (f"role_{role}_score", res.deltas[s])):
-                    out.play[f"{levels[s]}:{key}"] = out.play.get(f"{levels[s]}:{key}", 0) + v
+                    out.add(f"{levels[s]}:{key}", v)
             lv = levels[state.caller]
             out.hands += 1
             out.callers[lv] = out.callers.get(lv, 0) + 1
@@ -209,6 +222,22 @@ def play_deal(
     out.diff = sum(diffs) / len(diffs)
     out.score_diff = sum(score_diffs) / 2  # a redeal counts as 0
     return out
+
+
+def record_hand(
+    variant: str, seed: int, k: int, dealer: int, levels: list[str], state: HandState
+) -> dict[str, Any]:
+    """One finished hand as `--record` writes it: enough to replay it through the engine
+    (`HandState.deal(table_options(variant), seed, k, dealer)`, then the actions), and the
+    level in each seat (training data for the learned parts, `train/`)."""
+    return {
+        "variant": variant,
+        "seed": seed,
+        "k": k,
+        "dealer": dealer,
+        "levels": levels,
+        "actions": [list(a) for a in state.actions],
+    }
 
 
 def _role(seat: int, caller: int, partner: int) -> str:
@@ -319,6 +348,7 @@ def run_matchup(
     budget: float,
     workers: int,
     iterations: int | None,
+    record: str | None = None,
 ) -> dict[str, Any]:
     tasks = [(variant, a, b, seed, k, budget, iterations) for k in range(deals)]
     results: list[DealResult] = []
@@ -334,6 +364,11 @@ def run_matchup(
             results.append(_task(t))
             _progress(variant, a, b, i + 1, deals, started)
     print(file=sys.stderr)
+    if record:
+        with open(record, "a", encoding="utf-8") as fh:
+            for r in results:
+                for hand in r.hands_played:
+                    fh.write(json.dumps(hand) + "\n")
     diffs = [r.diff for r in results]
     mean = statistics.fmean(diffs)
     sd = statistics.stdev(diffs) if len(diffs) > 1 else 0.0
@@ -370,6 +405,11 @@ def run_matchup(
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
+    play: dict[str, int] = {}
+    for r in results:
+        for key, v in r.play.items():
+            play[key] = play.get(key, 0) + v
+    summary["partner"] = {lv: partner_counts(play, lv, seat_hands[lv]) for lv in (a, b)}
     rules = table_options(variant).rules()
     if rules.chiamata:
         hands = sum(r.hands for r in results)
@@ -382,10 +422,6 @@ def run_matchup(
         sdiffs = [r.score_diff for r in results]
         smean = statistics.fmean(sdiffs)
         shalf = 1.96 * statistics.stdev(sdiffs) / math.sqrt(len(sdiffs)) if deals > 1 else 0.0
-        play: dict[str, int] = {}
-        for r in results:
-            for key, v in r.play.items():
-                play[key] = play.get(key, 0) + v
 
         def per(lv: str, what: str, of: str) -> float | None:
             total = play.get(f"{lv}:{of}", 0)
@@ -452,6 +488,59 @@ def run_matchup(
     return summary
 
 
+PARTNER_COUNTS = (
+    "friend_safe",
+    "load_chances",
+    "loads",
+    "needless_trumps",
+    "def_leads",
+    "def_trump_leads",
+    "calls",
+    "hopeless_calls",
+)
+
+
+def partner_counts(play: dict[str, int], lv: str, seat_hands: int) -> dict[str, Any]:
+    """A level's `partnerplay` counts and their rates: loads per chance, needless trumps per
+    100 safe partner tricks, defenders' briscola leads per defender lead, hopeless calls per
+    call and per 100 seat-hands."""
+    n = {what: play.get(f"{lv}:{what}", 0) for what in PARTNER_COUNTS}
+
+    def rate(x: str, of: str, scale: float = 1.0) -> float | None:
+        return round(scale * n[x] / n[of], 4) if n[of] else None
+
+    return {
+        **n,
+        "seat_hands": seat_hands,
+        "load_rate": rate("loads", "load_chances"),
+        "needless_trumps_per_100": rate("needless_trumps", "friend_safe", 100.0),
+        "def_trump_lead_rate": rate("def_trump_leads", "def_leads"),
+        "hopeless_rate": rate("hopeless_calls", "calls"),
+        "hopeless_per_100_seat_hands": round(100 * n["hopeless_calls"] / max(1, seat_hands), 3),
+    }
+
+
+def render_partner(s: dict[str, Any]) -> str:
+    """One line: each level's partner-play counts (`partner_counts`)."""
+    parts = []
+    for lv, p in s["partner"].items():
+        part = (
+            f"{lv}: loads {p['loads']}/{p['load_chances']} ({_pct(p['load_rate'])}), needless "
+            f"trumps {p['needless_trumps']} ({_num(p['needless_trumps_per_100'])}/100 safe)"
+        )
+        if p["def_leads"]:
+            part += (
+                f", defenders' briscola leads {p['def_trump_leads']}/{p['def_leads']} "
+                f"({_pct(p['def_trump_lead_rate'])})"
+            )
+        if p["calls"]:
+            part += (
+                f", hopeless calls {p['hopeless_calls']}/{p['calls']} ({_pct(p['hopeless_rate'])})"
+            )
+        parts.append(part)
+    return f"{'':9} {'':14} partner play  " + "  ".join(parts)
+
+
 def _progress(variant: str, a: str, b: str, done: int, total: int, started: float) -> None:
     el = time.perf_counter() - started
     eta = el / done * (total - done)
@@ -476,6 +565,8 @@ def render(s: dict[str, Any]) -> str:
         )
         + f"  ({s['seconds']:.0f}s)"
     ]
+    if "partner" in s:
+        lines.append(render_partner(s))
     c = s.get("chiamata")
     if c:
         succ = ", ".join(
@@ -538,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--json", metavar="FILE", help="append the summaries as JSON lines")
+    p.add_argument("--record", metavar="FILE", help="append every hand played (JSON lines)")
     args = p.parse_args(argv)
     summaries = []
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -553,7 +645,15 @@ def main(argv: list[str] | None = None) -> int:
             a, _, b = m.partition("-")
             deals = args.deals or DEFAULT_DEALS.get(variant, 200)
             s = run_matchup(
-                variant, a, b, deals, args.seed, args.budget, args.workers, args.iterations
+                variant,
+                a,
+                b,
+                deals,
+                args.seed,
+                args.budget,
+                args.workers,
+                args.iterations,
+                args.record,
             )
             summaries.append(s)
             print(render(s), flush=True)
