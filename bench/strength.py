@@ -49,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import frozen, partnerplay, seers
+from bench import diagnose, frozen, partnerplay, seers
 from bot.engine import PLAY, HandState, Options, first_dealer
 from bot.engine.options import OptionsError
 from bot.engine.tricks import trick_winner
@@ -81,6 +81,7 @@ BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
     "hard1127": lambda rng, budget, iterations: frozen.hard_at(HARD_1127, rng, budget, iterations),
     "hardseer": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, False),
     "hardsocio": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, True),
+    **diagnose.PLAYERS,
 }
 
 

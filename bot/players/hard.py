@@ -111,6 +111,8 @@ class HardPlayer:
         guard_load: bool = True,
         se_stop: float | None = None,
         max_worlds: int | None = None,
+        solve_tricks: int = SOLVE_TRICKS,
+        fast_nodes: int = FAST_MAX_NODES,
     ) -> None:
         self._rng = rng
         self.budget = budget
@@ -123,6 +125,8 @@ class HardPlayer:
         self.guard_load = guard_load  # chiamata: a defender's carico onto the caller's trick
         self.se_stop = se_stop  # None: by variant (`SE_STOP`, `SE_STOP_POINTS`)
         self.max_worlds = max_worlds  # on the clock; None: by variant (`MAX_WORLDS_POINTS`)
+        self.solve_tricks = solve_tricks  # chiamata: tricks solved exactly (`exact_cards`)
+        self.fast_nodes = fast_nodes  # ... and the compiled solver's node limit per world
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
 
     def _deadline(self) -> float:
@@ -195,7 +199,7 @@ class HardPlayer:
                 base = side_points(state, my_side, sides)
                 try:
                     if FastSolver.applicable(state):
-                        exact = fast_solver().root_values(state, mine, cards, FAST_MAX_NODES)
+                        exact = fast_solver().root_values(state, mine, cards, self.fast_nodes)
                     else:
                         exact = Solver(state, mine, max_nodes=MAX_NODES).root_values(cards)
                     return [_utility(base + v, my_side, target, two, obs) for v in exact]
@@ -353,13 +357,14 @@ class HardPlayer:
     def _exact_late(self, obs: Observation) -> bool:
         """Whether each world would be solved exactly (so enumerating them is exact)."""
         left = sum(obs.hand_sizes) + obs.talon_left
-        return left <= exact_cards(obs.rules) and obs.rules.plays_per_trick == 1
+        exact = exact_cards(obs.rules, self.solve_tricks)
+        return left <= exact and obs.rules.plays_per_trick == 1
 
     def _solvable(self, state: HandState) -> bool:
         """Whether this world is solved exactly: by `FastSolver` once the talon is gone
         (chiamata: always), else by `Solver` from `SOLVE_CARDS` cards."""
         left = sum(len(h) for h in state.hands) + state.talon_left()
-        if left > exact_cards(state.rules):
+        if left > exact_cards(state.rules, self.solve_tricks):
             return False
         return FastSolver.applicable(state) or (left <= SOLVE_CARDS and Solver.applicable(state))
 
@@ -410,12 +415,12 @@ class HardPlayer:
         return keep
 
 
-def exact_cards(rules: Rules) -> int:
+def exact_cards(rules: Rules, solve_tricks: int = SOLVE_TRICKS) -> int:
     """From how many cards in play (hands and talon) `hard` solves each world exactly: in
-    chiamata the last `SOLVE_TRICKS` tricks, elsewhere `SOLVE_CARDS` or, if more, every card
+    chiamata the last `solve_tricks` tricks, elsewhere `SOLVE_CARDS` or, if more, every card
     once the talon is gone (a full hand each: quattro 12, sei 18)."""
     if rules.chiamata:
-        return SOLVE_TRICKS * rules.n_players
+        return solve_tricks * rules.n_players
     return max(SOLVE_CARDS, rules.hand_size * rules.n_players)
 
 
