@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", help="comma-separated players (default: all of MATCHUPS)")
     p.add_argument("--json", metavar="FILE", help="append the summaries as JSON lines")
     p.add_argument("--record", metavar="FILE", help="append every hand played (JSON lines)")
+    p.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     args = p.parse_args(argv)
     names = args.only.split(",") if args.only else list(MATCHUPS)
     rows = []
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             args.workers,
             None,
             args.record,
+            args.clock,
         )
         print(render(s), flush=True)
         rows.append(row(s))

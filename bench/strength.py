@@ -16,7 +16,9 @@ Per matchup it prints the mean card-point difference per game from A's side with
 confidence interval over the paired deals (two sides: A's side minus B's side; chiamata:
 points per A seat minus points per B seat), A's win rate (games its side won; chiamata:
 seat-hands on the winning side), the decision time p50/p95 per level (decisions with more
-than one legal action), and for chiamata the mean §7.12 score per seat-hand, the caller's
+than one legal action; `--clock cpu`, the default, measures them and `hard`'s budget on the
+process's CPU time, so that other work on the machine does not weaken the search measured;
+`--clock wall` on wall time), and for chiamata the mean §7.12 score per seat-hand, the caller's
 success rate and how often each level wins the auction (per seat it holds).
 
 Besides the bot's levels, the bench knows baselines (`BASELINES`) to measure a change to a
@@ -54,6 +56,7 @@ from bot.engine import PLAY, HandState, Options, first_dealer
 from bot.engine.options import OptionsError
 from bot.engine.tricks import trick_winner
 from bot.players import Player, make_player
+from bot.players.common import clock, use_clock
 from bot.players.normal import NormalPlayer
 
 # The commit whose `normal` is the baseline of issue 17 (the player as it was on 2026-11-25,
@@ -168,12 +171,12 @@ def play_deal(
         while not state.is_terminal():
             seat = state.current
             obs = state.observation(seat)
-            t0 = time.perf_counter()
+            t0 = clock()
             bot = bots[seat]
             if isinstance(bot, seers.Seer):
                 bot.state = state  # a bench-only player that sees the real deal
             action = bot.act(obs)
-            dt = time.perf_counter() - t0
+            dt = clock() - t0
             if len(obs.legal) > 1:
                 out.times[levels[seat]].append(dt)
             if state.phase == PLAY:
@@ -326,7 +329,11 @@ def _task(args: tuple[str, str, str, int, int, float, int | None]) -> DealResult
     return play_deal(*args)
 
 
-def _pin_worker(cores: list[int]) -> None:
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def _pin_worker(cores: list[int], clock_name: str) -> None:
+    use_clock(CLOCKS[clock_name])
     if hasattr(os, "sched_setaffinity") and cores:
         ident = mp.current_process()._identity
         idx = (ident[0] - 1) % len(cores) if ident else 0
@@ -350,13 +357,18 @@ def run_matchup(
     workers: int,
     iterations: int | None,
     record: str | None = None,
+    clock_name: str = "cpu",
 ) -> dict[str, Any]:
+    """One matchup's paired deals and their summary. `clock_name`: what `hard`'s budget and
+    the decision times are measured on: "cpu", the process's CPU time (on a machine shared
+    with other work, what the search got), or "wall" (a move's delay at the table)."""
+    use_clock(CLOCKS[clock_name])
     tasks = [(variant, a, b, seed, k, budget, iterations) for k in range(deals)]
     results: list[DealResult] = []
     started = time.perf_counter()
     if workers > 1:
         cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        with mp.get_context("fork").Pool(workers, _pin_worker, (cores,)) as pool:
+        with mp.get_context("fork").Pool(workers, _pin_worker, (cores, clock_name)) as pool:
             for i, r in enumerate(pool.imap_unordered(_task, tasks, chunksize=1)):
                 results.append(r)
                 _progress(variant, a, b, i + 1, deals, started)
@@ -390,6 +402,7 @@ def run_matchup(
         "seed": seed,
         "budget": budget,
         "iterations": iterations,
+        "clock": clock_name,
         "mean_diff": round(mean, 2),
         "ci95": [round(mean - half, 2), round(mean + half, 2)],
         "win_rate": round(sum(r.a_wins for r in results) / games, 4) if games else None,
@@ -631,6 +644,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--json", metavar="FILE", help="append the summaries as JSON lines")
     p.add_argument("--record", metavar="FILE", help="append every hand played (JSON lines)")
+    p.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="hard's budget and the times on CPU time (default) or wall time",
+    )
     args = p.parse_args(argv)
     summaries = []
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -655,6 +674,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.workers,
                 args.iterations,
                 args.record,
+                args.clock,
             )
             summaries.append(s)
             print(render(s), flush=True)

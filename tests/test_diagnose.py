@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+import time
 
 from bench import diagnose, seers
 from bench.strength import BASELINES
 from bot.engine import HandState, Options
 from bot.engine.observation import Observation
+from bot.players import make_player
+from bot.players.common import use_clock
 from bot.players.hard import HardPlayer, exact_cards
 
 
@@ -47,3 +50,27 @@ def test_the_diagnostic_players_think_as_named() -> None:
     assert (seer10.budget, exact_cards(rules, seer10.solve_tricks)) == (2.0, 25)
     assert (seer100.budget, exact_cards(rules, seer100.solve_tricks)) == (20.0, 30)
     assert (deep5.budget, exact_cards(rules, deep5.solve_tricks)) == (2.0, 25)
+
+
+def test_hard_measures_its_budget_on_the_clock_it_is_given() -> None:
+    """`bench.strength --clock cpu` hands the players a clock (`use_clock`): `hard`'s budget
+    runs out on it, whatever the wall time. A clock that jumps a second a reading ends each
+    search after its first world; on the real clock the same decision searches more."""
+    options = Options.parse("chiamata")
+    state = HandState.deal(options, 4, 0, 0)
+    bots = [make_player("normal", f"c{s}") for s in range(5)]
+    while state.phase != "play" or len(state.tricks) < 1:
+        seat = state.current
+        state.apply(bots[seat].act(state.observation(seat)), seat)
+    obs = state.observation(state.current)
+    ticks = iter(range(10**6))
+    try:
+        use_clock(lambda: float(next(ticks)))
+        jumpy = HardPlayer(random.Random(1), budget=0.2, guard_bare=False, guard_called=False)
+        jumpy.act(obs)
+        assert jumpy.last_worlds <= 1
+    finally:
+        use_clock(time.perf_counter)
+    steady = HardPlayer(random.Random(1), budget=0.2, guard_bare=False, guard_called=False)
+    steady.act(obs)
+    assert steady.last_worlds > 4

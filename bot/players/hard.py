@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 from bot.engine import actions as A
 from bot.engine.observation import Observation
 from bot.engine.options import Rules
 from bot.engine.state import PLAY, HandState, World
 from bot.engine.tricks import trick_winner
-from bot.players.common import card_actions, obvious_move
+from bot.players.common import card_actions, clock, obvious_move
 from bot.players.fastsolve import FastSolver, SolveLimit, fast_solver
 from bot.players.hard_bidding import HardBidder, recent_deals
 from bot.players.heuristics import NORMAL, score_cards
@@ -132,7 +131,7 @@ class HardPlayer:
     def _deadline(self) -> float:
         if self.iterations is not None:
             return math.inf
-        return time.perf_counter() + self.budget * SAFETY
+        return clock() + self.budget * SAFETY
 
     def act(self, obs: Observation) -> int:
         deadline = self._deadline()
@@ -260,7 +259,7 @@ class HardPlayer:
                     totals[i] += w * v
                 weight += w
                 self.last_worlds += 1
-                if time.perf_counter() >= deadline:
+                if clock() >= deadline:
                     break
             if weight > 0.0:
                 best = max(range(k), key=lambda i: (totals[i], prior[moves[i]]))
@@ -314,7 +313,7 @@ class HardPlayer:
                 values[i].append(v)
             exact = exact and solve_ok[0]
             worlds += 1
-            if time.perf_counter() >= deadline:
+            if clock() >= deadline:
                 break
             if worlds >= self.min_worlds and worlds % 4 == 0:
                 # both stops of this search's own (chiamata): precision, and comparing the

@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 import random
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.state import HandState, World
 from bot.players import bidding
+from bot.players.common import clock
 from bot.players.search import rollout
 
 CARICHI_CARD = -1  # candidate marker for a carichi call (§7.8), as `HandState.assume_call` takes it
@@ -287,7 +287,7 @@ class HardBidder:
                     deals.points[c].append(taken[me] + (taken[partner] if partner != me else 0))
             i += 1
             if todo and self._samples is None and i >= MIN_SAMPLES:  # (reused: no cost)
-                if time.perf_counter() >= self._deadline:
+                if clock() >= self._deadline:
                     break
                 if (
                     settled is not None
