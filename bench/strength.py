@@ -31,7 +31,9 @@ spends per seat-hand (printed per level) and the strength it keeps; `normal1126`
 before its chiamata auction thresholds went by table (issue 17 §5), e.g. `--variants
 chiamata,chiamata4 --matchups normal-normal1126`; `hard1127` is `hard` before it solved a
 chiamata hand's last four tricks exactly (it had solved the last two), e.g. `--variants
-chiamata4 --matchups hard-hard1127`. Two cheat, to measure a ceiling
+chiamata4 --matchups hard-hard1127`; `normal41` and `hard41` are the two levels as they were
+when issue 41 began, before their learned parts, e.g. `--variants due --matchups
+normal-normal41`. Two cheat, to measure a ceiling
 (`bench/seers.py`): `hardseer` is `hard` whose card play sees every hand, `hardsocio` `hard`
 that knows who the socio is, e.g. `--variants chiamata --matchups hardseer-normal`.
 """
@@ -70,6 +72,9 @@ HARD_1126 = "d0fb7ad3f43c76727cf13a323a0639c9bae2c922"
 HARD_1127 = "79604fc3b473ff6f149e6b407020286aa5268d6f"
 # `normal` before its chiamata auction thresholds went by table (issue 17 §5): `normal1126`
 NORMAL_1126 = "97c55512ad48e7add1bc71b9a774d88ec2ed6490"
+# the players as they were when issue 41 began (before their learned parts): `normal41`,
+# `hard41`
+ISSUE_41 = "7ccd8aac34530f4083cc4b2f93f9e4b73eb424d3"
 
 # Bench-only players: a level as it was before a change, to measure the change against
 # (made from an rng, the hard player's budget and its fixed iterations).
@@ -82,6 +87,8 @@ BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
     ),
     "hard1126": lambda rng, budget, iterations: frozen.hard_at(HARD_1126, rng, budget, iterations),
     "hard1127": lambda rng, budget, iterations: frozen.hard_at(HARD_1127, rng, budget, iterations),
+    "normal41": lambda rng, budget, iterations: frozen.normal_at(ISSUE_41, rng),
+    "hard41": lambda rng, budget, iterations: frozen.hard_at(ISSUE_41, rng, budget, iterations),
     "hardseer": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, False),
     "hardsocio": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, True),
     **diagnose.PLAYERS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import time
 
-from bench import diagnose, seers
-from bench.strength import BASELINES
+from bench import diagnose, frozen, seers
+from bench.strength import BASELINES, ISSUE_41
 from bot.engine import HandState, Options
 from bot.engine.observation import Observation
 from bot.players import make_player
@@ -69,6 +69,11 @@ def test_hard_measures_its_budget_on_the_clock_it_is_given() -> None:
         jumpy = HardPlayer(random.Random(1), budget=0.2, guard_bare=False, guard_called=False)
         jumpy.act(obs)
         assert jumpy.last_worlds <= 1
+        # the frozen baselines too (`bench.frozen`: today's clock in the code of that day)
+        frozen41 = frozen.hard_at(ISSUE_41, random.Random(1), 0.2, None)
+        frozen41.guard_bare = frozen41.guard_called = False
+        frozen41.act(obs)
+        assert frozen41.last_worlds <= 1
     finally:
         use_clock(time.perf_counter)
     steady = HardPlayer(random.Random(1), budget=0.2, guard_bare=False, guard_called=False)
