@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 from bench.seers import Seer
@@ -65,12 +66,43 @@ def harddeep5(rng: random.Random, budget: float, iterations: int | None) -> Play
     return HardPlayer(rng, 10 * budget, iterations, solve_tricks=5, fast_nodes=4_000_000)
 
 
+def learned(level: str, **parts: bool) -> Callable[..., Player]:
+    """`hard` or `normal` with some of their learned parts (issue 41 §2), to measure each
+    (`learned_value`, `learned_infer`, `learned_bid`, `learned_due`: see the players)."""
+
+    def make(rng: random.Random, budget: float, iterations: int | None) -> Player:
+        due, infer = parts.get("learned_due", False), parts.get("learned_infer", False)
+        bid = parts.get("learned_bid", False)
+        if level == "normal":
+            return NormalPlayer(rng, learned_due=due, learned_infer=infer, learned_bid=bid)
+        return HardPlayer(
+            rng,
+            budget,
+            iterations,
+            learned_value=parts.get("learned_value", False),
+            learned_infer=infer,
+            learned_bid=bid,
+            learned_due=due,
+        )
+
+    return make
+
+
 PLAYERS = {
     "hardbid": hardbid,
     "hardplay": hardplay,
     "hardseer10": hardseer10,
     "hardseer100": hardseer100,
     "harddeep5": harddeep5,
+    "hardv": learned("hard", learned_value=True),
+    "hardi": learned("hard", learned_infer=True),
+    "hardb": learned("hard", learned_bid=True),
+    "hardvib": learned("hard", learned_value=True, learned_infer=True, learned_bid=True),
+    "hardd": learned("hard", learned_due=True),
+    "normald": learned("normal", learned_due=True),
+    "normali": learned("normal", learned_infer=True),
+    "normalb": learned("normal", learned_bid=True),
+    "normalib": learned("normal", learned_infer=True, learned_bid=True),
 }
 MATCHUPS = ("hard", "hardbid", "hardplay", "hardseer", "hardseer10", "hardseer100", "harddeep5")
 
