@@ -2,11 +2,8 @@
 
 At each card a seat plays, from its own observation (what it knew then):
 
-- `friend_safe`: the trick is being taken by a seat it knows to be its partner (chiamata:
-  the socio knows the caller; the caller and the defenders know their partners once the
-  called card is played, §7.6; pairs: always, §5.1), and nothing it cannot see can take the
-  trick from it: everyone still to play is a known partner, or no card unseen by this seat
-  (nor known to be in a possible opponent's hand) beats the card taking it;
+- `friend_safe`: the trick is being taken by a seat it knows to be its partner, and nothing
+  it cannot see can take the trick from it (`bot.players.partners.friend_takes`);
 - `load_chances`: of those, the ones where it held a plain carico (an Asso or a Tre that is
   not briscola), and `loads`: where it played one (onto its partner's safe trick);
 - `needless_trumps`: of those, a briscola played over the partner's card while it held a
@@ -24,19 +21,13 @@ from __future__ import annotations
 import random
 
 from bot.engine import HandState, Options
-from bot.engine.observation import Observation, trick_order
+from bot.engine.observation import Observation
 from bot.engine.tricks import trick_winner
-from bot.players.knowledge import Knowledge, friend_probabilities
 from bot.players.normal import NormalPlayer
+from bot.players.partners import friend_takes
 
 HOPELESS_DEALS = 30
 HOPELESS = 0.2  # a call that reaches its target in fewer than this share of the deals
-
-
-def known_friends(obs: Observation) -> set[int]:
-    """The seats this seat knows for certain to be on its side (itself aside)."""
-    fp = friend_probabilities(obs)
-    return {s for s, p in enumerate(fp) if s != obs.seat and p >= 1.0}
 
 
 def is_defender(obs: Observation) -> bool:
@@ -54,12 +45,10 @@ def card_events(obs: Observation, card: int) -> list[str]:
         if is_defender(obs):
             return ["def_leads", "def_trump_leads"] if b >= 0 and suit[card] == b else ["def_leads"]
         return []
-    friends = known_friends(obs)
-    cards = [c for _, c in obs.trick]
-    w = trick_winner(cards, suit, strength, b)
-    w_seat, w_card = obs.trick[w]
-    if w_seat not in friends or not _safe(obs, w_card, friends):
+    taking = friend_takes(obs)
+    if taking is None:
         return []
+    w_card = taking[1]
     out = ["friend_safe"]
     plain = [c for c in obs.hand if suit[c] != b]
     if any(points[c] >= 10 for c in plain):
@@ -69,24 +58,6 @@ def card_events(obs: Observation, card: int) -> list[str]:
     if b >= 0 and suit[card] == b and plain and trick_winner((w_card, card), suit, strength, b):
         out.append("needless_trumps")
     return out
-
-
-def _safe(obs: Observation, w_card: int, friends: set[int]) -> bool:
-    """Whether nothing this seat cannot rule out takes the trick from `w_card`: every seat
-    still to play after it is a known partner, or no card that may be in such a seat's hand
-    beats `w_card`."""
-    order = trick_order(obs)
-    later = [s for s in order[len(obs.trick) + 1 :] if s != obs.seat]
-    foes = [s for s in later if s not in friends]
-    if not foes:
-        return True
-    deck = obs.rules.deck
-    know = Knowledge.of(obs)
-    maybe = set(know.unseen)
-    for s in foes:
-        maybe.update(know.known.get(s, ()))
-    beats = deck.suit, deck.strength, obs.briscola
-    return not any(trick_winner((w_card, c), *beats) == 1 for c in maybe)
 
 
 def call_chance(

@@ -3,9 +3,15 @@ knew when it played, counted on positions built by hand."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from bench import partnerplay
 from bot.engine import HandState, Options
 from bot.engine.observation import Observation
+from bot.players.hard import HardPlayer
+from bot.players.normal import NormalPlayer
 from tests.support.players import chiamata_state
 
 
@@ -97,3 +103,25 @@ def test_hopeless_calls_are_the_hands_that_cannot_make_their_target() -> None:
     low = partnerplay.call_chance(options, weak, 0, 4, deck.card("2D"), 61, "w", 12)
     high = partnerplay.call_chance(options, strong, 0, 4, deck.card("7D"), 61, "s", 12)
     assert low < partnerplay.HOPELESS < 0.8 < high
+
+
+def test_hard_loads_its_partners_safe_trick_as_its_judgement_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 41 §3, §7.6: the socio in last seat, the caller's plain Asso taking the trick:
+    `hard` gives the card `normal`'s judgement gives, a plain carico, not a briscola over
+    its partner's card, without searching its worlds; the bench counts it as a load."""
+
+    def no_search(*args: object) -> int:
+        raise AssertionError("searched a trick certainly the side's")
+
+    monkeypatch.setattr(HardPlayer, "_search", no_search)
+    for seed in range(4):
+        state = chiamata_state(LAST_SOCIO, 0, "1D", 2)
+        play(state, "2S", "4S", "1S", "5S")
+        obs = state.observation(2)
+        deck = state.rules.deck
+        card = HardPlayer(random.Random(seed), iterations=8).act(obs)
+        assert card == NormalPlayer(random.Random(seed)).act(obs)
+        assert deck.suit[card] != obs.briscola and deck.points[card] >= 10
+        assert "loads" in partnerplay.card_events(obs, card)

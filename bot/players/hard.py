@@ -41,6 +41,7 @@ from bot.players.heuristics import NORMAL, score_cards
 from bot.players.knowledge import Knowledge
 from bot.players.learned import due as due_net
 from bot.players.learned import value as value_net
+from bot.players.partners import friend_takes
 from bot.players.search import Solver, SolverLimit, rollout, side_points, sides_of, solve_two
 
 DEFAULT_BUDGET = 0.2  # seconds per decision
@@ -122,6 +123,7 @@ class HardPlayer:
         learned_bid: bool = False,
         bid_shift: float = BID_SHIFT,
         learned_due: bool = False,
+        partner_judgement: bool = True,
     ) -> None:
         self._rng = rng
         self.budget = budget
@@ -141,6 +143,7 @@ class HardPlayer:
         self.learned_bid = learned_bid  # ... the bidding network, not rollouts, bids
         self.bid_shift = bid_shift  # ... its logits moved by this much (`HardBidder`)
         self.learned_due = learned_due  # due: the due network's card is the anchor
+        self.partner_judgement = partner_judgement  # chiamata: see `act` (`partners`)
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
 
     def _deadline(self) -> float:
@@ -179,6 +182,13 @@ class HardPlayer:
         moves = distinct_moves(obs, know, cards)
         if len(moves) == 1:
             return moves[0]
+        if self.partner_judgement and obs.rules.chiamata and friend_takes(obs, know):
+            # Issue 41 §3: the trick is certainly the side's (a known partner takes it and
+            # nothing unseen beats it): the judgement's card (a carico onto it, never a
+            # briscola over it for nothing), not the worlds', which trumped such tricks
+            # 1.7-2.7 times in 100 and loaded 95% of them (normal: never and 100%)
+            scores = score_cards(obs, know, moves, NORMAL)
+            return max(moves, key=lambda c: (scores[c], -c))
         return self._search(obs, know, moves, deadline)
 
     def _knowledge(self, obs: Observation) -> Knowledge:
