@@ -227,32 +227,6 @@ def test_learned_knowledge_places_the_called_card_as_the_network_says() -> None:
     assert checked >= 5
 
 
-@pytest.mark.usefixtures("stand_in_nets")
-def test_hard_with_its_learned_parts_plays_legal_hands() -> None:
-    """Chiamata with five and four players (§7), and due (§3): `hard` with every learned part
-    bids, names, and plays legal actions to the end of each hand (the engine refuses an
-    illegal one)."""
-    for variant in ("chiamata", "chiamata4", "due"):
-        options = Options.parse(variant)
-        n = options.rules().n_players
-        for k in range(3):
-            state = HandState.deal(options, 11, k, k % n)
-            bots = [
-                HardPlayer(
-                    random.Random(f"{k}:{s}"),
-                    iterations=4,
-                    learned_value=True,
-                    learned_infer=True,
-                    learned_bid=True,
-                    learned_due=True,
-                )
-                for s in range(n)
-            ]
-            while not state.is_terminal():
-                seat = state.current
-                state.apply(bots[seat].act(state.observation(seat)), seat)
-
-
 def test_due_row_codes_what_the_seat_has_seen() -> None:
     """§3.2-3.4, §6: in due the turned card is seen under the talon, then in the hand of
     whoever drew it; the other seat's card on the table is coded apart; the points of the
@@ -285,21 +259,32 @@ def test_due_row_codes_what_the_seat_has_seen() -> None:
     assert seen_turned > 0
 
 
+def learned_player(level: str, rng: random.Random) -> HardPlayer | NormalPlayer:
+    """`hard` or `normal` with every learned part it has."""
+    if level == "hard":
+        return HardPlayer(
+            rng,
+            iterations=4,
+            learned_value=True,
+            learned_infer=True,
+            learned_bid=True,
+            learned_due=True,
+        )
+    return NormalPlayer(rng, learned_due=True, learned_infer=True, learned_bid=True)
+
+
 @pytest.mark.usefixtures("stand_in_nets")
+@pytest.mark.parametrize("level", ["hard", "normal"])
 @pytest.mark.parametrize("variant", ["due", "chiamata", "chiamata4"])
-def test_normal_with_its_learned_parts_plays_legal_hands(variant: str) -> None:
-    """`normal` with the due network, the inference and the bidding networks plays legal
-    actions to the end of each hand."""
+def test_players_with_their_learned_parts_play_legal_hands(level: str, variant: str) -> None:
+    """Chiamata with five and four players (§7), and due (§3): `hard` and `normal` with
+    every learned part bid, name, and play legal actions to the end of each hand (the engine
+    refuses an illegal one)."""
     options = Options.parse(variant)
     n = options.rules().n_players
-    for k in range(4):
-        state = HandState.deal(options, 12, k, k % n)
-        bots = [
-            NormalPlayer(
-                random.Random(f"{k}:{s}"), learned_due=True, learned_infer=True, learned_bid=True
-            )
-            for s in range(n)
-        ]
+    for k in range(3):
+        state = HandState.deal(options, 11, k, k % n)
+        bots = [learned_player(level, random.Random(f"{k}:{s}")) for s in range(n)]
         while not state.is_terminal():
             seat = state.current
             state.apply(bots[seat].act(state.observation(seat)), seat)
