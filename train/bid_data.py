@@ -26,7 +26,7 @@ from bot.engine import HandState, Options
 from bot.engine.cards import card_id
 from bot.players import bidding
 from bot.players.normal import NormalPlayer
-from train.value_data import chunk_range
+from train.value_data import chunk_range, save_chunk
 
 CALLS = 5
 
@@ -88,9 +88,8 @@ def make_chunk(variant: str, seed: int, chunk: int, deals: int, out: Path) -> No
             called.append(card)
             points.append(play_call(options, deal_seed, k, dealer, seat, card))
             deal.append(k)
-    tmp = out / f"{variant}-{chunk}.tmp.npz"
-    np.savez_compressed(
-        tmp,
+    save_chunk(
+        npz,
         hands=np.array(hands, dtype=np.int8),
         seat=np.array(seats, dtype=np.int8),
         called=np.array(called, dtype=np.int8),
@@ -98,7 +97,6 @@ def make_chunk(variant: str, seed: int, chunk: int, deals: int, out: Path) -> No
         players=np.full(len(points), n, dtype=np.int8),
         deal=np.array(deal, dtype=np.int32),
     )
-    tmp.rename(npz)
     print(
         f"{variant} chunk {chunk}: {deals} deals, {len(points)} calls, "
         f"{time.perf_counter() - t:.0f} s",

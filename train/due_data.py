@@ -22,7 +22,7 @@ import numpy as np
 from bot.engine import HandState, Options
 from bot.players.learned.features import DUE_ROW, canon_map, due_row
 from bot.players.normal import NormalPlayer
-from train.value_data import chunk_range
+from train.value_data import chunk_range, save_chunk
 
 EXPLORE = 0.1
 RECORD = 0.5
@@ -59,15 +59,13 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
         for _, seat in mine:
             points.append(state.taken[seat])
             hand.append(k)
-    tmp = out / f"due-{chunk}.tmp.npz"
-    np.savez_compressed(
-        tmp,
+    save_chunk(
+        npz,
         rows=np.array(rows, dtype=np.uint8).reshape(-1, DUE_ROW),
         action=np.array(action, dtype=np.uint8),
         points=np.array(points, dtype=np.uint8),
         hand=np.array(hand, dtype=np.int32),
     )
-    tmp.rename(npz)
     print(
         f"due chunk {chunk}: {hands} hands, {len(rows)} decisions, {time.perf_counter() - t:.0f} s"
     )

@@ -85,6 +85,31 @@ def export(model: Any, path: Path, meta: dict[str, Any]) -> None:
     np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
 
+def train_and_write(
+    model: Any,
+    n_train: int,
+    batch: Callable[[np.ndarray, bool], tuple[Any, Any]],
+    loss_fn: Callable[[Any, Any], Any],
+    valid: Callable[[], dict[str, float]],
+    args: argparse.Namespace,
+    hidden: list[int],
+    meta: dict[str, Any],
+) -> None:
+    """`train` the model as `args` say, then `export` it to `--out` (default: the shipped
+    weights of `meta["name"]`) with what it was trained on and its held-out losses."""
+    train(model, n_train, batch, loss_fn, valid, args.epochs, args.batch, args.seed)
+    meta = {
+        **meta,
+        "seed": args.seed,
+        "epochs": args.epochs,
+        "hidden": hidden,
+        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
+    }
+    out = args.out or f"bot/players/learned/weights/{meta['name']}.npz"
+    export(model, Path(out), meta)
+    print(f"wrote {out}: {meta}")
+
+
 def train(
     model: Any,
     n_train: int,
@@ -179,19 +204,13 @@ def fit_value(args: argparse.Namespace) -> None:
         f"{-np.mean(vw * np.log(base_p) + (1 - vw) * np.log(1 - base_p)):.4f} (the rate)",
         flush=True,
     )
-    train(model, len(tr["rows"]), batch, loss_fn, valid, args.epochs, args.batch, args.seed)
     meta = {
         "name": "value",
         "inputs": "features.value_inputs",
         "outputs": ["caller side points / 120", "logit of the caller side reaching its target"],
         "positions": len(tr["rows"]),
-        "seed": args.seed,
-        "epochs": args.epochs,
-        "hidden": hidden,
-        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
     }
-    export(model, Path(args.out or "bot/players/learned/weights/value.npz"), meta)
-    print(f"wrote {args.out or 'bot/players/learned/weights/value.npz'}: {meta}")
+    train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
 
 
 def logloss(p: np.ndarray, y: np.ndarray) -> float:
@@ -237,20 +256,13 @@ def fit_bid(args: argparse.Namespace) -> None:
 
     rate = ty[:, at61].mean()
     print(f"baseline logloss at 61 (the rate): {logloss(np.full(len(vy), rate), vy[:, at61]):.4f}")
-    train(model, len(tx), batch, loss_fn, valid, args.epochs, args.batch, args.seed)
     meta = {
         "name": "bid",
         "inputs": "features.bid_inputs",
         "outputs": [f"logit of the caller side's points >= {t}" for t in features.BID_THRESHOLDS],
         "calls": len(tx),
-        "seed": args.seed,
-        "epochs": args.epochs,
-        "hidden": hidden,
-        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
     }
-    out = args.out or "bot/players/learned/weights/bid.npz"
-    export(model, Path(out), meta)
-    print(f"wrote {out}: {meta}")
+    train_and_write(model, len(tx), batch, loss_fn, valid, args, hidden, meta)
 
 
 def fit_infer(args: argparse.Namespace) -> None:
@@ -337,20 +349,13 @@ def fit_infer(args: argparse.Namespace) -> None:
     base = -np.log(share[np.arange(len(own))[:, None], np.clip(own, 0, 4)])[known].mean()
     base_socio = -np.log(share[socio_rows, own[socio_rows, called[socio_rows]]]).mean()
     print(f"baselines (uniform by hand size): card {base:.4f}, socio {base_socio:.4f}", flush=True)
-    train(model, len(tr["rows"]), batch, loss_fn, valid, args.epochs, args.batch, args.seed)
     meta = {
         "name": "infer",
         "inputs": "features.infer_inputs",
         "outputs": "per canonical card 5 logits: its holder by relative seat",
         "positions": len(tr["rows"]),
-        "seed": args.seed,
-        "epochs": args.epochs,
-        "hidden": hidden,
-        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
     }
-    out = args.out or "bot/players/learned/weights/infer.npz"
-    export(model, Path(out), meta)
-    print(f"wrote {out}: {meta}")
+    train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
 
 
 def fit_due(args: argparse.Namespace) -> None:
@@ -398,20 +403,13 @@ def fit_due(args: argparse.Namespace) -> None:
         return {"points_rmse": float(np.sqrt(np.mean((q - vy) ** 2)) * 120)}
 
     print(f"baseline: points rmse {np.std(vy) * 120:.2f} (the mean)", flush=True)
-    train(model, len(tr["rows"]), batch, loss_fn, valid, args.epochs, args.batch, args.seed)
     meta = {
         "name": "due",
         "inputs": "features.due_inputs",
         "outputs": "per canonical card: the seat's card points at the end / 120, playing it",
         "decisions": len(tr["rows"]),
-        "seed": args.seed,
-        "epochs": args.epochs,
-        "hidden": hidden,
-        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
     }
-    out = args.out or "bot/players/learned/weights/due.npz"
-    export(model, Path(out), meta)
-    print(f"wrote {out}: {meta}")
+    train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
 
 
 def main(argv: list[str] | None = None) -> int:

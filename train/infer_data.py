@@ -23,6 +23,7 @@ import numpy as np
 
 from bot.engine import PLAY, HandState, Options
 from bot.players.learned.features import INFER_ROW, applies, canon_map, infer_row
+from train.value_data import save_chunk
 
 LEVELS = ("normal", "hard", "easy", "random", "other")
 
@@ -71,14 +72,12 @@ def make(source: Path, every: int, out_dir: Path) -> None:
                 continue
             replay(record, Options.parse(variant), every, got)
             hands += 1
-    tmp = out_dir / f"{source.stem}.tmp.npz"
-    np.savez_compressed(
-        tmp,
+    save_chunk(
+        target,
         rows=np.array(got["rows"], dtype=np.int16).reshape(-1, INFER_ROW),
         owner=np.array(got["owner"], dtype=np.int8).reshape(-1, 40),
         level=np.array(got["level"], dtype=np.int8),
     )
-    tmp.rename(target)
     print(f"{source}: {hands} hands, {len(got['rows'])} positions, {time.perf_counter() - t:.0f} s")
 
 

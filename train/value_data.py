@@ -100,23 +100,29 @@ def make_chunk(variant: str, seed: int, chunk: int, hands: int, out: Path) -> No
         won.extend([w] * len(r))
         hand.extend([k] * len(r))
         records.append(rec)
-    tmp = out / f"{variant}-{chunk}.tmp.npz"
-    np.savez_compressed(
-        tmp,
+    with open(out / f"{variant}-{chunk}.jsonl", "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec) + "\n")
+    save_chunk(
+        npz,
         rows=np.array(rows, dtype=np.uint8).reshape(-1, VALUE_ROW),
         points=np.array(pts, dtype=np.uint8),
         won=np.array(won, dtype=np.uint8),
         hand=np.array(hand, dtype=np.int32),
     )
-    with open(out / f"{variant}-{chunk}.jsonl", "w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec) + "\n")
-    tmp.rename(npz)
     print(
         f"{variant} chunk {chunk}: {len(records)} hands, {len(rows)} positions, "
         f"{time.perf_counter() - t:.0f} s",
         flush=True,
     )
+
+
+def save_chunk(path: Path, **arrays: np.ndarray) -> None:
+    """`arrays` to `path` (.npz) through a temporary file: a chunk is there whole or not at
+    all, and a run stopped halfway makes it again."""
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
+    tmp.rename(path)
 
 
 def chunk_range(text: str) -> range:
