@@ -4,7 +4,9 @@ A level's modules (`bot/players/...`) are read from git at that commit and impor
 private package name, their imports of one another pointing into it: the baseline plays the
 very code of that day, however the level changes afterwards, with no copy of it kept in the
 tree. The engine they play on is today's (its rules are the specification's and the tests
-pin them). Needs the repository's history (`git show`), as a clone has.
+pin them), as are the modules not listed (the compiled solver, `fastsolve`); and their time
+budgets run on the bench's clock (`bot.players.common.clock`, `bench.strength --clock`),
+like today's players'. Needs the repository's history (`git show`), as a clone has.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import sys
 import types
 from pathlib import Path
 from typing import Any
+
+from bot.players.common import clock
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -47,10 +51,16 @@ def load(commit: str, modules: tuple[str, ...] = MODULES) -> types.ModuleType:
             text=True,
             check=True,
         ).stdout
-        source = source.replace("from bot.players import ", f"from {package} import ")
-        source = source.replace("bot.players.", f"{package}.")
+        for other in modules:
+            source = source.replace(
+                f"from bot.players import {other}\n", f"from {package} import {other}\n"
+            )
+            source = source.replace(f"bot.players.{other} ", f"{package}.{other} ")
+        # its budgets on the bench's clock (`bench.strength --clock`), as today's players'
+        source = source.replace("time.perf_counter()", "_bench_clock()")
         module = types.ModuleType(f"{package}.{name}")
         module.__file__ = f"<{commit[:12]}:bot/players/{name}.py>"
+        module.__dict__["_bench_clock"] = clock
         sys.modules[module.__name__] = module
         exec(compile(source, module.__file__, "exec"), module.__dict__)
         setattr(root, name, module)

@@ -16,7 +16,7 @@ from typing import cast
 
 from bot.engine.observation import Observation
 from bot.engine.state import HandState, World
-from bot.players.hard import HardPlayer
+from bot.players.hard import FAST_MAX_NODES, SOLVE_TRICKS, HardPlayer
 from bot.players.knowledge import Knowledge
 
 # `hardsocio`: samples drawn to find one that gives the called card to the real socio
@@ -62,12 +62,20 @@ class _Seeing:
 
 class Seer(HardPlayer):
     """`hard` whose card-play search sees the real deal (`socio_only`: only who the socio
-    is); `state` is set by the bench before each move."""
+    is); `state` is set by the bench before each move. `solve_tricks` and `fast_nodes` as
+    `HardPlayer`'s (the diagnostic's seers that think longer, `bench.diagnose`)."""
 
     def __init__(
-        self, rng: random.Random, budget: float, iterations: int | None, socio_only: bool
+        self,
+        rng: random.Random,
+        budget: float,
+        iterations: int | None,
+        socio_only: bool,
+        *,
+        solve_tricks: int = SOLVE_TRICKS,
+        fast_nodes: int = FAST_MAX_NODES,
     ) -> None:
-        super().__init__(rng, budget, iterations)
+        super().__init__(rng, budget, iterations, solve_tricks=solve_tricks, fast_nodes=fast_nodes)
         self.socio_only = socio_only
         self.state: HandState | None = None
 

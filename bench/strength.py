@@ -2,6 +2,7 @@
 
     python -m bench.strength [--deals N] [--variants due,quattro,chiamata]
         [--matchups hard-normal,normal-easy,normal-random] [--budget 0.2] [--workers 2]
+        [--json FILE] [--record FILE]
 
 Each deal k (from --seed, dealt exactly as `python -m bot simulate` deals hand k) is played
 twice, the second time with the two levels' seats swapped, so the luck of the deal cancels.
@@ -15,7 +16,9 @@ Per matchup it prints the mean card-point difference per game from A's side with
 confidence interval over the paired deals (two sides: A's side minus B's side; chiamata:
 points per A seat minus points per B seat), A's win rate (games its side won; chiamata:
 seat-hands on the winning side), the decision time p50/p95 per level (decisions with more
-than one legal action), and for chiamata the mean §7.12 score per seat-hand, the caller's
+than one legal action; `--clock cpu`, the default, measures them and `hard`'s budget on the
+process's CPU time, so that other work on the machine does not weaken the search measured;
+`--clock wall` on wall time), and for chiamata the mean §7.12 score per seat-hand, the caller's
 success rate and how often each level wins the auction (per seat it holds).
 
 Besides the bot's levels, the bench knows baselines (`BASELINES`) to measure a change to a
@@ -28,7 +31,9 @@ spends per seat-hand (printed per level) and the strength it keeps; `normal1126`
 before its chiamata auction thresholds went by table (issue 17 §5), e.g. `--variants
 chiamata,chiamata4 --matchups normal-normal1126`; `hard1127` is `hard` before it solved a
 chiamata hand's last four tricks exactly (it had solved the last two), e.g. `--variants
-chiamata4 --matchups hard-hard1127`. Two cheat, to measure a ceiling
+chiamata4 --matchups hard-hard1127`; `normal41` and `hard41` are the two levels as they were
+when issue 41 began, before their learned parts, e.g. `--variants due --matchups
+normal-normal41`. Two cheat, to measure a ceiling
 (`bench/seers.py`): `hardseer` is `hard` whose card play sees every hand, `hardsocio` `hard`
 that knows who the socio is, e.g. `--variants chiamata --matchups hardseer-normal`.
 """
@@ -48,11 +53,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import frozen, seers
-from bot.engine import HandState, Options, first_dealer
+from bench import diagnose, frozen, partnerplay, seers
+from bot.engine import PLAY, HandState, Options, first_dealer
 from bot.engine.options import OptionsError
 from bot.engine.tricks import trick_winner
 from bot.players import Player, make_player
+from bot.players.common import clock, use_clock
 from bot.players.normal import NormalPlayer
 
 # The commit whose `normal` is the baseline of issue 17 (the player as it was on 2026-11-25,
@@ -66,6 +72,9 @@ HARD_1126 = "d0fb7ad3f43c76727cf13a323a0639c9bae2c922"
 HARD_1127 = "79604fc3b473ff6f149e6b407020286aa5268d6f"
 # `normal` before its chiamata auction thresholds went by table (issue 17 §5): `normal1126`
 NORMAL_1126 = "97c55512ad48e7add1bc71b9a774d88ec2ed6490"
+# the players as they were when issue 41 began (before their learned parts): `normal41`,
+# `hard41`
+ISSUE_41 = "7ccd8aac34530f4083cc4b2f93f9e4b73eb424d3"
 
 # Bench-only players: a level as it was before a change, to measure the change against
 # (made from an rng, the hard player's budget and its fixed iterations).
@@ -78,8 +87,11 @@ BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
     ),
     "hard1126": lambda rng, budget, iterations: frozen.hard_at(HARD_1126, rng, budget, iterations),
     "hard1127": lambda rng, budget, iterations: frozen.hard_at(HARD_1127, rng, budget, iterations),
+    "normal41": lambda rng, budget, iterations: frozen.normal_at(ISSUE_41, rng),
+    "hard41": lambda rng, budget, iterations: frozen.hard_at(ISSUE_41, rng, budget, iterations),
     "hardseer": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, False),
     "hardsocio": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, True),
+    **diagnose.PLAYERS,
 }
 
 
@@ -107,7 +119,13 @@ class DealResult:
     caller_wins: dict[str, int] = field(default_factory=dict)
     hands: int = 0
     score_diff: float = 0.0  # §7.12 score per A seat-hand minus per B seat-hand, both games
-    play: dict[str, int] = field(default_factory=dict)  # `chiamata_play` counts, "lv:what"
+    # counts, "lv:what": `chiamata_play`'s, and every variant's `partnerplay`
+    play: dict[str, int] = field(default_factory=dict)
+
+    hands_played: list[dict[str, Any]] = field(default_factory=list)  # `record_hand`'s
+
+    def add(self, key: str, n: int = 1) -> None:
+        self.play[key] = self.play.get(key, 0) + n
 
 
 def table_options(variant: str) -> Options:
@@ -160,16 +178,20 @@ def play_deal(
         while not state.is_terminal():
             seat = state.current
             obs = state.observation(seat)
-            t0 = time.perf_counter()
+            t0 = clock()
             bot = bots[seat]
             if isinstance(bot, seers.Seer):
                 bot.state = state  # a bench-only player that sees the real deal
             action = bot.act(obs)
-            dt = time.perf_counter() - t0
+            dt = clock() - t0
             if len(obs.legal) > 1:
                 out.times[levels[seat]].append(dt)
+            if state.phase == PLAY:
+                for what in partnerplay.card_events(obs, action):
+                    out.add(f"{levels[seat]}:{what}")
             state.apply(action, seat)
         res = state.result()
+        out.hands_played.append(record_hand(variant, seed, k, dealer, levels, state))
         for lv in levels:
             out.seat_hands[lv] = out.seat_hands.get(lv, 0) + 1
         a_seats = [s for s in range(n) if levels[s] == a]
@@ -191,11 +213,13 @@ def play_deal(
                 - sum(res.deltas[s] for s in b_seats) / len(b_seats)
             )
             for key, v in chiamata_play(state, levels).items():
-                out.play[key] = out.play.get(key, 0) + v
+                out.add(key, v)
+            for seat, what in partnerplay.hand_events(state, seed, k):
+                out.add(f"{levels[seat]}:{what}")
             for s in range(n):  # §7.12 scores by role ("role_..": apart from the counts above)
                 role = _role(s, state.caller, state.partner)
                 for key, v in ((f"role_{role}", 1), (f"role_{role}_score", res.deltas[s])):
-                    out.play[f"{levels[s]}:{key}"] = out.play.get(f"{levels[s]}:{key}", 0) + v
+                    out.add(f"{levels[s]}:{key}", v)
             lv = levels[state.caller]
             out.hands += 1
             out.callers[lv] = out.callers.get(lv, 0) + 1
@@ -209,6 +233,22 @@ def play_deal(
     out.diff = sum(diffs) / len(diffs)
     out.score_diff = sum(score_diffs) / 2  # a redeal counts as 0
     return out
+
+
+def record_hand(
+    variant: str, seed: int, k: int, dealer: int, levels: list[str], state: HandState
+) -> dict[str, Any]:
+    """One finished hand as `--record` writes it: enough to replay it through the engine
+    (`HandState.deal(table_options(variant), seed, k, dealer)`, then the actions), and the
+    level in each seat (training data for the learned parts, `train/`)."""
+    return {
+        "variant": variant,
+        "seed": seed,
+        "k": k,
+        "dealer": dealer,
+        "levels": levels,
+        "actions": [list(a) for a in state.actions],
+    }
 
 
 def _role(seat: int, caller: int, partner: int) -> str:
@@ -296,7 +336,11 @@ def _task(args: tuple[str, str, str, int, int, float, int | None]) -> DealResult
     return play_deal(*args)
 
 
-def _pin_worker(cores: list[int]) -> None:
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def _pin_worker(cores: list[int], clock_name: str) -> None:
+    use_clock(CLOCKS[clock_name])
     if hasattr(os, "sched_setaffinity") and cores:
         ident = mp.current_process()._identity
         idx = (ident[0] - 1) % len(cores) if ident else 0
@@ -319,13 +363,19 @@ def run_matchup(
     budget: float,
     workers: int,
     iterations: int | None,
+    record: str | None = None,
+    clock_name: str = "cpu",
 ) -> dict[str, Any]:
+    """One matchup's paired deals and their summary. `clock_name`: what `hard`'s budget and
+    the decision times are measured on: "cpu", the process's CPU time (on a machine shared
+    with other work, what the search got), or "wall" (a move's delay at the table)."""
+    use_clock(CLOCKS[clock_name])
     tasks = [(variant, a, b, seed, k, budget, iterations) for k in range(deals)]
     results: list[DealResult] = []
     started = time.perf_counter()
     if workers > 1:
         cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        with mp.get_context("fork").Pool(workers, _pin_worker, (cores,)) as pool:
+        with mp.get_context("fork").Pool(workers, _pin_worker, (cores, clock_name)) as pool:
             for i, r in enumerate(pool.imap_unordered(_task, tasks, chunksize=1)):
                 results.append(r)
                 _progress(variant, a, b, i + 1, deals, started)
@@ -334,6 +384,11 @@ def run_matchup(
             results.append(_task(t))
             _progress(variant, a, b, i + 1, deals, started)
     print(file=sys.stderr)
+    if record:
+        with open(record, "a", encoding="utf-8") as fh:
+            for r in results:
+                for hand in r.hands_played:
+                    fh.write(json.dumps(hand) + "\n")
     diffs = [r.diff for r in results]
     mean = statistics.fmean(diffs)
     sd = statistics.stdev(diffs) if len(diffs) > 1 else 0.0
@@ -354,6 +409,7 @@ def run_matchup(
         "seed": seed,
         "budget": budget,
         "iterations": iterations,
+        "clock": clock_name,
         "mean_diff": round(mean, 2),
         "ci95": [round(mean - half, 2), round(mean + half, 2)],
         "win_rate": round(sum(r.a_wins for r in results) / games, 4) if games else None,
@@ -370,6 +426,11 @@ def run_matchup(
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
+    play: dict[str, int] = {}
+    for r in results:
+        for key, v in r.play.items():
+            play[key] = play.get(key, 0) + v
+    summary["partner"] = {lv: partner_counts(play, lv, seat_hands[lv]) for lv in (a, b)}
     rules = table_options(variant).rules()
     if rules.chiamata:
         hands = sum(r.hands for r in results)
@@ -382,10 +443,6 @@ def run_matchup(
         sdiffs = [r.score_diff for r in results]
         smean = statistics.fmean(sdiffs)
         shalf = 1.96 * statistics.stdev(sdiffs) / math.sqrt(len(sdiffs)) if deals > 1 else 0.0
-        play: dict[str, int] = {}
-        for r in results:
-            for key, v in r.play.items():
-                play[key] = play.get(key, 0) + v
 
         def per(lv: str, what: str, of: str) -> float | None:
             total = play.get(f"{lv}:{of}", 0)
@@ -452,6 +509,59 @@ def run_matchup(
     return summary
 
 
+PARTNER_COUNTS = (
+    "friend_safe",
+    "load_chances",
+    "loads",
+    "needless_trumps",
+    "def_leads",
+    "def_trump_leads",
+    "calls",
+    "hopeless_calls",
+)
+
+
+def partner_counts(play: dict[str, int], lv: str, seat_hands: int) -> dict[str, Any]:
+    """A level's `partnerplay` counts and their rates: loads per chance, needless trumps per
+    100 safe partner tricks, defenders' briscola leads per defender lead, hopeless calls per
+    call and per 100 seat-hands."""
+    n = {what: play.get(f"{lv}:{what}", 0) for what in PARTNER_COUNTS}
+
+    def rate(x: str, of: str, scale: float = 1.0) -> float | None:
+        return round(scale * n[x] / n[of], 4) if n[of] else None
+
+    return {
+        **n,
+        "seat_hands": seat_hands,
+        "load_rate": rate("loads", "load_chances"),
+        "needless_trumps_per_100": rate("needless_trumps", "friend_safe", 100.0),
+        "def_trump_lead_rate": rate("def_trump_leads", "def_leads"),
+        "hopeless_rate": rate("hopeless_calls", "calls"),
+        "hopeless_per_100_seat_hands": round(100 * n["hopeless_calls"] / max(1, seat_hands), 3),
+    }
+
+
+def render_partner(s: dict[str, Any]) -> str:
+    """One line: each level's partner-play counts (`partner_counts`)."""
+    parts = []
+    for lv, p in s["partner"].items():
+        part = (
+            f"{lv}: loads {p['loads']}/{p['load_chances']} ({_pct(p['load_rate'])}), needless "
+            f"trumps {p['needless_trumps']} ({_num(p['needless_trumps_per_100'])}/100 safe)"
+        )
+        if p["def_leads"]:
+            part += (
+                f", defenders' briscola leads {p['def_trump_leads']}/{p['def_leads']} "
+                f"({_pct(p['def_trump_lead_rate'])})"
+            )
+        if p["calls"]:
+            part += (
+                f", hopeless calls {p['hopeless_calls']}/{p['calls']} ({_pct(p['hopeless_rate'])})"
+            )
+        parts.append(part)
+    return f"{'':9} {'':14} partner play  " + "  ".join(parts)
+
+
 def _progress(variant: str, a: str, b: str, done: int, total: int, started: float) -> None:
     el = time.perf_counter() - started
     eta = el / done * (total - done)
@@ -476,6 +586,8 @@ def render(s: dict[str, Any]) -> str:
         )
         + f"  ({s['seconds']:.0f}s)"
     ]
+    if "partner" in s:
+        lines.append(render_partner(s))
     c = s.get("chiamata")
     if c:
         succ = ", ".join(
@@ -538,6 +650,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--json", metavar="FILE", help="append the summaries as JSON lines")
+    p.add_argument("--record", metavar="FILE", help="append every hand played (JSON lines)")
+    p.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="hard's budget and the times on CPU time (default) or wall time",
+    )
     args = p.parse_args(argv)
     summaries = []
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -553,7 +672,16 @@ def main(argv: list[str] | None = None) -> int:
             a, _, b = m.partition("-")
             deals = args.deals or DEFAULT_DEALS.get(variant, 200)
             s = run_matchup(
-                variant, a, b, deals, args.seed, args.budget, args.workers, args.iterations
+                variant,
+                a,
+                b,
+                deals,
+                args.seed,
+                args.budget,
+                args.workers,
+                args.iterations,
+                args.record,
+                args.clock,
             )
             summaries.append(s)
             print(render(s), flush=True)

@@ -198,13 +198,13 @@ class CountingBidder(HardBidder):
         super().__init__(rng, deadline, iterations)
         self.samples: list[int] = []
 
-    def _evaluate(
+    def _sample(
         self,
         obs: Observation,
         cands: list[int],
-        settled: Callable[[dict[int, list[int]]], bool] | None = None,
+        settled: Callable[[dict[int, hard_bidding.Outcomes]], bool] | None = None,
     ) -> dict[int, list[int]]:
-        out = super()._evaluate(obs, cands, settled)
+        out = super()._sample(obs, cands, settled)
         self.samples.append(min(len(v) for v in out.values()))
         return out
 
@@ -241,16 +241,16 @@ def test_auction_reuses_its_deals_across_decisions(monkeypatch: pytest.MonkeyPat
     obs = state.observation(seat)
     asso, tre = card_id(1, 2), card_id(3, 2)  # spade Asso, spade Tre: with a socio
     deals = hard_bidding.Deals(hard_bidding.Deals.key_of(obs))
-    first = HardBidder(random.Random(3), math.inf, None, deals)._evaluate(obs, [asso])
+    first = HardBidder(random.Random(3), math.inf, None, deals)._sample(obs, [asso])
     n = len(first[asso])
     assert rollouts[0] == n and len(deals.seeds) == n
     rollouts[0] = 0
-    again = HardBidder(random.Random(4), math.inf, None, deals)._evaluate(obs, [asso, tre])
+    again = HardBidder(random.Random(4), math.inf, None, deals)._sample(obs, [asso, tre])
     assert again[asso][:n] == first[asso]  # the same outcomes, not rolled out again
     assert len(again[tre]) == len(again[asso]) >= n
     assert rollouts[0] == len(again[tre]) + len(again[asso]) - n
     # the new call on the stored deals is what a fresh evaluation of both would give
-    fresh = HardBidder(random.Random(3), math.inf, len(again[tre]))._evaluate(obs, [asso, tre])
+    fresh = HardBidder(random.Random(3), math.inf, len(again[tre]))._sample(obs, [asso, tre])
     assert fresh[tre][:n] == again[tre][:n]
     # a process keeps each hand's deals for its later decisions, and only that hand's
     assert hard_bidding.recent_deals(obs) is hard_bidding.recent_deals(obs)

@@ -1,11 +1,29 @@
-"""Small decisions every level above `easy` shares: signals (§5.3) and blind play (§6.2)."""
+"""Small decisions every level above `easy` shares: signals (§5.3) and blind play (§6.2); the
+clock of the players' time budgets."""
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 
 from bot.engine import actions as A
 from bot.engine.observation import Observation
+
+# The clock `hard`'s budgets are measured on: wall time, a move's real delay at the table. A
+# bench may count the process's CPU time instead (`bench.strength --clock cpu`), so that on a
+# machine shared with other work the search gets the thinking it is measured at.
+_clock: list[Callable[[], float]] = [time.perf_counter]
+
+
+def clock() -> float:
+    """Now, on the clock the players' time budgets are measured on (`use_clock`)."""
+    return _clock[0]()
+
+
+def use_clock(fn: Callable[[], float]) -> None:
+    """Measure the players' time budgets on `fn` from now on (in this process)."""
+    _clock[0] = fn
 
 
 def signal_to_send(obs: Observation) -> int | None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 import random
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,8 +33,13 @@ from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.state import HandState, World
 from bot.players import bidding
+from bot.players.common import clock
+from bot.players.learned import bid as bid_net
+from bot.players.learned.bid import Chances
 from bot.players.search import rollout
 
+# a candidate call's outcomes: the caller side's points over sampled deals, or the network's
+Outcomes = list[int] | Chances
 CARICHI_CARD = -1  # candidate marker for a carichi call (§7.8), as `HandState.assume_call` takes it
 MIN_SAMPLES = 6
 MAX_SAMPLES = 400
@@ -107,11 +111,16 @@ class HardBidder:
         deadline: float,
         iterations: int | None,
         deals: Deals | None = None,
+        *,
+        learned: bool = False,
+        shift: float = 0.0,
     ) -> None:
         self._rng = rng
         self._deadline = deadline
         self._samples = iterations
         self._deals = deals  # kept by the player across one hand's decisions
+        self._learned = learned  # the bidding network's chances instead of rollouts
+        self._shift = shift  # ... its logits moved by this much (the caller's play)
 
     # ------------------------------------------------------------------ decisions
 
@@ -131,7 +140,7 @@ class HardBidder:
                 twos = [card_id(2, s) for s in range(4)]
             p = point_bids[0]
 
-            def points_clear(res: dict[int, list[int]]) -> bool:
+            def points_clear(res: dict[int, Outcomes]) -> bool:
                 bounds = [_bounds(obs, c, pts, p) for c, pts in res.items()]
                 return any(lo > CALL_MARGIN for lo, _ in bounds) or all(
                     hi < CALL_MARGIN for _, hi in bounds
@@ -144,7 +153,18 @@ class HardBidder:
         ranks = [n for n in deck.auction_ranks() if A.CALL_RANK + n in legal]
         cands: list[int] = []
         rank_of: dict[int, int] = {}
-        for n in ranks:
+        if self._uses_network(obs):
+            # every rank open, each in the suit the network rates best (not a card held)
+            cards = [card_id(n, s) for n in ranks for s in range(4)]
+            cards = [c for c in cards if c not in obs.hand]
+            chances = bid_net.chances(obs, cards, self._shift)
+            for n in ranks:
+                mine = [c for c in cards if deck.number[c] == n]
+                if mine:
+                    c = max(mine, key=lambda x: chances[x].at(61))
+                    cands.append(c)
+                    rank_of[c] = n
+        for n in ranks if not cands else ():
             s, margin, _ = bidding.best_call(obs, n, PRUNE_STYLE)
             if margin < -14.0:
                 continue
@@ -172,7 +192,7 @@ class HardBidder:
         target = 61
         calls = [c for c in cands if c != CARICHI_CARD]
 
-        def rank_clear(res: dict[int, list[int]]) -> bool:
+        def rank_clear(res: dict[int, Outcomes]) -> bool:
             if solo >= 0:  # alone clearly better or clearly worse than the best other call
                 lo, hi = _bounds(obs, solo, res[solo], target)
                 rival = max([_expected(obs, c, res[c], target) for c in calls] + [CALL_MARGIN])
@@ -235,16 +255,30 @@ class HardBidder:
 
     # ------------------------------------------------------------------ Monte Carlo
 
+    def _uses_network(self, obs: Observation) -> bool:
+        return self._learned and bid_net.available(obs)
+
     def _evaluate(
         self,
         obs: Observation,
         cands: list[int],
-        settled: Callable[[dict[int, list[int]]], bool] | None = None,
-    ) -> dict[int, list[int]]:
+        settled: Callable[[dict[int, Outcomes]], bool] | None = None,
+    ) -> dict[int, Outcomes]:
         """The caller side's card points per candidate call over deals of the unseen cards
         (the same deals for every candidate), until the budget is spent, `iterations` deals
         are done, or `settled` says the decision is clear (never with fixed iterations).
-        Deals and outcomes already in `Deals` from earlier decisions are reused for free."""
+        Deals and outcomes already in `Deals` from earlier decisions are reused for free.
+        With the bidding network (`learned`, no carichi among the candidates): its chances."""
+        if self._uses_network(obs) and CARICHI_CARD not in cands:
+            return dict(bid_net.chances(obs, cands, self._shift))
+        return dict(self._sample(obs, cands, settled))
+
+    def _sample(
+        self,
+        obs: Observation,
+        cands: list[int],
+        settled: Callable[[dict[int, Outcomes]], bool] | None = None,
+    ) -> dict[int, list[int]]:
         rules = obs.rules
         n = rules.n_players
         me = obs.seat
@@ -287,7 +321,7 @@ class HardBidder:
                     deals.points[c].append(taken[me] + (taken[partner] if partner != me else 0))
             i += 1
             if todo and self._samples is None and i >= MIN_SAMPLES:  # (reused: no cost)
-                if time.perf_counter() >= self._deadline:
+                if clock() >= self._deadline:
                     break
                 if (
                     settled is not None
@@ -299,19 +333,21 @@ class HardBidder:
         return {c: deals.points[c][:i] for c in cands}
 
 
-def _bounds(obs: Observation, card: int, pts: list[int], target: int) -> tuple[float, float]:
-    """`_expected` give or take `SETTLE_Z` standard errors."""
+def _bounds(obs: Observation, card: int, pts: Outcomes, target: int) -> tuple[float, float]:
+    """`_expected` give or take `SETTLE_Z` standard errors (none for the network's)."""
     e = _expected(obs, card, pts, target)
+    if isinstance(pts, Chances):
+        return e, e
     p = sum(1 for x in pts if x >= target) / len(pts)  # the sampled rate (its error)
     se = math.sqrt(max(p * (1.0 - p), 0.25 / len(pts)) / len(pts))
     half = SETTLE_Z * 2.0 * _gain(obs, card) * se
     return e - half, e + half
 
 
-def _best_clear(obs: Observation, target: int) -> Callable[[dict[int, list[int]]], bool]:
+def _best_clear(obs: Observation, target: int) -> Callable[[dict[int, Outcomes]], bool]:
     """Settled when the best call's lower bound is above every other's upper bound."""
 
-    def clear(res: dict[int, list[int]]) -> bool:
+    def clear(res: dict[int, Outcomes]) -> bool:
         bounds = {c: _bounds(obs, c, pts, target) for c, pts in res.items()}
         best = max(res, key=lambda c: _expected(obs, c, res[c], target))
         return all(bounds[best][0] > hi for c, (_, hi) in bounds.items() if c != best)
@@ -319,8 +355,13 @@ def _best_clear(obs: Observation, target: int) -> Callable[[dict[int, list[int]]
     return clear
 
 
-def _expected(obs: Observation, card: int, pts: list[int], target: int) -> float:
+def _expected(obs: Observation, card: int, pts: Outcomes, target: int) -> float:
     """The caller's expected score (§7.12) calling `card` at `target`, cappotto aside."""
+    if isinstance(pts, Chances):
+        p = pts.at(target)
+        if card in obs.hand and _contested(obs):  # strong hands the network knows nothing of
+            p = max(0.0, p - (ALONE_BIAS_CONTESTED - ALONE_BIAS))
+        return _gain(obs, card) * (2 * p - 1)
     if not pts:
         return -math.inf
     p = sum(1 for x in pts if x >= target) / len(pts)

@@ -31,6 +31,7 @@ from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.state import World
 from bot.engine.tricks import trick_winner
+from bot.players.learned import infer
 
 TALON = -2
 REMOVED = -3
@@ -97,9 +98,11 @@ class Knowledge:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def of(cls, obs: Observation, *, counting: bool = True) -> Knowledge:
+    def of(cls, obs: Observation, *, counting: bool = True, learned: bool = False) -> Knowledge:
         """`counting=False` forgets the played cards (a careless player): they count as unseen
-        for estimates; never use such a Knowledge to sample worlds."""
+        for estimates; never use such a Knowledge to sample worlds. `learned`: in chiamata,
+        who holds what comes from the inference network (`learned.infer`) where it applies,
+        instead of the hand-fitted weights."""
         rules = obs.rules
         deck = rules.deck
         n = rules.n_players
@@ -174,12 +177,12 @@ class Knowledge:
             removed_hidden=removed_hidden,
             unseen=unseen,
         )
-        know._constraints()
+        know._constraints(learned)
         if not counting:
             know.unseen = sorted(set(unseen) | (played - on_table))
         return know
 
-    def _constraints(self) -> None:
+    def _constraints(self, learned: bool = False) -> None:
         obs = self.obs
         rules = obs.rules
         deck = rules.deck
@@ -194,7 +197,10 @@ class Knowledge:
         self.suspicion = [0.0] * n
         called = obs.called_card
         if rules.chiamata and obs.caller >= 0 and not obs.carichi:
-            self._chiamata_weights(called)
+            if learned and infer.available(obs):
+                self._learned_weights(called)
+            else:
+                self._chiamata_weights(called)
 
     def _void_caps(self) -> None:
         """§8.2: not following the led suit shows a void then; every card drawn since may be
@@ -232,6 +238,29 @@ class Knowledge:
             for seat, c in obs.trick:
                 note(seat, led, c)
         self.caps = {k: v for k, v in caps.items() if k[0] != self.seat}
+
+    def _learned_weights(self, called: int) -> None:
+        """Chiamata, from the inference network: each unseen card's chance to be in each
+        hand, as the soft weight that makes `sample_world` place it so (a place is drawn in
+        proportion to its free room times the weight); the socio's likelihood is the called
+        card's (`suspicion`, log-odds against the other candidates)."""
+        holders = infer.holders(self.obs)
+        hidden = {s: self.hidden[s] for s in range(self.n) if s != self.seat and self.hidden[s]}
+        room = sum(hidden.values())
+        for c in self.unseen:
+            for s, p in holders.get(c, {}).items():
+                if s in hidden:
+                    self.weight[(s, c)] = max(p, 1e-4) * room / hidden[s]
+        if called >= 0 and called in holders and self.obs.partner < 0:
+            forbid = self.forbid.setdefault(called, set())
+            forbid.add(TALON)
+            forbid.add(REMOVED)
+            chance = holders[called]
+            for s in range(self.n):
+                if s not in (self.seat, self.obs.caller) and s in chance:
+                    self.suspicion[s] = max(
+                        -SUSPICION_CAP, min(SUSPICION_CAP, math.log(max(chance[s], 1e-4) * 4))
+                    )
 
     def _chiamata_weights(self, called: int) -> None:
         obs = self.obs

@@ -16,8 +16,11 @@ from bot.engine.observation import Observation
 from bot.engine.state import HandState
 from bot.players import bidding
 from bot.players.common import card_actions, obvious_move
+from bot.players.hard_bidding import HardBidder
 from bot.players.heuristics import Style, score_cards
 from bot.players.knowledge import Knowledge
+from bot.players.learned import bid as bid_net
+from bot.players.learned import due as due_net
 from bot.players.search import Solver, SolverLimit, sides_of
 
 # The exact endgame (`endgame`): two players, the last cards known or nearly (at most this
@@ -37,16 +40,29 @@ class NormalPlayer:
         bid: bidding.BidStyle | None = None,  # None: by table (`bidding.style_for`)
         *,
         exact_endgame: bool = True,
+        learned_due: bool = False,
+        learned_infer: bool = False,
+        learned_bid: bool = False,
     ) -> None:
         self._rng = rng
         self._style = style
         self._bid = bid
         self._exact_endgame = exact_endgame
+        self._learned_due = learned_due  # due: the due network's card (`learned.due`)
+        self._learned_infer = learned_infer  # chiamata: the socio read by the network
+        self._learned_bid = learned_bid  # chiamata: the bidding network's auction
 
     def act(self, obs: Observation) -> int:
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
+        if obs.phase != "play" and self._learned_bid and bid_net.available(obs):
+            bidder = HardBidder(self._rng, 0.0, 0, learned=True)
+            if obs.phase == "auction":
+                return bidder.bid(obs)
+            if obs.phase == "name_suit":
+                return A.NAME_SUIT + bidder.name_suit(obs)
+            return A.CALL_CARD + bidder.call_card(obs)
         if obs.phase == "auction":
             return bidding.normal_bid(obs, self._bid)
         if obs.phase == "name_suit":
@@ -63,7 +79,11 @@ class NormalPlayer:
         move = obvious_move(obs, self._rng)
         if move is not None:
             return move
-        scores = score_cards(obs, know or Knowledge.of(obs), cards, self._style)
+        know = know or Knowledge.of(obs, learned=self._learned_infer)
+        scores = score_cards(obs, know, cards, self._style)
+        if self._learned_due and due_net.available(obs):
+            values = due_net.card_values(obs, cards)
+            return max(cards, key=lambda c: (values[c], scores[c], -c))
         return max(cards, key=lambda c: (scores[c], -c))
 
 

@@ -1,6 +1,7 @@
 """Helpers of the computer players' tests: the exact card points of a position by plain minimax
-on the engine (`brute_force`, independent of the players' solver) and a strong and a weak
-auction hand (`auction_obs`, `STRONG`, `WEAK`)."""
+on the engine (`brute_force`, independent of the players' solver), a strong and a weak
+auction hand (`auction_obs`, `STRONG`, `WEAK`) and a chiamata hand dealt by hand
+(`chiamata_state`)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,23 @@ def auction_obs(hand: list[str], variant: str = "chiamata") -> tuple[HandState, 
             rest = rest[size:]
     state.hands = hands
     return state, seat
+
+
+def chiamata_state(hands: dict[int, list[str]], caller: int, called: str, dealer: int) -> HandState:
+    """A five-player chiamata hand with these hands (by seat, given as card notation, the
+    rest dealt in card order), `caller` calling `called` at 61 (§7.5), the play about to
+    start (§7.10: the seat after `dealer` leads)."""
+    options = Options.parse("chiamata")
+    deck = options.rules().deck
+    state = HandState.deal(options, 0, 0, dealer)
+    fixed = {s: [deck.card(x) for x in cards] for s, cards in hands.items()}
+    used = {c for cards in fixed.values() for c in cards}
+    rest = iter(c for c in range(40) if c not in used)
+    state.hands = [
+        fixed.get(s, []) + [next(rest) for _ in range(8 - len(fixed.get(s, [])))] for s in range(5)
+    ]
+    state.assume_call(caller, deck.card(called), 61)
+    return state
 
 
 STRONG = ["1D", "3D", "10D", "9D", "8D", "1C", "1S", "3S"]

@@ -1,0 +1,290 @@
+"""The learned parts of the computer players (issue 41): the shipped networks compute what a
+plain reference computes, are read lazily (the bot starts without numpy, torch or the
+weights), and see positions as the rules place the cards."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+from collections import Counter
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from bot.engine import PLAY, HandState, Options
+from bot.players import make_player
+from bot.players.hard import HardPlayer
+from bot.players.knowledge import Knowledge
+from bot.players.learned import features, infer, nets
+from bot.players.normal import NormalPlayer
+from tests.support.players import chiamata_state
+
+INPUTS = {
+    "value": features.VALUE_INPUTS,
+    "bid": features.BID_INPUTS,
+    "infer": features.INFER_INPUTS,
+    "due": features.DUE_INPUTS,
+}
+OUTPUTS = {"value": 2, "bid": len(features.BID_THRESHOLDS), "infer": 40 * 5, "due": 40}
+# the networks shipped: only those that measured better than the players without them
+WEIGHTS = resources.files("bot.players.learned") / "weights"
+SHIPPED = sorted(
+    f.name.removesuffix(".npz")
+    for f in (WEIGHTS.iterdir() if WEIGHTS.is_dir() else ())
+    if f.name.endswith(".npz")
+)
+
+
+def stand_in(name: str, rng: np.random.Generator) -> nets.Net:
+    """A small random network of `name`'s shape."""
+    k = OUTPUTS[name]
+    w0 = rng.normal(0.0, 0.3, (INPUTS[name], 16)).astype(np.float32)
+    w1 = rng.normal(0.0, 0.3, (16, k)).astype(np.float32)
+    b0 = rng.normal(0.0, 0.1, 16).astype(np.float32)
+    b1 = rng.normal(0.0, 0.1, k).astype(np.float32)
+    return nets.Net([(w0, b0), (w1, b1)], {"version": features.VERSION})
+
+
+@pytest.fixture
+def stand_in_nets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every network, shipped or not, as a small random one of its shape: the players' use
+    of a network is tested apart from what the shipped weights learned."""
+    rng = np.random.default_rng(41)
+    for name in OUTPUTS:
+        monkeypatch.setitem(nets._nets, name, stand_in(name, rng))
+
+
+def reference(net: nets.Net, x: list[float]) -> list[float]:
+    """The network's answer for one input, in plain Python floats from its weights."""
+    last = len(net.layers) - 1
+    for i, (w_, b_) in enumerate(net.layers):
+        w = w_.astype(float).tolist()
+        b = b_.astype(float).tolist()
+        x = [sum(x[j] * w[j][k] for j in range(len(x))) + b[k] for k in range(len(b))]
+        if i < last:
+            x = [max(0.0, v) for v in x]
+    return x
+
+
+def test_the_shipped_networks_are_known_parts() -> None:
+    assert set(SHIPPED) <= set(INPUTS)
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_each_network_computes_what_the_reference_computes(name: str) -> None:
+    """The numpy forward pass of each network (float32) gives the answer of a plain
+    reference on the same weights, for random inputs of its width: the shipped weights
+    (trained on today's inputs, `features.VERSION`, and small), or a stand-in's for a
+    network not shipped (`nets.get` has none)."""
+    net = nets.get(name)
+    if name in SHIPPED:
+        assert net is not None, f"{name}.npz was trained on other inputs"
+        assert net.meta["version"] == features.VERSION
+        with (WEIGHTS / f"{name}.npz").open("rb") as fh:
+            assert len(fh.read()) < 1_500_000
+    else:
+        assert net is None
+        net = stand_in(name, np.random.default_rng(5))
+    assert net.inputs == INPUTS[name]
+    rng = np.random.default_rng(7)
+    x = (rng.random((3, net.inputs)) < 0.15).astype(np.float32) * rng.random((3, net.inputs))
+    got = net(x.astype(np.float32))
+    assert got.shape == (3, OUTPUTS[name])
+    for row, out in zip(x, got, strict=True):
+        want = reference(net, [float(v) for v in row])
+        assert out.tolist() == pytest.approx(want, rel=1e-3, abs=1e-3)
+
+
+def test_the_bot_starts_without_torch_numpy_or_the_weights() -> None:
+    """Importing what `python -m bot` runs, and the players and their workers' module, reads
+    no network and imports neither torch nor numpy (the weights load on first use)."""
+    code = (
+        "import sys, bot.__main__, bot.telegram.app, bot.players, bot.players.thinker\n"
+        "from bot.players.learned import nets\n"
+        "print(json.dumps([nets.loaded(), 'torch' in sys.modules, 'numpy' in sys.modules]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", "import json\n" + code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert json.loads(out) == [[], False, False]
+
+
+def test_weights_are_read_once_on_first_use() -> None:
+    """`nets.get` reads a network the first time it is asked for (None for one not shipped),
+    then hands back the same."""
+    for name in INPUTS:
+        first = nets.get(name)
+        assert (first is not None) == (name in SHIPPED)
+        assert name in nets.loaded() and nets.get(name) is first
+
+
+# --------------------------------------------------------------------------- the inputs
+
+
+def test_value_row_places_every_card_from_the_seat_to_move() -> None:
+    """§7.5, §7.6: the briscola is suit 0 of the row; a card in a hand is coded by its
+    holder's seat after the seat to move, a card on the table by its place in the trick; the
+    roles, the revealed socio and the points on the table are the position's."""
+    deck = Options.parse("chiamata").rules().deck
+    state = chiamata_state({0: ["3C", "1S"], 2: ["1C"], 3: ["2S"]}, 2, "1C", 2)
+    # dealer 2: seat 3 leads (§7.10); coppe (C, suit 1) is the briscola
+    state.apply(deck.card("2S"), 3)
+    state.apply(state.hands[4][0], 4)
+    row = features.state_value_row(state)  # seat 0 to move
+    canon = features.canon_map(1)
+    assert canon[deck.card("1C")] == 0 and canon[deck.card("1D")] == 10
+    assert row[canon[deck.card("3C")]] == 0  # seat 0's own card
+    assert row[canon[deck.card("1C")]] == 2  # seat 2, two places after
+    assert row[canon[deck.card("2S")]] == features.IN_TRICK  # led
+    assert row[40:45] == [2, 2, 0, 2, 2]  # seat 2 the caller, alone (it holds its card)
+    assert row[45:48] == [1, 0, 1]  # five players, not revealed, alone
+    assert row[52] == 2  # two cards on the table
+
+
+def test_bid_row_reads_the_hand_with_the_called_suit_as_briscola() -> None:
+    deck = Options.parse("chiamata").rules().deck
+    hand = [deck.card(x) for x in ("1S", "3S", "10C", "2D", "4B", "5B", "6B", "7B")]
+    row = features.bid_row(hand, deck.card("9S"), 2, 5)
+    x = features.bid_inputs(np.array([row]))[0]
+    assert row[10] == 8 and row[:2] == [0, 2]  # the Cavallo of briscola; Asso, Tre held
+    assert x[57] == pytest.approx(2 / 5) and x[58] == pytest.approx(21 / 30)  # 2 briscole
+    assert x[50] == 0.0 and x[52 + 2] == 1.0  # not alone; third after the leader
+
+
+def test_infer_row_codes_what_the_seat_has_seen() -> None:
+    """§7.6: the seat's own cards, the cards each seat played (by relative seat), the rest
+    unseen; the called card, the caller, and the socio only once this seat knows it."""
+    options = Options.parse("chiamata")
+    seen = 0
+    for k in range(6):
+        state = HandState.deal(options, 3, k, k % 5)
+        bots = [make_player("normal", f"i{k}:{s}") for s in range(5)]
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            if state.phase == PLAY and not state.carichi and state.briscola >= 0:
+                row = features.infer_row(obs)
+                canon = features.canon_map(obs.briscola)
+                for c in range(40):
+                    code = row[canon[c]]
+                    if c in obs.hand:
+                        assert code == features.MINE
+                    elif any(c in t.cards for t in obs.tricks) or c in [x for _, x in obs.trick]:
+                        s = next(
+                            s
+                            for t in [*obs.tricks, None]
+                            for s, x in (t.plays if t else obs.trick)
+                            if x == c
+                        )
+                        assert code == features.PLAYED + (s - seat) % 5
+                    else:
+                        assert code == features.UNSEEN
+                assert row[41] == (obs.caller - seat) % 5
+                assert row[42] == (5 if obs.partner < 0 else (obs.partner - seat) % 5)
+                seen += 1
+            state.apply(bots[seat].act(obs), seat)
+    assert seen > 100
+
+
+@pytest.mark.usefixtures("stand_in_nets")
+def test_learned_knowledge_places_the_called_card_as_the_network_says() -> None:
+    """§7.6: a defender's worlds, with the inference network, give the hidden called card to
+    each other seat as often as the network's chance for that seat (the caller included:
+    it may have called its own card, §7.7), and every world keeps the seat's own hand and
+    the hand sizes."""
+    checked = 0
+    for k in range(20):
+        state = chiamata_state({}, k % 5, "1D", (k + 2) % 5)
+        rng = random.Random(k)
+        for _ in range(12):  # a few tricks in
+            state.apply(
+                state.hands[state.current][int(rng.random() * len(state.hands[state.current]))]
+            )
+        me = state.current
+        if me == state.partner or state.reveal_trick >= 0 or me == state.caller:
+            continue
+        obs = state.observation(me)
+        assert infer.available(obs)
+        chance = infer.holders(obs)[obs.called_card]
+        know = Knowledge.of(obs, learned=True)
+        counts: Counter[int] = Counter()
+        draws = 400
+        for _ in range(draws):
+            world = know.sample_world(rng)
+            assert world.hands[me] == list(obs.hand)
+            assert [len(h) for h in world.hands] == list(obs.hand_sizes)
+            counts[next(s for s in range(5) if obs.called_card in world.hands[s])] += 1
+        for s, p in chance.items():
+            assert abs(counts[s] / draws - p) < 4 * math.sqrt(p * (1 - p) / draws) + 0.01
+        checked += 1
+    assert checked >= 5
+
+
+def test_due_row_codes_what_the_seat_has_seen() -> None:
+    """§3.2-3.4, §6: in due the turned card is seen under the talon, then in the hand of
+    whoever drew it; the other seat's card on the table is coded apart; the points of the
+    tricks are each seat's."""
+    options = Options.parse("due")
+    state = HandState.deal(options, 8, 0, 0)
+    bots = [make_player("normal", f"d{s}") for s in range(2)]
+    seen_turned = seen_theirs = 0
+    while not state.is_terminal():
+        seat = state.current
+        obs = state.observation(seat)
+        row = features.due_row(obs)
+        canon = features.canon_map(obs.briscola)
+        assert sorted(c for c in range(40) if row[c] == 1) == sorted(canon[c] for c in obs.hand)
+        assert [c for c in range(40) if row[c] == 4] == [canon[c] for _, c in obs.trick]
+        turned = row[canon[obs.turned]]
+        if obs.turned_to < 0:
+            assert turned == 5
+            seen_turned += 1
+        elif obs.turned_to != seat and turned == 6:
+            seen_theirs += 1
+        mine = sum(t.points for t in obs.tricks if t.winner == seat)
+        assert row[40:44] == [
+            mine,
+            sum(t.points for t in obs.tricks) - mine,
+            obs.talon_left,
+            int(not obs.trick),
+        ]
+        state.apply(bots[seat].act(obs), seat)
+    assert seen_turned > 0
+
+
+def learned_player(level: str, rng: random.Random) -> HardPlayer | NormalPlayer:
+    """`hard` or `normal` with every learned part it has."""
+    if level == "hard":
+        return HardPlayer(
+            rng,
+            iterations=4,
+            learned_value=True,
+            learned_infer=True,
+            learned_bid=True,
+            learned_due=True,
+        )
+    return NormalPlayer(rng, learned_due=True, learned_infer=True, learned_bid=True)
+
+
+@pytest.mark.usefixtures("stand_in_nets")
+@pytest.mark.parametrize("level", ["hard", "normal"])
+@pytest.mark.parametrize("variant", ["due", "chiamata", "chiamata4"])
+def test_players_with_their_learned_parts_play_legal_hands(level: str, variant: str) -> None:
+    """Chiamata with five and four players (§7), and due (§3): `hard` and `normal` with
+    every learned part bid, name, and play legal actions to the end of each hand (the engine
+    refuses an illegal one)."""
+    options = Options.parse(variant)
+    n = options.rules().n_players
+    for k in range(3):
+        state = HandState.deal(options, 11, k, k % n)
+        bots = [learned_player(level, random.Random(f"{k}:{s}")) for s in range(n)]
+        while not state.is_terminal():
+            seat = state.current
+            state.apply(bots[seat].act(state.observation(seat)), seat)

@@ -1,0 +1,436 @@
+"""Fit a learned part's network on the data of `train/*_data.py` and write its weights.
+
+    python -m train.fit value [--data .cache/value] [--epochs 8] [--seed 41]
+        [--hidden 256,128] [--out bot/players/learned/weights/value.npz]
+
+`value`: chiamata positions (`features.value_row`) -> the caller's side's card points at the
+end (/120, squared error) and whether it reached its target (logistic). Hands of the last
+chunk of each variant are held out; the held-out losses are printed with those of simple
+baselines. Suits other than the briscola are permuted at random in every batch (they are
+alike). PyTorch on the CPU, its threads as `--threads` (default 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bot.players.learned import features
+
+
+def load_chunks(data: Path) -> dict[str, dict[str, np.ndarray]]:
+    """A part's chunks (`<group>-<i>.npz`) by split: the last chunk of each group (a
+    variant, or recorded bench hands) is `valid` when the group has more than one."""
+    by_variant: dict[str, list[Path]] = {}
+    for f in sorted(data.glob("*-*.npz")):
+        if f.name.endswith(".tmp.npz"):
+            continue
+        variant = f.stem.rpartition("-")[0]
+        by_variant.setdefault(variant, []).append(f)
+    splits: dict[str, list[dict[str, np.ndarray]]] = {"train": [], "valid": []}
+    for files in by_variant.values():
+        files.sort(key=lambda f: int(f.stem.rpartition("-")[2]))
+        for i, f in enumerate(files):
+            with np.load(f) as d:
+                part = {k: d[k] for k in d.files}
+            splits["valid" if i == len(files) - 1 and len(files) > 1 else "train"].append(part)
+    return {
+        name: {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        for name, parts in splits.items()
+        if parts
+    }
+
+
+def permute_suits(rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The rows with the three suits other than the briscola shuffled (one order per row)."""
+    out = rows.copy()
+    m = rows.shape[0]
+    perms = np.argsort(rng.random((m, 3)), axis=1) + 1  # new suit for old suits 1..3
+    for old in range(3):
+        new = perms[:, old]
+        for r in range(10):
+            out[np.arange(m), new * 10 + r] = rows[:, (old + 1) * 10 + r]
+    return out
+
+
+def mlp(sizes: list[int]) -> Any:
+    import torch
+
+    layers: list[Any] = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+def export(model: Any, path: Path, meta: dict[str, Any]) -> None:
+    """The weights as `nets.read` takes them: w<i> (inputs x outputs), b<i>, float16."""
+    import torch
+
+    arrays: dict[str, np.ndarray] = {}
+    linear = [m for m in model if isinstance(m, torch.nn.Linear)]
+    for i, lin in enumerate(linear):
+        arrays[f"w{i}"] = lin.weight.detach().numpy().T.astype(np.float16)
+        arrays[f"b{i}"] = lin.bias.detach().numpy().astype(np.float16)
+    meta = {**meta, "version": features.VERSION}
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+
+
+def train_and_write(
+    model: Any,
+    n_train: int,
+    batch: Callable[[np.ndarray, bool], tuple[Any, Any]],
+    loss_fn: Callable[[Any, Any], Any],
+    valid: Callable[[], dict[str, float]],
+    args: argparse.Namespace,
+    hidden: list[int],
+    meta: dict[str, Any],
+) -> None:
+    """`train` the model as `args` say, then `export` it to `--out` (default: the shipped
+    weights of `meta["name"]`) with what it was trained on and its held-out losses."""
+    train(model, n_train, batch, loss_fn, valid, args.epochs, args.batch, args.seed)
+    meta = {
+        **meta,
+        "seed": args.seed,
+        "epochs": args.epochs,
+        "hidden": hidden,
+        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
+    }
+    out = args.out or f"bot/players/learned/weights/{meta['name']}.npz"
+    export(model, Path(out), meta)
+    print(f"wrote {out}: {meta}")
+
+
+def train(
+    model: Any,
+    n_train: int,
+    batch: Callable[[np.ndarray, bool], tuple[Any, Any]],
+    loss_fn: Callable[[Any, Any], Any],
+    valid: Callable[[], dict[str, float]],
+    epochs: int,
+    batch_size: int,
+    seed: int,
+    lr: float = 1e-3,
+) -> None:
+    import torch
+
+    rng = np.random.default_rng(seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    steps = epochs * (n_train // batch_size)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    t = time.perf_counter()
+    step = 0
+    for epoch in range(epochs):
+        order = rng.permutation(n_train)
+        model.train()
+        total = 0.0
+        for i in range(n_train // batch_size):
+            idx = order[i * batch_size : (i + 1) * batch_size]
+            x, y = batch(idx, True)
+            loss = loss_fn(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item()
+            step += 1
+        model.eval()
+        with torch.no_grad():
+            v = valid()
+        shown = "  ".join(f"{k} {x:.4f}" for k, x in v.items())
+        print(
+            f"epoch {epoch + 1}/{epochs}: train {total / max(1, n_train // batch_size):.4f}  "
+            f"{shown}  ({time.perf_counter() - t:.0f} s)",
+            flush=True,
+        )
+
+
+def fit_value(args: argparse.Namespace) -> None:
+    import torch
+
+    torch.manual_seed(args.seed)
+    data = load_chunks(Path(args.data))
+    tr, va = data["train"], data["valid"]
+    print(
+        f"positions: train {len(tr['rows'])} ({len(np.unique(tr['hand']))} hands), "
+        f"valid {len(va['rows'])}",
+        flush=True,
+    )
+    rng = np.random.default_rng(args.seed)
+    hidden = [int(x) for x in args.hidden.split(",")]
+    model = mlp([features.VALUE_INPUTS, *hidden, 2])
+
+    def batch(idx: np.ndarray, augment: bool) -> tuple[Any, Any]:
+        rows = tr["rows"][idx]
+        if augment:
+            rows = permute_suits(rows, rng)
+        x = torch.from_numpy(features.value_inputs(rows))
+        y = torch.from_numpy(
+            np.stack([tr["points"][idx] / 120.0, tr["won"][idx]], axis=1).astype(np.float32)
+        )
+        return x, y
+
+    def loss_fn(out: Any, y: Any) -> Any:
+        mse = torch.nn.functional.mse_loss(out[:, 0], y[:, 0])
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 1], y[:, 1])
+        return 10.0 * mse + bce
+
+    vx = torch.from_numpy(features.value_inputs(va["rows"]))
+    vp = va["points"] / 120.0
+    vw = va["won"].astype(np.float64)
+
+    def valid() -> dict[str, float]:
+        with torch.no_grad():
+            out = model(vx).numpy().astype(np.float64)
+        p = 1.0 / (1.0 + np.exp(-out[:, 1]))
+        eps = 1e-6
+        return {
+            "points_rmse": float(np.sqrt(np.mean((out[:, 0] - vp) ** 2)) * 120),
+            "won_logloss": float(-np.mean(vw * np.log(p + eps) + (1 - vw) * np.log(1 - p + eps))),
+        }
+
+    base_p = float(tr["won"].mean())
+    print(
+        f"baselines: points rmse {np.std(vp) * 120:.2f} (the mean), won logloss "
+        f"{-np.mean(vw * np.log(base_p) + (1 - vw) * np.log(1 - base_p)):.4f} (the rate)",
+        flush=True,
+    )
+    meta = {
+        "name": "value",
+        "inputs": "features.value_inputs",
+        "outputs": ["caller side points / 120", "logit of the caller side reaching its target"],
+        "positions": len(tr["rows"]),
+    }
+    train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
+
+
+def logloss(p: np.ndarray, y: np.ndarray) -> float:
+    eps = 1e-6
+    return float(-np.mean(y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))
+
+
+def fit_bid(args: argparse.Namespace) -> None:
+    import torch
+
+    torch.manual_seed(args.seed)
+    data = load_chunks(Path(args.data))
+    thresholds = np.array(features.BID_THRESHOLDS)
+
+    def prepare(d: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        rows = [
+            features.bid_row([c for c in h if c >= 0], int(c), int(seat), int(n))
+            for h, c, seat, n in zip(d["hands"], d["called"], d["seat"], d["players"], strict=True)
+        ]
+        x = features.bid_inputs(np.array(rows))
+        y = (d["points"][:, None] >= thresholds[None, :]).astype(np.float32)
+        return x, y
+
+    tx, ty = prepare(data["train"])
+    vx, vy = prepare(data["valid"])
+    print(f"calls: train {len(tx)}, valid {len(vx)}", flush=True)
+    hidden = [int(x) for x in args.hidden.split(",")]
+    model = mlp([features.BID_INPUTS, *hidden, len(thresholds)])
+    tx_t, ty_t = torch.from_numpy(tx), torch.from_numpy(ty)
+    vx_t = torch.from_numpy(vx)
+    at61 = features.BID_THRESHOLDS.index(61)
+
+    def batch(idx: np.ndarray, augment: bool) -> tuple[Any, Any]:
+        return tx_t[idx], ty_t[idx]
+
+    def loss_fn(out: Any, y: Any) -> Any:
+        return torch.nn.functional.binary_cross_entropy_with_logits(out, y)
+
+    def valid() -> dict[str, float]:
+        with torch.no_grad():
+            p = torch.sigmoid(model(vx_t)).numpy().astype(np.float64)
+        return {"logloss_61": logloss(p[:, at61], vy[:, at61]), "logloss_all": logloss(p, vy)}
+
+    rate = ty[:, at61].mean()
+    print(f"baseline logloss at 61 (the rate): {logloss(np.full(len(vy), rate), vy[:, at61]):.4f}")
+    meta = {
+        "name": "bid",
+        "inputs": "features.bid_inputs",
+        "outputs": [f"logit of the caller side's points >= {t}" for t in features.BID_THRESHOLDS],
+        "calls": len(tx),
+    }
+    train_and_write(model, len(tx), batch, loss_fn, valid, args, hidden, meta)
+
+
+def fit_infer(args: argparse.Namespace) -> None:
+    import torch
+
+    torch.manual_seed(args.seed)
+    data = load_chunks(Path(args.data))
+    tr, va = data["train"], data["valid"]
+    print(f"positions: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
+    hidden = [int(x) for x in args.hidden.split(",")]
+    model = mlp([features.INFER_INPUTS, *hidden, 40 * 5])
+    rng = np.random.default_rng(args.seed)
+
+    def masks(rows: np.ndarray) -> np.ndarray:
+        """Per row, the relative seats that may hold a hidden card (others, with cards)."""
+        sizes = rows[:, -5:]
+        ok = sizes > 0
+        ok[:, 0] = False
+        return ok
+
+    def permuted(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and owners with the three suits other than the briscola shuffled."""
+        rows = rows.copy()
+        owner = owner.copy()
+        m = rows.shape[0]
+        perm = np.argsort(rng.random((m, 3)), axis=1) + 1
+        src = np.tile(np.arange(40), (m, 1))
+        for old in range(3):
+            for r in range(10):
+                src[np.arange(m), perm[:, old] * 10 + r] = (old + 1) * 10 + r
+        ar = np.arange(m)[:, None]
+        rows[:, :40] = rows[ar, src]
+        owner = owner[ar, src]
+        called = rows[:, 40]
+        inverse = np.argsort(src, axis=1)
+        rows[:, 40] = inverse[np.arange(m), called]
+        return rows, owner
+
+    def tensors(rows: np.ndarray, owner: np.ndarray) -> tuple[Any, Any]:
+        x = torch.from_numpy(features.infer_inputs(rows))
+        y = torch.from_numpy(owner.astype(np.int64))
+        m = torch.from_numpy(masks(rows))
+        return x, (y, m)
+
+    def batch(idx: np.ndarray, augment: bool) -> tuple[Any, Any]:
+        rows, owner = tr["rows"][idx], tr["owner"][idx]
+        if augment:
+            rows, owner = permuted(rows, owner)
+        return tensors(rows, owner)
+
+    def card_loss(out: Any, y: Any) -> tuple[Any, Any]:
+        owner, ok = y
+        logits = out.view(-1, 40, 5).masked_fill(~ok[:, None, :], -1e9)
+        logp = torch.log_softmax(logits, dim=2)
+        known = owner >= 0
+        picked = logp.gather(2, owner.clamp(min=0)[:, :, None])[:, :, 0]
+        return -(picked * known).sum(), known.sum()
+
+    def loss_fn(out: Any, y: Any) -> Any:
+        total, count = card_loss(out, y)
+        return total / count.clamp(min=1)
+
+    vx, vy = tensors(va["rows"], va["owner"])
+    v_rows = va["rows"]
+    called = v_rows[:, 40]
+    socio_rows = np.nonzero(va["owner"][np.arange(len(v_rows)), called] >= 0)[0]
+
+    def valid() -> dict[str, float]:
+        with torch.no_grad():
+            out = model(vx)
+            total, count = card_loss(out, vy)
+            logits = out.view(-1, 40, 5).masked_fill(~vy[1][:, None, :], -1e9)
+            logp = torch.log_softmax(logits, dim=2).numpy()
+        owner = va["owner"]
+        socio = logp[socio_rows, called[socio_rows], owner[socio_rows, called[socio_rows]]]
+        return {"card_logloss": float(total / count), "socio_logloss": float(-socio.mean())}
+
+    # the baseline: each hidden card with a seat in proportion to its hidden cards
+    ok = masks(v_rows)
+    sizes = np.where(ok, v_rows[:, -5:], 0).astype(np.float64)
+    share = sizes / sizes.sum(1, keepdims=True)
+    own = va["owner"]
+    known = own >= 0
+    base = -np.log(share[np.arange(len(own))[:, None], np.clip(own, 0, 4)])[known].mean()
+    base_socio = -np.log(share[socio_rows, own[socio_rows, called[socio_rows]]]).mean()
+    print(f"baselines (uniform by hand size): card {base:.4f}, socio {base_socio:.4f}", flush=True)
+    meta = {
+        "name": "infer",
+        "inputs": "features.infer_inputs",
+        "outputs": "per canonical card 5 logits: its holder by relative seat",
+        "positions": len(tr["rows"]),
+    }
+    train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
+
+
+def fit_due(args: argparse.Namespace) -> None:
+    import torch
+
+    torch.manual_seed(args.seed)
+    data = load_chunks(Path(args.data))
+    tr, va = data["train"], data["valid"]
+    print(f"decisions: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
+    hidden = [int(x) for x in args.hidden.split(",")]
+    model = mlp([features.DUE_INPUTS, *hidden, 40])
+    rng = np.random.default_rng(args.seed)
+
+    def permuted(rows: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m = rows.shape[0]
+        perm = np.argsort(rng.random((m, 3)), axis=1) + 1
+        new_of = np.tile(np.arange(40), (m, 1))  # old canonical id -> new
+        for old in range(3):
+            for r in range(10):
+                new_of[:, (old + 1) * 10 + r] = perm[:, old] * 10 + r
+        out = rows.copy()
+        ar = np.arange(m)[:, None]
+        out[ar, new_of] = rows[:, :40]
+        return out, new_of[np.arange(m), action]
+
+    def batch(idx: np.ndarray, augment: bool) -> tuple[Any, Any]:
+        rows, action = tr["rows"][idx], tr["action"][idx].astype(np.int64)
+        if augment:
+            rows, action = permuted(rows, action)
+        x = torch.from_numpy(features.due_inputs(rows))
+        y = torch.from_numpy((tr["points"][idx] / 120.0).astype(np.float32))
+        return x, (torch.from_numpy(action), y)
+
+    def loss_fn(out: Any, y: Any) -> Any:
+        action, target = y
+        return torch.nn.functional.mse_loss(out.gather(1, action[:, None])[:, 0], target)
+
+    vx = torch.from_numpy(features.due_inputs(va["rows"]))
+    va_action = torch.from_numpy(va["action"].astype(np.int64))
+    vy = va["points"] / 120.0
+
+    def valid() -> dict[str, float]:
+        with torch.no_grad():
+            q = model(vx).gather(1, va_action[:, None])[:, 0].numpy()
+        return {"points_rmse": float(np.sqrt(np.mean((q - vy) ** 2)) * 120)}
+
+    print(f"baseline: points rmse {np.std(vy) * 120:.2f} (the mean)", flush=True)
+    meta = {
+        "name": "due",
+        "inputs": "features.due_inputs",
+        "outputs": "per canonical card: the seat's card points at the end / 120, playing it",
+        "decisions": len(tr["rows"]),
+    }
+    train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("part", choices=["value", "bid", "infer", "due"])
+    p.add_argument("--data")
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--batch", type=int, default=1024)
+    p.add_argument("--seed", type=int, default=41)
+    p.add_argument("--hidden", default="256,128")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out")
+    args = p.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    fits = {"value": fit_value, "bid": fit_bid, "infer": fit_infer, "due": fit_due}
+    args.data = args.data or f".cache/{args.part}"
+    fits[args.part](args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
