@@ -126,7 +126,7 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
         luigi = fake.user(101, "<Luigi & Co>")
         stranger = fake.user(102, "Ana_Maria*")
         group = fake.group(-100200, "Bar <Sport>", members=[luigi, stranger])
-        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+        with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             await bot.start()
             store = Store(bot.db_path)
             await say(fake, luigi, luigi, "/start")
@@ -235,6 +235,7 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             )
             assert [b.text for b in end.buttons] == ["🔁 Rivincita"]  # only (issue 11 §7)
             # a card button from the finished hand: "that hand is over", nothing changes
+            await bot.idle()  # the match's end fully noted first (its message, the version)
             snap = store.snapshot(group.id)
             private = hand_message(fake, luigi)
             assert await game.raw(luigi, luigi, private.message_id, f"a:{tid}:0:0:{card}") in (
