@@ -27,6 +27,18 @@ FAST = Limits(
 )
 
 
+def short_budget(per_second: int, second: float) -> Limits:
+    """Only the bot-wide budget is short (every chat's window roomy), on a short second."""
+    return Limits(
+        group_per_minute=100,
+        private_per_second=100,
+        overall_per_second=per_second,
+        margin=0.0,
+        minute=1.0,
+        second=second,
+    )
+
+
 async def test_a_group_window_is_never_overfilled_and_calls_go_in_arrival_order() -> None:
     limiter, rec = PacedRateLimiter(FAST), Recorder()
     await asyncio.gather(*(call(limiter, rec, "editMessageText", GROUP, n) for n in range(12)))
@@ -122,14 +134,7 @@ async def test_a_timeout_is_retried_only_where_repeating_is_safe() -> None:
 
 
 async def test_new_messages_go_before_edits_when_the_bot_wide_budget_is_short() -> None:
-    tight = Limits(
-        group_per_minute=100,
-        private_per_second=100,
-        overall_per_second=2,
-        margin=0.0,
-        minute=1.0,
-        second=0.2,
-    )
+    tight = short_budget(2, second=0.2)
     limiter, rec = PacedRateLimiter(tight), Recorder()
     # the table messages of six groups (a hand message's edit goes with its turns instead)
     edits = [
@@ -148,14 +153,7 @@ async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_r
     """Issue 39 §2: with the bot-wide budget short, waiting calls go out by priority: a hand
     message's calls (a new turn message, an edit of it), a new group message (a reply), the
     group's table edit, then deletes; in arrival order within each."""
-    tight = Limits(
-        group_per_minute=100,
-        private_per_second=100,
-        overall_per_second=1,
-        margin=0.0,
-        minute=1.0,
-        second=0.05,
-    )
+    tight = short_budget(1, second=0.05)
     limiter, rec = PacedRateLimiter(tight), Recorder()
     first = asyncio.create_task(call(limiter, rec, "editMessageText", PERSON + 50))
     await asyncio.sleep(0.01)  # it holds the budget; the others queue behind it
@@ -179,7 +177,7 @@ async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_r
 async def test_backlog_is_the_seconds_of_budget_the_waiting_calls_need() -> None:
     """Issue 39 §2 (admission): the limiter says how many seconds of the bot-wide budget the
     calls queued for it need; none queued, none."""
-    tight = Limits(group_per_minute=100, private_per_second=100, overall_per_second=2, second=0.2)
+    tight = short_budget(2, second=0.2)
     limiter, rec = PacedRateLimiter(tight), Recorder()
     assert limiter.backlog() == 0.0
     tasks = [asyncio.create_task(call(limiter, rec, "sendMessage", PERSON + i)) for i in range(10)]
