@@ -86,6 +86,7 @@ from typing import Any
 
 from bot.engine import actions as A
 from bot.telegram.outbox import NOTES_INTERVAL
+from bot.telegram.rate_limiter import PacedRateLimiter
 from tests.support.backends import PgStore, fresh_url, postgres_server
 from tests.support.bot_process import BOT_NAME, BotProcess, Store, WebhookBot
 from tests.support.people import (
@@ -487,12 +488,13 @@ class Bench:
         return msg.text
 
     def hand_of(self, person: Person, table: Table) -> FakeMessage | None:
-        msg = self.newest(person.user)
-        if msg is None or not msg.text.startswith("🃏"):
-            return None
-        if not msg.text.split("\n", 1)[0].endswith(f" #{table.tid}"):
-            return None
-        return msg
+        """The person's newest hand message of this table (its buttons name the table; the
+        header names the group, not the table), skipping results and notices after it."""
+        mark = f":{table.tid}:"
+        for msg in reversed(self.fake.bot_messages(person.user)):
+            if msg.text.startswith("🃏"):
+                return msg if any(mark in (b.callback_data or "") for b in msg.buttons) else None
+        return None
 
     def refresh_table(self, table: Table) -> FakeMessage | None:
         msg = None
@@ -776,12 +778,10 @@ def moves_made(store: Store | PgStore) -> int:
 
 
 def chat_of(call: ApiCall) -> int | None:
-    """The chat a call names (Telegram's limits count these), None for the others."""
-    chat = call.params.get("chat_id")
-    try:
-        return int(chat) if chat is not None else None
-    except (TypeError, ValueError):
-        return None
+    """The chat a call names (Telegram's limits count these), None for the others: as the
+    bot's rate limiter reads it (a channel's @name left out)."""
+    chat = PacedRateLimiter.chat_of(call.params)
+    return chat if isinstance(chat, int) else None
 
 
 def chat_calls(calls: Sequence[ApiCall], moves: int, cards: int, seconds: float) -> dict[str, Any]:
