@@ -49,6 +49,7 @@ from storage.models import (
     Move,
     MoveRow,
     PrivateMessage,
+    Shown,
     TableHead,
     TableRow,
     Unset,
@@ -522,14 +523,17 @@ class Database:
                     (table_id, user_id),
                 )
             mid = None if row is None else row["message_id"]
-            shown = None
+            shown = unsure = None
             if mid is not None:
                 got = await conn.one(
-                    "SELECT digest FROM shown_messages WHERE chat_id = ? AND message_id = ?"
-                    " AND editing IS NULL",
+                    "SELECT digest, editing FROM shown_messages"
+                    " WHERE chat_id = ? AND message_id = ?",
                     (row["chat_id"] if row is not None else 0, mid),
                 )
-                shown = None if got is None else str(got["digest"])
+                if got is not None and got["editing"] is None:
+                    shown = str(got["digest"])
+                elif got is not None:
+                    unsure = Shown(str(got["digest"]), str(got["editing"]))
             ver = await conn.one(
                 "SELECT version, sent_at FROM rendered WHERE table_id = ? AND user_id = ?",
                 (table_id, user_id or 0),
@@ -539,6 +543,7 @@ class Database:
             digest=shown,
             version=-1 if ver is None else int(ver["version"]),
             sent_at=0.0 if ver is None else float(ver["sent_at"]),
+            unsure=unsure,
         )
 
     async def note_rendered(
@@ -715,17 +720,25 @@ class Database:
         """The stored digests of these (chat_id, message_id), for those that have one and
         were not being edited when last noted (a crash may have come between the edit and its
         confirmation: then the message shows the old content or the new one)."""
-        out: dict[tuple[int, int], str] = {}
+        states = await self.shown_states(keys)
+        return {key: s.digest for key, s in states.items() if s.editing is None}
+
+    async def shown_states(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], Shown]:
+        """What was noted of these (chat_id, message_id), an edit not yet confirmed included
+        (`Shown.editing`), for those noted at all."""
+        out: dict[tuple[int, int], Shown] = {}
         async with self._read() as conn:
             for i in range(0, len(keys), 300):
                 chunk = keys[i : i + 300]
                 values = ", ".join("(CAST(? AS BIGINT), CAST(? AS BIGINT))" for _ in chunk)
                 rows = await conn.all(
-                    "SELECT chat_id, message_id, digest FROM shown_messages"
-                    f" WHERE (chat_id, message_id) IN (VALUES {values}) AND editing IS NULL",
+                    "SELECT chat_id, message_id, digest, editing FROM shown_messages"
+                    f" WHERE (chat_id, message_id) IN (VALUES {values})",
                     [x for key in chunk for x in key],
                 )
-                out.update({(r["chat_id"], r["message_id"]): str(r["digest"]) for r in rows})
+                for r in rows:
+                    editing = None if r["editing"] is None else str(r["editing"])
+                    out[(r["chat_id"], r["message_id"])] = Shown(str(r["digest"]), editing)
         return out
 
     async def recent_group_calls(self, since: float) -> dict[int, list[float]]:

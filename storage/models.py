@@ -173,6 +173,17 @@ class MessageState:
     digest: str | None  # what it shows; None if unknown, or an edit was not confirmed
     version: int  # the table version it was last rendered from; -1 if never
     sent_at: float = 0.0  # when a worker last called Telegram for it (epoch seconds; 0 never)
+    unsure: Shown | None = None  # the stored digests when an edit was not confirmed
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What a message was noted to show (`Database.shown_states`): `digest`, or, while
+    `editing` is set, either `digest` or `editing` (an edit noted and not yet confirmed: a
+    crash in between leaves the message showing one of the two)."""
+
+    digest: str
+    editing: str | None = None
 
 
 class UpdateClaim(StrEnum):

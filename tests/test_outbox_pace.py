@@ -73,8 +73,8 @@ def test_spread_is_the_least_pace_at_which_edits_never_wait_for_room() -> None:
 
 
 class StubDb:
-    async def shown(self, chat_id: int, message_id: int) -> str | None:
-        return None
+    async def shown_states(self, keys: Any) -> dict[Any, Any]:
+        return {}
 
     async def write_notes(self, **_: Any) -> None:
         return None

@@ -40,6 +40,7 @@ from storage import (
     sqlite_path,
 )
 from storage.errors import Conflict
+from storage.models import Shown
 from storage.postgres import PostgresBackend
 from storage.sqlite import SqliteBackend
 from tests.support.backends import RAW_CONFLICT, fresh_url, raw_sql
@@ -763,6 +764,9 @@ async def test_a_message_being_edited_has_no_trusted_digest(db: Database) -> Non
     assert await db.shown(-100, 7) is None
     await db.write_notes(editing=[(-100, 8, "first")])  # a message never noted before
     assert await db.shown(-100, 8) is None
+    # what was noted all the same: both contents the message may show
+    states = await db.shown_states([(-100, 7), (-100, 8), (-100, 9)])
+    assert states == {(-100, 7): Shown("new", "newer"), (-100, 8): Shown("", "first")}
 
 
 async def test_notes_write_an_edit_before_it_is_made(db: Database) -> None:

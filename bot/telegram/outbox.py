@@ -59,6 +59,7 @@ from bot.i18n import t
 from bot.table.table import CANCELLED, FINISHED, Table
 from bot.telegram.render import Keyboard, Rendered
 from storage import Database
+from storage.models import Shown
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
 NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
 TURN_MARK = "t:"  # prefix of the noted digest of a private message sent for the person's turn
+UNSURE = "?"  # ends what is known of a turn message whose last edit was not confirmed
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -84,6 +86,29 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
             for row in keyboard
         ]
     )
+
+
+def turn_mark(noted: str) -> str:
+    """The mark of a digest noted for a person's turn (`TURN_MARK`, the turn's key, `|`), or
+    ""."""
+    if not noted.startswith(TURN_MARK) or "|" not in noted:
+        return ""
+    return noted[: noted.index("|") + 1]
+
+
+def known(shown: Shown | None) -> str | None:
+    """What a message is known to show, from its notes: the digest; None if nothing is
+    known. When an edit was noted and not confirmed (a crash in between), the message shows
+    the old content or the new one; if both are of the same turn (an edit within a turn keeps
+    its mark), that turn's mark and `UNSURE`: the next render of that turn edits the message
+    (the mark says it is of the turn; `UNSURE` never equals a digest) instead of sending a
+    second one."""
+    if shown is None:
+        return None
+    if shown.editing is None:
+        return shown.digest
+    mark = turn_mark(shown.digest)
+    return mark + UNSURE if mark and mark == turn_mark(shown.editing) else None
 
 
 def digest(content: Rendered) -> str:
@@ -255,7 +280,7 @@ class TelegramOutbox:
         self._blocked: set[tuple[int, int]] = set()
         self._private_ids: dict[int, dict[int, int]] = {}
         self._private_loads: dict[int, asyncio.Task[dict[int, int]]] = {}
-        self._shown_known: dict[tuple[int, int], str] = {}  # preloaded digests
+        self._shown_known: dict[tuple[int, int], str | None] = {}  # preloaded (`known`)
         # table -> chat -> hand messages a newer turn message replaced, not yet deleted
         self._replaced: dict[int, dict[int, list[int]]] = {}
         self._replaced_read: set[int] = set()  # tables whose stored ones were read
@@ -488,7 +513,8 @@ class TelegramOutbox:
             self._private_ids[r.table_id][r.user_id] = r.message_id
         keys = [(r.chat_id, r.message_id) for r in rows]
         keys += [(tb.chat_id, tb.table_message_id) for tb in tables if tb.table_message_id]
-        self._shown_known.update(await self.db.shown_many(keys))
+        states = await self.db.shown_states(keys)
+        self._shown_known.update({key: known(s) for key, s in states.items()})
 
     async def close(self, timeout: float = 3.0) -> None:
         """Send what is pending for a few seconds, then stop: every action is stored, so a
@@ -654,8 +680,10 @@ class TelegramOutbox:
         if slot.message_id is not None and not slot.loaded:
             slot.loaded = True
             key = (slot.chat_id, slot.message_id)
-            known = self._shown_known.pop(key, None)
-            slot.sent = known if known is not None else await self.db.shown(*key)
+            if key in self._shown_known:
+                slot.sent = self._shown_known.pop(key)
+            else:
+                slot.sent = known((await self.db.shown_states([key])).get(key))
         return slot.message_id
 
     async def _private_message_ids(self, tid: int) -> dict[int, int]:
@@ -691,7 +719,8 @@ class TelegramOutbox:
                 wait = state.sent_at + self.private_gap - time.time()
                 if wait > 0:  # another worker called into this chat just now
                     await asyncio.sleep(min(wait, self.private_gap))
-            slot.message_id, slot.sent, slot.loaded = state.message_id, state.digest, True
+            shown = state.digest if state.unsure is None else known(state.unsure)
+            slot.message_id, slot.sent, slot.loaded = state.message_id, shown, True
             if uid is None:
                 slot.table.table_message_id = state.message_id
             elif state.message_id is None:
@@ -750,7 +779,7 @@ class TelegramOutbox:
                         # a group's table message and a hand that is not one's turn: silent
                         disable_notification=not want.startswith(TURN_MARK),
                     )
-                    await self._remember(slot, msg)
+                    await self._remember(slot, msg, want)
                     mid = msg.message_id
                     if moved is not None and moved != mid:
                         # noted first: a bot restarted meanwhile edits the new one
@@ -845,7 +874,11 @@ class TelegramOutbox:
         except TelegramError as exc:
             log.info("editing the replaced %s/%s failed: %s", slot.chat_id, message_id, exc)
 
-    async def _remember(self, slot: _Slot, msg: Message) -> None:
+    async def _remember(self, slot: _Slot, msg: Message, shown: str) -> None:
+        """A new message shows the table (showing `shown`): what it shows is written before
+        its id, at once (not with the next notes: a bot killed in between would edit it to
+        what it shows, answered "not modified", or, for a turn message, send a second one)."""
+        await self.db.write_notes(shown=[(slot.chat_id, msg.message_id, shown)])
         slot.message_id = msg.message_id
         slot.loaded = True
         tid = slot.table.table_id

@@ -1,0 +1,131 @@
+"""A bot stopped or killed while it was showing a hand message: the restarted bot knows what
+the message shows, or at least of which turn it is, and neither sends a second message for
+the same turn nor edits one to the content it shows ("message is not modified").
+
+Found by CI on 2ccac53: a bot stopped while it edited Luigi's turn message (the edit noted,
+not yet confirmed) sent him the same turn again after the restart; a bot killed just after
+it sent a message, before the batched note of its content was written, edited it to what it
+showed. Telegram's side is a recorder here; the database is SQLite, as the bot's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from bot.table.table import PLAYING, Table
+from bot.telegram.outbox import UNSURE, Notes, TelegramOutbox, digest, known
+from bot.telegram.render import Rendered
+from storage import Database
+from storage.models import Shown
+
+LUIGI = 801
+GROUP = -100800
+
+
+class Recorder:
+    """The Bot API calls the outbox makes, each answered as Telegram would."""
+
+    def __init__(self, first_id: int = 100) -> None:
+        self.calls: list[tuple[str, int, int]] = []  # (method, chat, message id)
+        self.next_id = first_id
+
+    async def send_message(self, chat_id: int, text: str, **_: Any) -> Any:
+        self.next_id += 1
+        self.calls.append(("sendMessage", chat_id, self.next_id))
+        return SimpleNamespace(message_id=self.next_id, chat_id=chat_id)
+
+    async def edit_message_text(self, text: str, chat_id: int, message_id: int, **_: Any) -> None:
+        self.calls.append(("editMessageText", chat_id, message_id))
+
+
+async def open_db(tmp_path: Path) -> tuple[Database, Table]:
+    db = await Database.open(f"sqlite:///{tmp_path / 'b.db'}")
+    seats = json.dumps([{"user_id": LUIGI, "name": "Luigi"}, {"user_id": None, "name": "Ada"}])
+    row = await db.create_table(GROUP, LUIGI, "due", json.dumps({"variant": "due"}), seats, "it")
+    table = SimpleNamespace(
+        table_id=row.table_id,
+        chat_id=GROUP,
+        table_message_id=None,
+        status=PLAYING,
+        move_no=3,
+        lang="it",
+    )
+    return db, cast(Table, table)
+
+
+def outbox(bot: Recorder, db: Database, shared: bool = False) -> TelegramOutbox:
+    # confirmations alone would wait a minute: what is written at once is what counts
+    return TelegramOutbox(cast(Any, bot), db, notes=Notes(db, interval=60.0), shared=shared)
+
+
+def test_known_keeps_the_turn_of_a_message_whose_edit_was_not_confirmed() -> None:
+    a, b = "t:1.4|" + "a" * 20, "t:1.4|" + "b" * 20
+    assert known(None) is None
+    assert known(Shown(a)) == a
+    assert known(Shown(a, b)) == "t:1.4|" + UNSURE  # either content: of turn 1.4 both
+    assert known(Shown(a, "c" * 20)) is None  # the edit ended the turn: nothing is known
+    assert known(Shown("c" * 20, a)) is None
+    assert known(Shown(a, "t:1.6|" + "b" * 20)) is None
+    assert known(Shown("", a)) is None  # an edit of a message never noted
+
+
+async def test_a_sent_message_is_noted_before_its_id_is_stored(tmp_path: Path) -> None:
+    """A new message's content is written with it, not with the next notes: a bot killed
+    right after edits nothing to what it shows, nor sends the turn again."""
+    db, table = await open_db(tmp_path)
+    try:
+        bot = Recorder()
+        box = outbox(bot, db)
+        content = Rendered("👉 <b>Tocca a te</b>", [])
+        box.show_private(table, LUIGI, content, turn="1.4")
+        await box.flush(timeout=5)
+        assert bot.calls == [("sendMessage", LUIGI, 101)]
+        assert await db.shown(LUIGI, 101) == "t:1.4|" + digest(content)
+        # "killed" now: no close, so the batched notes are never written
+        again = Recorder(first_id=200)
+        restarted = outbox(again, db)
+        await restarted.preload([table])
+        restarted.show_private(table, LUIGI, content, turn="1.4")
+        await restarted.flush(timeout=5)
+        assert again.calls == []
+        await restarted.close(timeout=1)
+    finally:
+        await db.close()
+
+
+@pytest.mark.parametrize("how", ["preload", "first render", "shared"])
+async def test_a_turn_message_under_an_unconfirmed_edit_is_edited_not_sent_again(
+    tmp_path: Path, how: str
+) -> None:
+    """Stopped between noting an edit of a turn message and confirming it: the restarted bot
+    edits that message for the same turn (its content is not known; its turn is), and sends a
+    new one, which notifies, only for a new turn."""
+    db, table = await open_db(tmp_path)
+    try:
+        bot = Recorder()
+        box = outbox(bot, db)
+        box.show_private(table, LUIGI, Rendered("👉 Tocca a te: 3 carte", []), turn="1.4")
+        await box.flush(timeout=5)
+        ((_, _, mid),) = bot.calls
+        # the same turn goes on (he took the trick and leads): the edit is noted, and the bot
+        # stops before it confirms it
+        edited = Rendered("👉 Tocca a te: 2 carte", [])
+        await db.write_notes(editing=[(LUIGI, mid, "t:1.4|" + digest(edited))])
+        again = Recorder(first_id=200)
+        restarted = outbox(again, db, shared=how == "shared")
+        if how == "preload":
+            await restarted.preload([table])
+        restarted.show_private(table, LUIGI, edited, turn="1.4")
+        await restarted.flush(timeout=5)
+        assert again.calls == [("editMessageText", LUIGI, mid)]
+        table.move_no += 2  # the computer answered: his next turn is a new message
+        restarted.show_private(table, LUIGI, Rendered("👉 Tocca a te: 3 carte", []), turn="1.6")
+        await restarted.flush(timeout=5)
+        assert again.calls[1:] == [("sendMessage", LUIGI, 201)]
+        await restarted.close(timeout=1)
+    finally:
+        await db.close()
