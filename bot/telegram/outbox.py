@@ -65,6 +65,7 @@ log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
 DELETE_GATHER = 0.5  # seconds notices to delete in one chat are gathered into one call
+SWEEP_WAIT = 10.0  # seconds a hand's sweep waits for its turn messages still being sent
 DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
 NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
@@ -285,6 +286,7 @@ class TelegramOutbox:
         self._replaced: dict[int, dict[int, list[int]]] = {}
         self._replaced_read: set[int] = set()  # tables whose stored ones were read
         self._sweeps: set[asyncio.Task[None]] = set()
+        self._replacing: dict[int, int] = {}  # turn messages being sent, by table
         self._closing = False
         self._doomed: dict[int, set[int]] = {}  # chat -> message ids to delete (`delete_soon`)
         self._deleting: asyncio.Task[None] | None = None
@@ -768,59 +770,69 @@ class TelegramOutbox:
         replaced: int | None = None
         if mark is not None and not (slot.sent or "").startswith(mark):
             replaced, mid = mid, None  # a fresh message notifies; an edit would not
-        reply_markup = markup(content.keyboard)
-        for _ in range(2):
-            try:
-                if mid is None:
-                    msg = await self.bot.send_message(
-                        slot.chat_id,
-                        content.text,
-                        reply_markup=reply_markup,
-                        # a group's table message and a hand that is not one's turn: silent
-                        disable_notification=not want.startswith(TURN_MARK),
-                    )
-                    await self._remember(slot, msg, want)
-                    mid = msg.message_id
-                    if moved is not None and moved != mid:
-                        # noted first: a bot restarted meanwhile edits the new one
-                        slot.sent = want
-                        await self._noted(slot, mid, want)
-                        await self._drop_replaced(slot, moved)
-                        moved = None
-                    if replaced is not None and replaced != mid:
-                        self._replace(slot, replaced)
-                        replaced = None
-                else:
-                    await self.notes.editing(slot.chat_id, mid, want)
-                    await self.bot.edit_message_text(
-                        content.text,
-                        chat_id=slot.chat_id,
-                        message_id=mid,
-                        reply_markup=reply_markup,
-                    )
-            except BadRequest as exc:
-                text = str(exc).lower()
-                if "not modified" not in text:
-                    if "message to edit not found" in text or "message can't be edited" in text:
-                        if slot.dropped:  # deleted on purpose (`drop_table`)
-                            return True
-                        mid = slot.message_id = None
-                        continue
-                    raise
-            except Forbidden:
-                slot.desired = None
-                if slot.user_id is None:
-                    log.warning("the bot may not write in group %s any more", slot.chat_id)
+        tid = slot.table.table_id
+        counted = replaced is not None  # a sweep of the hand waits for this one (`_sweep`)
+        if counted:
+            self._replacing[tid] = self._replacing.get(tid, 0) + 1
+        try:
+            reply_markup = markup(content.keyboard)
+            for _ in range(2):
+                try:
+                    if mid is None:
+                        msg = await self.bot.send_message(
+                            slot.chat_id,
+                            content.text,
+                            reply_markup=reply_markup,
+                            # a group's table message and a hand that is not one's turn: silent
+                            disable_notification=not want.startswith(TURN_MARK),
+                        )
+                        await self._remember(slot, msg, want)
+                        mid = msg.message_id
+                        if moved is not None and moved != mid:
+                            # noted first: a bot restarted meanwhile edits the new one
+                            slot.sent = want
+                            await self._noted(slot, mid, want)
+                            await self._drop_replaced(slot, moved)
+                            moved = None
+                        if replaced is not None and replaced != mid:
+                            self._replace(slot, replaced)
+                            replaced = None
+                    else:
+                        await self.notes.editing(slot.chat_id, mid, want)
+                        await self.bot.edit_message_text(
+                            content.text,
+                            chat_id=slot.chat_id,
+                            message_id=mid,
+                            reply_markup=reply_markup,
+                        )
+                except BadRequest as exc:
+                    text = str(exc).lower()
+                    if "not modified" not in text:
+                        if "message to edit not found" in text or "message can't be edited" in text:
+                            if slot.dropped:  # deleted on purpose (`drop_table`)
+                                return True
+                            mid = slot.message_id = None
+                            continue
+                        raise
+                except Forbidden:
+                    slot.desired = None
+                    if slot.user_id is None:
+                        log.warning("the bot may not write in group %s any more", slot.chat_id)
+                        return False
+                    self._blocked.add((slot.table.table_id, slot.user_id))
+                    if self.on_blocked is not None:
+                        await self.on_blocked(slot.table, slot.user_id)
                     return False
-                self._blocked.add((slot.table.table_id, slot.user_id))
-                if self.on_blocked is not None:
-                    await self.on_blocked(slot.table, slot.user_id)
-                return False
-            slot.sent = want
-            if mid is not None and not self.shared:  # shared: `_send_shared` notes it
-                self.notes.shown(slot.chat_id, mid, want)
-            return True
-        return False
+                slot.sent = want
+                if mid is not None and not self.shared:  # shared: `_send_shared` notes it
+                    self.notes.shown(slot.chat_id, mid, want)
+                return True
+            return False
+        finally:
+            if counted:
+                self._replacing[tid] -= 1
+                if not self._replacing[tid]:
+                    del self._replacing[tid]
 
     def _replace(self, slot: _Slot, message_id: int) -> None:
         """A newer turn message replaced this hand message: deleted with the hand's sweep
@@ -831,6 +843,12 @@ class TelegramOutbox:
 
     async def _sweep(self, table: Table) -> None:
         tid = table.table_id
+        # a turn message still on its way (the private chat's pace) replaces one as it lands:
+        # that one goes with this sweep, not the next hand's
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SWEEP_WAIT
+        while self._replacing.get(tid) and loop.time() < deadline and not self._closing:
+            await asyncio.sleep(0.05)
         chats = self._replaced.pop(tid, {})
         if self.shared or tid not in self._replaced_read:
             # another worker, or the run before a restart, may have noted some

@@ -1,14 +1,18 @@
-"""A bot stopped or killed while it was showing a hand message: the restarted bot knows what
-the message shows, or at least of which turn it is, and neither sends a second message for
-the same turn nor edits one to the content it shows ("message is not modified").
+"""Hand messages at the edges of time: a bot stopped or killed while it was showing one (the
+restarted bot knows what the message shows, or at least of which turn it is, and neither
+sends a second message for the same turn nor edits one to the content it shows, "message is
+not modified"); a hand that ends while a turn message is still on its way.
 
 Found by CI on 2ccac53: a bot stopped while it edited Luigi's turn message (the edit noted,
 not yet confirmed) sent him the same turn again after the restart; a bot killed just after
 it sent a message, before the batched note of its content was written, edited it to what it
-showed. Telegram's side is a recorder here; the database is SQLite, as the bot's."""
+showed; a turn message that landed after its hand's sweep had begun left the message it
+replaced in the chat for another hand. Telegram's side is a recorder here; the database is
+SQLite, as the bot's."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -32,14 +36,21 @@ class Recorder:
     def __init__(self, first_id: int = 100) -> None:
         self.calls: list[tuple[str, int, int]] = []  # (method, chat, message id)
         self.next_id = first_id
+        self.deleted: list[tuple[int, list[int]]] = []
+        self.held = asyncio.Event()  # sends wait for it while `hold` (the chat's pace)
+        self.held.set()
 
     async def send_message(self, chat_id: int, text: str, **_: Any) -> Any:
+        await self.held.wait()
         self.next_id += 1
         self.calls.append(("sendMessage", chat_id, self.next_id))
         return SimpleNamespace(message_id=self.next_id, chat_id=chat_id)
 
     async def edit_message_text(self, text: str, chat_id: int, message_id: int, **_: Any) -> None:
         self.calls.append(("editMessageText", chat_id, message_id))
+
+    async def delete_messages(self, chat_id: int, message_ids: list[int]) -> None:
+        self.deleted.append((chat_id, list(message_ids)))
 
 
 async def open_db(tmp_path: Path) -> tuple[Database, Table]:
@@ -127,5 +138,30 @@ async def test_a_turn_message_under_an_unconfirmed_edit_is_edited_not_sent_again
         await restarted.flush(timeout=5)
         assert again.calls[1:] == [("sendMessage", LUIGI, 201)]
         await restarted.close(timeout=1)
+    finally:
+        await db.close()
+
+
+async def test_a_turn_message_still_on_its_way_at_the_hands_end_goes_with_its_sweep(
+    tmp_path: Path,
+) -> None:
+    """The hand ends (the sweep starts) while a person's last turn message waits for the
+    private chat's pace: the message it replaces is deleted with this hand's sweep."""
+    db, table = await open_db(tmp_path)
+    try:
+        bot = Recorder()
+        box = outbox(bot, db)
+        box.show_private(table, LUIGI, Rendered("👉 Tocca a te: 3 carte", []), turn="1.4")
+        await box.flush(timeout=5)
+        first = bot.next_id
+        bot.held.clear()  # the next send waits
+        box.show_private(table, LUIGI, Rendered("👉 Tocca a te: 1 carta", []), turn="1.38")
+        await asyncio.sleep(0.1)
+        box.sweep(table)  # the hand ended meanwhile
+        await asyncio.sleep(0.2)
+        bot.held.set()
+        await box.flush(timeout=5)
+        assert bot.deleted == [(LUIGI, [first])]
+        await box.close(timeout=1)
     finally:
         await db.close()
