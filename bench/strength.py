@@ -159,8 +159,19 @@ def seat_levels(n: int, a: str, b: str, swap: bool) -> list[str]:
 
 
 def play_deal(
-    variant: str, a: str, b: str, seed: int, k: int, budget: float, iterations: int | None
+    variant: str,
+    a: str,
+    b: str,
+    seed: int,
+    k: int,
+    budget: float,
+    iterations: int | None,
+    *,
+    hopeless: bool = False,
 ) -> DealResult:
+    """One deal played twice, the levels' seats swapped. `hopeless`: count each chiamata
+    call, and the hopeless ones (`partnerplay.hand_events`: 30 random deals played out per
+    hand, about 20 times the deal's own play; off for callers that read only the scores)."""
     options = table_options(variant)
     rules = options.rules()
     n = rules.n_players
@@ -214,7 +225,7 @@ def play_deal(
             )
             for key, v in chiamata_play(state, levels).items():
                 out.add(key, v)
-            for seat, what in partnerplay.hand_events(state, seed, k):
+            for seat, what in partnerplay.hand_events(state, seed, k) if hopeless else ():
                 out.add(f"{levels[seat]}:{what}")
             for s in range(n):  # §7.12 scores by role ("role_..": apart from the counts above)
                 role = _role(s, state.caller, state.partner)
@@ -332,8 +343,9 @@ def chiamata_play(state: HandState, levels: list[str]) -> dict[str, int]:
     return out
 
 
-def _task(args: tuple[str, str, str, int, int, float, int | None]) -> DealResult:
-    return play_deal(*args)
+def _task(args: tuple[str, str, str, int, int, float, int | None, bool]) -> DealResult:
+    variant, a, b, seed, k, budget, iterations, hopeless = args
+    return play_deal(variant, a, b, seed, k, budget, iterations, hopeless=hopeless)
 
 
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
@@ -365,12 +377,14 @@ def run_matchup(
     iterations: int | None,
     record: str | None = None,
     clock_name: str = "cpu",
+    hopeless: bool = True,
 ) -> dict[str, Any]:
     """One matchup's paired deals and their summary. `clock_name`: what `hard`'s budget and
     the decision times are measured on: "cpu", the process's CPU time (on a machine shared
-    with other work, what the search got), or "wall" (a move's delay at the table)."""
+    with other work, what the search got), or "wall" (a move's delay at the table).
+    `hopeless`: count the hopeless chiamata calls (`play_deal`)."""
     use_clock(CLOCKS[clock_name])
-    tasks = [(variant, a, b, seed, k, budget, iterations) for k in range(deals)]
+    tasks = [(variant, a, b, seed, k, budget, iterations, hopeless) for k in range(deals)]
     results: list[DealResult] = []
     started = time.perf_counter()
     if workers > 1:
@@ -657,6 +671,12 @@ def main(argv: list[str] | None = None) -> int:
         default="cpu",
         help="hard's budget and the times on CPU time (default) or wall time",
     )
+    p.add_argument(
+        "--no-hopeless",
+        dest="hopeless",
+        action="store_false",
+        help="skip counting hopeless chiamata calls (30 deals played out per hand)",
+    )
     args = p.parse_args(argv)
     summaries = []
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -682,6 +702,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.iterations,
                 args.record,
                 args.clock,
+                args.hopeless,
             )
             summaries.append(s)
             print(render(s), flush=True)
