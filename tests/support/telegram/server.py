@@ -367,22 +367,25 @@ class _Server:
         method = self._method_names.get(requested.lower(), requested)
         params: JSONDict = {}
         arrived = self._clock()
-        try:
-            params = _decode_params(headers.get("content-type", ""), body, url.query)
-            if method not in self._known_methods:
-                raise not_found
-            result = await self._call(method, params, arrived)
-        except ApiError as err:
-            self._log(method, params, False, None, err, arrived)
-            return err.error_code, err.envelope()
-        except Exception:
-            trace = traceback.format_exc()
-            self.internal_errors.append(trace)
-            print(f"FakeTelegram internal error in {method}:\n{trace}", file=sys.stderr)
-            internal = ApiError(500, f"Internal Server Error: fake failed in {method}")
-            self._log(method, params, False, None, internal, arrived)
-            return 500, internal.envelope()
-        self._log(method, params, True, result, None, arrived)
+        # a call's effect and its record in the log at once (readers take the lock): a test
+        # never sees a message that no logged call made yet (a long poll waits unlocked)
+        with contextlib.nullcontext() if method == "getUpdates" else self._lock:
+            try:
+                params = _decode_params(headers.get("content-type", ""), body, url.query)
+                if method not in self._known_methods:
+                    raise not_found
+                result = await self._call(method, params, arrived)
+            except ApiError as err:
+                self._log(method, params, False, None, err, arrived)
+                return err.error_code, err.envelope()
+            except Exception:
+                trace = traceback.format_exc()
+                self.internal_errors.append(trace)
+                print(f"FakeTelegram internal error in {method}:\n{trace}", file=sys.stderr)
+                internal = ApiError(500, f"Internal Server Error: fake failed in {method}")
+                self._log(method, params, False, None, internal, arrived)
+                return 500, internal.envelope()
+            self._log(method, params, True, result, None, arrived)
         envelope: JSONDict = {"ok": True, "result": result}
         if method == "deleteWebhook":
             envelope["description"] = self._webhook_deleted_description
