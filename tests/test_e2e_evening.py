@@ -141,6 +141,8 @@ def check_logs(
             assert "📣" in m.text and "chiama" in m.text, m.text
             assert "🤝" in m.text or "da solo" in m.text, m.text
             assert "perde il chiamante" in m.text or "vince il chiamante" in m.text, m.text
+        elif "nulla" in m.text:  # §4.1: a 60-60 hand is void, replayed; both have their 60
+            assert all(f"{name} 60" in m.text for name in names), m.text
         else:
             assert "vince" in m.text and "punti" in m.text, m.text
 
