@@ -24,8 +24,8 @@ After each kill (bot dead) and each restart:
    entry, as the replay says, each summing to zero, and so do the balances;
 4. the bot made no call that failed, before or after a restart (no 429 of its own making, no
    "message is not modified", no "query is too old"), with one exception checked precisely: a
-   restarted bot may re-send a message's content once and get "message is not modified" if
-   Telegram shows that same content (text and keyboard) and the row of that message in
+   restarted bot may re-send a message's content once per kill and get "message is not
+   modified" if Telegram shows that same content (text and keyboard) and the row of that message in
    `shown_messages` said at the kill that an edit was under way (the bot notes an edit before
    making it and confirms it after; the kill fell in between, so the restarted bot cannot
    know which content is shown). At each kill, every stored digest without an edit under way
@@ -405,6 +405,34 @@ class Run:
         return (
             f"{call.method} to {chat}: {call.description!r}, {where}; calls the chat accepted "
             f"in the minute before: {len(minute)} (per process: {dict(by_process)})"
+            + self.not_modified(call)
+        )
+
+    def not_modified(self, call: ApiCall) -> str:
+        """For a "not modified": what the bot had stored for the message at each kill since
+        Telegram last accepted its content, and what that content was."""
+        if NOT_MODIFIED not in (call.description or "") or "message_id" not in call.params:
+            return ""
+        key = (int(call.params["chat_id"]), int(call.params["message_id"]))
+        prev = None
+        for c in self.fake.calls:
+            if c.seq >= call.seq:
+                break
+            accepted = c.ok and c.method in ("sendMessage", "editMessageText")
+            if accepted and (c.result["chat"]["id"], c.result["message_id"]) == key:
+                prev = c
+        if prev is None:
+            return "; no accepted content before"
+        process = sum(1 for k in self.kills if k.dead <= prev.arrived)
+        notes = [
+            f"kill {i + 1}: stored {k.shown.get(key)!r}, editing {key in k.editing}"
+            for i, k in enumerate(self.kills)
+            if prev.arrived < k.at <= call.arrived
+        ]
+        return (
+            f"; last accepted by process {process} ({prev.method}, digest "
+            f"{content_digest(prev.params)}, this call's {content_digest(call.params)}); "
+            + "; ".join(notes)
         )
 
     def check_calls(self) -> tuple[list[ApiCall], list[ApiCall]]:
@@ -413,7 +441,8 @@ class Run:
 
         - "message is not modified": the last content Telegram accepted for that message is
           the same, the row of that message said at the last kill before the call that an
-          edit was under way (noted, not yet confirmed), and it is re-sent once;
+          edit was under way (noted, not yet confirmed), and it is re-sent once after that
+          kill;
         - "query is too old": the tap's update was handed out twice, the killed process had
           answered it less than 1 s before the kill (the kill fell between the answer and the
           next getUpdates, which tells Telegram the update was handled), and the restarted
@@ -423,7 +452,7 @@ class Run:
         allowed: list[ApiCall] = []
         failed = []
         last_ok: dict[tuple[int, int], ApiCall] = {}  # the last accepted content per message
-        resent: set[int] = set()  # the accepted calls re-sent once
+        resent: set[tuple[int, float]] = set()  # (accepted call, its kill): re-sent once
         answered_again: set[str] = set()
         for c in self.fake.calls:
             if c.ok:
@@ -465,14 +494,17 @@ class Run:
                 key = (int(c.params["chat_id"]), int(c.params["message_id"]))
                 prev = last_ok.get(key)
                 kill = next((k for k in reversed(self.kills) if k.dead <= c.arrived), None)
+                # once per kill: two kills in a row may each fall between a noted edit and
+                # its confirmation (the restarted bot's own re-send is noted, then confirmed
+                # with the next batch of notes)
                 if (
                     prev is not None
                     and kill is not None
                     and content_digest(prev.params) == content_digest(c.params)
                     and key in kill.editing
-                    and prev.seq not in resent
+                    and (prev.seq, kill.at) not in resent
                 ):
-                    resent.add(prev.seq)
+                    resent.add((prev.seq, kill.at))
                     allowed.append(c)
                     continue
             failed.append(c)
