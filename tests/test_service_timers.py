@@ -435,3 +435,38 @@ async def test_a_seat_taken_back_while_the_computer_thinks_is_not_played_for(rig
     assert (await play(rig, BEA)).text == "Fatto."  # her own move
     log = await rig.db.moves(tid)
     assert log[moves].seat == bea_seat and log[moves].user_id == BEA.user_id
+
+
+async def test_a_deadline_armed_before_the_scheduler_starts_fires_however_late(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Deadlines across a restart (issue 11 §3): the restarted bot arms the deadlines
+    that passed while it was down (`restore`, at once) before PTB's JobQueue starts. A start
+    that takes longer than a second (a loaded machine: 26 s in a full test run) made
+    APScheduler drop the job as missed, and the table waited for ever. `JobTimers` arms it to
+    run however late."""
+    from telegram.ext import ApplicationBuilder
+
+    from bot.telegram import app as app_module
+
+    fired: list[Any] = []
+
+    async def on_timer(context: Any) -> None:
+        fired.append(context.job.data)
+
+    monkeypatch.setattr(app_module, "_on_timer", on_timer)
+    application = ApplicationBuilder().token("123:abc").build()
+    timers = app_module.JobTimers(application)
+    timers.start(7, 0.0, "tok")  # due now; the scheduler is not running yet
+    await asyncio.sleep(1.5)  # longer than APScheduler's default grace of 1 s
+    jq = application.job_queue
+    assert jq is not None
+    await jq.start()
+    try:
+        for _ in range(100):
+            if fired:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        await jq.stop(wait=False)
+    assert fired == [(7, "tok")]

@@ -55,7 +55,16 @@ class JobTimers:
         if jq is None:
             return
         self.cancel(table_id)
-        jq.run_once(_on_timer, when=seconds, data=(table_id, token), name=f"timer:{table_id}")
+        jq.run_once(
+            _on_timer,
+            when=seconds,
+            data=(table_id, token),
+            name=f"timer:{table_id}",
+            # however late: a deadline that passed while the bot was down is armed at restore,
+            # before the scheduler starts, and APScheduler drops a job missed by over its
+            # grace (1 s): the table would wait for ever
+            job_kwargs={"misfire_grace_time": None},
+        )
 
     def cancel(self, table_id: int) -> None:
         jq = self.app.job_queue
