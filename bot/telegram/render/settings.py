@@ -5,40 +5,40 @@ setting's screen, and the rules in words (`options_summary`)."""
 from __future__ import annotations
 
 import html
+from dataclasses import fields
 
-from bot.engine.options import Options
+from bot.engine.options import Options, option_choices, switch_values
 from bot.i18n import option_help, option_name, t, value_name, variant_name
+from bot.table.deadlines import TIMER_CHOICES
 from bot.table.table import Table
 from bot.telegram.callback_data import callback_data
 from bot.telegram.render.common import Button, Keyboard, Rendered, esc
 
-SETTING_CHOICES: dict[str, tuple[str, ...]] = {
-    "match": ("single", "best3", "best5", "points120", "points121", "points151", "fixed5"),
-    "deck": ("italian", "french"),
-    "southern": ("false", "true"),
-    "retrump": ("false", "true"),
-    "show_points": ("false", "true"),
-    "signals": ("false", "true"),
-    "teams": ("none", "pairs", "threes"),
-    "players": ("2", "3", "4"),
-    "auction_start": ("dealer_right", "dealer_left"),  # §7.2
-    "first_must_call": ("false", "true"),  # §7.2
-    "overbid": ("true", "false"),
-    "two_caller_raises": ("true", "false"),  # §7.3
-    "carichi": ("false", "true"),
-    "carichi_mode": ("ends", "continues"),  # §7.8
-    "auction": ("rank", "points"),
-    "lead": ("dealer_right", "caller"),
-    "cappotto": ("zero_points", "all_tricks"),
-    "target": ("11", "21", "0"),
-    "timer": ("0", "30", "60", "120", "300"),  # seconds per move (bot.table.deadlines)
-    "counts": ("false", "true"),  # §10.5: a table setting, only with computer seats
-    "pin": ("false", "true"),  # a table setting: the bot pins the table message
-}
-
-
 # Settings kept on the table itself, not in the rules' Options: they change no rule of play.
 TABLE_SETTINGS = ("timer", "pin", "counts")
+
+
+def _table_choices(key: str) -> tuple[str, ...]:
+    """A table setting's values: the timer's seconds per move (`TIMER_CHOICES`), a switch's
+    default first."""
+    if key == "timer":
+        return tuple(str(seconds) for seconds in TIMER_CHOICES)
+    default = next(f.default for f in fields(Table) if f.name == key)
+    assert isinstance(default, bool), key
+    return switch_values(default)
+
+
+# Every setting and its values, spelled as they are stored and sent, in the order of the
+# settings panel: the match's format first, the other rules in `Options`' order (their values
+# from `Options`' own types, `option_choices`), then the table's own (`counts`, §10.5, only
+# with computer seats; `pin`: the bot pins the table message).
+SETTING_CHOICES: dict[str, tuple[str, ...]] = {
+    **{
+        key: option_choices(key)
+        for key in ("match", *(k for k in Options.model_fields if k not in ("variant", "match")))
+    },
+    **{key: _table_choices(key) for key in ("timer", "counts", "pin")},
+}
 
 
 def applicable_settings(options: Options, *, computers: bool = False) -> list[str]:
