@@ -186,22 +186,13 @@ def match_ledger(table: Table) -> tuple[int, ...] | None:
     return table.counted_deltas(m.ledger_deltas())
 
 
-def _pm_side(table: Table, side: int, nm: list[str]) -> str:
-    side_of = table.options.rules().side_of
-    return " &amp; ".join(esc(nm[s]) for s, x in enumerate(side_of) if x == side)
-
-
 def _pm_standing(table: Table, nm: list[str]) -> str:
-    """The match so far (chiamata: each seat's score; else hands or points per side); empty
-    before the first hand has counted."""
+    """The match so far, as the table message gives it (`_score`); empty before the first
+    hand has counted."""
     m = table.match
     if m is None or not m.counted_hands():
         return ""
-    rules = table.options.rules()
-    if rules.chiamata:
-        return ", ".join(f"{esc(nm[s])} {signed(v)}" for s, v in enumerate(m.scores))
-    values = m.side_points if rules.match.startswith("points") else m.hands_won
-    return ", ".join(f"{_pm_side(table, side, nm)} {v}" for side, v in enumerate(values))
+    return _score(table, nm)
 
 
 def pm_summary(table: Table, seat: int, obs: Observation, nm: list[str], lang: str) -> list[str]:
@@ -228,8 +219,9 @@ def pm_summary(table: Table, seat: int, obs: Observation, nm: list[str], lang: s
         if rules.chiamata or rules.n_sides == rules.n_players:
             points = ", ".join(f"{esc(nm[s])} {p}" for s, p in enumerate(res.card_points))
         else:
+            sides = rules.side_of
             points = ", ".join(
-                f"{_pm_side(table, side, nm)} {p}" for side, p in enumerate(res.side_points)
+                f"{_side_label(nm, side, sides)} {p}" for side, p in enumerate(res.side_points)
             )
         out.append(t(lang, "points_line", points_html=points))
         if obs.tricks:  # the hand's last trick (§3.7: its points show now)
