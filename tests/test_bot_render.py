@@ -1,4 +1,4 @@
-"""Telegram rendering (bot/telegram/render.py) over random games of every variant, without a bot.
+"""Telegram rendering (bot/telegram/render/) over random games of every variant, without a bot.
 
 Every state of every hand is rendered: the group's table message, each seat's private hand
 message, and the lobby, settings panel and variant picker. Each text must be valid Telegram

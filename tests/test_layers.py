@@ -6,6 +6,8 @@
     bot.players  computer players: the engine (and their own weights)
     storage      all SQL: the table layer's values (statuses, records), nothing above it
     handlers     Telegram updates: the service and rendering, never storage
+    bot.telegram.render  messages as plain data: the table layer, texts and button data;
+                 never the service, storage or Telegram itself; its modules in no cycle
 
 Known and left (issue 40): `bot.service` and `bot.telegram` still import each other (the
 service builds messages with `bot.telegram.render`)."""
@@ -55,6 +57,17 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "telegram",
     ),
     "handlers": ("storage",),
+    "bot.telegram.render": (
+        "bot.service",
+        "bot.webapp",
+        "bot.cli",
+        "bot.telegram.app",
+        "bot.telegram.outbox",
+        "bot.telegram.render_tournament",
+        "handlers",
+        "storage",
+        "telegram",
+    ),
 }
 
 
@@ -93,6 +106,29 @@ def test_a_layer_imports_nothing_above_it(package: str) -> None:
         if any(within(name, banned) for banned in FORBIDDEN[package])
     ]
     assert wrong == [], wrong
+
+
+def test_the_render_modules_import_each_other_in_no_cycle() -> None:
+    """`bot.telegram.render`'s modules, one a concern, each import only those below it."""
+    package = "bot.telegram.render"
+    graph = {
+        path.removesuffix(".py").replace("/", ".").removesuffix(".__init__"): {
+            name for name in names if within(name, package) and name != package
+        }
+        for path, names in imports_of(package).items()
+    }
+    assert len(graph) > 5, graph
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, " -> ".join((*path, module))
+        if module not in done:
+            for name in sorted(graph.get(module, ())):
+                visit(name, (*path, module))
+            done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
 
 
 def test_the_check_sees_a_forbidden_import_even_inside_a_function(tmp_path: Path) -> None:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from bot.engine import VARIANTS, Options
+from bot.engine.options import MATCH_FORMATS, option_choices
 from bot.i18n import LANGS, option_help, option_text, value_text
+from bot.table.deadlines import TIMER_CHOICES
 from bot.table.table import Seat, Table
-from bot.telegram.render import SETTING_CHOICES, applicable_settings
+from bot.telegram.render import SETTING_CHOICES, TABLE_SETTINGS, applicable_settings
 
 NEW = ("auction_start", "first_must_call", "two_caller_raises", "carichi_mode")
 
@@ -28,6 +30,25 @@ def test_s7_new_options_are_settings_with_their_values() -> None:
         for value in SETTING_CHOICES[key]:
             raw = {key: value, "carichi": "true"} if key == "carichi_mode" else {key: value}
             assert str(getattr(Options.parse("chiamata", raw), key)).lower() == value
+
+
+def test_setting_values_are_read_from_the_options_own_types() -> None:
+    """The settings' values are written once, in `Options`' types (a Literal's values, a
+    bool's with the default first, a number's `Choices`) and `TIMER_CHOICES`; the panel keeps
+    its order: the match's format first, the rules in `Options`' order, the table's own last."""
+    rules = [key for key in SETTING_CHOICES if key not in TABLE_SETTINGS]
+    assert rules == ["match", *(k for k in Options.model_fields if k not in ("variant", "match"))]
+    assert list(SETTING_CHOICES)[len(rules) :] == ["timer", "counts", "pin"]
+    for key in rules:
+        assert SETTING_CHOICES[key] == option_choices(key)
+    assert SETTING_CHOICES["match"] == MATCH_FORMATS
+    assert SETTING_CHOICES["deck"] == ("italian", "french")
+    assert SETTING_CHOICES["overbid"] == ("true", "false")  # the default first
+    assert SETTING_CHOICES["teams"] == ("none", "pairs", "threes")
+    assert SETTING_CHOICES["players"] == ("2", "3", "4")
+    assert SETTING_CHOICES["target"] == ("11", "21", "0")
+    assert SETTING_CHOICES["timer"] == tuple(str(s) for s in TIMER_CHOICES)
+    assert SETTING_CHOICES["pin"] == ("false", "true")
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

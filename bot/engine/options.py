@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from types import NoneType, UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -67,6 +68,14 @@ class OptionsError(ValueError):
     """An option that does not exist, a bad value, or a combination the rules do not allow."""
 
 
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """The values offered for a number option, in the order they are offered (`option_choices`):
+    the type of a number does not list them."""
+
+    values: tuple[int, ...]
+
+
 class Options(BaseModel):
     """A table's variant and rule options. Unset options take the variant's default."""
 
@@ -80,7 +89,7 @@ class Options(BaseModel):
     match: MatchFormat | None = None  # §4.3; None = the variant's default
     signals: bool = False  # §5.3
     teams: Literal["none", "pairs", "threes"] | None = None  # §5.4, §9.1
-    players: int | None = None  # §9: briskula32 (2..4) and doppia (2 or 4)
+    players: Annotated[int | None, Choices((2, 3, 4))] = None  # §9: briskula32; doppia 2 or 4
     auction_start: Literal["dealer_right", "dealer_left"] = "dealer_right"  # §7.2
     first_must_call: bool = False  # §7.2: the first player may not pass
     overbid: bool = True  # §7.3
@@ -90,7 +99,7 @@ class Options(BaseModel):
     auction: Literal["rank", "points"] = "rank"  # §7.9
     lead: Literal["dealer_right", "caller"] = "dealer_right"  # §7.10
     cappotto: Literal["zero_points", "all_tricks"] = "zero_points"  # §7.12
-    target: int = 11  # §7.13; 0 = an open league that never ends
+    target: Annotated[int, Choices((11, 21, 0))] = 11  # §7.13; 0 = an open league, no end
 
     @model_validator(mode="after")
     def _check_combination(self) -> Options:
@@ -211,6 +220,29 @@ class Options(BaseModel):
     def explicit(self) -> dict[str, Any]:
         """Only the options the table set, for compact records."""
         return self.model_dump(include=self.model_fields_set | {"variant"})
+
+
+def switch_values(default: bool) -> tuple[str, str]:
+    """A yes/no setting's values as `Options.parse` reads them, its default first."""
+    return str(default).lower(), str(not default).lower()
+
+
+def option_choices(key: str) -> tuple[str, ...]:
+    """The values the option `key` may be set to, spelled as `Options.parse` reads them, in
+    the order a choice offers them: a `Literal`'s in its order, a bool's default first, a
+    number's from its `Choices`. Which of them the other options allow is `Options`' check."""
+    field = Options.model_fields[key]
+    for meta in field.metadata:
+        if isinstance(meta, Choices):
+            return tuple(str(v) for v in meta.values)
+    kind = field.annotation
+    if get_origin(kind) in (Union, UnionType):  # `X | None`: unset takes the variant's default
+        (kind,) = (a for a in get_args(kind) if a is not NoneType)
+    if get_origin(kind) is Literal:
+        return tuple(str(v) for v in get_args(kind))
+    if kind is bool:
+        return switch_values(bool(field.default))
+    raise ValueError(f"option {key!r} lists no values: give it a Literal type or Choices")
 
 
 def _explain(exc: ValidationError) -> str:

@@ -167,7 +167,7 @@ def snapshot(
     obs = hand.observation(seat) if seat >= 0 else observe(hand, SPECTATOR)
     cards = Cards(obs.rules.deck, lang, out["french"])
     out["title"] = plain(
-        t(lang, "miniapp_title", variant=out["title"], n=render._hand_number(table))
+        t(lang, "miniapp_title", variant=out["title"], n=render.hand_number(table))
     )
     _seats(out["seats"], obs)
     out.update(
@@ -210,7 +210,7 @@ def snapshot(
         _mine(out, table, obs, seat, lang, cards)
     if hand.is_terminal():
         if seat >= 0:
-            lines = render._pm_summary(table, seat, obs, names, lang)
+            lines = render.pm_summary(table, seat, obs, names, lang)
         elif table.match is not None and table.match.records:
             lines = render.hand_result_lines(table, table.match.records[-1], lang)
             if table.status == FINISHED:
@@ -234,7 +234,7 @@ def snapshot(
                 out["rematch"] = {"table_id": table.rematch, "param": table_param(table.rematch)}
     elif seat >= 0 and obs.current == seat:
         if obs.phase != "play":
-            out["message"] = plain(render._prompt(obs, lang))
+            out["message"] = plain(render.auction_prompt(obs, lang))
         else:
             out["message"] = plain(t(lang, "pm_your_lead" if not obs.trick else "pm_your_turn"))
     elif obs.current >= 0:
@@ -372,11 +372,11 @@ def _outcome(table: Table, seat: int, names: list[str], lang: str) -> dict[str, 
         )
         out["cappotto"] = res.cappotto
     if seat >= 0 and rules.chiamata:
-        out["ledger"] = plain(render._pm_ledger(table, res.deltas, seat, lang))
+        out["ledger"] = plain(render.pm_ledger(table, res.deltas, seat, lang))
     if m is not None and m.over:
         out["match_over"] = plain(render.match_over_line(table, lang))
         if seat >= 0 and not rules.chiamata:
-            out["ledger"] = plain(render._pm_ledger(table, m.ledger_deltas(), seat, lang))
+            out["ledger"] = plain(render.pm_ledger(table, m.ledger_deltas(), seat, lang))
     return out
 
 
@@ -450,7 +450,7 @@ def _mine(
         label = action_label(a, obs, lang)
         short = label  # what a small button shows (the label is its accessible name)
         if kind == "suit":
-            label = render._bid_text(a, obs, lang)
+            label = render.bid_text(a, obs, lang)
             short = suit_name(a - A.NAME_SUIT, lang, french=out["french"]).capitalize()
         elif kind == "bid":
             short = bid_label(a, obs, lang)
