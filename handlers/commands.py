@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any
 
 from telegram import ChatMember, Update
 from telegram.error import TelegramError
+from telegram.ext import CommandHandler
 
 from bot.i18n import t
 from bot.service import Reply
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, bot_admin_check, is_group, person, send, send_admin_call
+from handlers.common import (
+    Handler,
+    admin_check,
+    bot_admin_check,
+    is_group,
+    person,
+    send,
+    send_admin_call,
+)
 
 log = logging.getLogger(__name__)
-
-Handler = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
 
 
 def _args(context: BotContext) -> list[str]:
@@ -188,7 +193,7 @@ async def on_my_chat_member(update: Update, context: BotContext) -> None:
             log.warning("greeting %s failed: %s", change.chat.id, exc)
 
 
-COMMAND_HANDLERS: dict[str, Handler] = {
+COMMANDS: dict[str, Handler] = {
     "start": cmd_start,
     "new": cmd_new,
     "join": cmd_join,
@@ -202,3 +207,8 @@ COMMAND_HANDLERS: dict[str, Handler] = {
     "lang": cmd_lang,
     "table": cmd_table,
 }
+
+
+def handlers() -> list[CommandHandler[BotContext, None]]:
+    """The table's commands, and /start, /help, /rules, /lang."""
+    return [CommandHandler(name, callback) for name, callback in COMMANDS.items()]

@@ -28,6 +28,7 @@ def is_group(chat: Chat) -> bool:
 
 
 Callback = Callable[[Update, BotContext], Coroutine[Any, Any, Any]]
+Handler = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
 
 
 def in_their_language(callback: Callback) -> Callback:

@@ -124,7 +124,7 @@ async def note_username(update: Update, context: BotContext) -> None:
         log.exception("noting the username of %s failed", user.id)
 
 
-def stats_handlers() -> list[BaseHandler[Update, BotContext, None]]:
+def handlers() -> list[BaseHandler[Update, BotContext, None]]:
     """The commands (group 0, before the ledger's /score: `/score chart` is answered here)."""
     return [
         CommandHandler("score", cmd_score_chart, filters=SCORE_CHART),

@@ -19,20 +19,18 @@ service (`bot/service/tournament.py`), send.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from telegram import Chat, Update
-from telegram.ext import CommandHandler
+from telegram.ext import BaseHandler, CommandHandler
 
 from bot.i18n import parse_level, t
 from bot.players import DEFAULT_LEVEL
 from bot.service import Reply
 from bot.table.tournament import PAIRS_VARIANT, SINGLES_VARIANTS
+from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
 from handlers.common import admin_check, is_group, person, send
-
-if TYPE_CHECKING:
-    from handlers.callbacks import Tap
+from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 
 COMMANDS = ("torneo", "tournament")
 NEW = {"nuova", "new", "squadra", "team"}
@@ -121,6 +119,7 @@ async def _add_bot(update: Update, context: BotContext, rest: list[str]) -> Repl
 # ------------------------------------------------------------------ the buttons (`T:` data)
 
 
+@chat_tap
 async def tour_tap(tap: Tap, chat: Chat) -> Reply:
     """A tap on the tournament message: new (team), bot, leave, go, cancel."""
     svc, who = tap.context.service, tap.who
@@ -132,12 +131,17 @@ async def tour_tap(tap: Tap, chat: Chat) -> Reply:
     return await admin_only(chat.id, who, is_admin=tap.admin(chat), tournament_id=tid)
 
 
+@chat_tap
 async def tour_join_tap(tap: Tap, chat: Chat) -> Reply:
     """A tap on "Entra nella squadra N"."""
     tid, team = int(tap.fields[0]), int(tap.fields[1])
     return await tap.context.service.tour_join(chat.id, tap.who, team, tid)
 
 
-def tournament_handlers() -> list[CommandHandler[BotContext, None]]:
-    """/torneo and /tournament (registered before the catch-all of unknown commands)."""
-    return [CommandHandler(list(COMMANDS), cmd_tournament)]
+TAPS: tuple[TapRoute, ...] = ((cb.CB_TOUR, tour_tap), (cb.CB_TOUR_JOIN, tour_join_tap))
+
+
+def handlers() -> list[BaseHandler[Update, BotContext, None]]:
+    """/torneo and /tournament (registered before the catch-all of unknown commands), then the
+    taps."""
+    return [CommandHandler(list(COMMANDS), cmd_tournament), *tap_handlers(TAPS)]
