@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from telegram import Chat, InputFile, Update
+from telegram import Chat, InputFile, Update, User
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CommandHandler
 
@@ -27,44 +27,44 @@ from bot.service import AdminCheck, Person, Reply
 from bot.service.league import Document
 from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, group_chat, reply_parameters, send, send_admin_call
+from handlers.common import (
+    admin_check,
+    group_only,
+    reply_parameters,
+    send,
+    send_admin_call,
+    with_chat,
+)
 from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 
 log = logging.getLogger(__name__)
 
 
-async def cmd_score(update: Update, context: BotContext) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
+@with_chat
+async def cmd_score(update: Update, context: BotContext, chat: Chat) -> None:
     arg = " ".join(context.args or [])
     await send(update, await context.service.season_score(chat.id, arg))
 
 
-async def cmd_season(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    await send_admin_call(update, context, chat, context.service.ask_new_season)
+@group_only
+async def cmd_season(update: Update, context: BotContext, chat: Chat, user: User) -> None:
+    await send_admin_call(update, context, chat, user, context.service.ask_new_season)
 
 
-async def cmd_undo(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    await send_admin_call(update, context, chat, context.service.ask_undo)
+@group_only
+async def cmd_undo(update: Update, context: BotContext, chat: Chat, user: User) -> None:
+    await send_admin_call(update, context, chat, user, context.service.ask_undo)
 
 
-async def cmd_beer(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    user = update.effective_user
-    if chat is None or user is None:
-        return
+@group_only
+async def cmd_beer(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     args = list(context.args or [])
     admin = admin_check(context, chat, user)
     await send(update, await context.service.beer(chat.id, args, is_admin=admin))
 
 
-async def cmd_export(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    if chat is None:
-        return
+@group_only
+async def cmd_export(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     result = await context.service.export_season(chat.id, list(context.args or []))
     if isinstance(result, Reply):
         await send(update, result)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from telegram import Chat, Update
+from telegram import Chat, Update, User
 from telegram.ext import BaseHandler, CommandHandler
 
 from bot.i18n import parse_level, t
@@ -29,7 +29,7 @@ from bot.service import Reply
 from bot.table.tournament import PAIRS_VARIANT, SINGLES_VARIANTS
 from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, is_group, person, send
+from handlers.common import admin_check, group_only, person, send
 from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 
 COMMANDS = ("torneo", "tournament")
@@ -59,17 +59,12 @@ def _team(word: str) -> int | None:
     return int(word) - 1
 
 
-async def cmd_tournament(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@group_only
+async def cmd_tournament(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     svc, who = context.service, person(user)
     args = [a.lower() for a in (context.args or [])]
     lang = await svc.chat_lang(chat.id)
     usage = Reply(t(lang, "err_tour_usage"))
-    if not is_group(chat):
-        await send(update, Reply(t(lang, "err_group_only")))
-        return
     if not args:
         await send(update, await svc.tournament(chat.id, who, True))
         return
@@ -85,7 +80,7 @@ async def cmd_tournament(update: Update, context: BotContext) -> None:
     elif word in LEAVE and not rest:
         reply = await svc.tour_leave(chat.id, who)
     elif word in BOT and len(rest) <= 2:
-        reply = await _add_bot(update, context, rest) or usage
+        reply = await _add_bot(context, chat, user, rest) or usage
     elif word in POINTS:
         numbers = [n for a in rest for n in re.split(r"[,;/]", a) if n]
         if len(numbers) == 6 and all(n.isdigit() and len(n) <= 2 for n in numbers):
@@ -99,10 +94,8 @@ async def cmd_tournament(update: Update, context: BotContext) -> None:
     await send(update, reply)
 
 
-async def _add_bot(update: Update, context: BotContext, rest: list[str]) -> Reply | None:
+async def _add_bot(context: BotContext, chat: Chat, user: User, rest: list[str]) -> Reply | None:
     """/torneo bot [N] [level], in either order; None for words that are neither."""
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
     team, level = None, DEFAULT_LEVEL
     for word in rest:
         if (n := _team(word)) is not None and team is None:
