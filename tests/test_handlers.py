@@ -1,17 +1,21 @@
-"""The handlers' guards (`handlers.common`): a handler runs only with the chat (and the person)
-it needs, else nothing happens; a group's command in a private chat gets the refusal, in the
-chat's language, and runs nothing. The updates and the chat are stand-ins that record what the
-guard hands over and what is sent."""
+"""How the handlers are put together. The guards (`handlers.common`): a handler runs only with
+the chat (and the person) it needs, else nothing happens; a group's command in a private chat
+gets the refusal, in the chat's language, and runs nothing (the updates and the chat are
+stand-ins that record what the guard hands over and what is sent). The taps: each kind of
+button data is routed by exactly one feature."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any, cast
 
 from telegram import Chat, Update, User
 
 from bot.i18n import t
+from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
+from handlers import callbacks, league, tournament
 from handlers.common import group_only, with_chat, with_sender
 
 GROUP, PRIVATE = Chat.SUPERGROUP, Chat.PRIVATE
@@ -80,3 +84,16 @@ async def test_group_only_refuses_a_private_chat_and_runs_in_a_group() -> None:
     assert private.sent == [t("en", "err_group_only")]
     await handler(update(group, ANA), CONTEXT)
     assert calls.seen == [(group, ANA)] and group.sent == []
+
+
+def test_each_kind_of_tap_is_routed_by_one_feature_and_kinds_are_the_features_own() -> None:
+    """Every `CB_*` pattern has one route; and no two features share the data's first field
+    (its kind), so the order in which `handlers.register` adds the features' taps cannot
+    change which one answers."""
+    features = {"table": callbacks.TAPS, "tournament": tournament.TAPS, "league": league.TAPS}
+    routed = [pattern for taps in features.values() for pattern, _ in taps]
+    patterns = [v for k, v in vars(cb).items() if k.startswith("CB_") and isinstance(v, re.Pattern)]
+    assert sorted(p.pattern for p in routed) == sorted(p.pattern for p in patterns)
+    kinds = {name: {p.pattern.split(":")[0] for p, _ in taps} for name, taps in features.items()}
+    assert kinds["tournament"] == {"T"} and kinds["league"] == {"L"}
+    assert not kinds["table"] & (kinds["tournament"] | kinds["league"])
