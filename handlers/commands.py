@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any
 
-from telegram import ChatMember, Update
+from telegram import Chat, ChatMember, Update, User
 from telegram.error import TelegramError
+from telegram.ext import CommandHandler
 
 from bot.i18n import t
 from bot.service import Reply
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, bot_admin_check, is_group, person, send, send_admin_call
+from handlers.common import (
+    Handler,
+    admin_check,
+    bot_admin_check,
+    is_group,
+    person,
+    send,
+    send_admin_call,
+    with_chat,
+    with_sender,
+)
 
 log = logging.getLogger(__name__)
-
-Handler = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
 
 
 def _args(context: BotContext) -> list[str]:
@@ -28,10 +35,8 @@ def _first(context: BotContext) -> str | None:
     return context.args[0] if context.args else None
 
 
-async def cmd_start(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@with_sender
+async def cmd_start(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     svc = context.service
     if is_group(chat):
         await send(update, await svc.help(chat.id))
@@ -39,54 +44,43 @@ async def cmd_start(update: Update, context: BotContext) -> None:
     await send(update, await svc.private_start(person(user), _first(context) or ""))
 
 
-async def cmd_new(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@with_sender
+async def cmd_new(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     new = context.service.new_table(chat.id, person(user), _first(context), is_group(chat))
     await send(update, await new, context)  # /new during a game: the table is re-posted below
 
 
-async def cmd_join(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@with_sender
+async def cmd_join(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     await send(update, await context.service.join(chat.id, person(user)))
 
 
-async def cmd_leave(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@with_sender
+async def cmd_leave(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     await send(update, await context.service.leave(chat.id, person(user)))
 
 
-async def cmd_addbot(update: Update, context: BotContext) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
+@with_chat
+async def cmd_addbot(update: Update, context: BotContext, chat: Chat) -> None:
     level, svc = _first(context), context.service
     await send(update, await (svc.add_bot(chat.id, level) if level else svc.add_bot(chat.id)))
 
 
-async def cmd_go(update: Update, context: BotContext) -> None:
-    await send_admin_call(update, context, update.effective_chat, context.service.start)
+@with_sender
+async def cmd_go(update: Update, context: BotContext, chat: Chat, user: User) -> None:
+    await send_admin_call(update, context, chat, user, context.service.start)
 
 
-async def cmd_cancel(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@with_sender
+async def cmd_cancel(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     admin = admin_check(context, chat, user)
     reply = await context.service.cancel(chat.id, person(user), is_admin=admin, by_command=True)
     await send(update, reply)
 
 
-async def cmd_settings(update: Update, context: BotContext) -> None:
+@with_sender
+async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     """/settings shows the panel; /settings key=value ... sets settings, all or nothing."""
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
     svc = context.service
     args = _args(context)
     if not args:
@@ -112,18 +106,17 @@ async def cmd_settings(update: Update, context: BotContext) -> None:
     await send(update, reply)
 
 
-async def cmd_table(update: Update, context: BotContext) -> None:
+@with_chat
+async def cmd_table(update: Update, context: BotContext, chat: Chat) -> None:
     """/table: the group's table message again at the bottom of the chat."""
-    chat = update.effective_chat
-    if chat is None:
-        return
     await send(update, await context.service.repost(chat.id))
 
 
-async def cmd_unknown(update: Update, context: BotContext) -> None:
+@with_chat
+async def cmd_unknown(update: Update, context: BotContext, chat: Chat) -> None:
     """A command the bot does not know (registered after every known one)."""
-    chat, message = update.effective_chat, update.effective_message
-    if chat is None or message is None or not message.text:
+    message = update.effective_message
+    if message is None or not message.text:
         return
     command = message.text.split()[0]
     name, _, addressee = command.partition("@")
@@ -136,22 +129,18 @@ async def cmd_unknown(update: Update, context: BotContext) -> None:
     await send(update, reply)
 
 
-async def cmd_rules(update: Update, context: BotContext) -> None:
-    if update.effective_chat is None:
-        return
-    await send(update, await context.service.rules(update.effective_chat.id, _first(context) or ""))
+@with_chat
+async def cmd_rules(update: Update, context: BotContext, chat: Chat) -> None:
+    await send(update, await context.service.rules(chat.id, _first(context) or ""))
 
 
-async def cmd_help(update: Update, context: BotContext) -> None:
-    if update.effective_chat is None:
-        return
-    await send(update, await context.service.help(update.effective_chat.id))
+@with_chat
+async def cmd_help(update: Update, context: BotContext, chat: Chat) -> None:
+    await send(update, await context.service.help(chat.id))
 
 
-async def cmd_lang(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@with_sender
+async def cmd_lang(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     is_admin = admin_check(context, chat, user)
     lang = _first(context) or ""
     await send(
@@ -162,11 +151,9 @@ async def cmd_lang(update: Update, context: BotContext) -> None:
     )
 
 
-async def on_private_text(update: Update, context: BotContext) -> None:
+@with_sender
+async def on_private_text(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     """Words typed in the private chat: an answer that says what the chat is for."""
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
     await send(update, await context.service.private_text(chat.id, person(user)))
 
 
@@ -188,7 +175,7 @@ async def on_my_chat_member(update: Update, context: BotContext) -> None:
             log.warning("greeting %s failed: %s", change.chat.id, exc)
 
 
-COMMAND_HANDLERS: dict[str, Handler] = {
+COMMANDS: dict[str, Handler] = {
     "start": cmd_start,
     "new": cmd_new,
     "join": cmd_join,
@@ -202,3 +189,8 @@ COMMAND_HANDLERS: dict[str, Handler] = {
     "lang": cmd_lang,
     "table": cmd_table,
 }
+
+
+def handlers() -> list[CommandHandler[BotContext, None]]:
+    """The table's commands, and /start, /help, /rules, /lang."""
+    return [CommandHandler(name, callback) for name, callback in COMMANDS.items()]

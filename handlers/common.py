@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from telegram import Chat, ReplyParameters, Update, User
@@ -28,6 +29,7 @@ def is_group(chat: Chat) -> bool:
 
 
 Callback = Callable[[Update, BotContext], Coroutine[Any, Any, Any]]
+Handler = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
 
 
 def in_their_language(callback: Callback) -> Callback:
@@ -51,16 +53,54 @@ def in_their_language(callback: Callback) -> Callback:
     return personal
 
 
-async def group_chat(update: Update, context: BotContext) -> Chat | None:
-    """The group a person sent the command in; in a private chat, the refusal is sent."""
-    chat = update.effective_chat
-    if chat is None or update.effective_user is None:
-        return None
-    if not is_group(chat):
-        lang = await context.service.chat_lang(chat.id)
-        await send(update, Reply(t(lang, "err_group_only")))
-        return None
-    return chat
+# The guards of a handler: an update without the chat (or the person) it needs is let be, and
+# a group's command sent in a private chat is answered with the refusal.
+
+InChat = Callable[[Update, BotContext, Chat], Awaitable[None]]
+BySender = Callable[[Update, BotContext, Chat, User], Awaitable[None]]
+
+
+def with_chat(handler: InChat) -> Handler:
+    """`handler`, given the update's chat; without one, nothing happens."""
+
+    @functools.wraps(handler)
+    async def guarded(update: Update, context: BotContext) -> None:
+        chat = update.effective_chat
+        if chat is None:
+            return
+        await handler(update, context, chat)
+
+    return guarded
+
+
+def with_sender(handler: BySender) -> Handler:
+    """`handler`, given the update's chat and the person who sent it; without either,
+    nothing happens."""
+
+    @functools.wraps(handler)
+    async def guarded(update: Update, context: BotContext) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        await handler(update, context, chat, user)
+
+    return guarded
+
+
+def group_only(handler: BySender) -> Handler:
+    """`handler` for a group's command, as `with_sender`; in a private chat the refusal is
+    sent instead."""
+
+    @with_sender
+    @functools.wraps(handler)
+    async def guarded(update: Update, context: BotContext, chat: Chat, user: User) -> None:
+        if not is_group(chat):
+            lang = await context.service.chat_lang(chat.id)
+            await send(update, Reply(t(lang, "err_group_only")))
+            return
+        await handler(update, context, chat, user)
+
+    return guarded
 
 
 def admin_check(context: BotContext, chat: Chat, user: User) -> AdminCheck:
@@ -93,13 +133,10 @@ class AdminCall(Protocol):
 
 
 async def send_admin_call(
-    update: Update, context: BotContext, chat: Chat | None, call: AdminCall
+    update: Update, context: BotContext, chat: Chat, user: User, call: AdminCall
 ) -> None:
-    """/go, /cancel, /season, /undo: `call`'s answer to the command's sender in `chat` (the
+    """/go, /season, /undo: `call`'s answer to the command's sender `user` in `chat` (the
     service asks, when it needs to, whether they administer `chat`)."""
-    user = update.effective_user
-    if chat is None or user is None:
-        return
     await send(update, await call(chat.id, person(user), is_admin=admin_check(context, chat, user)))
 
 

@@ -10,62 +10,61 @@
                                     payment (and one beer at a time);
     /beer 10, /birra vale 10        (admins) what a beer is worth, in points
 
-The buttons' taps (`L:` data, `bot.telegram.callback_data`) are routed by
-`handlers/callbacks.py` to `season_tap`, `undo_tap` and `paid_tap` here.
+and the buttons' taps (`L:` data, `bot.telegram.callback_data`): `season_tap`, `undo_tap` and
+`paid_tap`.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from telegram import Chat, InputFile, Update
+from telegram import Chat, InputFile, Update, User
 from telegram.error import TelegramError
-from telegram.ext import CommandHandler
+from telegram.ext import BaseHandler, CommandHandler
 
 from bot.service import AdminCheck, Person, Reply
 from bot.service.league import Document
+from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, group_chat, reply_parameters, send, send_admin_call
-
-if TYPE_CHECKING:
-    from handlers.callbacks import Tap
+from handlers.common import (
+    admin_check,
+    group_only,
+    reply_parameters,
+    send,
+    send_admin_call,
+    with_chat,
+)
+from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 
 log = logging.getLogger(__name__)
 
 
-async def cmd_score(update: Update, context: BotContext) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
+@with_chat
+async def cmd_score(update: Update, context: BotContext, chat: Chat) -> None:
     arg = " ".join(context.args or [])
     await send(update, await context.service.season_score(chat.id, arg))
 
 
-async def cmd_season(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    await send_admin_call(update, context, chat, context.service.ask_new_season)
+@group_only
+async def cmd_season(update: Update, context: BotContext, chat: Chat, user: User) -> None:
+    await send_admin_call(update, context, chat, user, context.service.ask_new_season)
 
 
-async def cmd_undo(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    await send_admin_call(update, context, chat, context.service.ask_undo)
+@group_only
+async def cmd_undo(update: Update, context: BotContext, chat: Chat, user: User) -> None:
+    await send_admin_call(update, context, chat, user, context.service.ask_undo)
 
 
-async def cmd_beer(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    user = update.effective_user
-    if chat is None or user is None:
-        return
+@group_only
+async def cmd_beer(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     args = list(context.args or [])
     admin = admin_check(context, chat, user)
     await send(update, await context.service.beer(chat.id, args, is_admin=admin))
 
 
-async def cmd_export(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    if chat is None:
-        return
+@group_only
+async def cmd_export(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     result = await context.service.export_season(chat.id, list(context.args or []))
     if isinstance(result, Reply):
         await send(update, result)
@@ -88,13 +87,7 @@ async def send_document(
         log.warning("sending the export to %s failed: %s", chat.id, exc)
 
 
-# ---------------------------------------------------------------------- taps (handlers/callbacks)
-
-
-def _message_id(tap: Tap) -> int | None:
-    """The tapped message (None when there is no query or the message is too old to say)."""
-    query = tap.update.callback_query
-    return query.message.message_id if query is not None and query.message else None
+# ------------------------------------------------------------------ the buttons (`L:` data)
 
 
 class _Confirm(Protocol):
@@ -115,26 +108,29 @@ class _Confirm(Protocol):
 
 async def _confirm(tap: Tap, chat: Chat, confirm: _Confirm) -> Reply:
     """<number>:<y|n> (the season's epoch, the entry): an admin's yes or no on the message."""
-    message_id = _message_id(tap)
+    message_id = tap.message_id
     if message_id is None:
         return tap.bad()
     number, yes = int(tap.fields[0]), tap.fields[1] == "y"
     return await confirm(chat.id, message_id, tap.who, number, yes, is_admin=tap.admin(chat))
 
 
+@chat_tap
 async def season_tap(tap: Tap, chat: Chat) -> Reply:
     """L:s:<epoch>:<y|n>: an admin confirms (or not) the new season."""
     return await _confirm(tap, chat, tap.context.service.confirm_new_season)
 
 
+@chat_tap
 async def undo_tap(tap: Tap, chat: Chat) -> Reply:
     """L:u:<entry>:<y|n>: an admin confirms (or not) undoing the entry."""
     return await _confirm(tap, chat, tap.context.service.confirm_undo)
 
 
+@chat_tap
 async def paid_tap(tap: Tap, chat: Chat) -> Reply:
     """L:p:<epoch>:<version>:<debtor>:<creditor>:<amount>: a payment marked as made."""
-    message_id = _message_id(tap)
+    message_id = tap.message_id
     if message_id is None:
         return tap.bad()
     epoch, version, debtor, creditor, amount = (int(f) for f in tap.fields[:5])
@@ -151,12 +147,21 @@ async def paid_tap(tap: Tap, chat: Chat) -> Reply:
     )
 
 
-def league_handlers() -> list[CommandHandler[BotContext, None]]:
-    """The commands (`handlers.register` adds them after `/score chart`'s handler)."""
-    return [
+TAPS: tuple[TapRoute, ...] = (
+    (cb.CB_SEASON, season_tap),
+    (cb.CB_UNDO, undo_tap),
+    (cb.CB_PAID, paid_tap),
+)
+
+
+def handlers() -> list[BaseHandler[Update, BotContext, None]]:
+    """The commands (`handlers.register` adds them after `/score chart`'s handler), then the
+    taps."""
+    commands: list[BaseHandler[Update, BotContext, None]] = [
         CommandHandler("score", cmd_score),
         CommandHandler(["season", "stagione"], cmd_season),
         CommandHandler("export", cmd_export),
         CommandHandler("undo", cmd_undo),
         CommandHandler(["beer", "birra"], cmd_beer),
     ]
+    return [*commands, *tap_handlers(TAPS)]

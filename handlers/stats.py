@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import logging
 
-from telegram import InputFile, Message, MessageEntity, Update
+from telegram import Chat, InputFile, Message, MessageEntity, Update, User
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 
 from bot.service import Reply
 from bot.service.stats import Chart
 from bot.telegram.context import BotContext
-from handlers.common import group_chat, person, reply_parameters, send
+from handlers.common import group_only, person, reply_parameters, send
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +56,8 @@ def _named(message: Message | None, args: list[str]) -> tuple[list[int], list[st
     return ids, [a for a in args if a not in covered]
 
 
-async def send_chart(update: Update, context: BotContext, chart: Chart) -> None:
+async def send_chart(update: Update, context: BotContext, chat: Chat, chart: Chart) -> None:
     """The picture as a reply to the command (through the bot: the rate limiter paces it)."""
-    chat = update.effective_chat
-    if chat is None:
-        return
     try:
         await context.bot.send_photo(
             chat.id,
@@ -72,42 +69,36 @@ async def send_chart(update: Update, context: BotContext, chart: Chart) -> None:
         log.warning("sending a chart to %s failed: %s", chat.id, exc)
 
 
-async def _answer(update: Update, context: BotContext, result: Reply | Chart) -> None:
+async def _answer(update: Update, context: BotContext, chat: Chat, result: Reply | Chart) -> None:
     if isinstance(result, Chart):
-        await send_chart(update, context, result)
+        await send_chart(update, context, chat, result)
     else:
         await send(update, result)
 
 
-async def cmd_stats(update: Update, context: BotContext) -> None:
-    chat, user = await group_chat(update, context), update.effective_user
-    if chat is None or user is None:
-        return
+@group_only
+async def cmd_stats(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     ids, words = _named(update.effective_message, list(context.args or []))
-    await _answer(update, context, await context.service.stats(chat.id, person(user), words, ids))
+    await _answer(
+        update, context, chat, await context.service.stats(chat.id, person(user), words, ids)
+    )
 
 
-async def cmd_top(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    if chat is None:
-        return
+@group_only
+async def cmd_top(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     await send(update, await context.service.top(chat.id, list(context.args or [])))
 
 
-async def cmd_h2h(update: Update, context: BotContext) -> None:
-    chat, user = await group_chat(update, context), update.effective_user
-    if chat is None or user is None:
-        return
+@group_only
+async def cmd_h2h(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     ids, words = _named(update.effective_message, list(context.args or []))
     await send(update, await context.service.h2h(chat.id, person(user), words, ids))
 
 
-async def cmd_score_chart(update: Update, context: BotContext) -> None:
-    chat = await group_chat(update, context)
-    if chat is None:
-        return
+@group_only
+async def cmd_score_chart(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     result = await context.service.score_chart(chat.id, list(context.args or []))
-    await _answer(update, context, result)
+    await _answer(update, context, chat, result)
 
 
 async def note_username(update: Update, context: BotContext) -> None:
@@ -124,7 +115,7 @@ async def note_username(update: Update, context: BotContext) -> None:
         log.exception("noting the username of %s failed", user.id)
 
 
-def stats_handlers() -> list[BaseHandler[Update, BotContext, None]]:
+def handlers() -> list[BaseHandler[Update, BotContext, None]]:
     """The commands (group 0, before the ledger's /score: `/score chart` is answered here)."""
     return [
         CommandHandler("score", cmd_score_chart, filters=SCORE_CHART),

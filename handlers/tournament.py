@@ -19,20 +19,18 @@ service (`bot/service/tournament.py`), send.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from telegram import Chat, Update
-from telegram.ext import CommandHandler
+from telegram import Chat, Update, User
+from telegram.ext import BaseHandler, CommandHandler
 
 from bot.i18n import parse_level, t
 from bot.players import DEFAULT_LEVEL
 from bot.service import Reply
 from bot.table.tournament import PAIRS_VARIANT, SINGLES_VARIANTS
+from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
-from handlers.common import admin_check, is_group, person, send
-
-if TYPE_CHECKING:
-    from handlers.callbacks import Tap
+from handlers.common import admin_check, group_only, person, send
+from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 
 COMMANDS = ("torneo", "tournament")
 NEW = {"nuova", "new", "squadra", "team"}
@@ -61,17 +59,12 @@ def _team(word: str) -> int | None:
     return int(word) - 1
 
 
-async def cmd_tournament(update: Update, context: BotContext) -> None:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return
+@group_only
+async def cmd_tournament(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     svc, who = context.service, person(user)
     args = [a.lower() for a in (context.args or [])]
     lang = await svc.chat_lang(chat.id)
     usage = Reply(t(lang, "err_tour_usage"))
-    if not is_group(chat):
-        await send(update, Reply(t(lang, "err_group_only")))
-        return
     if not args:
         await send(update, await svc.tournament(chat.id, who, True))
         return
@@ -87,7 +80,7 @@ async def cmd_tournament(update: Update, context: BotContext) -> None:
     elif word in LEAVE and not rest:
         reply = await svc.tour_leave(chat.id, who)
     elif word in BOT and len(rest) <= 2:
-        reply = await _add_bot(update, context, rest) or usage
+        reply = await _add_bot(context, chat, user, rest) or usage
     elif word in POINTS:
         numbers = [n for a in rest for n in re.split(r"[,;/]", a) if n]
         if len(numbers) == 6 and all(n.isdigit() and len(n) <= 2 for n in numbers):
@@ -101,10 +94,8 @@ async def cmd_tournament(update: Update, context: BotContext) -> None:
     await send(update, reply)
 
 
-async def _add_bot(update: Update, context: BotContext, rest: list[str]) -> Reply | None:
+async def _add_bot(context: BotContext, chat: Chat, user: User, rest: list[str]) -> Reply | None:
     """/torneo bot [N] [level], in either order; None for words that are neither."""
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
     team, level = None, DEFAULT_LEVEL
     for word in rest:
         if (n := _team(word)) is not None and team is None:
@@ -121,6 +112,7 @@ async def _add_bot(update: Update, context: BotContext, rest: list[str]) -> Repl
 # ------------------------------------------------------------------ the buttons (`T:` data)
 
 
+@chat_tap
 async def tour_tap(tap: Tap, chat: Chat) -> Reply:
     """A tap on the tournament message: new (team), bot, leave, go, cancel."""
     svc, who = tap.context.service, tap.who
@@ -132,12 +124,17 @@ async def tour_tap(tap: Tap, chat: Chat) -> Reply:
     return await admin_only(chat.id, who, is_admin=tap.admin(chat), tournament_id=tid)
 
 
+@chat_tap
 async def tour_join_tap(tap: Tap, chat: Chat) -> Reply:
     """A tap on "Entra nella squadra N"."""
     tid, team = int(tap.fields[0]), int(tap.fields[1])
     return await tap.context.service.tour_join(chat.id, tap.who, team, tid)
 
 
-def tournament_handlers() -> list[CommandHandler[BotContext, None]]:
-    """/torneo and /tournament (registered before the catch-all of unknown commands)."""
-    return [CommandHandler(list(COMMANDS), cmd_tournament)]
+TAPS: tuple[TapRoute, ...] = ((cb.CB_TOUR, tour_tap), (cb.CB_TOUR_JOIN, tour_join_tap))
+
+
+def handlers() -> list[BaseHandler[Update, BotContext, None]]:
+    """/torneo and /tournament (registered before the catch-all of unknown commands), then the
+    taps."""
+    return [CommandHandler(list(COMMANDS), cmd_tournament), *tap_handlers(TAPS)]

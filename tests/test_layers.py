@@ -9,12 +9,19 @@
     bot.telegram.render  messages as plain data: the table layer, texts and button data;
                  never the service, storage or Telegram itself; its modules in no cycle
 
-Known and left (issue 40): `bot.service` and `bot.telegram` still import each other (the
-service builds messages with `bot.telegram.render`)."""
+And no import cycle between modules: none at all among the modules of `handlers` (each feature
+imports `common` and `taps`, never another feature, not even for a type), and none among the
+imports that run when a module of `bot`, `handlers` or `storage` is imported (those in
+functions and under `if TYPE_CHECKING` aside).
+
+Known and left (issue 40): the packages `bot.service` and `bot.telegram` still import each
+other (the service builds messages with `bot.telegram.render`), though no two of their modules
+do."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -145,3 +152,128 @@ def test_the_check_sees_a_forbidden_import_even_inside_a_function(tmp_path: Path
         "storage.db",
         "telegram.ext",
     ]
+
+
+# ------------------------------------------------------------------------------ import cycles
+
+
+def module_of(path: Path, root: Path) -> str:
+    """The dotted name of the module in `path` (a package's `__init__.py` is the package)."""
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _on_import(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes under `node` that run when the module is imported: not the bodies of
+    functions, not what is under `if TYPE_CHECKING` (its `else` runs)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        if isinstance(child, ast.If) and _type_checking(child.test):
+            for stmt in child.orelse:
+                yield stmt
+                yield from _on_import(stmt)
+            continue
+        yield child
+        yield from _on_import(child)
+
+
+def module_graph(
+    packages: tuple[str, ...], *, root: Path = ROOT, every_import: bool
+) -> dict[str, set[str]]:
+    """Module -> the modules of `packages` it imports: `every_import`, also in functions and
+    under `if TYPE_CHECKING`; else only those that run when it is imported. `from a import b`
+    is an import of the module `a.b` when there is one, else of `a`."""
+    paths = {
+        module_of(path, root): path
+        for package in packages
+        for path in sorted((root / package.replace(".", "/")).rglob("*.py"))
+    }
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        tree = ast.parse(path.read_text("utf-8"))
+        nodes = ast.walk(tree) if every_import else _on_import(tree)
+        names: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.update(
+                    f"{node.module}.{alias.name}"
+                    if f"{node.module}.{alias.name}" in paths
+                    else node.module
+                    for alias in node.names
+                )
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+        graph[module] = {name for name in names if name in paths and name != module}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles: each set of modules that import one another, round (the strongly
+    connected components of more than one module, Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in sorted(graph[module]):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while (top := stack.pop()) != module:
+                component.append(top)
+            if component:
+                found.append(sorted([module, *component]))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
+def test_no_import_cycle_between_the_modules_of_handlers() -> None:
+    graph = module_graph(("handlers",), every_import=True)
+    assert {"handlers.taps", "handlers.league", "handlers.callbacks"} <= set(graph)
+    assert cycles(graph) == []
+
+
+def test_no_module_level_import_cycle_in_bot_handlers_storage() -> None:
+    graph = module_graph(("bot", "handlers", "storage"), every_import=False)
+    assert "bot.service.core" in graph and "storage.db" in graph["storage"]
+    assert cycles(graph) == []
+
+
+def test_the_check_sees_a_cycle_for_a_type_and_not_one_of_lazy_imports(tmp_path: Path) -> None:
+    """The check itself: a, b and c import each other round, one of them only for a type
+    (a cycle of every import, not one of those that run); d and e only in a function."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg import a\n", "utf-8")
+    (package / "a.py").write_text("from pkg.b import B\n", "utf-8")
+    (package / "b.py").write_text("import pkg.c\n", "utf-8")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n"
+        "else:\n    import pkg.d\n",
+        "utf-8",
+    )
+    (package / "d.py").write_text("def f():\n    from pkg import e\n", "utf-8")
+    (package / "e.py").write_text("import pkg.d\n", "utf-8")
+    every = module_graph(("pkg",), root=tmp_path, every_import=True)
+    assert every["pkg.c"] == {"pkg.a", "pkg.d"}
+    assert cycles(every) == [["pkg.a", "pkg.b", "pkg.c"], ["pkg.d", "pkg.e"]]
+    on_import = module_graph(("pkg",), root=tmp_path, every_import=False)
+    assert on_import["pkg.c"] == {"pkg.d"} and on_import["pkg.d"] == set()
+    assert cycles(on_import) == []

@@ -19,8 +19,8 @@ Callback data (at most 64 bytes, `callback_data()` checks it):
     L:p:<epoch>:<version>:<debtor>:<creditor>:<amount>[:<done>]
                                         /beer: `amount` of a payment of the settlement shown
                                         at `version`, `done` of it paid before (0 if absent)
-Each kind has its pattern (`CB_*`, next to `callback_data()`), which routes the taps
-(`handlers/callbacks.py`).
+Each kind has its pattern (`CB_*`, next to `callback_data()`), which routes the taps (`TAPS` in
+`handlers/callbacks.py` for a table's, `handlers/tournament.py` `T:`, `handlers/league.py` `L:`).
 """
 
 from __future__ import annotations
