@@ -165,3 +165,33 @@ async def test_a_turn_message_still_on_its_way_at_the_hands_end_goes_with_its_sw
         await box.close(timeout=1)
     finally:
         await db.close()
+
+
+class SlowNotesDb:
+    """`write_notes` that takes its time (a loaded database), every batch recorded once
+    written."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+        self.written: list[dict[str, Any]] = []
+
+    async def write_notes(self, **batch: Any) -> None:
+        self.started.set()
+        await self.release.wait()
+        self.written.append(batch)
+
+
+async def test_a_stop_during_a_write_of_the_notes_loses_nothing() -> None:
+    """A stop (SIGTERM) that comes while the notes are being written waits for that write:
+    cancelling it lost its batch (a full run: the note of a replaced hand message, which the
+    restarted bot then never deleted)."""
+    db = SlowNotesDb()
+    notes = Notes(cast(Database, db), interval=0.0)
+    notes.replaced(1, LUIGI, 4)
+    await asyncio.wait_for(db.started.wait(), 5)
+    closing = asyncio.create_task(notes.close())
+    await asyncio.sleep(0.05)
+    db.release.set()
+    await asyncio.wait_for(closing, 5)
+    assert [b["replaced"] for b in db.written if b.get("replaced")] == [[(1, LUIGI, 4)]]

@@ -20,8 +20,8 @@ APPLYING_UPDATE: ContextVar[int | None] = ContextVar("applying_update", default=
 
 # The language of the person an update comes from, when what the service answers reaches
 # them alone (a tap's answer, a reply in their private chat): their /lang, else their Telegram
-# language. Set by the handlers (`handlers.common.in_their_language`); None for a command in a group,
-# whose reply everybody reads in the group's language.
+# language. Set by the handlers (`handlers.common.in_their_language`); None for a command in a
+# group, whose reply everybody reads in the group's language.
 REPLY_LANG: ContextVar[str | None] = ContextVar("reply_lang", default=None)
 
 

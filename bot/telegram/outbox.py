@@ -140,6 +140,7 @@ class Notes:
         self._wake = asyncio.Event()
         self._now = asyncio.Event()  # an edit waits: write without gathering first
         self._task: asyncio.Task[None] | None = None
+        self._flushing: asyncio.Future[None] | None = None  # the write `_run` started last
 
     def shown(self, chat_id: int, message_id: int, digest: str) -> None:
         self._shown[(chat_id, message_id)] = digest
@@ -183,7 +184,10 @@ class Notes:
                     await asyncio.wait_for(self._now.wait(), self.interval)
             self._wake.clear()
             self._now.clear()
-            await self.flush()
+            # shielded: a close cancels this task, never a write under way (its batch, taken
+            # from the lists, would be lost: a replaced message never deleted)
+            self._flushing = asyncio.ensure_future(self.flush())
+            await asyncio.shield(self._flushing)
 
     async def flush(self) -> None:
         shown, self._shown = self._shown, {}
@@ -212,6 +216,8 @@ class Notes:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self._flushing is not None:  # a write under way ends first
+            await self._flushing
         await self.flush()
 
 
