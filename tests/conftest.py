@@ -41,6 +41,7 @@ SLOW_FILES = (
     "test_webhook.py",
     "test_stats_e2e.py",
     "test_league_e2e.py",
+    "test_bench_smoke.py",
 )
 # Single tests that play many games (or decisions) for a statistic.
 SLOW_TESTS = frozenset(

@@ -1,0 +1,53 @@
+"""The load benchmark still plays (slow tier). `bench.bot_load` is how Telegram's budget is
+measured (docs/benchmarks.md), and nothing else drives it: after a merge changed what private
+messages say, its five people no longer found their hand messages and the bench measured 0
+cards without failing. Here a small run of each scenario, as the README's command runs it
+(`python -m bench.bot_load`, a subprocess with the real bot), must play cards, answer every
+tap and stay within Telegram's limits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("scenario", ["five-humans", "mixed"])
+def test_a_small_bot_load_run_plays_within_the_limits(scenario: str, tmp_path: Path) -> None:
+    args = [
+        "--quick",
+        "--scenario",
+        scenario,
+        "--tables",
+        "4",
+        "--duration",
+        "20",
+        "--workdir",
+        str(tmp_path),
+        "--json",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.bot_load", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    r = json.loads(done.stdout.strip().splitlines()[-1])
+    assert r["ramp"]["tables_playing"] == 4, r["ramp"]
+    if scenario == "five-humans":  # 20 s of five people's auctions: bids, maybe a card
+        # the people found their hand messages and moved (bids, the call, cards)
+        assert r["chat_calls"]["moves"] > 0, r["chat_calls"]
+        assert r["chat_calls"]["per_move"] is not None, r["chat_calls"]
+    else:
+        assert r["window"]["cards"] > 0, r["window"]
+    assert r["limit_violations"]["total"] == 0, r["limit_violations"]
+    assert r["taps"]["unanswered"] == 0, r["taps"]
+    assert r["bot"]["log_errors"] == 0, r["bot"]
