@@ -83,9 +83,10 @@ async def test_webhook_secret_health_duplicates_and_a_sigkill(tmp_path: Path, ba
             game = Game(fake, group, [luigi, bea], store)
             for _ in range(8):
                 assert await game.step()
-            # ---- SIGKILL between two moves; taps made while it is down wait for it
-            await bot.kill9()
+            # ---- SIGKILL between two moves (once the next turn is shown: a kill before its
+            # message went out leaves nothing to tap); taps made while it is down wait for it
             who, before = await game.turn()
+            await bot.kill9()
             assert who is not None
             card = card_buttons(hand_message(fake, who))[0]
             pending = asyncio.create_task(game.press(who, card))
