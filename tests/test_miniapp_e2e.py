@@ -632,9 +632,15 @@ async def test_page_reconnects_to_a_restarted_bot(tmp_path: Path) -> None:
 
 
 async def seat_box(page: Page, seat: int) -> dict[str, float]:
-    """The centre of `seat`'s place on the page's table."""
-    box = await page.locator(f'#seats [data-seat="{seat}"]').bounding_box()
-    assert box is not None
+    """The centre of `seat`'s place on the page's table. The seats are drawn anew with every
+    change the page receives; a place read at such a moment gave no box once (a loaded full
+    run): it is read again once visible."""
+    place = page.locator(f'#seats [data-seat="{seat}"]')
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while (box := await place.bounding_box()) is None and loop.time() < deadline:
+        await place.wait_for(state="visible", timeout=WAIT * 1000)
+    assert box is not None, f"seat {seat} is not on the page"
     return {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
 
 
