@@ -899,6 +899,7 @@ async def test_lobby_buttons_telegram_errors_language_and_cancel(tmp_path: Path)
             # match waits for him (issue 38 §5: no result nobody played for); he is told in
             # private, with a notifying message and the button to come back
             playing = game.table_id()
+            await bot.idle()  # the computer's answer to his card is its own move, made first
             moves = len(store.moves(playing))
             left = await say(fake, mario, group, "/leave")
             assert "gioca il computer" in left.text
