@@ -73,6 +73,20 @@ def outbox(bot: Recorder, db: Database, shared: bool = False) -> TelegramOutbox:
     return TelegramOutbox(cast(Any, bot), db, notes=Notes(db, interval=60.0), shared=shared)
 
 
+FIRST_TURN = Rendered("👉 Tocca a te: 3 carte", [])
+
+
+async def first_turn(db: Database, table: Table) -> tuple[Recorder, TelegramOutbox, int]:
+    """Luigi's turn sent (turn 1.4, `FIRST_TURN`) and out: the recorder, the outbox, the
+    message's id."""
+    bot = Recorder()
+    box = outbox(bot, db)
+    box.show_private(table, LUIGI, FIRST_TURN, turn="1.4")
+    await box.flush(timeout=5)
+    assert bot.calls == [("sendMessage", LUIGI, bot.next_id)]
+    return bot, box, bot.next_id
+
+
 def test_known_keeps_the_turn_of_a_message_whose_edit_was_not_confirmed() -> None:
     a, b = "t:1.4|" + "a" * 20, "t:1.4|" + "b" * 20
     assert known(None) is None
@@ -89,13 +103,9 @@ async def test_a_sent_message_is_noted_before_its_id_is_stored(tmp_path: Path) -
     right after edits nothing to what it shows, nor sends the turn again."""
     db, table = await open_db(tmp_path)
     try:
-        bot = Recorder()
-        box = outbox(bot, db)
-        content = Rendered("👉 <b>Tocca a te</b>", [])
-        box.show_private(table, LUIGI, content, turn="1.4")
-        await box.flush(timeout=5)
-        assert bot.calls == [("sendMessage", LUIGI, 101)]
-        assert await db.shown(LUIGI, 101) == "t:1.4|" + digest(content)
+        _, _, mid = await first_turn(db, table)
+        content = FIRST_TURN
+        assert await db.shown(LUIGI, mid) == "t:1.4|" + digest(content)
         # "killed" now: no close, so the batched notes are never written
         again = Recorder(first_id=200)
         restarted = outbox(again, db)
@@ -117,11 +127,7 @@ async def test_a_turn_message_under_an_unconfirmed_edit_is_edited_not_sent_again
     new one, which notifies, only for a new turn."""
     db, table = await open_db(tmp_path)
     try:
-        bot = Recorder()
-        box = outbox(bot, db)
-        box.show_private(table, LUIGI, Rendered("👉 Tocca a te: 3 carte", []), turn="1.4")
-        await box.flush(timeout=5)
-        ((_, _, mid),) = bot.calls
+        _, _, mid = await first_turn(db, table)
         # the same turn goes on (he took the trick and leads): the edit is noted, and the bot
         # stops before it confirms it
         edited = Rendered("👉 Tocca a te: 2 carte", [])
@@ -134,7 +140,7 @@ async def test_a_turn_message_under_an_unconfirmed_edit_is_edited_not_sent_again
         await restarted.flush(timeout=5)
         assert again.calls == [("editMessageText", LUIGI, mid)]
         table.move_no += 2  # the computer answered: his next turn is a new message
-        restarted.show_private(table, LUIGI, Rendered("👉 Tocca a te: 3 carte", []), turn="1.6")
+        restarted.show_private(table, LUIGI, FIRST_TURN, turn="1.6")
         await restarted.flush(timeout=5)
         assert again.calls[1:] == [("sendMessage", LUIGI, 201)]
         await restarted.close(timeout=1)
@@ -149,11 +155,7 @@ async def test_a_turn_message_still_on_its_way_at_the_hands_end_goes_with_its_sw
     private chat's pace: the message it replaces is deleted with this hand's sweep."""
     db, table = await open_db(tmp_path)
     try:
-        bot = Recorder()
-        box = outbox(bot, db)
-        box.show_private(table, LUIGI, Rendered("👉 Tocca a te: 3 carte", []), turn="1.4")
-        await box.flush(timeout=5)
-        first = bot.next_id
+        bot, box, first = await first_turn(db, table)
         bot.held.clear()  # the next send waits
         box.show_private(table, LUIGI, Rendered("👉 Tocca a te: 1 carta", []), turn="1.38")
         await asyncio.sleep(0.1)
