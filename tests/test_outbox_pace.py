@@ -72,6 +72,14 @@ def test_spread_is_the_least_pace_at_which_edits_never_wait_for_room() -> None:
     assert full.spread(5.0) == pytest.approx(full.wait_time(5.0)) == pytest.approx(6.0)
 
 
+def group_table(move_no: int) -> Table:
+    """A table playing in GROUP, its table message 5, as the outbox reads it."""
+    table = SimpleNamespace(
+        table_id=1, chat_id=GROUP, table_message_id=5, status=PLAYING, move_no=move_no, lang="it"
+    )
+    return cast(Table, table)
+
+
 class StubDb:
     async def shown_states(self, keys: Any) -> dict[Any, Any]:
         return {}
@@ -107,12 +115,7 @@ async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[floa
         group_interval=INTERVAL,
         pace=limiter.group_pace if paced else None,
     )
-    table = cast(
-        Table,
-        SimpleNamespace(
-            table_id=1, chat_id=GROUP, table_message_id=5, status=PLAYING, move_no=0, lang="it"
-        ),
-    )
+    table = group_table(move_no=0)
     await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(BURST)))
     loop = asyncio.get_running_loop()
     end = loop.time() + 1.5 * MINUTE
@@ -182,12 +185,7 @@ async def test_a_worker_waits_for_room_before_taking_the_message_lock(room: bool
         shared=True,
         room=limiter.room_wait if room else None,
     )
-    table = cast(
-        Table,
-        SimpleNamespace(
-            table_id=1, chat_id=GROUP, table_message_id=5, status=PLAYING, move_no=1, lang="it"
-        ),
-    )
+    table = group_table(move_no=1)
     # the group's room is used up (all but the reserve kept for new messages)
     full = LIMITS.group_per_minute - LIMITS.group_reserve
     await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(full)))
