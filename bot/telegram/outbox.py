@@ -782,6 +782,7 @@ class TelegramOutbox:
             self._replacing[tid] = self._replacing.get(tid, 0) + 1
         try:
             reply_markup = markup(content.keyboard)
+            sent_new = False
             for _ in range(2):
                 try:
                     if mid is None:
@@ -792,8 +793,9 @@ class TelegramOutbox:
                             # a group's table message and a hand that is not one's turn: silent
                             disable_notification=not want.startswith(TURN_MARK),
                         )
-                        await self._remember(slot, msg, want)
+                        await self._remember(slot, msg, want)  # its digest written there
                         mid = msg.message_id
+                        sent_new = True
                         if moved is not None and moved != mid:
                             # noted first: a bot restarted meanwhile edits the new one
                             slot.sent = want
@@ -830,7 +832,8 @@ class TelegramOutbox:
                         await self.on_blocked(slot.table, slot.user_id)
                     return False
                 slot.sent = want
-                if mid is not None and not self.shared:  # shared: `_send_shared` notes it
+                # shared: `_send_shared` notes it; a new message: `_remember` wrote it
+                if mid is not None and not self.shared and not sent_new:
                     self.notes.shown(slot.chat_id, mid, want)
                 return True
             return False
