@@ -38,7 +38,7 @@ def run_bot() -> int:
     if settings.bot_token is None or not settings.bot_token.get_secret_value().strip():
         print(NO_TOKEN_HELP, file=sys.stderr)
         return 2
-    from bot.telegram.app import run
+    from bot.app import run
 
     return run(settings)
 

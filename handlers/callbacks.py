@@ -1,5 +1,5 @@
 """The table's button taps (lobby, settings, moves, hands, rematch): each kind's action, routed
-by its data's pattern (`bot.telegram.callback_data`, next to the encoder). The data names the
+by its data's pattern (`bot.view.callback_data`, next to the encoder). The data names the
 table and the action; the actor is always the tapping user. A tap is parsed and answered in
 `handlers/taps.py`."""
 
@@ -10,8 +10,8 @@ from telegram.ext import CallbackQueryHandler
 
 from bot.players import DEFAULT_LEVEL
 from bot.service import Reply
-from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
+from bot.view import callback_data as cb
 from handlers.common import bot_admin_check, is_group
 from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 

@@ -10,7 +10,7 @@
                                     payment (and one beer at a time);
     /beer 10, /birra vale 10        (admins) what a beer is worth, in points
 
-and the buttons' taps (`L:` data, `bot.telegram.callback_data`): `season_tap`, `undo_tap` and
+and the buttons' taps (`L:` data, `bot.view.callback_data`): `season_tap`, `undo_tap` and
 `paid_tap`.
 """
 
@@ -25,8 +25,8 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from bot.service import AdminCheck, Person, Reply
 from bot.service.league import Document
-from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
+from bot.view import callback_data as cb
 from handlers.common import (
     admin_check,
     group_only,

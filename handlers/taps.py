@@ -1,7 +1,7 @@
 """Button taps, for every feature: a tap parsed (`Tap`), the handler that answers it once
 (`answering`), the guard of a tap that needs its chat (`chat_tap`), and the fallback for data no
 feature knows. Each feature module lists its own kinds of tap (`TAPS`: a `CB_*` pattern of
-`bot.telegram.callback_data` and its action) and builds their handlers with `tap_handlers`;
+`bot.view.callback_data` and its action) and builds their handlers with `tap_handlers`;
 `handlers.register` adds the fallback after them all.
 
 Every query is answered exactly once, whatever happens, and promptly: the service stores the

@@ -27,8 +27,8 @@ from bot.i18n import parse_level, t
 from bot.players import DEFAULT_LEVEL
 from bot.service import Reply
 from bot.table.tournament import PAIRS_VARIANT, SINGLES_VARIANTS
-from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
+from bot.view import callback_data as cb
 from handlers.common import admin_check, group_only, person, send
 from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 

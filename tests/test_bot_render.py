@@ -1,4 +1,4 @@
-"""Telegram rendering (bot/telegram/render/) over random games of every variant, without a bot.
+"""Telegram rendering (bot/view/render/) over random games of every variant, without a bot.
 
 Every state of every hand is rendered: the group's table message, each seat's private hand
 message, and the lobby, settings panel and variant picker. Each text must be valid Telegram
@@ -22,8 +22,8 @@ from bot.engine import actions as A
 from bot.engine.state import PLAY
 from bot.i18n import t
 from bot.table.table import FINISHED, PLAYING, Table, TableError
-from bot.telegram.callback_data import MAX_CALLBACK_BYTES
-from bot.telegram.render import (
+from bot.view.callback_data import MAX_CALLBACK_BYTES
+from bot.view.render import (
     Rendered,
     lobby_message,
     match_end,

@@ -57,7 +57,7 @@ from bot.engine import HandState, Match
 from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.outbox import digest
-from bot.telegram.render import Button, Rendered
+from bot.view.render import Button, Rendered
 from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard, check_ledger
 from tests.support.people import (
     HAND_OVER,

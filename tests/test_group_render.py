@@ -14,7 +14,7 @@ from bot.engine import VARIANTS, Options
 from bot.engine import actions as A
 from bot.i18n import LANGS, option_help, option_text, t, value_text
 from bot.table.table import Seat, Table
-from bot.telegram.render import (
+from bot.view.render import (
     SETTING_CHOICES,
     Rendered,
     lobby_message,

@@ -13,8 +13,8 @@ from typing import Any, cast
 from telegram import Chat, Update, User
 
 from bot.i18n import t
-from bot.telegram import callback_data as cb
 from bot.telegram.context import BotContext
+from bot.view import callback_data as cb
 from handlers import callbacks, league, tournament
 from handlers.common import group_only, with_chat, with_sender
 

@@ -20,7 +20,7 @@ from bot.engine import VARIANTS, Options
 from bot.engine.match import Match
 from bot.i18n import LANGS, plain, t, tn, variant_name
 from bot.players import LEVELS
-from bot.telegram.render import lobby_message, variant_picker
+from bot.view.render import lobby_message, variant_picker
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "bot" / "i18n" / "locale"

@@ -6,17 +6,21 @@
     bot.players  computer players: the engine (and their own weights)
     storage      all SQL: the table layer's values (statuses, records), nothing above it
     handlers     Telegram updates: the service and rendering, never storage
-    bot.telegram.render  messages as plain data: the table layer, texts and button data;
-                 never the service, storage or Telegram itself; its modules in no cycle
+    bot.service  what handlers call: tables, storage and the view; never Telegram's side
+                 (`bot.telegram`: the app, the outbox, the webhook) nor handlers
+    bot.view     messages, keyboards, button data and charts as plain data: the table layer
+                 and texts; never the service, storage or Telegram itself
+    bot.view.render  the table's messages, its modules in no cycle
 
 And no import cycle between modules: none at all among the modules of `handlers` (each feature
 imports `common` and `taps`, never another feature, not even for a type), and none among the
 imports that run when a module of `bot`, `handlers` or `storage` is imported (those in
 functions and under `if TYPE_CHECKING` aside).
 
-Known and left (issue 40): the packages `bot.service` and `bot.telegram` still import each
-other (the service builds messages with `bot.telegram.render`), though no two of their modules
-do."""
+So the packages point one way, with no cycle among them: the composition root (`bot.app`)
+registers handlers; handlers and `bot.telegram` (the outbox, pacing, the webhook) call the
+service; the service builds messages with `bot.view`, and `bot.view` knows only the table
+layer."""
 
 from __future__ import annotations
 
@@ -64,17 +68,17 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "telegram",
     ),
     "handlers": ("storage",),
-    "bot.telegram.render": (
+    "bot.service": ("bot.telegram", "bot.webapp", "bot.cli", "handlers", "telegram"),
+    "bot.view": (
         "bot.service",
+        "bot.telegram",
         "bot.webapp",
         "bot.cli",
-        "bot.telegram.app",
-        "bot.telegram.outbox",
-        "bot.telegram.render_tournament",
         "handlers",
         "storage",
         "telegram",
     ),
+    "bot.view.render": ("bot.view.render_tournament", "bot.view.charts"),
 }
 
 
@@ -116,8 +120,8 @@ def test_a_layer_imports_nothing_above_it(package: str) -> None:
 
 
 def test_the_render_modules_import_each_other_in_no_cycle() -> None:
-    """`bot.telegram.render`'s modules, one a concern, each import only those below it."""
-    package = "bot.telegram.render"
+    """`bot.view.render`'s modules, one a concern, each import only those below it."""
+    package = "bot.view.render"
     graph = {
         path.removesuffix(".py").replace("/", ".").removesuffix(".__init__"): {
             name for name in names if within(name, package) and name != package
@@ -253,6 +257,26 @@ def test_no_import_cycle_between_the_modules_of_handlers() -> None:
 def test_no_module_level_import_cycle_in_bot_handlers_storage() -> None:
     graph = module_graph(("bot", "handlers", "storage"), every_import=False)
     assert "bot.service.core" in graph and "storage.db" in graph["storage"]
+    assert cycles(graph) == []
+
+
+def package_of(module: str) -> str:
+    """The package a module counts in: `bot`'s subpackages each on their own (`bot.engine`,
+    `bot.service`), a top-level module of `bot` on its own too (`bot.app`)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "bot" and len(parts) > 1 else parts[0]
+
+
+def test_no_import_cycle_between_packages() -> None:
+    """Every import counted, lazy ones and those for a type too."""
+    graph: dict[str, set[str]] = {}
+    for module, names in module_graph(("bot", "handlers", "storage"), every_import=True).items():
+        mine = package_of(module)
+        graph.setdefault(mine, set()).update(
+            package_of(name) for name in names if package_of(name) != mine
+        )
+    assert {"bot.service", "bot.view", "bot.telegram", "handlers"} <= set(graph)
+    assert "bot.view" in graph["bot.service"] and "handlers" in graph["bot.app"]
     assert cycles(graph) == []
 
 

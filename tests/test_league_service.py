@@ -15,7 +15,7 @@ from bot.service import Person, Reply
 from bot.service.league import Document, parse_season
 from bot.table.ledger import settle
 from bot.table.table import FINISHED
-from bot.telegram.callback_data import CB_PAID, paid_data
+from bot.view.callback_data import CB_PAID, paid_data
 from tests.support.rig import CHAT, Rig
 
 ANA = Person(1, "Ana")

@@ -103,7 +103,7 @@ def test_the_bot_starts_without_torch_numpy_or_the_weights() -> None:
     """Importing what `python -m bot` runs, and the players and their workers' module, reads
     no network and imports neither torch nor numpy (the weights load on first use)."""
     code = (
-        "import sys, bot.__main__, bot.telegram.app, bot.players, bot.players.thinker\n"
+        "import sys, bot.__main__, bot.app, bot.players, bot.players.thinker\n"
         "from bot.players.learned import nets\n"
         "print(json.dumps([nets.loaded(), 'torch' in sys.modules, 'numpy' in sys.modules]))"
     )

@@ -22,7 +22,7 @@ import pytest
 
 from bot.table.table import PLAYING, Table
 from bot.telegram.outbox import UNSURE, Notes, TelegramOutbox, digest, known
-from bot.telegram.render import Rendered
+from bot.view.render import Rendered
 from storage import Database
 from storage.models import Shown
 

@@ -25,7 +25,7 @@ import pytest
 from bot.table.table import PLAYING, Table
 from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
-from bot.telegram.render import Rendered
+from bot.view.render import Rendered
 from storage import Database
 from storage.models import MessageState
 from tests.support.limiter import Recorder, call, max_in_window

@@ -17,7 +17,7 @@ from bot.i18n import t
 from bot.service import Person, TableService
 from bot.service.core import ADMISSION_BACKLOG
 from bot.table.table import PLAYING
-from bot.telegram.render import short_name
+from bot.view.render import short_name
 from storage import Database
 from tests.support.rig import CHAT, Rig, Timers
 

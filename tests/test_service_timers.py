@@ -17,7 +17,7 @@ import pytest
 from bot.service import Person, Reply
 from bot.table.deadlines import Pending
 from bot.table.table import CANCELLED, LOBBY, PLAYING, Table
-from bot.telegram.render import Rendered
+from bot.view.render import Rendered
 from storage import Database
 from tests.support.rig import CHAT, Rig
 
@@ -447,7 +447,7 @@ async def test_a_deadline_armed_before_the_scheduler_starts_fires_however_late(
     run however late."""
     from telegram.ext import ApplicationBuilder
 
-    from bot.telegram import app as app_module
+    from bot import app as app_module
 
     fired: list[Any] = []
 

@@ -12,7 +12,7 @@ import pytest
 
 from bot.service import Person, Reply
 from bot.service.stats import Chart
-from bot.telegram import charts
+from bot.view import charts
 from storage import Database
 from storage.stats import PlayRecord, StoredPlay
 from tests.support.history import CHAT, HANDS, MATCHES, NAMES, T0, A, B, hand, match

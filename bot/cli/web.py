@@ -34,7 +34,7 @@ from bot.service import Person, TableService
 from bot.service.types import Outbox
 from bot.table.deadlines import Timing
 from bot.table.table import Table
-from bot.telegram.render import Keyboard, Rendered
+from bot.view.render import Keyboard, Rendered
 from bot.webapp.auth import TableKeys, Viewer
 from bot.webapp.hub import LiveHub
 from bot.webapp.server import MiniApp

@@ -1,6 +1,6 @@
 """Words both fronts share: cards, suits, ranks, actions and bids, in Italian or English.
 
-The Telegram bot (`bot.telegram.render`) and the terminal (`bot.cli.render`) name a card, a
+The Telegram bot (`bot.view.render`) and the terminal (`bot.cli.render`) name a card, a
 bid or a signal with these functions, so they spell them alike. Plain text (no markup); the
 words come from the catalogue (`bot.i18n`, keys `card_name`, `rank_<n>`, `suit_<s>`, `act_*`,
 `bid_*`). A language the catalogue lacks raises ValueError.

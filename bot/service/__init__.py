@@ -38,7 +38,7 @@ from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
 from bot.service.waits import Waits
-from bot.telegram.callback_data import callback_data
+from bot.view.callback_data import callback_data
 
 
 class TableService(Waits, People, Tournaments, League, Stats):

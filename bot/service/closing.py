@@ -11,8 +11,8 @@ from bot.service.lobby import Lobby
 from bot.service.types import AdminCheck, Person, Reply
 from bot.table.deadlines import CancelRequest
 from bot.table.table import CANCELLED, PLAYING, Table, TableError
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render import Button, Rendered, mention
+from bot.view.callback_data import callback_data
+from bot.view.render import Button, Rendered, mention
 from storage import StorageError
 
 log = logging.getLogger(__name__)

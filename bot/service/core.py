@@ -19,7 +19,7 @@ from bot.players.thinker import Thinker
 from bot.service.types import REPLY_LANG, Live, Outbox, Reply, Timers
 from bot.table.deadlines import TURN_KINDS, Notice, Pending, Timing
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
-from bot.telegram.render import (
+from bot.view.render import (
     Rendered,
     away_private,
     frozen_private,
@@ -119,7 +119,7 @@ class ServiceCore:
         self.thinker = thinker if thinker is not None else Thinker(workers=0)
         self._computers: dict[int, asyncio.Task[None]] = {}
         # (table, seat) -> (version, turn, screen) while that seat looks at another screen of
-        # the points bids than the first (§7.3; `bot.telegram.render.auction._bid_keyboard`)
+        # the points bids than the first (§7.3; `bot.view.render.auction._bid_keyboard`)
         self._bid_pages: dict[tuple[int, int], tuple[int, int, int]] = {}
         self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
         # the moments last shown (`_render`): the group's table message, each hand message

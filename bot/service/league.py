@@ -26,8 +26,8 @@ from bot.i18n import plain, t, tn, variant_name
 from bot.service.core import ServiceCore
 from bot.service.types import AdminCheck, Person, Reply
 from bot.table.ledger import Payment, export_json, settle
-from bot.telegram.callback_data import paid_data, season_data, undo_data
-from bot.telegram.render import (
+from bot.view.callback_data import paid_data, season_data, undo_data
+from bot.view.render import (
     Button,
     Keyboard,
     Rendered,

@@ -19,7 +19,7 @@ from bot.service.core import ADMISSION_BACKLOG
 from bot.service.play import Play
 from bot.service.types import APPLYING_UPDATE, AdminCheck, Person, Reply
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
-from bot.telegram.render import (
+from bot.view.render import (
     SETTING_CHOICES,
     TABLE_SETTINGS,
     Button,

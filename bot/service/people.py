@@ -12,7 +12,7 @@ from bot.i18n import LANGS, t, variant_name
 from bot.service.lobby import Lobby
 from bot.service.types import AdminCheck, Person, Reply
 from bot.table.table import Table
-from bot.telegram.render import Button
+from bot.view.render import Button
 from storage import StorageError
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from bot.service.types import APPLYING_UPDATE, Person, Reply
 from bot.table.ledger import hand_key, match_key
 from bot.table.stats import play_record
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
-from bot.telegram.render import (
+from bot.view.render import (
     Rendered,
     bid_pages,
     hand_log,

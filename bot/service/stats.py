@@ -46,8 +46,8 @@ from bot.table.stats import (
     player_stats,
     views,
 )
-from bot.telegram import charts
-from bot.telegram.render import points_text
+from bot.view import charts
+from bot.view.render import points_text
 from storage.league import PAYMENT
 
 CHART_WORDS: Final = frozenset({"chart", "grafico", "graph", "grafici"})

@@ -52,8 +52,8 @@ from bot.table.tournament import (
     Result,
     Tournament,
 )
-from bot.telegram.render import Button, Rendered
-from bot.telegram.render_tournament import (
+from bot.view.render import Button, Rendered
+from bot.view.render_tournament import (
     final_message,
     match_done_text,
     round_message,

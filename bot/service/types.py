@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.table.table import Table
-from bot.telegram.render import Keyboard, Rendered
+from bot.view.render import Keyboard, Rendered
 
 # The webhook update being applied (webhook mode, `bot.telegram.webhook`): a change it makes
 # marks it done in the same transaction, so a copy delivered again after a crash is never

@@ -17,7 +17,7 @@ from bot.service.closing import Closing
 from bot.service.core import COMPUTER_GRACE
 from bot.table.deadlines import Notice
 from bot.table.table import LOBBY, PLAYING, Table, TableError
-from bot.telegram.render import Rendered, group_title, mention
+from bot.view.render import Rendered, group_title, mention
 
 log = logging.getLogger(__name__)
 

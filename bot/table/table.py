@@ -31,7 +31,7 @@ BOT_USER_BASE = -1000  # ledger ids of computer players: one per level, negative
 BOT_LEDGER_IDS = {"random": -1000, "simple": -1001, "easy": -1002, "normal": -1003, "hard": -1004}
 # First names of computer players, in the order they are given (one per seat, never twice at a
 # table). A computer's seat stores its first name and its level, never words of a language: it
-# is shown as "🤖 Ada (difficile)" where it is shown (`bot.telegram.render.seat_name`). Tables
+# is shown as "🤖 Ada (difficile)" where it is shown (`bot.view.render.seat_name`). Tables
 # stored with a whole name ("🤖 Ada (difficile)", the older "🤖 difficile 1") keep it.
 BOT_NAMES = ("Ada", "Bruno", "Carla", "Dario", "Elsa", "Franco", "Gina", "Lino", "Marta", "Nino")
 

@@ -10,7 +10,7 @@ slow down to a pace that never waits for room, instead of using the room up and 
 waiting most of a minute for it); an `urgent` change (the lobby became a game, the table
 was cancelled: old buttons must go) is sent without that wait.
 
-Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.telegram.app`) give
+Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.app`) give
 each call `parse_mode=HTML`.
 
 Pacing and retries of single calls live in `bot.telegram.rate_limiter` (the one retry layer). When a
@@ -57,7 +57,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import t
 from bot.table.table import CANCELLED, FINISHED, Table
-from bot.telegram.render import Keyboard, Rendered
+from bot.view.render import Keyboard, Rendered
 from storage import Database
 from storage.models import Shown
 
@@ -442,7 +442,7 @@ class TelegramOutbox:
 
     def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
         """The person's hand message stays in their chat as it is, showing `content` (the
-        hand's summary without its button, `bot.telegram.render.kept_summary`): the next
+        hand's summary without its button, `bot.view.render.kept_summary`): the next
         `show_private` sends a new message below it instead of editing it."""
         key = (table.table_id, user_id)
         slot = self._slots.get(key)

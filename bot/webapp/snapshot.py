@@ -4,7 +4,7 @@ nothing the rules hide can reach the page: other hands, the talon's order, the s
 the called card is played (§7.6; the socio alone is told), card points the settings hide
 (§3.7).
 
-The texts are the bot's own (`bot.telegram.render`, `bot.i18n`), turned into plain text: the
+The texts are the bot's own (`bot.view.render`, `bot.i18n`), turned into plain text: the
 page inserts them as text, never as markup.
 """
 
@@ -21,7 +21,7 @@ from bot.engine.cards import Deck
 from bot.i18n import join_names, t, variant_name
 from bot.i18n.words import action_label, bid_label, card_name, suit_name
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
-from bot.telegram import render
+from bot.view import render
 
 _TAG = re.compile(r"<[^>]*>")
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from telegram.ext import Application as PTBApplication
 
+from bot import app
 from bot.config import Settings
 from bot.service import TableService
-from bot.telegram import app
 from bot.telegram.context import BotData
 
 IDLE_LINE = "e2e probe: idle"

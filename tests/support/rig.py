@@ -10,7 +10,7 @@ from typing import Any
 from bot.service import TableService
 from bot.table.deadlines import Pending, Timing
 from bot.table.table import Table
-from bot.telegram.render import Keyboard, Rendered
+from bot.view.render import Keyboard, Rendered
 from storage import Database
 
 CHAT = -100777

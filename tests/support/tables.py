@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from bot.engine import VARIANTS, Options, OptionsError
 from bot.table.table import Table
-from bot.telegram.render import (
+from bot.view.render import (
     SETTING_CHOICES,
 )
 

@@ -8,10 +8,10 @@ from bot.engine import SPECTATOR, Observation, observe
 from bot.engine.match import HandRecord
 from bot.i18n import join_names, t
 from bot.table.table import Table
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render.auction import _pm_chiamata
-from bot.telegram.render.cards import _card, _last_trick_line, _points
-from bot.telegram.render.common import (
+from bot.view.callback_data import callback_data
+from bot.view.render.auction import _pm_chiamata
+from bot.view.render.cards import _card, _last_trick_line, _points
+from bot.view.render.common import (
     Button,
     Keyboard,
     Rendered,

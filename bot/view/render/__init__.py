@@ -16,10 +16,10 @@ One module a concern, each name importable from here too:
     hand       a player's private hand message
     summaries  a hand's and a match's end: on the table, in the evening's log, in private
 
-Button data: `bot.telegram.callback_data`.
+Button data: `bot.view.callback_data`.
 """
 
-from bot.telegram.render.auction import (
+from bot.view.render.auction import (
     BIDS_PER_ROW,
     PAGE_QUICK,
     PAGE_SPANS,
@@ -28,8 +28,8 @@ from bot.telegram.render.auction import (
     bid_pages,
     bid_text,
 )
-from bot.telegram.render.cards import BRISCOLA_MARK, CARDS_PER_ROW
-from bot.telegram.render.common import (
+from bot.view.render.cards import BRISCOLA_MARK, CARDS_PER_ROW
+from bot.view.render.common import (
     PRIVATE_NAME_MAX,
     TITLE_MAX,
     WORD_MAX,
@@ -48,16 +48,16 @@ from bot.telegram.render.common import (
     short_name,
     signed,
 )
-from bot.telegram.render.group import table_message
-from bot.telegram.render.hand import (
+from bot.view.render.group import table_message
+from bot.view.render.hand import (
     ABANDON_MINUTES,
     away_private,
     frozen_private,
     kept_summary,
     private_message,
 )
-from bot.telegram.render.lobby import lobby_message, variant_picker
-from bot.telegram.render.settings import (
+from bot.view.render.lobby import lobby_message, variant_picker
+from bot.view.render.settings import (
     SETTING_CHOICES,
     TABLE_SETTINGS,
     applicable_settings,
@@ -67,7 +67,7 @@ from bot.telegram.render.settings import (
     setting_values,
     settings_message,
 )
-from bot.telegram.render.summaries import (
+from bot.view.render.summaries import (
     hand_log,
     hand_result_lines,
     match_end,

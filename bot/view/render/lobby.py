@@ -6,9 +6,9 @@ from bot.engine.options import VARIANTS
 from bot.i18n import level_name, t, variant_name
 from bot.players import LEVELS
 from bot.table.table import Table
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render.common import Button, Keyboard, Rendered, esc, seat_name
-from bot.telegram.render.settings import options_summary
+from bot.view.callback_data import callback_data
+from bot.view.render.common import Button, Keyboard, Rendered, esc, seat_name
+from bot.view.render.settings import options_summary
 
 
 def lobby_message(table: Table, lang: str) -> Rendered:

@@ -9,9 +9,9 @@ from bot.i18n import t, variant_name
 from bot.i18n.words import action_label, rank_name
 from bot.table.deadlines import ABANDON_AFTER
 from bot.table.table import PLAYING, Table
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render.auction import _bid_keyboard, _pm_chiamata, auction_prompt
-from bot.telegram.render.cards import (
+from bot.view.callback_data import callback_data
+from bot.view.render.auction import _bid_keyboard, _pm_chiamata, auction_prompt
+from bot.view.render.cards import (
     _briscola_line,
     _card_rows,
     _french,
@@ -20,7 +20,7 @@ from bot.telegram.render.cards import (
     _open_lines,
     _plays,
 )
-from bot.telegram.render.common import (
+from bot.view.render.common import (
     Button,
     Keyboard,
     Rendered,
@@ -28,7 +28,7 @@ from bot.telegram.render.common import (
     hand_number,
     seat_short,
 )
-from bot.telegram.render.summaries import _pm_standing, pm_summary
+from bot.view.render.summaries import _pm_standing, pm_summary
 
 ABANDON_MINUTES = round(ABANDON_AFTER / 60)  # a paused match waits this long for its people
 

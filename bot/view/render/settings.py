@@ -11,8 +11,8 @@ from bot.engine.options import Options, option_choices, switch_values
 from bot.i18n import option_help, option_name, t, value_name, variant_name
 from bot.table.deadlines import TIMER_CHOICES
 from bot.table.table import Table
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render.common import Button, Keyboard, Rendered, esc
+from bot.view.callback_data import callback_data
+from bot.view.render.common import Button, Keyboard, Rendered, esc
 
 # Settings kept on the table itself, not in the rules' Options: they change no rule of play.
 TABLE_SETTINGS = ("timer", "pin", "counts")

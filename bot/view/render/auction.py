@@ -8,9 +8,9 @@ from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.i18n import t
 from bot.i18n.words import action_label, bid_label, called_rank, suit_name, suit_symbol
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render.cards import _by_suit, _card, _card_label, _french
-from bot.telegram.render.common import Button, Keyboard, esc
+from bot.view.callback_data import callback_data
+from bot.view.render.cards import _by_suit, _card, _card_label, _french
+from bot.view.render.common import Button, Keyboard, esc
 
 
 def _auction_lines(obs: Observation, names: list[str], lang: str) -> list[str]:

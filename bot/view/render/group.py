@@ -6,10 +6,10 @@ from __future__ import annotations
 from bot.engine import SPECTATOR, Observation, observe
 from bot.i18n import join_names, t, variant_name
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render.auction import _auction_lines
-from bot.telegram.render.cards import _briscola_line, _last_trick_line, _open_lines, _plays, _points
-from bot.telegram.render.common import (
+from bot.view.callback_data import callback_data
+from bot.view.render.auction import _auction_lines
+from bot.view.render.cards import _briscola_line, _last_trick_line, _open_lines, _plays, _points
+from bot.view.render.common import (
     Button,
     Keyboard,
     Rendered,
@@ -18,8 +18,8 @@ from bot.telegram.render.common import (
     esc,
     hand_number,
 )
-from bot.telegram.render.lobby import lobby_message
-from bot.telegram.render.summaries import _score, hand_result_lines, match_over_line
+from bot.view.render.lobby import lobby_message
+from bot.view.render.summaries import _score, hand_result_lines, match_over_line
 
 
 def table_message(table: Table, lang: str, app_link: str | None = None) -> Rendered:

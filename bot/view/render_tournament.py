@@ -4,7 +4,7 @@ standings and the placing. HTML parse mode: every name is escaped. A tournament 
 players (`Tournament.singles`) names each player where a team would be named, and its texts
 say "players" (`Tournament.key`).
 
-Button data: `bot.telegram.callback_data` (`T:` kinds).
+Button data: `bot.view.callback_data` (`T:` kinds).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from bot.table.tournament import (
     Member,
     Tournament,
 )
-from bot.telegram.callback_data import callback_data
-from bot.telegram.render import Button, Keyboard, Rendered, esc
+from bot.view.callback_data import callback_data
+from bot.view.render import Button, Keyboard, Rendered, esc
 
 MEDALS = ("🥇", "🥈", "🥉")
 

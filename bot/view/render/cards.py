@@ -10,7 +10,7 @@ from bot.engine import Observation
 from bot.engine.options import Options
 from bot.i18n import t
 from bot.i18n.words import card_short, rank_name, suit_name, suit_symbol
-from bot.telegram.render.common import Button, Keyboard, esc
+from bot.view.render.common import Button, Keyboard, esc
 
 
 def _french(options: Options) -> bool:
