@@ -17,13 +17,14 @@ import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from telegram.ext import ExtBot
 
 from bot.i18n import t
 from bot.service import Person, Reply, TableService
-from bot.service.core import COMPUTER_GRACE
+from bot.service.core import COMPUTER_GRACE, SHOWN_GRACE
 from bot.table.deadlines import Timing
 from bot.table.table import FINISHED, PLAYING, Table
 from bot.telegram.outbox import TelegramOutbox
@@ -317,3 +318,87 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
                 if c.ok and c.params.get("chat_id") in (p.user_id, str(p.user_id))
             ]
             assert len(calls) >= 2  # both edited: each message got more than its first send
+
+
+async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
+    url: str, clock: Clock
+) -> None:
+    """Issue 39 §4: a worker stores a move and dies before showing it (the next person's turn
+    message, the group's table, all owed). The write left a "shown" deadline `SHOWN_GRACE`
+    on: another worker fires it and sends what is owed, and only that (the other person's
+    hand message waits for their turn, as it would have). When the writer did show its write,
+    the same deadline costs no call at all."""
+    async with FakeTelegram() as fake, contextlib.AsyncExitStack() as stack:
+        fake.group(CHAT, "Tavolo", members=[fake.user(p.user_id, p.name) for p in PEOPLE.values()])
+        for p in PEOPLE.values():
+            await fake.send_text(fake.user(p.user_id, p.name), p.user_id, "/start")
+        made: list[Worker] = []
+        outboxes: list[TelegramOutbox] = []
+        for real in (False, True, True):
+            db = await Database.open(url)
+            stack.push_async_callback(db.close)
+            fake_out = Out()
+            out: Any = fake_out
+            if real:
+                bot = ExtBot(TOKEN, base_url=fake.base_url)
+                await stack.enter_async_context(bot)
+                out = TelegramOutbox(bot, db, group_interval=0.0, shared=True)
+                stack.push_async_callback(out.close)
+                outboxes.append(out)
+            svc = TableService(
+                db, out, Timers(), "test_bot", timing=Timing(clock=clock), shared=True
+            )
+            stack.push_async_callback(svc.close)
+            made.append(Worker(db, fake_out, Timers(), svc))
+        dies, other, writer = made
+
+        async def shown() -> None:
+            await idle(made)
+            for out in outboxes:
+                await out.flush(timeout=30.0)
+
+        tid = await due_table(writer, writer)
+        await shown()
+        rng = random.Random(8)
+        # the writer lives: it shows its move; the deadline, fired by another, sends nothing
+        person, index, stamp, action = tap_of(await now_at(writer, tid), rng)
+        assert (await writer.svc.act(person, tid, index, stamp, action)).text == PLAYED
+        await shown()
+        assert await other.db.due_tables(clock.now) == []
+        clock.now += SHOWN_GRACE
+        assert await other.db.due_tables(clock.now) == [tid]
+        calls = len(fake.calls)
+        await other.svc.timeout(tid, "")
+        await shown()
+        assert [c.method for c in fake.calls[calls:]] == []
+        assert await other.db.due_tables(clock.now) == []  # fired once: the lease is stored over
+        # the next move, a trick's first card (the turn passes), is stored by a worker that
+        # dies before it shows anything
+        while (await now_at(writer, tid)).hand.trick:  # type: ignore[union-attr]
+            person, index, stamp, action = tap_of(await now_at(writer, tid), rng)
+            assert (await writer.svc.act(person, tid, index, stamp, action)).text == PLAYED
+        await shown()
+        person, index, stamp, action = tap_of(await now_at(writer, tid), rng)
+        assert (await dies.svc.act(person, tid, index, stamp, action)).text == PLAYED
+        await dies.svc.close()
+        table = await now_at(other, tid)
+        assert table.hand is not None and not table.hand.is_terminal()
+        to_act = table.seats[table.hand.current].user_id
+        waiting = next(uid for uid in PEOPLE if uid != to_act)
+        group = await other.db.message_state(tid, None)
+        assert (
+            group.version < table.move_no
+            and (await other.db.message_state(tid, to_act)).version < table.move_no
+        )
+        clock.now += SHOWN_GRACE
+        assert await other.db.due_tables(clock.now) == [tid]
+        calls = len(fake.calls)
+        await other.svc.timeout(tid, "")
+        await shown()
+        sent = [(c.method, int(c.params.get("chat_id", 0))) for c in fake.calls[calls:] if c.ok]
+        assert to_act != person.user_id
+        assert ("sendMessage", to_act) in sent, sent  # their turn, as a message that notifies
+        assert ("editMessageText", CHAT) in sent, sent  # the group's table
+        assert not [m for m, chat in sent if chat == waiting], sent  # their turn comes later
+        assert (await other.db.message_state(tid, None)).version == table.move_no
+        assert (await other.db.message_state(tid, to_act)).version == table.move_no

@@ -64,7 +64,7 @@ class TableService(Waits, People, Tournaments, League, Stats):
                 if table.pending.to_json() != stored:
                     await self._store_pending(table)
                 self._settle(table)
-                self._render(table)
+                self._render(table, owed=self.shared)  # with other workers: what is owed
         await self.restore_tournaments()  # a match that finished meanwhile: the next one
         if self.shared and self._poller is None:  # deadlines any worker may have set
             every = max(0.05, min(0.5, 0.5 * self.timing.scale))

@@ -34,6 +34,12 @@ log = logging.getLogger(__name__)
 # many seconds on, renewed with every write; it fires only if the worker that was moving it
 # died (another then takes the moves over).
 COMPUTER_GRACE = 5.0
+# ... and what a write must show is a deadline too, "shown", this many seconds on: the worker
+# that wrote shows it at once, but if it died first (the next person's turn message, the
+# group's table, a replaced hand message to delete, all owed), whichever worker fires the
+# deadline renders the table as stored. What is already shown costs no call: the outbox
+# compares what each message shows (noted in the database) before it sends anything.
+SHOWN_GRACE = 3.0
 ADMISSION_BACKLOG = 20.0  # seconds of calls queued for Telegram past which /new says "busy"
 
 
@@ -270,11 +276,16 @@ class ServiceCore:
         row = await self.db.get_table(table_id)
         return None if row is None else self._from_row(row)
 
-    def _render(self, table: Table, resend: bool = False, urgent: bool = False) -> None:
+    def _render(
+        self, table: Table, resend: bool = False, urgent: bool = False, owed: bool = False
+    ) -> None:
         """Show the table as it is now: the Mini App's open pages every change; the group's
         table message (a routine change at a slower pace, `_moment`); the hand message of the
         person to act (a new message on their turn) and the others' only at the moments that
-        matter to them (`_their_moment`): Telegram's budget is about one call per move."""
+        matter to them (`_their_moment`): Telegram's budget is about one call per move.
+        `owed`: what another worker's write owed (`SHOWN_GRACE`), shown by one that may never
+        have shown this table: the others' hand messages, whose moments it does not know,
+        wait for their turn (or the hand's end) rather than being edited all at once."""
         lang = table.lang
         tid = table.table_id
         if self.live is not None:  # the open Mini App pages, each as its viewer sees it
@@ -308,6 +319,9 @@ class ServiceCore:
             now = (*_their_moment(table, seat), paused)  # the match waits for them: news
             if not (theirs or urgent or resend) and self._moments.get((tid, seat)) == now:
                 continue  # they see this change on their next turn
+            if owed and not (theirs or ended) and (tid, seat) not in self._moments:
+                self._moments[(tid, seat)] = now
+                continue
             sweep = sweep or (ended and self._moments.get((tid, seat)) != now)
             self._moments[(tid, seat)] = now
             plang = s.lang or lang  # each person in their own language (issue 11 §6)
@@ -387,7 +401,13 @@ class ServiceCore:
         """Set the table's deadlines for its state now (under its lock, before the state is
         written, so they are stored with it). A person's turn keeps the deadlines it began
         with whatever else is written meanwhile; `activity`: a change in the lobby, which
-        starts its expiry again."""
+        starts its expiry again. With other workers, what the write must show is owed
+        (`SHOWN_GRACE`)."""
+        self._plan_deadlines(table, activity=activity)
+        if self.shared and table.status in (LOBBY, PLAYING):
+            table.pending.at["shown"] = self.timing.now() + SHOWN_GRACE
+
+    def _plan_deadlines(self, table: Table, *, activity: bool) -> None:
         p = table.pending
         now = self.timing.now()
         hand = table.hand

@@ -47,6 +47,9 @@ class Waits(Closing):
                 del self._timer_tokens[table_id]
             version = table.move_no
             due = table.pending.due(self.timing.now())
+            if "shown" in due:  # owed by a write (`SHOWN_GRACE`): the render below is it
+                table.pending.at.pop("shown")
+                due.remove("shown")
             if "timeout" in due:  # the turn is over: its mention and reminder are moot
                 table.pending.at.pop("mention", None)
                 table.pending.at.pop("remind", None)
@@ -78,8 +81,10 @@ class Waits(Closing):
                 # the claim moved the stored deadline on: store the real one (unless a write
                 # since did), and show what a worker that died before showing it left
                 if current.move_no == version:
+                    if current.pending.at.get("shown", now) <= now:  # read again as stored
+                        current.pending.at.pop("shown", None)
                     await self._store_pending(current)
-                self._render(current)
+                self._render(current, owed=True)
                 self._arm(current)
             elif table_id not in self._timer_tokens:
                 self._arm(current)
