@@ -906,6 +906,7 @@ class Fleet:
         self.webhook = webhook or workers > 1
         self.rng = rng
         self.hooks: list[WebhookBot] = []
+        self.down: set[WebhookBot] = set()  # killed (`kill_one`): no update routed to them
         self.bots: list[BotProcess] = []
         for i in range(workers):
             home = workdir / f"worker{i}"  # its logs
@@ -922,7 +923,21 @@ class Fleet:
             fake.deliver_webhook_to(self.route)
 
     def route(self, update: dict[str, Any]) -> list[str]:
-        return [self.rng.choice(self.hooks).url]
+        living = [hook for hook in self.hooks if hook not in self.down] or self.hooks
+        return [self.rng.choice(living).url]
+
+    async def kill_one(self, down: float) -> tuple[float, float]:
+        """`--kill-worker`: SIGKILL the first worker (updates in flight to it are lost with
+        it, as on a real host), route to the others while it is down for `down` seconds,
+        start it again; (when it was killed, when it served again) in monotonic time."""
+        victim = self.hooks[0]
+        self.down.add(victim)
+        killed = time.monotonic()
+        await victim.kill9()
+        await asyncio.sleep(down)
+        await victim.start()
+        self.down.discard(victim)
+        return killed, time.monotonic()
 
     @property
     def ready_call(self) -> str:
@@ -1172,7 +1187,15 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 t.commands_at = sorted(
                     t.rng.uniform(bench.now(), bench.window_end) for _ in range(args.commands)
                 )
-            await asyncio.sleep(args.duration)
+            kill: tuple[float, float] | None = None
+            if args.kill_worker is not None:  # a third of the way in, one worker dies
+                await asyncio.sleep(args.duration / 3)
+                log(f"SIGKILL worker0, down {args.kill_worker:g} s")
+                kill = await fleet.kill_one(args.kill_worker)
+                log(f"worker0 serves again {kill[1] - kill[0]:.1f} s after its SIGKILL")
+                await asyncio.sleep(max(0.0, t_window + args.duration - time.monotonic()))
+            else:
+                await asyncio.sleep(args.duration)
             t_window_end = time.monotonic()
             end = sample(*fleet.pids())
             db_cpu1 = tree_cpu(db_pid)
@@ -1252,7 +1275,23 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         edit_gaps = table_edit_gaps(fake.calls[mark0:mark1])
         per_move = chat_calls(fake.calls[mark0:mark1], moves1 - moves0, cards, wall)
         lags = turn_lags(fake.calls, bench.stats.actions, bench.tables, t_window, t_window_end)
-        per_move["turn_lag_s"] = {"n": len(lags), "p50": pct(lags, 0.5), "p99": pct(lags, 0.99)}
+        per_move["turn_lag_s"] = {
+            "n": len(lags),
+            "p50": pct(lags, 0.5),
+            "p99": pct(lags, 0.99),
+            "max": max(lags, default=None),
+        }
+        if kill is not None:  # the moves made from the SIGKILL to 10 s after the restart
+            around = turn_lags(
+                fake.calls, bench.stats.actions, bench.tables, kill[0], kill[1] + 10.0
+            )
+            per_move["turn_lag_after_kill_s"] = {
+                "n": len(around),
+                "p50": pct(around, 0.5),
+                "p99": pct(around, 0.99),
+                "max": max(around, default=None),
+                "down_s": round(kill[1] - kill[0], 1),
+            }
         per_move["cards_per_minute_per_table"] = (
             round(cards / (wall / 60) / max(1, playing), 2) if wall else None
         )
@@ -1617,8 +1656,18 @@ def report(r: dict[str, Any]) -> list[str]:
         "  by method per move: "
         + ", ".join(f"{m} {v}" for m, v in cc["by_method_per_move"].items()),
         f"  move -> next turn message: p50 {secs(cc['turn_lag_s']['p50'])}, p99 "
-        f"{secs(cc['turn_lag_s']['p99'])} (n={cc['turn_lag_s']['n']}); "
-        f"{cc['cards_per_minute_per_table']} cards a minute per table",
+        f"{secs(cc['turn_lag_s']['p99'])}, max {secs(cc['turn_lag_s']['max'])} "
+        f"(n={cc['turn_lag_s']['n']}); {cc['cards_per_minute_per_table']} cards a minute per "
+        "table",
+        *(
+            [
+                f"  with a worker SIGKILLed and down {ak['down_s']} s (its moves to 10 s after it "
+                f"served again): p50 {secs(ak['p50'])}, p99 {secs(ak['p99'])}, max "
+                f"{secs(ak['max'])} (n={ak['n']})"
+            ]
+            if (ak := cc.get("turn_lag_after_kill_s"))
+            else []
+        ),
         f"busiest minute of one group: {r['busiest_group_minute']['calls']} calls "
         f"(Telegram allows 20) {verdict(r['busiest_group_minute']['calls'] <= 20)}",
         f"a group's table message, seconds between its edits in the window (its table "
@@ -1858,8 +1907,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         + ", ".join(f"--{k.replace('_', '-')} {v:g}" for k, v in QUICK.items())
         + ", no restart, 1 s of warm-up instead of 3",
     )
+    p.add_argument(
+        "--kill-worker",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --workers 2 or more: SIGKILL one worker a third of the way into the window, "
+        "keep it down this long, start it again; the turn lag of the moves meanwhile printed",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = p.parse_args(argv)
+    if args.kill_worker is not None and args.workers < 2:
+        p.error("--kill-worker needs --workers 2 or more")
     humans = args.scenario == "five-humans"
     if args.think is None:
         args.think = HUMAN_THINK if humans else THINK
