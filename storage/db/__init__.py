@@ -5,6 +5,17 @@ default) or PostgreSQL (`storage.postgres`); `storage.backend` says what a backe
 and how transactions behave. The SQL here is the common dialect of the two: `?`
 placeholders, `ON CONFLICT`, `CAST(... AS BIGINT)` where PostgreSQL would widen a type.
 Timestamps are stored as ISO-8601 UTC text and returned as aware datetimes.
+
+`Database` is one class for its callers, written as one class per section, each in its own
+module on the shared `Store` (`base`: the backend, opening, transactions):
+
+- `tables`: a table's row and move log, and what several workers agree on through it;
+- `messages`: the players' hand messages and what each Telegram message shows;
+- `updates`: webhook updates applied once;
+- `people`: users and chats;
+- `tournaments`: tournaments and their fixtures;
+- `ledger`: the zero-sum ledger, its seasons, undos and payments;
+- `stats`: the records of play behind stats and ratings.
 """
 
 from __future__ import annotations
@@ -12,23 +23,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final
 
 from bot.table.status import ACTIVE_STATUSES, TABLE_STATUSES, TableStatus
-from storage.backend import BACKGROUND, NORMAL, URGENT, Backend, Conn, Row
-from storage.errors import (
-    Conflict,
-    LedgerNotZeroSum,
-    StaleMove,
-    TableClosed,
-    TableExists,
-    TableNotFound,
-)
+from storage.backend import BACKGROUND, NORMAL, URGENT, Conn, Row
+from storage.db.base import Store, _check_ledger, _dt, _now, describe_url, driver_errors, utc_iso
+from storage.errors import Conflict, StaleMove, TableClosed, TableExists, TableNotFound
 from storage.league import (
     ALREADY,
     DONE,
-    GAME,
     PAYMENT,
     SEASON,
     STALE,
@@ -56,12 +60,10 @@ from storage.models import (
     UpdateClaim,
     UserRow,
 )
-from storage.sqlite import SCHEMES as SQLITE_SCHEMES
-from storage.sqlite import SqliteBackend, sqlite_path
+from storage.sqlite import sqlite_path
 from storage.stats import PlayRecord, StoredPlay
 from storage.tournaments import TOURNAMENT_STATUSES, FixtureRow, NewFixture, TournamentRow
 
-POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 __all__ = [
     "BACKGROUND",
     "NORMAL",
@@ -72,40 +74,6 @@ __all__ = [
     "sqlite_path",
     "utc_iso",
 ]
-
-
-def describe_url(url: str) -> str:
-    """A database URL for messages and logs: a PostgreSQL URL without its password."""
-    if url.startswith(POSTGRES_SCHEMES):
-        from storage.postgres import redacted
-
-        return redacted(url)
-    return url
-
-
-def driver_errors() -> tuple[type[Exception], ...]:
-    """What the database drivers raise when a database cannot be reached or read (not a
-    database, locked, refused, gone), for a command line to report."""
-    import sqlite3
-
-    import asyncpg
-
-    return (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
-
-
-def utc_iso(when: datetime) -> str:
-    """ISO-8601 in UTC; naive datetimes are refused rather than guessed."""
-    if when.tzinfo is None or when.utcoffset() is None:
-        raise ValueError("timestamps must be timezone-aware (use datetime.now(UTC))")
-    return when.astimezone(UTC).isoformat()
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-def _dt(text: str) -> datetime:
-    return datetime.fromisoformat(text)
 
 
 def _table(row: Row) -> TableRow:
@@ -143,86 +111,14 @@ def _check_status(status: str) -> None:
         raise ValueError(f"unknown table status {status!r}; one of {', '.join(TABLE_STATUSES)}")
 
 
-def _check_ledger(record: LedgerRecord) -> None:
-    if not record.deltas:
-        raise ValueError("a ledger write needs at least one player")
-    total = sum(record.deltas.values())
-    if total != 0:
-        raise LedgerNotZeroSum(total)
-    missing = [uid for uid in record.deltas if uid not in record.names]
-    if missing:
-        raise ValueError(f"no name given for user(s) {missing}")
-    utc_iso(record.finished_at)
-
-
 # A table in the lobby or playing. Literals, written from the enum: SQLite uses the partial
 # index `tables_one_active_per_chat` (WHERE status IN ('lobby', 'playing')) only for a query
 # whose WHERE names the same values, which bound parameters would not.
 _ACTIVE_SQL: Final = f"status IN ({', '.join(repr(str(s)) for s in ACTIVE_STATUSES)})"
 
 
-class Database:
+class Database(Store):
     """Open with `await Database.open(url)`; close with `await db.close()` (or `async with`)."""
-
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
-        self.path = backend.where
-        self._group_calls_since_prune = 0
-
-    # ------------------------------------------------------------------ lifecycle
-
-    @classmethod
-    async def open(cls, url: str, *, create: bool = True) -> Database:
-        """Connect and apply pending migrations: `sqlite:///file.db` (with `create=False` a
-        missing file raises FileNotFoundError instead of being created) or
-        `postgresql://user:password@host:port/database` (the database must exist)."""
-        if url.startswith(POSTGRES_SCHEMES):
-            from storage.postgres import PostgresBackend  # asyncpg only when it is used
-
-            return cls(await PostgresBackend.open(url))
-        if not url.startswith(SQLITE_SCHEMES):
-            raise ValueError(
-                f"not a database URL: {describe_url(url)!r} (want sqlite:///file.db or"
-                " postgresql://user:password@host:port/database)"
-            )
-        return cls(await SqliteBackend.open(url, create=create))
-
-    async def close(self) -> None:
-        await self.backend.close()
-
-    async def ping(self) -> None:
-        """A trivial read: raises if the database cannot be read (health checks)."""
-        async with self._read() as conn:
-            await conn.one("SELECT 1")
-
-    async def __aenter__(self) -> Database:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    async def schema_version(self) -> int:
-        return await self.backend.schema_version()
-
-    async def pragmas(self) -> dict[str, Any]:
-        """SQLite: journal_mode, busy_timeout, foreign_keys and user_version."""
-        assert isinstance(self.backend, SqliteBackend), "pragmas are SQLite's"
-        return await self.backend.pragmas()
-
-    # ------------------------------------------------------------------ transactions
-
-    def _write(self, priority: int = NORMAL) -> AbstractAsyncContextManager[Conn]:
-        return self.backend.write(priority)
-
-    def _read(self, priority: int = NORMAL) -> AbstractAsyncContextManager[Conn]:
-        return self.backend.read(priority)
-
-    @staticmethod
-    async def _ensure_chat(conn: Conn, chat_id: int) -> None:
-        await conn.execute(
-            "INSERT INTO chats (chat_id, updated_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
-            (chat_id, _now()),
-        )
 
     # ------------------------------------------------------------------ tables
 
@@ -788,12 +684,6 @@ class Database:
                 (now, update_id),
             )
 
-    @staticmethod
-    async def _applied(conn: Conn, update_id: int) -> None:
-        await conn.execute(
-            "UPDATE webhook_updates SET state = 'done' WHERE update_id = ?", (update_id,)
-        )
-
     async def finish_update(self, update_id: int, now: float, keep: float = 86_400.0) -> None:
         """Update `update_id` is applied; updates older than `keep` seconds are forgotten
         (Telegram redelivers for 24 hours at most)."""
@@ -1070,39 +960,6 @@ class Database:
         async with self._write() as conn:
             return await self._insert_ledger(conn, record)
 
-    async def _insert_ledger(self, conn: Conn, record: LedgerRecord, kind: str = GAME) -> bool:
-        await self._ensure_chat(conn, record.chat_id)
-        chat = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,))
-        assert chat is not None
-        epoch: int = chat["league_epoch"]
-        deltas_json = json.dumps({str(uid): d for uid, d in record.deltas.items()})
-        changed = await conn.execute(
-            "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant, finished_at,"
-            " deltas_json, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (chat_id, hand_key) DO NOTHING",
-            (
-                record.chat_id,
-                epoch,
-                record.hand_key,
-                record.table_id,
-                record.variant,
-                utc_iso(record.finished_at),
-                deltas_json,
-                kind,
-            ),
-        )
-        if changed != 1:
-            return False
-        await conn.executemany(
-            "INSERT INTO ledger_entries (chat_id, epoch, hand_key, user_id, name, delta)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (record.chat_id, epoch, record.hand_key, uid, record.names[uid], delta)
-                for uid, delta in record.deltas.items()
-            ],
-        )
-        return True
-
     async def new_league(self, chat_id: int) -> int:
         """RULES.md §10.4: start a new league (reset/archive) by bumping the chat's epoch;
         returns the new epoch. Old ledger rows stay, readable with `epoch=`."""
@@ -1117,7 +974,7 @@ class Database:
         assert row is not None
         return int(row["league_epoch"])
 
-    # ---------------------------------------------- seasons, undo, payments (issue 14, §10)
+    # ---------------------------------------------- seasons, undo, payments (RULES §10)
 
     async def new_season(
         self, chat_id: int, expected_epoch: int, actor_id: int, actor_name: str, at: datetime
@@ -1432,30 +1289,7 @@ class Database:
             hand.names[r["user_id"]] = r["name"]
         return list(hands.values())
 
-    # ------------------------------------------- stats and ratings (issue 14, migration 6)
-
-    @staticmethod
-    async def _insert_play(conn: Conn, record: PlayRecord) -> None:
-        """The hand's record (and the match's, if it ended) under the chat's current season;
-        a hand or match recorded already is left as it was (append-only)."""
-        await Database._ensure_chat(conn, record.chat_id)
-        chat = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,))
-        assert chat is not None
-        when = utc_iso(record.finished_at)
-        head = (record.chat_id, chat["league_epoch"], record.variant, record.family, when)
-        await conn.execute(
-            "INSERT INTO hand_records (table_id, hand_index, chat_id, epoch, variant, family,"
-            " finished_at, record_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (table_id, hand_index) DO NOTHING",
-            (record.table_id, record.hand_index, *head, json.dumps(record.hand)),
-        )
-        if record.match is not None:
-            await conn.execute(
-                "INSERT INTO match_records (table_id, chat_id, epoch, variant, family,"
-                " finished_at, record_json) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (table_id) DO NOTHING",
-                (record.table_id, *head, json.dumps(record.match)),
-            )
+    # ------------------------------------------- stats and ratings
 
     async def record_play(self, record: PlayRecord) -> None:
         """Write a hand's (and match's) record on its own (tests, imports): the bot writes it
