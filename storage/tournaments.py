@@ -1,5 +1,5 @@
-"""The rows of a tournament (RULES §11) as `Database` returns them (`storage.db`, its
-"tournaments" section): plain values, the JSON left for `bot.table.tournament` to read."""
+"""The rows of a tournament (RULES §11) as `Database` returns them (`storage.db.tournaments`):
+plain values, the JSON left for `bot.table.tournament` to read."""
 
 from __future__ import annotations
 

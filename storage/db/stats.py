@@ -1,0 +1,108 @@
+"""The records of play behind stats and ratings: each finished hand and match as the table
+layer recorded it, the entries an admin undid (they count nowhere), people by @username.
+A record is written by `Store._insert_play`, with the move that finished its hand.
+"""
+
+from __future__ import annotations
+
+import json
+
+from storage.backend import BACKGROUND, Row
+from storage.db.base import Store, _dt, _now
+from storage.stats import PlayRecord, StoredPlay
+
+
+class StatsStore(Store):
+    """Records of play, undone entries and @usernames."""
+
+    async def record_play(self, record: PlayRecord) -> None:
+        """Write a hand's (and match's) record on its own (tests, imports): the bot writes it
+        with the move, through `save_move(record=...)`."""
+        if record.finished_at.tzinfo is None:
+            raise ValueError("finished_at must be timezone-aware")
+        async with self._write() as conn:
+            await self._insert_play(conn, record)
+
+    async def plays(
+        self, chat_id: int | None = None, epoch: int | None = None
+    ) -> tuple[list[StoredPlay], list[StoredPlay]]:
+        """(hand records, match records) of a chat (None: every chat), of one season
+        (`epoch`; None: all of them), in the order they finished (then table, hand)."""
+        where, params = [], []
+        if chat_id is not None:
+            where.append("chat_id = ?")
+            params.append(chat_id)
+        if epoch is not None:
+            where.append("epoch = ?")
+            params.append(epoch)
+        cond = f" WHERE {' AND '.join(where)}" if where else ""
+        async with self._read() as conn:
+            hands = await conn.all(
+                "SELECT chat_id, epoch, table_id, hand_index, variant, family, finished_at,"
+                f" record_json FROM hand_records{cond}"
+                " ORDER BY finished_at, table_id, hand_index",
+                params,
+            )
+            matches = await conn.all(
+                "SELECT chat_id, epoch, table_id, NULL AS hand_index, variant, family,"
+                f" finished_at, record_json FROM match_records{cond}"
+                " ORDER BY finished_at, table_id",
+                params,
+            )
+
+        def stored(r: Row) -> StoredPlay:
+            return StoredPlay(
+                chat_id=r["chat_id"],
+                epoch=r["epoch"],
+                table_id=r["table_id"],
+                hand_index=r["hand_index"],
+                variant=r["variant"],
+                family=r["family"],
+                finished_at=_dt(r["finished_at"]),
+                data=json.loads(r["record_json"]),
+            )
+
+        return [stored(r) for r in hands], [stored(r) for r in matches]
+
+    async def undone_keys(self, chat_id: int | None = None) -> set[tuple[int, str]]:
+        """(chat_id, hand_key) of every ledger entry an admin undid (/undo): the hands and
+        matches behind them count in no stat and no rating."""
+        cond, params = ("", ()) if chat_id is None else (" AND chat_id = ?", (chat_id,))
+        async with self._read() as conn:
+            rows = await conn.all(
+                "SELECT chat_id, target_key FROM ledger_audit"
+                f" WHERE action = 'undo' AND target_key IS NOT NULL{cond}",
+                params,
+            )
+        return {(int(r["chat_id"]), str(r["target_key"])) for r in rows}
+
+    async def note_username(self, user_id: int, name: str, username: str | None) -> None:
+        """Remember a person's Telegram @username (None: they have none), for /stats @name."""
+        async with self._write(BACKGROUND) as conn:
+            await conn.execute(
+                "INSERT INTO users (user_id, name, username, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET username = excluded.username",
+                (user_id, name, username, _now()),
+            )
+
+    async def user_by_username(self, username: str) -> tuple[int, str] | None:
+        """(user_id, name) of the person last seen with `username` (no @; any case)."""
+        async with self._read() as conn:
+            r = await conn.one(
+                "SELECT user_id, name FROM users WHERE lower(username) = lower(?)"
+                " ORDER BY updated_at DESC LIMIT 1",
+                (username,),
+            )
+        return None if r is None else (int(r["user_id"]), str(r["name"]))
+
+    async def plays_version(self) -> tuple[int, int, int]:
+        """Changes whenever a record or an undo is written (the tables are append-only):
+        (hand records, match records, undos), for caching what is computed from them."""
+        async with self._read() as conn:
+            row = await conn.one(
+                "SELECT (SELECT COUNT(*) FROM hand_records) AS h,"
+                " (SELECT COUNT(*) FROM match_records) AS m,"
+                " (SELECT COUNT(*) FROM ledger_audit WHERE action = 'undo') AS u",
+            )
+        assert row is not None
+        return int(row["h"]), int(row["m"]), int(row["u"])
