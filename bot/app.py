@@ -177,7 +177,7 @@ def _post_init(settings: Settings) -> Any:
         service_ref: list[TableService] = []
 
         async def on_blocked(table: Any, user_id: int) -> None:
-            await service_ref[0].dm_blocked(table, user_id)
+            await service_ref[0].people.dm_blocked(table, user_id)
 
         # PostgreSQL is shared by every worker of the bot (docs/operating.md, "Several workers")
         shared = db.backend.kind == "postgresql" or settings.workers > 1

@@ -78,7 +78,7 @@ async def workers(url: str, clock: Clock) -> AsyncIterator[list[Worker]]:
 
 async def now_at(w: Worker, tid: int) -> Table:
     """The table as `w` finds it now (checked against the stored version)."""
-    table = await w.svc._current(tid)
+    table = await w.svc.current(tid)
     assert table is not None
     return table
 

@@ -14,7 +14,7 @@ EVE = Person(21, "Eve", lang="en")
 
 async def test_rules_explain_a_variant_its_scoring_auction_and_symbols(rig: Rig) -> None:
     svc = rig.svc
-    reply = await svc.rules(CHAT, "chiamata")
+    reply = await svc.people.rules(CHAT, "chiamata")
     assert reply.key == "rules_chiamata"
     text = reply.text
     # the scoring (+2 / +1 / −1, alone +4, cappotto), what "Due a 70" commits to, an example
@@ -24,18 +24,18 @@ async def test_rules_explain_a_variant_its_scoring_auction_and_symbols(rig: Rig)
     assert "📣" in text and "🤝" in text and "✖️" in text
     assert "RULES.md" not in text
     # words friends use for a variant; its name in words; an unknown one says what exists
-    assert (await svc.rules(CHAT, "called")).key == "rules_chiamata"
-    assert (await svc.rules(CHAT, "Briscolone")).key == "rules_briscolone"
-    unknown = await svc.rules(CHAT, "poker")
+    assert (await svc.people.rules(CHAT, "called")).key == "rules_chiamata"
+    assert (await svc.people.rules(CHAT, "Briscolone")).key == "rules_briscolone"
+    unknown = await svc.people.rules(CHAT, "poker")
     assert "«poker»" in unknown.text and "chiamata" in unknown.text and not unknown.key
     # without a variant: the group's open table's, else how to ask for one
-    assert (await svc.rules(CHAT)).key == "rules"
+    assert (await svc.people.rules(CHAT)).key == "rules"
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     await svc.new_table(CHAT, ANA, "due", True)
-    assert (await svc.rules(CHAT)).key == "rules_due"
+    assert (await svc.people.rules(CHAT)).key == "rules_due"
     # in the group's language
     await rig.db.set_chat_lang(CHAT, "en")
-    english = (await svc.rules(CHAT, "chiamata")).text
+    english = (await svc.people.rules(CHAT, "chiamata")).text
     assert "Example" in english and "Esempio" not in english
 
 

@@ -10,19 +10,25 @@ computer players then move in a background task per table (`_play_computers`), t
 without the table's lock (`bot.players.thinker`: `hard` in worker processes) and applying a decision
 only if the table has not changed meanwhile.
 
-Where each concern lives (one class per module, each building on the ones it uses):
+Where each concern lives (one class per module):
 
-- `types.py`: `Person`, `Reply`, and what the service needs from outside (`Outbox`, `Timers`).
-- `core.py` (`ServiceCore`): the state, a table found or reloaded, what a table shows
-  (`_render`), the deadlines its state sets (`_plan`, `_arm`).
-- `play.py` (`Play`): a move, the next hand, writing (`_save`), the computer players.
-- `lobby.py` (`Lobby`): new table, join, leave, computers seated, settings, start, rematch.
-- `closing.py` (`Closing`): /cancel, the votes on a request to cancel, `_close`.
-- `waits.py` (`Waits`): what the table's timer does when it fires.
-- `people.py` (`People`): the private chat's /start, /help, /rules, /lang.
-- `league.py` (`League`): seasons, /score of a season, /export, /undo, /beer's payments.
-- `stats.py` (`Stats`): /stats, /top, /h2h, the charts (issue 14).
-- here (`TableService`): start-up (`restore`) and shutdown.
+- `types.py`: `Person`, `Reply` (a refusal: `refusal`, in `reply_lang`), and what the service
+  needs from outside (`Outbox`, `Timers`, `AdminCheck`).
+- `langs.py` (`Languages`): a chat's language and a person's own (kept a minute).
+- The table's life, a chain each building on the one before: `core.py` (`ServiceCore`: the
+  state, a table found or reloaded, what a table shows, `_render`, the deadlines its state
+  sets, `_plan`, `_arm`), `play.py` (`Play`: a move, the next hand, writing, `_save`, the
+  computer players), `lobby.py` (`Lobby`: new table, join, leave, computers seated, settings,
+  start, rematch), `closing.py` (`Closing`: /cancel, the votes on a request to cancel,
+  `_close`), `waits.py` (`Waits`: what the table's timer does when it fires).
+- Collaborators, each with its own dependencies, built here: `league.py` (`League`: seasons,
+  /score of a season, /export, /undo, /beer's payments), `stats.py` (`Stats`: /stats, /top,
+  /h2h, the charts), `people.py` (`People`: the private chat's /start, /help, /rules, /lang),
+  `tournament.py` (`Tournaments`: /torneo and its matches, told by `on_closed` when a table
+  closes).
+- here (`TableService`): the table's life, the collaborators (`service.league`,
+  `service.stats`, `service.people`, `service.tournaments`, `service.langs`), start-up
+  (`restore`) and shutdown.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import asyncio
 import contextlib
 from datetime import UTC, datetime, timedelta
 
+from bot.players.thinker import Thinker
 from bot.service.league import League
 from bot.service.lobby import REPOST_EVERY
 from bot.service.people import People
@@ -38,11 +45,45 @@ from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
 from bot.service.waits import Waits
+from bot.table.deadlines import Timing
 from bot.view.callback_data import callback_data
+from storage import Database
 
 
-class TableService(Waits, People, Tournaments, League, Stats):
-    """What every handler calls (`handlers/`): the concerns above, in one object."""
+class TableService(Waits):
+    """What every handler calls (`handlers/`): the table's life, and the other concerns as
+    its collaborators (`league`, `stats`, `tournaments`, `people`)."""
+
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        timers: Timers,
+        bot_username: str,
+        default_lang: str = "it",
+        bot_delay: float = 0.0,
+        thinker: Thinker | None = None,
+        timing: Timing | None = None,
+        shared: bool = False,
+        timezone: str = "Europe/Rome",
+    ) -> None:
+        super().__init__(
+            db,
+            outbox,
+            timers,
+            bot_username,
+            default_lang=default_lang,
+            bot_delay=bot_delay,
+            thinker=thinker,
+            timing=timing,
+            shared=shared,
+            timezone=timezone,
+        )
+        self.league = League(db, outbox, self.langs, self.zone)
+        self.stats = Stats(db, self.langs)
+        self.people = People(self, db, outbox, self.langs, bot_username)
+        self.tournaments = Tournaments(self, db, outbox, self.langs, bot_username)
+        self.on_closed = self.tournaments.table_closed  # its match over: the next one
 
     async def restore(self) -> int:
         """Load every unfinished table and carry on (computer turns, timers, messages).
@@ -65,7 +106,7 @@ class TableService(Waits, People, Tournaments, League, Stats):
                     await self._store_pending(table)
                 self._settle(table)
                 self._render(table)
-        await self.restore_tournaments()  # a match that finished meanwhile: the next one
+        await self.tournaments.restore()  # a match that finished meanwhile: the next one
         if self.shared and self._poller is None:  # deadlines any worker may have set
             every = max(0.05, min(0.5, 0.5 * self.timing.scale))
             self._poller = asyncio.create_task(self.poll_deadlines(every), name="deadlines")

@@ -8,9 +8,9 @@ import logging
 
 from bot.i18n import t
 from bot.service.lobby import Lobby
-from bot.service.types import AdminCheck, Person, Reply
+from bot.service.types import AdminCheck, Person, Reply, reply_lang
 from bot.table.deadlines import CancelRequest
-from bot.table.table import CANCELLED, PLAYING, Table, TableError
+from bot.table.table import CANCELLED, LOBBY, PLAYING, Table, TableError
 from bot.view.callback_data import callback_data
 from bot.view.render import Button, Rendered, mention
 from storage import StorageError
@@ -36,7 +36,7 @@ class Closing(Lobby):
         the group is told who cancelled it, once: by the reply to the command (the table's
         message goes), or by the table's message (the lobby's button: the tap's answer is
         for the one who tapped)."""
-        found = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        found = await self.current(table_id) if table_id else await self.table_for_chat(chat_id)
         if found is not None and found.chat_id == chat_id and found.status == PLAYING:
             return await self._cancel_match(chat_id, person, is_admin, found)
         admin = await self._admin(chat_id, person, is_admin, table_id)
@@ -55,6 +55,14 @@ class Closing(Lobby):
             lang = found.lang if found is not None else self.default_lang
             return Reply(t(lang, "cancelled_by", who=person.name), key="cancelled_by")
         return reply
+
+    async def close_table(self, table_id: int, closed: dict[str, str]) -> None:
+        """Cancel the table now if it is open, saying why (a tournament cancelled: its
+        match)."""
+        async with self._lock(table_id):
+            current = await self.current(table_id)
+            if current is not None and current.status in (LOBBY, PLAYING):
+                await self._close(current, closed)
 
     async def _close(self, table: Table, closed: dict[str, str]) -> bool:
         """Cancel the table now, saying why (under its lock). False if the write failed."""
@@ -94,29 +102,29 @@ class Closing(Lobby):
         if (not stake and person.user_id == table.creator_id) or await admin():
             tid = table.table_id
             async with self._lock(tid):
-                current = await self._current(tid)
+                current = await self.current(tid)
                 if current is None or current.status != PLAYING:
-                    return Reply(t(self._rl(lang), "err_no_table"))
+                    return Reply(t(reply_lang(lang), "err_no_table"))
                 self._end_request(current, "cancel_moot")
                 closed = {"key": "cancelled_by", "who": person.name, "drop": "1"}
                 if not await self._close(current, closed):
-                    return Reply(t(self._rl(lang), "err_busy"))
-            return Reply(t(self._rl(lang), "cancelled_by", who=person.name))
+                    return Reply(t(reply_lang(lang), "err_busy"))
+            return Reply(t(reply_lang(lang), "cancelled_by", who=person.name))
         if not stake:
-            return Reply(t(self._rl(lang), "err_not_allowed"))
+            return Reply(t(reply_lang(lang), "err_not_allowed"))
         if table.seat_of(person.user_id) is None:
-            return Reply(t(self._rl(lang), "err_cancel_not_allowed"))
+            return Reply(t(reply_lang(lang), "err_cancel_not_allowed"))
         return await self._ask_cancel(table, person, others)
 
     async def _ask_cancel(self, table: Table, person: Person, others: list[int]) -> Reply:
         """A player asks to cancel: a group message asks the others, with buttons."""
         tid, lang = table.table_id, table.lang
         async with self._lock(tid):
-            current = await self._current(tid)
+            current = await self.current(tid)
             if current is None or current.status != PLAYING:
-                return Reply(t(self._rl(lang), "err_no_table"))
+                return Reply(t(reply_lang(lang), "err_no_table"))
             if current.pending.cancel is not None:
-                return Reply(t(self._rl(lang), "err_cancel_pending"))
+                return Reply(t(reply_lang(lang), "err_cancel_pending"))
             request = CancelRequest(person.user_id, person.name, others)
             current.pending.cancel = request
             current.pending.at["cancel"] = self.timing.cancel_wait(self.timing.now())
@@ -135,52 +143,54 @@ class Closing(Lobby):
         )
         message_id = await self.out.post(table.chat_id, content)
         async with self._lock(tid):
-            current = await self._current(tid)
+            current = await self.current(tid)
             if current is None or current.pending.cancel is not request:
                 if message_id is not None:  # settled meanwhile: no live buttons
                     gone = Rendered(t(lang, "cancel_moot"), [])
-                    self._spawn(self.out.edit(table.chat_id, message_id, gone))
+                    self.spawn(self.out.edit(table.chat_id, message_id, gone))
                 return Reply("")
             if message_id is None:  # nobody could answer it
                 self._end_request(current, "cancel_moot")
                 await self._store_pending(current)
                 self._arm(current)
-                return Reply(t(self._rl(lang), "err_busy"))
+                return Reply(t(reply_lang(lang), "err_busy"))
             request.message_id = message_id
             await self._store_pending(current)
         return Reply("")
 
     async def cancel_vote(self, chat_id: int, person: Person, table_id: int, agree: bool) -> Reply:
         """A tap on a request to cancel: only the players asked may answer, once."""
-        lang = await self.chat_lang(chat_id)
-        table = await self._current(table_id)
+        lang = await self.langs.chat(chat_id)
+        table = await self.current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(self._rl(lang), "err_no_request"))
+            return Reply(t(reply_lang(lang), "err_no_request"))
         async with self._lock(table_id):
-            table = await self._current(table_id)
+            table = await self.current(table_id)
             request = table.pending.cancel if table is not None else None
             if table is None or request is None or table.status != PLAYING:
-                return Reply(t(self._rl(lang), "err_no_request"))
+                return Reply(t(reply_lang(lang), "err_no_request"))
             lang = table.lang
             if person.user_id == request.by:
-                return Reply(t(self._rl(lang), "err_own_request"))
+                return Reply(t(reply_lang(lang), "err_own_request"))
             if person.user_id not in request.need:
-                return Reply(t(self._rl(lang), "err_not_your_vote"))
+                return Reply(t(reply_lang(lang), "err_not_your_vote"))
             if person.user_id in request.agreed:
-                return Reply(t(self._rl(lang), "err_voted"))
+                return Reply(t(reply_lang(lang), "err_voted"))
             if not agree:
                 self._end_request(table, "cancel_refused", who=person.name)
                 await self._store_pending(table)
                 self._arm(table)
-                return Reply(t(self._rl(lang), "ok_refused"))
+                return Reply(t(reply_lang(lang), "ok_refused"))
             request.agreed.append(person.user_id)
             if set(request.need) - set(request.agreed):
                 await self._store_pending(table)
-                return Reply(t(self._rl(lang), "ok_agreed_wait"))
+                return Reply(t(reply_lang(lang), "ok_agreed_wait"))
             names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
             agreed = ", ".join(names.get(u, str(u)) for u in request.agreed)
             self._end_request(table, "cancel_done", who=request.by_name, agreed=agreed)
             closed = {"key": "cancelled_agreed", "who": request.by_name, "drop": "1"}
             if not await self._close(table, closed):
-                return Reply(t(self._rl(lang), "err_busy"))
-        return Reply(t(self._rl(lang), "cancelled"))  # a tap's answer is plain text: no names in it
+                return Reply(t(reply_lang(lang), "err_busy"))
+        return Reply(
+            t(reply_lang(lang), "cancelled")
+        )  # a tap's answer is plain text: no names in it

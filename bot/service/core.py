@@ -16,9 +16,10 @@ from zoneinfo import ZoneInfo
 from bot.engine.phase import Phase
 from bot.i18n import t
 from bot.players.thinker import Thinker
-from bot.service.types import REPLY_LANG, Live, Outbox, Reply, Timers
+from bot.service.langs import Languages
+from bot.service.types import Live, Outbox, Timers
 from bot.table.deadlines import TURN_KINDS, Notice, Pending, Timing
-from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
 from bot.view.render import (
     Rendered,
     away_private,
@@ -101,6 +102,7 @@ class ServiceCore:
         timezone: str = "Europe/Rome",
     ) -> None:
         self.db = db
+        self.langs = Languages(db, default_lang)
         self.zone = ZoneInfo(timezone)  # the groups' clock (/export, /undo)
         self.out = outbox
         self.timers = timers
@@ -126,7 +128,7 @@ class ServiceCore:
         self._moments: dict[tuple[int, int | None], tuple[object, ...]] = {}
         # Other processes write the same database (several workers on PostgreSQL): the
         # database is the source of truth, `tables` only a cache checked against the stored
-        # version before each use (`_current`), deadlines are claimed in the database
+        # version before each use (`current`), deadlines are claimed in the database
         # (`waits.py`), and the outbox never shows an older version over a newer one.
         self.shared = shared
         self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
@@ -139,9 +141,17 @@ class ServiceCore:
         self._moot: dict[int, list[Notice]] = {}
         self._panels: dict[int, set[int]] = {}  # table -> its settings panels' message ids
         self._titles: dict[int, str | None] = {}  # group -> its name, as last seen
+        # told of every table that closes, once it is let go (`TableService`: the group's
+        # tournament, which then plays its next match)
+        self.on_closed: Callable[[Table], None] = lambda table: None
 
     def _lock(self, table_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
+
+    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+        """The group's lock: opening a table (/new, a rematch, a tournament's match) and
+        changing the group's tournament, one at a time."""
+        return self._chat_locks.setdefault(chat_id, asyncio.Lock())
 
     async def chat_title(self, chat_id: int) -> str | None:
         """The group's name, as the bot last saw it (`note_chat`)."""
@@ -156,28 +166,7 @@ class ServiceCore:
         self._titles[chat_id] = title
         await self.db.update_chat_settings(chat_id, title=title)
 
-    async def chat_lang(self, chat_id: int) -> str:
-        """The language to write in `chat_id`: a group's (its admins' /lang), or in a
-        private chat the person's own (`REPLY_LANG`, set by the handler for the update)."""
-        if chat_id > 0 and (mine := REPLY_LANG.get()):
-            return mine
-        return await self.db.chat_lang(chat_id) or self.default_lang
-
-    @staticmethod
-    def _rl(lang: str) -> str:
-        """The language of a reply to the person who acted: theirs when the reply reaches
-        them alone (a tap's answer, a private chat: `REPLY_LANG`), else `lang` (a reply in
-        the group, which everybody reads)."""
-        return REPLY_LANG.get() or lang
-
-    def _err(self, lang: str, exc: TableError) -> Reply:
-        return Reply(
-            t(self._rl(lang), exc.key, **exc.kw),
-            alert=exc.key.startswith("err_option"),
-            key=exc.key,
-        )
-
-    async def _table_for_chat(self, chat_id: int) -> Table | None:
+    async def table_for_chat(self, chat_id: int) -> Table | None:
         if self.shared:
             row = await self.db.active_table(chat_id)
             return None if row is None else self._adopt(row)
@@ -214,7 +203,7 @@ class ServiceCore:
             table.pending = Pending.from_json(row.timers_json)
         return table
 
-    async def _current(self, table_id: int) -> Table | None:
+    async def current(self, table_id: int) -> Table | None:
         """The table as it is now, if it is open (lobby or playing). Alone, from memory; with
         other workers (`shared`), checked against the stored version first and read again
         if another worker moved it on (one small read; the whole row only then)."""
@@ -264,7 +253,7 @@ class ServiceCore:
         """The table as stored now, open or closed (the Mini App shows a finished one too).
         Under the table's lock: a move applied in memory is not shown before it is stored."""
         async with self._lock(table_id):
-            table = await self._current(table_id)
+            table = await self.current(table_id)
         if table is not None:
             return table
         row = await self.db.get_table(table_id)
@@ -338,25 +327,25 @@ class ServiceCore:
         """A person's Mini App page of the table went to the background or closed: their
         private chat takes over at once (their turn as a new message, else their hand as it
         is now). `LiveHub.on_visibility`'s callback."""
-        if visible:
-            return
+        if not visible:
+            self.spawn(self.show_hand(table_id, user_id))
 
-        async def show() -> None:
-            async with self._lock(table_id):
-                table = await self._current(table_id)
-                seat = None if table is None else table.seat_of(user_id)
-                if table is None or seat is None or table.status in (FINISHED, CANCELLED):
-                    return
-                self._moments.pop((table_id, seat), None)
-                self._render(table)
-
-        self._spawn(show())
+    async def show_hand(self, table_id: int, user_id: int) -> None:
+        """Show a seated person their hand message as it is now, whatever it showed last
+        (their private chat takes over from a Mini App page, /start after a deep link)."""
+        async with self._lock(table_id):
+            table = await self.current(table_id)
+            seat = None if table is None else table.seat_of(user_id)
+            if table is None or seat is None or table.status in (FINISHED, CANCELLED):
+                return
+            self._moments.pop((table_id, seat), None)
+            self._render(table)
 
     def _forget_moments(self, table_id: int) -> None:
         for key in [k for k in self._moments if k[0] == table_id]:
             del self._moments[key]
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
+    def spawn(self, coro: Awaitable[None]) -> None:
         """Send a notice without holding the table (the group's budget may make it wait)."""
 
         async def run() -> None:
@@ -494,4 +483,4 @@ class ServiceCore:
         table.pending.at.pop("cancel", None)
         if request.message_id is not None:
             content = Rendered(t(table.lang, key, **kw), [])
-            self._spawn(self.out.edit(table.chat_id, request.message_id, content))
+            self.spawn(self.out.edit(table.chat_id, request.message_id, content))

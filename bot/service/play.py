@@ -15,7 +15,7 @@ from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
 from bot.players.thinker import Job
 from bot.service.core import ServiceCore
-from bot.service.types import APPLYING_UPDATE, Person, Reply
+from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang
 from bot.table.ledger import hand_key, match_key
 from bot.table.stats import play_record
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
@@ -51,14 +51,14 @@ class Play(ServiceCore):
         if table is None:
             row = await self.db.get_table(table_id)
             lang = (row.lang if row else None) or self.default_lang
-            return Reply(t(self._rl(lang), "err_hand_over"))
+            return Reply(t(reply_lang(lang), "err_hand_over"))
         async with self._lock(table_id):
             # With other workers, a write may find the table moved on since it was read:
             # it is read again and the tap checked once more against what it is now.
             for attempt in range(2 if self.shared else 1):
-                table = await self._current(table_id)
+                table = await self.current(table_id)
                 if table is None:
-                    return Reply(t(self._rl(self.default_lang), "err_hand_over"))
+                    return Reply(t(reply_lang(self.default_lang), "err_hand_over"))
                 lang = self._lang_for(table, person.user_id)
                 try:
                     seat = table.check_action(person.user_id, hand_index, stamp, action, ply)
@@ -67,38 +67,38 @@ class Play(ServiceCore):
                 except TableError as exc:
                     if exc.key == "err_busy" and attempt == 0 and self.shared:
                         continue
-                    return self._err(lang, exc)
+                    return refusal(lang, exc)
                 break
             self._settle(table)
             self._render(table)
-        return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+        return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
 
     async def _known(self, table_id: int) -> Table | None:
         """A first look before the table's lock: from memory, else (with other workers)
-        from the database. Under the lock, `_current` says what the table is now."""
+        from the database. Under the lock, `current` says what the table is now."""
         table = self.tables.get(table_id)
         if table is None and self.shared:
-            table = await self._current(table_id)
+            table = await self.current(table_id)
         return table
 
     async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
         if await self._known(table_id) is None:
-            return Reply(t(self._rl(self.default_lang), "err_hand_over"))
+            return Reply(t(reply_lang(self.default_lang), "err_hand_over"))
         async with self._lock(table_id):
             # Two taps at once on two workers: the loser of the write reads the table again
             # and finds the next hand dealt, which is what it asked for (a tap after the
             # hand was dealt, by a tap or by the timer, is a stale button as before).
             for attempt in range(2 if self.shared else 1):
-                table = await self._current(table_id)
+                table = await self.current(table_id)
                 if table is None:
-                    return Reply(t(self._rl(self.default_lang), "err_hand_over"))
+                    return Reply(t(reply_lang(self.default_lang), "err_hand_over"))
                 lang = table.lang
                 if table.seat_of(person.user_id) is None:
-                    return Reply(t(self._rl(lang), "err_not_your_table"))
+                    return Reply(t(reply_lang(lang), "err_not_your_table"))
                 if attempt and table.hand is not None and table.hand.hand_index == hand_index + 1:
-                    return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+                    return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
                 if table.hand is None or table.hand.hand_index != hand_index:
-                    return Reply(t(self._rl(lang), "err_stale"))
+                    return Reply(t(reply_lang(lang), "err_stale"))
                 kept = self._summaries(table)
                 try:
                     table.next_hand()
@@ -106,13 +106,13 @@ class Play(ServiceCore):
                 except TableError as exc:
                     if exc.key == "err_busy" and attempt == 0 and self.shared:
                         continue
-                    return self._err(lang, exc)
+                    return refusal(lang, exc)
                 self._keep_summaries(table, kept)
                 break
             assert table is not None
             self._settle(table)
             self._render(table)
-        return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+        return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
 
     def _summaries(self, table: Table) -> dict[int, Rendered]:
         """Before the next hand is dealt: each person's summary of the hand just over, as
@@ -137,26 +137,26 @@ class Play(ServiceCore):
     ) -> Reply:
         """The points bids' second screen (every legal value, `page` 1) or back to the
         first; only on one's own turn, and only in that person's hand message."""
-        table = await self._current(table_id)
+        table = await self.current(table_id)
         if table is None:
-            return Reply(t(self._rl(self.default_lang), "err_hand_over"))
+            return Reply(t(reply_lang(self.default_lang), "err_hand_over"))
         async with self._lock(table_id):
-            table = await self._current(table_id)
+            table = await self.current(table_id)
             if table is None:
-                return Reply(t(self._rl(self.default_lang), "err_hand_over"))
+                return Reply(t(reply_lang(self.default_lang), "err_hand_over"))
             lang = self._lang_for(table, person.user_id)
             seat = table.seat_of(person.user_id)
             hand = table.hand
             if seat is None:
-                return Reply(t(self._rl(lang), "err_not_your_table"))
+                return Reply(t(reply_lang(lang), "err_not_your_table"))
             if table.status != PLAYING or hand is None or hand.is_terminal():
-                return Reply(t(self._rl(lang), "err_hand_over"))
+                return Reply(t(reply_lang(lang), "err_hand_over"))
             if hand.hand_index != hand_index:
-                return Reply(t(self._rl(lang), "err_hand_over"))
+                return Reply(t(reply_lang(lang), "err_hand_over"))
             if hand.current != seat:
-                return Reply(t(self._rl(lang), "err_not_your_turn"))
+                return Reply(t(reply_lang(lang), "err_not_your_turn"))
             if stamp != table.turn_start() or page not in bid_pages(hand.observation(seat)):
-                return Reply(t(self._rl(lang), "err_stale"))
+                return Reply(t(reply_lang(lang), "err_stale"))
             if page:
                 self._bid_pages[(table_id, seat)] = (table.move_no, stamp, page)
             else:
@@ -172,7 +172,7 @@ class Play(ServiceCore):
         )
         rules = table.options.rules()
         if action == A.CALL_RANK + 2 and rules.chiamata and rules.overbid:
-            self._spawn(self._explain_due(table.chat_id, table.lang))
+            self.spawn(self._explain_due(table.chat_id, table.lang))
 
     async def _explain_due(self, chat_id: int, lang: str) -> None:
         """The first time a group's auction reaches the Due (§7.3): one line says what a
@@ -198,7 +198,7 @@ class Play(ServiceCore):
             if finished:
                 await self._announce_end(table)
 
-        self._spawn(announce())
+        self.spawn(announce())
 
     async def _announce_end(self, table: Table) -> None:
         """The match's end in the group (`match_end`), its id stored with the table (its
@@ -318,10 +318,7 @@ class Play(ServiceCore):
         if table.status in (FINISHED, CANCELLED):
             self._end_request(table, "cancel_moot")
             self.tables.pop(tid, None)
-            self._table_closed(table)  # a tournament's match: the next one (tournament.py)
-
-    def _table_closed(self, table: Table) -> None:
-        """A table finished or was cancelled; `bot/service/tournament.py` overrides this."""
+            self.on_closed(table)  # a tournament's match: the next one
 
     async def _play_computers(self, table_id: int) -> None:
         """Computer players move until a person must act or the hand ends. Each decision is
@@ -331,7 +328,7 @@ class Play(ServiceCore):
         try:
             while True:
                 async with self._lock(table_id):
-                    table = await self._current(table_id)
+                    table = await self.current(table_id)
                     seat = table.bot_to_act() if table is not None else None
                     if table is None or seat is None or table.hand is None:
                         if self._computers.get(table_id) is me:
@@ -350,7 +347,7 @@ class Play(ServiceCore):
                         Job(DEFAULT_LEVEL, job.seed, job.observation)
                     )
                 async with self._lock(table_id):
-                    table = await self._current(table_id)
+                    table = await self.current(table_id)
                     if table is None or table.move_no != version:
                         continue  # something else happened meanwhile: look again
                     try:

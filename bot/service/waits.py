@@ -38,7 +38,7 @@ class Waits(Closing):
         if self.shared and not await self.db.claim_deadline(table_id, now, DEADLINE_LEASE):
             return
         async with self._lock(table_id):
-            table = await self._current(table_id)
+            table = await self.current(table_id)
             if table is None:
                 return
             if not self.shared:
@@ -71,7 +71,7 @@ class Waits(Closing):
                 log.exception("table %s: the %s deadline failed", table_id, kind)
                 if kind is not None:
                     table.pending.at.pop(kind, None)
-            current = await self._current(table_id) if self.shared else self.tables.get(table_id)
+            current = await self.current(table_id) if self.shared else self.tables.get(table_id)
             if current is None:
                 return
             if self.shared:
@@ -102,7 +102,7 @@ class Waits(Closing):
                 log.warning("polling the deadlines failed: %s", exc)
                 continue
             for table_id in due:
-                self._spawn(self.timeout(table_id, ""))
+                self.spawn(self.timeout(table_id, ""))
 
     async def _nudge(self, table: Table, kind: str) -> None:
         """A slow person: the group mentions them (once per turn), or they are reminded
@@ -135,7 +135,7 @@ class Waits(Closing):
                     )
                     notice = (s.user_id, text)
         if await self._store_pending(table) and notice is not None and key is not None:
-            self._spawn(self._notice(table.table_id, *notice, key))
+            self.spawn(self._notice(table.table_id, *notice, key))
 
     async def _notice(self, table_id: int, chat_id: int, text: str, turn: list[int] | None) -> None:
         """Send a notice about the table (it notifies), and note it with the table so that
@@ -145,7 +145,7 @@ class Waits(Closing):
         if message_id is None:
             return
         async with self._lock(table_id):
-            table = await self._current(table_id)
+            table = await self.current(table_id)
             hand = table.hand if table is not None else None
             if table is None or hand is None or hand.is_terminal():
                 self.out.delete_soon(chat_id, [message_id])  # over already
@@ -195,9 +195,9 @@ class Waits(Closing):
         if table.hand is not None and not table.hand.is_terminal():  # (else: the hand's log)
             if mentioned is not None:
                 content = Rendered(notice, [])
-                self._spawn(self.out.edit(table.chat_id, mentioned.message_id, content))
+                self.spawn(self.out.edit(table.chat_id, mentioned.message_id, content))
             else:
-                self._spawn(self._notice(table.table_id, table.chat_id, notice, None))
+                self.spawn(self._notice(table.table_id, table.chat_id, notice, None))
         self._settle(table)
         # they were not there: their hand message shows at once that the turn went by
         self._moments.pop((table.table_id, seat), None)
@@ -241,4 +241,4 @@ class Waits(Closing):
             notice = t(
                 lang, "lobby_expired_notice", variant=variant_name(lang, table.options.variant)
             )
-            self._spawn(self.out.say(table.chat_id, notice))
+            self.spawn(self.out.say(table.chat_id, notice))
