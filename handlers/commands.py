@@ -46,35 +46,39 @@ async def cmd_start(update: Update, context: BotContext, chat: Chat, user: User)
 
 @with_sender
 async def cmd_new(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    new = context.service.new_table(chat.id, person(user), _first(context), is_group(chat))
+    new = context.service.lobby.new_table(chat.id, person(user), _first(context), is_group(chat))
     await send(update, await new, context)  # /new during a game: the table is re-posted below
 
 
 @with_sender
 async def cmd_join(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send(update, await context.service.join(chat.id, person(user)))
+    await send(update, await context.service.lobby.join(chat.id, person(user)))
 
 
 @with_sender
 async def cmd_leave(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send(update, await context.service.leave(chat.id, person(user)))
+    await send(update, await context.service.lobby.leave(chat.id, person(user)))
 
 
 @with_chat
 async def cmd_addbot(update: Update, context: BotContext, chat: Chat) -> None:
     level, svc = _first(context), context.service
-    await send(update, await (svc.add_bot(chat.id, level) if level else svc.add_bot(chat.id)))
+    await send(
+        update, await (svc.lobby.add_bot(chat.id, level) if level else svc.lobby.add_bot(chat.id))
+    )
 
 
 @with_sender
 async def cmd_go(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send_admin_call(update, context, chat, user, context.service.start)
+    await send_admin_call(update, context, chat, user, context.service.lobby.start)
 
 
 @with_sender
 async def cmd_cancel(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     admin = admin_check(context, chat, user)
-    reply = await context.service.cancel(chat.id, person(user), is_admin=admin, by_command=True)
+    reply = await context.service.closing.cancel(
+        chat.id, person(user), is_admin=admin, by_command=True
+    )
     await send(update, reply)
 
 
@@ -85,7 +89,9 @@ async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: Us
     args = _args(context)
     if not args:
         admin = admin_check(context, chat, user)
-        await send(update, await svc.show_settings(chat.id, person=person(user), is_admin=admin))
+        await send(
+            update, await svc.lobby.show_settings(chat.id, person=person(user), is_admin=admin)
+        )
         return
     pairs = []
     for arg in args:
@@ -95,7 +101,7 @@ async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: Us
             await send(update, Reply(t(lang, "err_settings_usage")))
             return
         pairs.append((key.strip().lower(), value.strip().lower()))
-    reply = await svc.set_options(
+    reply = await svc.lobby.set_options(
         chat.id,
         person(user),
         pairs,
@@ -109,7 +115,7 @@ async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: Us
 @with_chat
 async def cmd_table(update: Update, context: BotContext, chat: Chat) -> None:
     """/table: the group's table message again at the bottom of the chat."""
-    await send(update, await context.service.repost(chat.id))
+    await send(update, await context.service.lobby.repost(chat.id))
 
 
 @with_chat

@@ -168,7 +168,7 @@ async def send(update: Update, reply: Reply, context: BotContext | None = None) 
         except TelegramError as exc:  # the rate limiter already tried again
             log.warning("replying in %s failed: %s", chat.id, exc)
     if reply.repost is not None and context is not None:
-        await context.service.repost(chat.id, reply.repost)
+        await context.service.lobby.repost(chat.id, reply.repost)
 
 
 async def send_to(context: BotContext, chat_id: int, reply: Reply) -> None:

@@ -110,7 +110,7 @@ async def note_username(update: Update, context: BotContext) -> None:
     try:
         await context.service.stats.note_username(user.id, person(user).name, user.username)
         if chat is not None and chat.id < 0:
-            await context.service.note_chat(chat.id, chat.title)
+            await context.service.tables.note_chat(chat.id, chat.title)
     except Exception:  # noting is a courtesy: never in the way of the message
         log.exception("noting the username of %s failed", user.id)
 

@@ -358,14 +358,14 @@ async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:
     svc = rig.svc
     for p in (ANA, BEA):
         await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
-    await svc.new_table(CHAT, ANA, "quattro", True)
-    await svc.join(CHAT, BEA)
+    await svc.lobby.new_table(CHAT, ANA, "quattro", True)
+    await svc.lobby.join(CHAT, BEA)
     for _ in range(2):
-        assert (await svc.add_bot(CHAT)).text == ""
+        assert (await svc.lobby.add_bot(CHAT)).text == ""
     for key, value in (("match", "single"), ("counts", "true")):
-        reply = await svc.set_option(CHAT, ANA, key, value, panel=False)
+        reply = await svc.lobby.set_option(CHAT, ANA, key, value, panel=False)
         assert reply.key == "ok_option", reply
-    assert (await svc.start(CHAT, ANA, is_admin=False)).text == ""
+    assert (await svc.lobby.start(CHAT, ANA, is_admin=False)).text == ""
     await svc.idle()
     table = rig.table()
     people = {0: ANA, 1: BEA}
@@ -373,11 +373,11 @@ async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:
     while table.status != FINISHED:
         assert table.hand is not None
         if table.hand.is_terminal():
-            await svc.next_hand(ANA, table.table_id, table.hand.hand_index)
+            await svc.play.next_hand(ANA, table.table_id, table.hand.hand_index)
         else:
             person = people[table.hand.current]
             action = table.hand.legal_actions()[0]
-            await svc.act(person, table.table_id, table.hand.hand_index, 0, action)
+            await svc.play.act(person, table.table_id, table.hand.hand_index, 0, action)
         await svc.idle()
     balances = await rig.db.balances(CHAT)
     assert {b.user_id for b in balances} == {ANA.user_id, BEA.user_id}, balances

@@ -6,34 +6,32 @@ from __future__ import annotations
 
 from bot.engine import VARIANTS
 from bot.i18n import LANGS, t, variant_name
-from bot.service.langs import Languages
+from bot.service.core import Tables
 from bot.service.lobby import Lobby
-from bot.service.types import AdminCheck, Outbox, Person, Reply, reply_lang
+from bot.service.types import AdminCheck, Person, Reply, reply_lang
 from bot.table.table import Table
 from bot.view.render import Button
-from storage import Database
 
 # words that name a variant in /rules, besides the variants' own keys
 RULES_WORDS = {"briscola": "due", "two": "due", "called": "chiamata", "bastarda": "chiamata"}
 
 
 class People:
-    """The private chat, the greeting, /help, /rules, /lang: the chat's language (`langs`),
-    the messages (`out`), and the table service (`service`) for a person's seat and the
-    group's table."""
+    """The private chat, the greeting, /help, /rules, /lang: a person's seat and the group's
+    table (`tables`, `lobby`: joining, a language chosen), the chat's language, the messages."""
 
-    def __init__(
-        self, service: Lobby, db: Database, out: Outbox, langs: Languages, bot_username: str
-    ) -> None:
-        self.service = service
-        self.db = db
-        self.out = out
-        self.langs = langs
-        self.bot_username = bot_username
+    def __init__(self, tables: Tables, lobby: Lobby) -> None:
+        self.tables = tables
+        self.lobby = lobby
+        self.db = tables.db
+        self.out = tables.out
+        self.langs = tables.langs
 
     async def private_text(self, chat_id: int, person: Person) -> Reply:
         """Words typed in the private chat: what the chat is for, and where to play."""
-        return Reply(t(await self.langs.chat(chat_id), "private_text", bot=self.bot_username))
+        return Reply(
+            t(await self.langs.chat(chat_id), "private_text", bot=self.tables.bot_username)
+        )
 
     async def private_start(self, person: Person, payload: str) -> Reply:
         await self.db.upsert_user(person.user_id, person.name, can_dm=True)
@@ -41,15 +39,15 @@ class People:
         user = await self.db.get_user(person.user_id)
         lang = (user.lang if user else None) or person.lang or self.langs.default
         if payload.startswith("t") and payload[1:].isdigit():
-            table = await self.service.current(int(payload[1:]))
+            table = await self.tables.current(int(payload[1:]))
             if table is None:
                 return Reply(t(reply_lang(lang), "err_hand_over"))
             lang = table.lang
             if table.seat_of(person.user_id) is None:
-                reply = await self.service.join(table.chat_id, person, table.table_id)
+                reply = await self.lobby.join(table.chat_id, person, table.table_id)
                 if table.seat_of(person.user_id) is None:
                     return reply
-            await self.service.show_hand(table.table_id, person.user_id)  # their hand, now
+            await self.tables.show_hand(table.table_id, person.user_id)  # their hand, now
             if table.title:
                 return Reply(t(reply_lang(lang), "start_seated_in", group=table.title))
             return Reply(t(reply_lang(lang), "start_seated"))
@@ -59,7 +57,7 @@ class People:
         """A private message was refused (the person never started the bot)."""
         seat = table.seat_of(user_id)
         name = table.seats[seat].name if seat is not None else str(user_id)
-        kb = [[Button(t(table.lang, "btn_open_chat"), url=self.service.deep_link(table.table_id))]]
+        kb = [[Button(t(table.lang, "btn_open_chat"), url=self.tables.deep_link(table.table_id))]]
         await self.out.say(table.chat_id, t(table.lang, "dm_blocked", who=name), kb)
         await self.db.upsert_user(user_id, name, can_dm=False)
 
@@ -72,7 +70,7 @@ class People:
     ) -> Reply:
         """A command the bot does not know. In a group it answers only a command addressed
         to it (/x@bot) or when the group has a table: other bots' commands are not its own."""
-        if is_group and not addressed and await self.service.table_for_chat(chat_id) is None:
+        if is_group and not addressed and await self.tables.table_for_chat(chat_id) is None:
             return Reply("")
         return Reply(
             t(reply_lang(await self.langs.chat(chat_id)), "err_unknown_command", command=command)
@@ -98,7 +96,7 @@ class People:
         if word and variant is None:
             return Reply(t(lang, "err_rules_variant", given=word, variants=", ".join(VARIANTS)))
         if variant is None and chat_id < 0:
-            table = await self.service.table_for_chat(chat_id)
+            table = await self.tables.table_for_chat(chat_id)
             variant = table.options.variant if table is not None else None
         if variant is None:
             return Reply(t(lang, "rules", variants=", ".join(VARIANTS)), key="rules")
@@ -124,11 +122,11 @@ class People:
             if not admin:
                 return Reply(t(reply_lang(await self.langs.chat(chat_id)), "err_lang_admin"))
             await self.db.set_chat_lang(chat_id, lang)
-            await self.service.set_table_lang(chat_id, lang)
+            await self.lobby.set_table_lang(chat_id, lang)
         else:
             await self.db.upsert_user(person.user_id, person.name, lang=lang)
             await self.db.set_chat_lang(chat_id, lang)
             self.langs.chosen(person.user_id, lang)
-            await self.service.set_seat_lang(person.user_id, lang)
+            await self.lobby.set_seat_lang(person.user_id, lang)
             return Reply(t(lang, "ok_lang_private"))  # in the language just chosen
         return Reply(t(lang, "ok_lang"))

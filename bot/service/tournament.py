@@ -1,7 +1,7 @@
 """Tournaments (RULES §11): /torneo, the registration buttons, and the matches played one after
 another in the group.
 
-A group has one active table at a time (`ServiceCore.table_for_chat`), so a tournament plays
+A group has one active table at a time (`Tables.table_for_chat`), so a tournament plays
 its matches in schedule order: it announces each round's pairings, then opens the next
 match's table itself (the two teams' members seated as partners, §5.1: team a at seats 0 and
 2; options `quattro`, `match=fixed5`: 5 hands, all played, a 60-60 hand replayed, §4.3-4.4)
@@ -37,8 +37,10 @@ from bot.engine import Match, Options
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service.closing import Closing
-from bot.service.langs import Languages, note_person, own_lang
-from bot.service.types import AdminCheck, Outbox, Person, Reply, refusal, reply_lang
+from bot.service.core import Tables
+from bot.service.langs import note_person, own_lang
+from bot.service.lobby import Lobby
+from bot.service.types import AdminCheck, Person, Reply, refusal, reply_lang
 from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.table.tournament import (
     DEFAULT_POINTS,
@@ -59,7 +61,7 @@ from bot.view.render_tournament import (
     status_text,
     tournament_message,
 )
-from storage import Database, StorageError
+from storage import StorageError
 from storage.tournaments import NewFixture, TournamentRow
 
 log = logging.getLogger(__name__)
@@ -107,17 +109,16 @@ def match_result(match: Match) -> Result:
 
 class Tournaments:
     """/torneo and its buttons; the tournament's matches, one after another, each on a table
-    of the table service (`service`: it opens them, starts them, cancels them, and says when
-    one closes: `table_closed`)."""
+    of the table service: the group's lock and table (`tables`), a match's table opened and
+    started (`lobby`), cancelled (`closing`); told when one closes (`table_closed`)."""
 
-    def __init__(
-        self, service: Closing, db: Database, out: Outbox, langs: Languages, bot_username: str
-    ) -> None:
-        self.service = service
-        self.db = db
-        self.out = out
-        self.langs = langs
-        self.bot_username = bot_username
+    def __init__(self, tables: Tables, lobby: Lobby, closing: Closing) -> None:
+        self.tables = tables
+        self.lobby = lobby
+        self.closing = closing
+        self.db = tables.db
+        self.out = tables.out
+        self.langs = tables.langs
         # the tournament message: what is shown and what should be, per tournament
         self._tour_shown: dict[int, tuple[Any, ...]] = {}
         self._tour_want: dict[int, tuple[int, int, Rendered]] = {}
@@ -137,7 +138,7 @@ class Tournaments:
         self._tour_want[tid] = (tour.chat_id, tour.message_id, content)
         if tid not in self._tour_editing:
             self._tour_editing.add(tid)
-            self.service.spawn(self._tour_edits(tid))
+            self.tables.spawn(self._tour_edits(tid))
 
     async def _tour_edits(self, tid: int) -> None:
         try:
@@ -172,7 +173,7 @@ class Tournaments:
         self._tour_shown[tour.tournament_id] = (message_id, content.key())
         if old is not None:
             moved = Rendered(t(tour.lang, "tour_moved"), [])
-            self.service.spawn(self.out.edit(tour.chat_id, old, moved))
+            self.tables.spawn(self.out.edit(tour.chat_id, old, moved))
 
     # ------------------------------------------------------------------ /torneo
 
@@ -187,7 +188,7 @@ class Tournaments:
         if not is_group:
             return Reply(t(reply_lang(lang), "err_group_only"))
         await self.db.upsert_user(person.user_id, person.name)
-        async with self.service.chat_lock(chat_id):
+        async with self.tables.chat_lock(chat_id):
             row = await self.db.active_tournament(chat_id)
             if row is not None:
                 tour = self._tour(row)
@@ -219,7 +220,7 @@ class Tournaments:
         """Change the group's tournament with `op` (under the group's lock), write it, show
         it. A refusal changes nothing."""
         lang = await self.langs.chat(chat_id)
-        async with self.service.chat_lock(chat_id):
+        async with self.tables.chat_lock(chat_id):
             row = await self.db.active_tournament(chat_id)
             if row is None or (tournament_id is not None and row.tournament_id != tournament_id):
                 return Reply(t(reply_lang(lang), "err_tour_none")), None
@@ -288,7 +289,7 @@ class Tournaments:
         if tour is None or can_dm or tour.team_of(person.user_id) is None:
             return reply
         lang = reply_lang(tour.lang)
-        link = [[Button(t(lang, "btn_open_chat"), url=f"https://t.me/{self.bot_username}")]]
+        link = [[Button(t(lang, "btn_open_chat"), url=f"https://t.me/{self.tables.bot_username}")]]
         return Reply(f"{reply.text} {t(lang, 'tour_need_dm')}", link, key=reply.key)
 
     async def tour_leave(
@@ -377,7 +378,7 @@ class Tournaments:
         first round announced and its first match opened."""
         admin = await self._tour_admin(chat_id, person, is_admin)
         lang = await self.langs.chat(chat_id)
-        if await self.service.table_for_chat(chat_id) is not None:
+        if await self.tables.table_for_chat(chat_id) is not None:
             return Reply(t(reply_lang(lang), "err_tour_table_open"))
         reply, tour = await self._organiser_op(
             chat_id, person, admin, Tournament.start, tournament_id=tournament_id
@@ -414,10 +415,10 @@ class Tournaments:
         if tour is None:
             return reply
         for f in tour.fixtures:
-            table = await self.service.current(f.table_id) if f.table_id is not None else None
+            table = await self.tables.current(f.table_id) if f.table_id is not None else None
             if table is not None:
                 closed = {"key": "cancelled_by", "who": person.name}
-                await self.service.close_table(table.table_id, closed)
+                await self.closing.close_table(table.table_id, closed)
         return Reply(t(reply_lang(tour.lang), "tour_cancelled", who=person.name))
 
     # ------------------------------------------------------------------ the matches
@@ -425,7 +426,7 @@ class Tournaments:
     def table_closed(self, table: Table) -> None:
         """A table closed (the table service's `on_closed`): if it played the group's
         tournament's match, the tournament moves on."""
-        self.service.spawn(self._tour_step(table.chat_id))
+        self.tables.spawn(self._tour_step(table.chat_id))
 
     async def restore(self) -> int:
         """After a restart: every running tournament carries on (a match that finished
@@ -437,7 +438,7 @@ class Tournaments:
 
     async def _tour_step(self, chat_id: int) -> None:
         try:
-            async with self.service.chat_lock(chat_id):
+            async with self.tables.chat_lock(chat_id):
                 await self._tour_advance(chat_id)
         except Exception:  # the next closed table or restart tries again
             log.exception("chat %s: the tournament could not move on", chat_id)
@@ -485,7 +486,7 @@ class Tournaments:
             break
         if index is None:
             return
-        if await self.service.table_for_chat(chat_id) is not None:
+        if await self.tables.table_for_chat(chat_id) is not None:
             return  # the group's table closes first: its closing brings the tournament back
         f = tour.fixtures[index]
         if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
@@ -505,7 +506,7 @@ class Tournaments:
         )
         for m in seats:
             table.seats.append(Seat(m.user_id, m.name, m.level if m.is_bot else None, m.lang))
-        if not await self.service.open_table(table):
+        if not await self.lobby.open_table(table):
             return  # the group opened a table meanwhile: its closing brings us back
         tour.version = await self.db.update_tournament(
             tour.tournament_id,
@@ -518,7 +519,7 @@ class Tournaments:
         await self._start_match(chat_id, table.table_id)
 
     async def _start_match(self, chat_id: int, table_id: int) -> None:
-        reply = await self.service.start_match(chat_id, table_id)
+        reply = await self.lobby.start_match(chat_id, table_id)
         if reply.text:
             log.warning("table %s: the tournament's match did not start: %s", table_id, reply.text)
 
