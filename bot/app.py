@@ -79,7 +79,7 @@ async def _on_timer(context: BotContext) -> None:
     if job is None or not isinstance(job.data, tuple):
         return
     table_id, token = job.data
-    await context.service.timeout(table_id, token)
+    await context.service.waits.timeout(table_id, token)
 
 
 class RedactingFormatter(logging.Formatter):
@@ -162,7 +162,7 @@ async def on_error(update: object, context: BotContext) -> None:
         log.error("handling an update failed: %s", described, exc_info=error)
     if isinstance(update, Update) and update.effective_chat is not None and update.message:
         service = context.bot_data.service
-        lang = service.default_lang if service is not None else "it"
+        lang = service.langs.default if service is not None else "it"
         try:
             await update.effective_chat.send_message(t(lang, key))
         except TelegramError as exc:
@@ -177,7 +177,7 @@ def _post_init(settings: Settings) -> Any:
         service_ref: list[TableService] = []
 
         async def on_blocked(table: Any, user_id: int) -> None:
-            await service_ref[0].dm_blocked(table, user_id)
+            await service_ref[0].people.dm_blocked(table, user_id)
 
         # PostgreSQL is shared by every worker of the bot (docs/operating.md, "Several workers")
         shared = db.backend.kind == "postgresql" or settings.workers > 1
@@ -215,7 +215,7 @@ def _post_init(settings: Settings) -> Any:
             timezone=settings.timezone,
         )
         if isinstance(limiter, PacedRateLimiter):
-            service.backlog = limiter.backlog
+            service.tables.backlog = limiter.backlog
         service_ref.append(service)
         data: BotData = application.bot_data
         data.db, data.outbox, data.service = db, outbox, service
@@ -255,10 +255,10 @@ def _open_miniapp(
     data: BotData = application.bot_data
     keys = TableKeys(settings.bot_token.get_secret_value() if settings.bot_token else "")
     data.hub = hub = LiveHub(table_param=keys.param)
-    service.live = hub
-    hub.on_visibility(service.page_visibility)
-    service.miniapp_short_name = settings.miniapp_short_name
-    service.miniapp_param = keys.param  # the link's unguessable start parameter
+    service.tables.live = hub
+    hub.on_visibility(service.tables.page_visibility)
+    service.tables.miniapp_short_name = settings.miniapp_short_name
+    service.tables.miniapp_param = keys.param  # the link's unguessable start parameter
     if settings.miniapp_short_name is None:
         log.warning("PUBLIC_URL without MINIAPP_SHORT_NAME: the group gets no Mini App button")
     log.info("the Mini App's page: %s (BotFather: /newapp)", settings.miniapp_url())
@@ -268,7 +268,7 @@ def _open_miniapp(
             head = await service.db.table_head(table_id)
             return None if head is None else head.move_no
 
-        hub.poll(version, service.table_view)
+        hub.poll(version, service.tables.table_view)
 
 
 def web_application(

@@ -20,21 +20,21 @@ from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
 
 async def _act(tap: Tap) -> Reply:
     table_id, hand_index, stamp, action = tap.ints()
-    return await tap.context.service.act(tap.who, table_id, hand_index, stamp, action)
+    return await tap.context.service.play.act(tap.who, table_id, hand_index, stamp, action)
 
 
 async def _next_hand(tap: Tap) -> Reply:
     table_id, hand_index = tap.ints()
-    return await tap.context.service.next_hand(tap.who, table_id, hand_index)
+    return await tap.context.service.play.next_hand(tap.who, table_id, hand_index)
 
 
 async def _bid_page(tap: Tap) -> Reply:  # points bids: the screen with every value
     table_id, hand_index, stamp, page = tap.ints()
-    return await tap.context.service.bid_page(tap.who, table_id, hand_index, stamp, page)
+    return await tap.context.service.play.bid_page(tap.who, table_id, hand_index, stamp, page)
 
 
 async def _resume(tap: Tap) -> Reply:  # "Riprendo il posto" (issue 11 §3)
-    return await tap.context.service.resume(tap.who, int(tap.fields[0]))
+    return await tap.context.service.lobby.resume(tap.who, int(tap.fields[0]))
 
 
 # The taps on a message in a chat (the group's): without the chat, the data is not enough.
@@ -43,12 +43,12 @@ async def _resume(tap: Tap) -> Reply:  # "Riprendo il posto" (issue 11 §3)
 @chat_tap
 async def _cancel_vote(tap: Tap, chat: Chat) -> Reply:  # cancel consent
     table, vote = tap.fields
-    return await tap.context.service.cancel_vote(chat.id, tap.who, int(table), vote == "y")
+    return await tap.context.service.closing.cancel_vote(chat.id, tap.who, int(table), vote == "y")
 
 
 @chat_tap
 async def _variant(tap: Tap, chat: Chat) -> Reply:
-    return await tap.context.service.new_table(
+    return await tap.context.service.lobby.new_table(
         chat.id, tap.who, tap.fields[0], is_group(chat), picker_message_id=tap.message_id
     )
 
@@ -56,7 +56,7 @@ async def _variant(tap: Tap, chat: Chat) -> Reply:
 @chat_tap
 async def _lobby_bot(tap: Tap, chat: Chat) -> Reply:
     table, level = tap.fields
-    return await tap.context.service.add_bot(chat.id, level, int(table))
+    return await tap.context.service.lobby.add_bot(chat.id, level, int(table))
 
 
 @chat_tap
@@ -64,27 +64,27 @@ async def _lobby(tap: Tap, chat: Chat) -> Reply:
     svc, who = tap.context.service, tap.who
     table_id, op = int(tap.fields[0]), tap.fields[1]
     if op == "join":
-        return await svc.join(chat.id, who, table_id)
+        return await svc.lobby.join(chat.id, who, table_id)
     if op == "leave":
-        return await svc.leave(chat.id, who, table_id)
+        return await svc.lobby.leave(chat.id, who, table_id)
     if op == "bot":
-        return await svc.add_bot(chat.id, DEFAULT_LEVEL, table_id)
+        return await svc.lobby.add_bot(chat.id, DEFAULT_LEVEL, table_id)
     admin = tap.admin(chat)
     if op == "settings":  # from the lobby: a panel of its own; from a panel: its list again
-        return await svc.show_settings(
+        return await svc.lobby.show_settings(
             chat.id, table_id, person=who, is_admin=admin, message_id=tap.message_id
         )
     if op == "back":
-        return await svc.back_to_lobby(chat.id, table_id, tap.message_id)
+        return await svc.lobby.back_to_lobby(chat.id, table_id, tap.message_id)
     if op == "cancel":
-        return await svc.cancel(chat.id, who, is_admin=admin, table_id=table_id)
-    return await svc.start(chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id)
+        return await svc.closing.cancel(chat.id, who, is_admin=admin, table_id=table_id)
+    return await svc.lobby.start(chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id)
 
 
 @chat_tap
 async def _setting(tap: Tap, chat: Chat) -> Reply:
     table, key, value = tap.fields
-    return await tap.context.service.set_option(
+    return await tap.context.service.lobby.set_option(
         chat.id,
         tap.who,
         key,
@@ -99,12 +99,14 @@ async def _setting(tap: Tap, chat: Chat) -> Reply:
 @chat_tap
 async def _option(tap: Tap, chat: Chat) -> Reply:  # the settings panel: one setting's screen
     table, key = tap.fields
-    return await tap.context.service.show_option(chat.id, int(table), key, tap.message_id)
+    return await tap.context.service.lobby.show_option(chat.id, int(table), key, tap.message_id)
 
 
 @chat_tap
 async def _rematch(tap: Tap, chat: Chat) -> Reply:  # a rematch: same seats, same settings
-    return await tap.context.service.rematch(chat.id, tap.who, int(tap.fields[0]), tap.message_id)
+    return await tap.context.service.lobby.rematch(
+        chat.id, tap.who, int(tap.fields[0]), tap.message_id
+    )
 
 
 TAPS: tuple[TapRoute, ...] = (

@@ -37,44 +37,48 @@ def _first(context: BotContext) -> str | None:
 
 @with_sender
 async def cmd_start(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    svc = context.service
+    people = context.service.people
     if is_group(chat):
-        await send(update, await svc.help(chat.id))
+        await send(update, await people.help(chat.id))
         return
-    await send(update, await svc.private_start(person(user), _first(context) or ""))
+    await send(update, await people.private_start(person(user), _first(context) or ""))
 
 
 @with_sender
 async def cmd_new(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    new = context.service.new_table(chat.id, person(user), _first(context), is_group(chat))
+    new = context.service.lobby.new_table(chat.id, person(user), _first(context), is_group(chat))
     await send(update, await new, context)  # /new during a game: the table is re-posted below
 
 
 @with_sender
 async def cmd_join(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send(update, await context.service.join(chat.id, person(user)))
+    await send(update, await context.service.lobby.join(chat.id, person(user)))
 
 
 @with_sender
 async def cmd_leave(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send(update, await context.service.leave(chat.id, person(user)))
+    await send(update, await context.service.lobby.leave(chat.id, person(user)))
 
 
 @with_chat
 async def cmd_addbot(update: Update, context: BotContext, chat: Chat) -> None:
     level, svc = _first(context), context.service
-    await send(update, await (svc.add_bot(chat.id, level) if level else svc.add_bot(chat.id)))
+    await send(
+        update, await (svc.lobby.add_bot(chat.id, level) if level else svc.lobby.add_bot(chat.id))
+    )
 
 
 @with_sender
 async def cmd_go(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send_admin_call(update, context, chat, user, context.service.start)
+    await send_admin_call(update, context, chat, user, context.service.lobby.start)
 
 
 @with_sender
 async def cmd_cancel(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     admin = admin_check(context, chat, user)
-    reply = await context.service.cancel(chat.id, person(user), is_admin=admin, by_command=True)
+    reply = await context.service.closing.cancel(
+        chat.id, person(user), is_admin=admin, by_command=True
+    )
     await send(update, reply)
 
 
@@ -85,17 +89,19 @@ async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: Us
     args = _args(context)
     if not args:
         admin = admin_check(context, chat, user)
-        await send(update, await svc.show_settings(chat.id, person=person(user), is_admin=admin))
+        await send(
+            update, await svc.lobby.show_settings(chat.id, person=person(user), is_admin=admin)
+        )
         return
     pairs = []
     for arg in args:
         key, sep, value = arg.partition("=")
         if not sep or not key.strip() or not value.strip():
-            lang = await svc.chat_lang(chat.id)
+            lang = await svc.langs.chat(chat.id)
             await send(update, Reply(t(lang, "err_settings_usage")))
             return
         pairs.append((key.strip().lower(), value.strip().lower()))
-    reply = await svc.set_options(
+    reply = await svc.lobby.set_options(
         chat.id,
         person(user),
         pairs,
@@ -109,7 +115,7 @@ async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: Us
 @with_chat
 async def cmd_table(update: Update, context: BotContext, chat: Chat) -> None:
     """/table: the group's table message again at the bottom of the chat."""
-    await send(update, await context.service.repost(chat.id))
+    await send(update, await context.service.lobby.repost(chat.id))
 
 
 @with_chat
@@ -123,7 +129,7 @@ async def cmd_unknown(update: Update, context: BotContext, chat: Chat) -> None:
     me = context.bot.username or ""
     if addressee and addressee.lower() != me.lower():
         return  # another bot's command
-    reply = await context.service.unknown_command(
+    reply = await context.service.people.unknown_command(
         chat.id, name, is_group=is_group(chat), addressed=bool(addressee)
     )
     await send(update, reply)
@@ -131,12 +137,12 @@ async def cmd_unknown(update: Update, context: BotContext, chat: Chat) -> None:
 
 @with_chat
 async def cmd_rules(update: Update, context: BotContext, chat: Chat) -> None:
-    await send(update, await context.service.rules(chat.id, _first(context) or ""))
+    await send(update, await context.service.people.rules(chat.id, _first(context) or ""))
 
 
 @with_chat
 async def cmd_help(update: Update, context: BotContext, chat: Chat) -> None:
-    await send(update, await context.service.help(chat.id))
+    await send(update, await context.service.people.help(chat.id))
 
 
 @with_sender
@@ -145,7 +151,7 @@ async def cmd_lang(update: Update, context: BotContext, chat: Chat, user: User) 
     lang = _first(context) or ""
     await send(
         update,
-        await context.service.set_lang(
+        await context.service.people.set_lang(
             chat.id, person(user), lang, is_group(chat), is_admin=is_admin
         ),
     )
@@ -154,7 +160,7 @@ async def cmd_lang(update: Update, context: BotContext, chat: Chat, user: User) 
 @with_sender
 async def on_private_text(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     """Words typed in the private chat: an answer that says what the chat is for."""
-    await send(update, await context.service.private_text(chat.id, person(user)))
+    await send(update, await context.service.people.private_text(chat.id, person(user)))
 
 
 async def on_my_chat_member(update: Update, context: BotContext) -> None:
@@ -168,7 +174,7 @@ async def on_my_chat_member(update: Update, context: BotContext) -> None:
     admins.remember(change.chat.id, context.bot.id, now == ChatMember.ADMINISTRATOR)
     joined = (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)
     if now in joined and was not in joined:  # not a promotion of a bot already there
-        reply = await context.service.greet(change.chat.id)
+        reply = await context.service.people.greet(change.chat.id)
         try:
             await context.bot.send_message(change.chat.id, reply.text)
         except TelegramError as exc:

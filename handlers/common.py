@@ -43,7 +43,7 @@ def in_their_language(callback: Callback) -> Callback:
         lang = None
         alone = update.callback_query is not None or (chat is not None and not is_group(chat))
         if user is not None and alone and context.bot_data.service is not None:
-            lang = await context.service.person_lang(person(user))
+            lang = await context.service.langs.person(person(user))
         token = REPLY_LANG.set(lang)
         try:
             return await callback(update, context)
@@ -95,7 +95,7 @@ def group_only(handler: BySender) -> Handler:
     @functools.wraps(handler)
     async def guarded(update: Update, context: BotContext, chat: Chat, user: User) -> None:
         if not is_group(chat):
-            lang = await context.service.chat_lang(chat.id)
+            lang = await context.service.langs.chat(chat.id)
             await send(update, Reply(t(lang, "err_group_only")))
             return
         await handler(update, context, chat, user)
@@ -168,7 +168,7 @@ async def send(update: Update, reply: Reply, context: BotContext | None = None) 
         except TelegramError as exc:  # the rate limiter already tried again
             log.warning("replying in %s failed: %s", chat.id, exc)
     if reply.repost is not None and context is not None:
-        await context.service.repost(chat.id, reply.repost)
+        await context.service.lobby.repost(chat.id, reply.repost)
 
 
 async def send_to(context: BotContext, chat_id: int, reply: Reply) -> None:

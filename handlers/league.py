@@ -43,29 +43,29 @@ log = logging.getLogger(__name__)
 @with_chat
 async def cmd_score(update: Update, context: BotContext, chat: Chat) -> None:
     arg = " ".join(context.args or [])
-    await send(update, await context.service.season_score(chat.id, arg))
+    await send(update, await context.service.league.season_score(chat.id, arg))
 
 
 @group_only
 async def cmd_season(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send_admin_call(update, context, chat, user, context.service.ask_new_season)
+    await send_admin_call(update, context, chat, user, context.service.league.ask_new_season)
 
 
 @group_only
 async def cmd_undo(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send_admin_call(update, context, chat, user, context.service.ask_undo)
+    await send_admin_call(update, context, chat, user, context.service.league.ask_undo)
 
 
 @group_only
 async def cmd_beer(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     args = list(context.args or [])
     admin = admin_check(context, chat, user)
-    await send(update, await context.service.beer(chat.id, args, is_admin=admin))
+    await send(update, await context.service.league.beer(chat.id, args, is_admin=admin))
 
 
 @group_only
 async def cmd_export(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    result = await context.service.export_season(chat.id, list(context.args or []))
+    result = await context.service.league.export_season(chat.id, list(context.args or []))
     if isinstance(result, Reply):
         await send(update, result)
         return
@@ -118,13 +118,13 @@ async def _confirm(tap: Tap, chat: Chat, confirm: _Confirm) -> Reply:
 @chat_tap
 async def season_tap(tap: Tap, chat: Chat) -> Reply:
     """L:s:<epoch>:<y|n>: an admin confirms (or not) the new season."""
-    return await _confirm(tap, chat, tap.context.service.confirm_new_season)
+    return await _confirm(tap, chat, tap.context.service.league.confirm_new_season)
 
 
 @chat_tap
 async def undo_tap(tap: Tap, chat: Chat) -> Reply:
     """L:u:<entry>:<y|n>: an admin confirms (or not) undoing the entry."""
-    return await _confirm(tap, chat, tap.context.service.confirm_undo)
+    return await _confirm(tap, chat, tap.context.service.league.confirm_undo)
 
 
 @chat_tap
@@ -135,7 +135,7 @@ async def paid_tap(tap: Tap, chat: Chat) -> Reply:
         return tap.bad()
     epoch, version, debtor, creditor, amount = (int(f) for f in tap.fields[:5])
     done = int(tap.fields[5]) if tap.fields[5] is not None else 0
-    return await tap.context.service.mark_paid(
+    return await tap.context.service.league.mark_paid(
         chat.id,
         message_id,
         tap.who,

@@ -80,24 +80,24 @@ async def _answer(update: Update, context: BotContext, chat: Chat, result: Reply
 async def cmd_stats(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     ids, words = _named(update.effective_message, list(context.args or []))
     await _answer(
-        update, context, chat, await context.service.stats(chat.id, person(user), words, ids)
+        update, context, chat, await context.service.stats.stats(chat.id, person(user), words, ids)
     )
 
 
 @group_only
 async def cmd_top(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send(update, await context.service.top(chat.id, list(context.args or [])))
+    await send(update, await context.service.stats.top(chat.id, list(context.args or [])))
 
 
 @group_only
 async def cmd_h2h(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     ids, words = _named(update.effective_message, list(context.args or []))
-    await send(update, await context.service.h2h(chat.id, person(user), words, ids))
+    await send(update, await context.service.stats.h2h(chat.id, person(user), words, ids))
 
 
 @group_only
 async def cmd_score_chart(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    result = await context.service.score_chart(chat.id, list(context.args or []))
+    result = await context.service.stats.score_chart(chat.id, list(context.args or []))
     await _answer(update, context, chat, result)
 
 
@@ -108,9 +108,9 @@ async def note_username(update: Update, context: BotContext) -> None:
     if user is None or user.is_bot:
         return
     try:
-        await context.service.note_username(user.id, person(user).name, user.username)
+        await context.service.stats.note_username(user.id, person(user).name, user.username)
         if chat is not None and chat.id < 0:
-            await context.service.note_chat(chat.id, chat.title)
+            await context.service.tables.note_chat(chat.id, chat.title)
     except Exception:  # noting is a courtesy: never in the way of the message
         log.exception("noting the username of %s failed", user.id)
 

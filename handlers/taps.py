@@ -45,7 +45,7 @@ class Tap:
         return [int(f) for f in self.fields]
 
     def bad(self) -> Reply:
-        return Reply(t(REPLY_LANG.get() or self.context.service.default_lang, "err_bad_data"))
+        return Reply(t(REPLY_LANG.get() or self.context.service.langs.default, "err_bad_data"))
 
     def admin(self, chat: Chat) -> AdminCheck:
         """Whether the tapping user administers `chat` (asked when the service needs it)."""
@@ -71,7 +71,7 @@ def answering(action: Action) -> Handler:
         query = update.callback_query
         if query is None:
             return
-        lang = REPLY_LANG.get() or context.service.default_lang
+        lang = REPLY_LANG.get() or context.service.langs.default
         reply = Reply(t(lang, "err_bad_data"), alert=False)
         try:
             chat = query.message.chat if query.message is not None else None
@@ -96,7 +96,7 @@ def answering(action: Action) -> Handler:
         if reply.keyboard and query.message is not None:
             await send_to(context, query.message.chat.id, reply)
         if reply.repost is not None and query.message is not None:  # a /new picker came late
-            await context.service.repost(query.message.chat.id, reply.repost)
+            await context.service.lobby.repost(query.message.chat.id, reply.repost)
 
     return on_tap
 

@@ -61,36 +61,36 @@ def _team(word: str) -> int | None:
 
 @group_only
 async def cmd_tournament(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    svc, who = context.service, person(user)
+    tours, who = context.service.tournaments, person(user)
     args = [a.lower() for a in (context.args or [])]
-    lang = await svc.chat_lang(chat.id)
+    lang = await context.service.langs.chat(chat.id)
     usage = Reply(t(lang, "err_tour_usage"))
     if not args:
-        await send(update, await svc.tournament(chat.id, who, True))
+        await send(update, await tours.tournament(chat.id, who, True))
         return
     word, rest = args[0], args[1:]
     admin = admin_check(context, chat, user)
     reply = usage
     if word in VARIANT_WORDS and not rest:
-        reply = await svc.tournament(chat.id, who, True, VARIANT_WORDS[word])
+        reply = await tours.tournament(chat.id, who, True, VARIANT_WORDS[word])
     elif (word in NEW or word in JOIN) and not rest:
-        reply = await svc.tour_new_team(chat.id, who)
+        reply = await tours.tour_new_team(chat.id, who)
     elif word in JOIN and len(rest) == 1 and (team := _team(rest[0])) is not None:
-        reply = await svc.tour_join(chat.id, who, team)
+        reply = await tours.tour_join(chat.id, who, team)
     elif word in LEAVE and not rest:
-        reply = await svc.tour_leave(chat.id, who)
+        reply = await tours.tour_leave(chat.id, who)
     elif word in BOT and len(rest) <= 2:
         reply = await _add_bot(context, chat, user, rest) or usage
     elif word in POINTS:
         numbers = [n for a in rest for n in re.split(r"[,;/]", a) if n]
         if len(numbers) == 6 and all(n.isdigit() and len(n) <= 2 for n in numbers):
-            reply = await svc.tour_points(chat.id, who, [int(n) for n in numbers], is_admin=admin)
+            reply = await tours.tour_points(chat.id, who, [int(n) for n in numbers], is_admin=admin)
         else:
             reply = Reply(t(lang, "err_tour_points"))
     elif word in START and not rest:
-        reply = await svc.tour_start(chat.id, who, is_admin=admin)
+        reply = await tours.tour_start(chat.id, who, is_admin=admin)
     elif word in CANCEL and not rest:
-        reply = await svc.tour_cancel(chat.id, who, is_admin=admin)
+        reply = await tours.tour_cancel(chat.id, who, is_admin=admin)
     await send(update, reply)
 
 
@@ -104,7 +104,7 @@ async def _add_bot(context: BotContext, chat: Chat, user: User, rest: list[str])
             level = found
         else:
             return None
-    return await context.service.tour_add_bot(
+    return await context.service.tournaments.tour_add_bot(
         chat.id, person(user), is_admin=admin_check(context, chat, user), team=team, level=level
     )
 
@@ -115,12 +115,12 @@ async def _add_bot(context: BotContext, chat: Chat, user: User, rest: list[str])
 @chat_tap
 async def tour_tap(tap: Tap, chat: Chat) -> Reply:
     """A tap on the tournament message: new (team), bot, leave, go, cancel."""
-    svc, who = tap.context.service, tap.who
+    tours, who = tap.context.service.tournaments, tap.who
     tid, op = int(tap.fields[0]), tap.fields[1]
     if op in ("new", "leave"):
-        anyone = svc.tour_new_team if op == "new" else svc.tour_leave
+        anyone = tours.tour_new_team if op == "new" else tours.tour_leave
         return await anyone(chat.id, who, tid)
-    admin_only = {"bot": svc.tour_add_bot, "go": svc.tour_start}.get(op, svc.tour_cancel)
+    admin_only = {"bot": tours.tour_add_bot, "go": tours.tour_start}.get(op, tours.tour_cancel)
     return await admin_only(chat.id, who, is_admin=tap.admin(chat), tournament_id=tid)
 
 
@@ -128,7 +128,7 @@ async def tour_tap(tap: Tap, chat: Chat) -> Reply:
 async def tour_join_tap(tap: Tap, chat: Chat) -> Reply:
     """A tap on "Entra nella squadra N"."""
     tid, team = int(tap.fields[0]), int(tap.fields[1])
-    return await tap.context.service.tour_join(chat.id, tap.who, team, tid)
+    return await tap.context.service.tournaments.tour_join(chat.id, tap.who, team, tid)
 
 
 TAPS: tuple[TapRoute, ...] = ((cb.CB_TOUR, tour_tap), (cb.CB_TOUR_JOIN, tour_join_tap))

@@ -30,9 +30,13 @@ class FakeChat:
         self.sent.append(text)
 
 
-class FakeService:
-    async def chat_lang(self, chat_id: int) -> str:
+class FakeLangs:
+    async def chat(self, chat_id: int) -> str:
         return "en"
+
+
+class FakeService:
+    langs = FakeLangs()
 
 
 def update(chat: FakeChat | None, user: object | None) -> Update:

@@ -87,12 +87,14 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                 last = await db.last_undoable(CHAT)
                 if last is None:
                     continue
-                reply = await svc.confirm_undo(CHAT, 1, ADMIN, last.hand_id, True, is_admin=True)
+                reply = await svc.league.confirm_undo(
+                    CHAT, 1, ADMIN, last.hand_id, True, is_admin=True
+                )
                 assert reply.key == "lg_undone", reply
                 model.add(last.deltas, -1)
                 event("an entry undone")
                 if op[1]:
-                    again = await svc.confirm_undo(
+                    again = await svc.league.confirm_undo(
                         CHAT, 1, ADMIN, last.hand_id, True, is_admin=True
                     )
                     assert again.key == "lg_err_undone_already"
@@ -104,14 +106,14 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                 payment = payments[int(str(op[1])) % len(payments)]
                 if kind == "stale_pay":
                     await hand({1: 1, 2: -1})
-                    reply = await svc.mark_paid(
+                    reply = await svc.league.mark_paid(
                         CHAT, 2, ADMIN, model.epoch, version, payment, is_admin=True
                     )
                     assert reply.key == "lg_err_beer_stale", reply
                     continue
                 who = ADMIN if op[2] else Person(payment[0], f"P{payment[0]}")
                 for tap in range(2):
-                    reply = await svc.mark_paid(
+                    reply = await svc.league.mark_paid(
                         CHAT, 2, who, model.epoch, version, payment, is_admin=bool(op[2])
                     )
                     assert reply.key == ("lg_ok_paid" if tap == 0 else "lg_err_paid_already")
@@ -119,12 +121,12 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                 model.add({debtor: amount, creditor: -amount})
                 event("a payment marked paid")
             elif kind == "season":
-                reply = await svc.confirm_new_season(
+                reply = await svc.league.confirm_new_season(
                     CHAT, 3, ADMIN, model.epoch, True, is_admin=True
                 )
                 assert reply.key == "lg_season_started"
                 if op[1]:  # a double tap
-                    again = await svc.confirm_new_season(
+                    again = await svc.league.confirm_new_season(
                         CHAT, 3, ADMIN, model.epoch, True, is_admin=True
                     )
                     assert again.key == "lg_err_season_stale"
@@ -151,7 +153,7 @@ async def run(ops: list[tuple[object, ...]]) -> None:
             # the export equals the stored entries
             stored = {e.hand_key: e.deltas for e in entries}
             season = str(epoch + 1)
-            doc = await svc.export_season(CHAT, [season])
+            doc = await svc.league.export_season(CHAT, [season])
             if not entries:
                 assert not isinstance(doc, Document)
                 continue
@@ -169,7 +171,7 @@ async def run(ops: list[tuple[object, ...]]) -> None:
             assert [w == "Pagamento" for w in what] == [k == PAYMENT for k in kinds]
             seasons = [r["Voce"] for r in rows if not r["Punti"]]
             assert all(v == f"Inizia la stagione {season}" for v in seasons)
-            doc = await svc.export_season(CHAT, ["json", season])
+            doc = await svc.league.export_season(CHAT, ["json", season])
             assert isinstance(doc, Document)
             data = json.loads(doc.data)
             assert [(h["hand_key"], h["kind"]) for h in data["hands"]] == [

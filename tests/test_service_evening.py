@@ -56,7 +56,7 @@ async def test_each_private_summary_stays_and_the_next_hand_is_a_new_message(rig
     table = await play_hand_out(rig, [ANA, BEA])
     assert table.hand is not None and table.hand.is_terminal()
     summary = {p.user_id: rig.out.private[p.user_id].text for p in (ANA, BEA)}
-    reply = await rig.svc.next_hand(ANA, tid, 0)
+    reply = await rig.svc.play.next_hand(ANA, tid, 0)
     assert reply.key == "ok_played", reply
     await rig.svc.idle()
     for p in (ANA, BEA):
@@ -103,7 +103,7 @@ async def test_a_match_against_a_computer_waits_for_its_person_then_is_abandoned
     await rig.fire(tid)
     status, _, _ = rig.stored(tid)
     assert status == CANCELLED
-    closed = rig.svc.tables.get(tid)
+    closed = rig.svc.tables.by_id.get(tid)
     assert closed is None or closed.closed == {"key": "abandoned"}
     assert "abbandonata" in rig.out.private[ANA.user_id].text
     assert not rig.out.private[ANA.user_id].keyboard  # the dead button goes

@@ -55,10 +55,10 @@ def stored_seats(rig: Rig, tid: int) -> list[dict[str, Any]]:
 async def first_trick(svc: TableService, person: Person) -> None:
     """`person` plays their first legal card: a trick is then complete, and every hand
     message names who played it and who took it."""
-    (table,) = svc.tables.values()
+    (table,) = svc.tables.by_id.values()
     assert table.hand is not None
     action = table.hand.legal_actions()[0]
-    reply = await svc.act(person, table.table_id, table.hand.hand_index, 0, action)
+    reply = await svc.play.act(person, table.table_id, table.hand.hand_index, 0, action)
     assert reply.key == "ok_played" and reply.text, reply
     await svc.idle()
 
@@ -70,10 +70,10 @@ async def test_a_join_reads_the_person_once(rig: Rig, monkeypatch: pytest.Monkey
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     await rig.db.upsert_user(EVE.user_id, EVE.name, lang="it", can_dm=True)  # /lang it
     calls = count_calls(monkeypatch, rig.db, ["upsert_user", "get_user"])
-    assert (await svc.new_table(CHAT, ANA, "tre", True)).text == ""
+    assert (await svc.lobby.new_table(CHAT, ANA, "tre", True)).text == ""
     assert calls == ["upsert_user", "get_user"]
     calls.clear()
-    reply = await svc.join(CHAT, EVE)
+    reply = await svc.lobby.join(CHAT, EVE)
     assert reply.key == "ok_joined" and reply.keyboard is None, reply
     assert calls == ["upsert_user", "get_user"]
     table = rig.table()
@@ -81,7 +81,7 @@ async def test_a_join_reads_the_person_once(rig: Rig, monkeypatch: pytest.Monkey
     # someone who never opened a private chat gets the link that opens it
     calls.clear()
     bob = Person(31, "Bob", lang="en")
-    reply = await svc.join(CHAT, bob)
+    reply = await svc.lobby.join(CHAT, bob)
     assert calls == ["upsert_user", "get_user"]
     assert reply.text == t("it", "need_dm", who="Bob"), reply
     assert reply.keyboard is not None
@@ -90,7 +90,7 @@ async def test_a_join_reads_the_person_once(rig: Rig, monkeypatch: pytest.Monkey
     assert table.seats[2].lang == "en"  # his Telegram's language (no /lang)
     # already seated: refused, and still the link (as before)
     calls.clear()
-    again = await svc.join(CHAT, bob)
+    again = await svc.lobby.join(CHAT, bob)
     assert calls == ["upsert_user", "get_user"] and again.text == reply.text
 
 
@@ -99,14 +99,14 @@ async def test_a_computer_seat_stores_its_level_and_is_named_where_shown(rig: Ri
     language: the group reads "🤖 Ada (difficile)", a hand (in any language) "🤖 Ada"."""
     svc = rig.svc
     await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
-    await svc.new_table(CHAT, EVE, "due", True)
-    assert (await svc.add_bot(CHAT, "difficile")).text == ""
+    await svc.lobby.new_table(CHAT, EVE, "due", True)
+    assert (await svc.lobby.add_bot(CHAT, "difficile")).text == ""
     table = rig.table()
     seats = stored_seats(rig, table.table_id)
     assert seats[1] == {"user_id": None, "name": "Ada", "level": "hard"}
     assert "🤖 Ada (difficile)" in rig.out.group[-1].text
-    await svc.set_option(CHAT, EVE, "match", "single", panel=False)
-    assert (await svc.start(CHAT, EVE, is_admin=False)).text == ""
+    await svc.lobby.set_option(CHAT, EVE, "match", "single", panel=False)
+    assert (await svc.lobby.start(CHAT, EVE, is_admin=False)).text == ""
     await svc.idle()
     assert table.status == PLAYING
     await first_trick(svc, EVE)
@@ -123,9 +123,9 @@ async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
     name as it is, in the group and in an English hand."""
     svc = rig.svc
     await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
-    await svc.new_table(CHAT, EVE, "due", True)
-    await svc.add_bot(CHAT, "hard")
-    await svc.start(CHAT, EVE, is_admin=False)
+    await svc.lobby.new_table(CHAT, EVE, "due", True)
+    await svc.lobby.add_bot(CHAT, "hard")
+    await svc.lobby.start(CHAT, EVE, is_admin=False)
     await svc.idle()
     tid = rig.table().table_id
     await svc.close()
@@ -147,7 +147,7 @@ async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
         assert await svc2.restore() == 1
         await svc2.idle()
         await first_trick(svc2, EVE)
-        (table,) = svc2.tables.values()
+        (table,) = svc2.tables.by_id.values()
         assert table.seats[1].name == old and table.seats[1].level == "hard"
         group = rig.out.group[-1].text
         assert old in group and "🤖 🤖" not in group and "(hard)" not in group, group
@@ -166,20 +166,20 @@ async def test_new_over_an_empty_lobby_changes_its_variant_once_anyone_joined_no
     svc = rig.svc
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
-    assert (await svc.new_table(CHAT, ANA, "chiamata", True)).text == ""
+    assert (await svc.lobby.new_table(CHAT, ANA, "chiamata", True)).text == ""
     tid = rig.table().table_id
-    changed = await svc.new_table(CHAT, ANA, "due", True)
+    changed = await svc.lobby.new_table(CHAT, ANA, "due", True)
     assert changed.key == "ok_variant_changed" and changed.repost == tid, changed
     assert "Briscola a due" in changed.text
     table = rig.table()
     assert table.table_id == tid and table.options.variant == "due" and table.n_players == 2
-    same = await svc.new_table(CHAT, ANA, "due", True)
+    same = await svc.lobby.new_table(CHAT, ANA, "due", True)
     assert same.key != "ok_variant_changed" and same.repost == tid
-    assert (await svc.join(CHAT, EVE)).key == "ok_joined"
-    refused = await svc.new_table(CHAT, ANA, "chiamata", True)
+    assert (await svc.lobby.join(CHAT, EVE)).key == "ok_joined"
+    refused = await svc.lobby.new_table(CHAT, ANA, "chiamata", True)
     assert refused.key != "ok_variant_changed" and rig.table().options.variant == "due"
     # someone else's /new never changes the lobby
-    assert (await svc.new_table(CHAT, EVE, "tre", True)).key != "ok_variant_changed"
+    assert (await svc.lobby.new_table(CHAT, EVE, "tre", True)).key != "ok_variant_changed"
 
 
 async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -> None:
@@ -188,10 +188,10 @@ async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -
     nothing; once the queue is short again, it opens the table."""
     svc = rig.svc
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    svc.backlog = lambda: ADMISSION_BACKLOG + 5.0
-    reply = await svc.new_table(CHAT, ANA, "tre", True)
+    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 5.0
+    reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
     assert reply.text == t("it", "err_bot_busy") and "riprova" in reply.text
     assert await rig.db.active_table(CHAT) is None
-    svc.backlog = lambda: ADMISSION_BACKLOG - 5.0
-    assert (await svc.new_table(CHAT, ANA, "tre", True)).text == ""
+    svc.tables.backlog = lambda: ADMISSION_BACKLOG - 5.0
+    assert (await svc.lobby.new_table(CHAT, ANA, "tre", True)).text == ""
     assert await rig.db.active_table(CHAT) is not None

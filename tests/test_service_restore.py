@@ -20,23 +20,23 @@ async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Pat
     out = Out()
     svc = TableService(db, out, Timers(), "test_bot")
     ana = Person(7, "Ana_Maria*")
-    await svc.new_table(CHAT, ana, "due", True)
-    await svc.set_option(CHAT, ana, "match", "single")
-    await svc.start(CHAT, ana, is_admin=False, fill=True)
+    await svc.lobby.new_table(CHAT, ana, "due", True)
+    await svc.lobby.set_option(CHAT, ana, "match", "single")
+    await svc.lobby.start(CHAT, ana, is_admin=False, fill=True)
     await svc.idle()  # the computer players move after the start is answered
-    table = next(iter(svc.tables.values()))
+    table = next(iter(svc.tables.by_id.values()))
     tid = table.table_id
     for _ in range(200):  # void 60-60 hands need "next hand"; a single match ends otherwise
         assert table.hand is not None
         if table.status == FINISHED:
             break
         if table.hand.is_terminal():
-            await svc.next_hand(ana, tid, table.hand.hand_index)
+            await svc.play.next_hand(ana, tid, table.hand.hand_index)
             await svc.idle()
             continue
         action = table.hand.legal_actions()[0]
         stamp = 0 if action < 100 else table.turn_start()
-        await svc.act(ana, tid, table.hand.hand_index, stamp, action)
+        await svc.play.act(ana, tid, table.hand.hand_index, stamp, action)
         await svc.idle()
     assert table.status == FINISHED
     final = out.group[-1].text

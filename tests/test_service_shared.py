@@ -79,7 +79,7 @@ async def workers(url: str, clock: Clock) -> AsyncIterator[list[Worker]]:
 
 async def now_at(w: Worker, tid: int) -> Table:
     """The table as `w` finds it now (checked against the stored version)."""
-    table = await w.svc._current(tid)
+    table = await w.svc.tables.current(tid)
     assert table is not None
     return table
 
@@ -100,9 +100,9 @@ async def due_table(opener: Worker, joiner: Worker) -> int:
     `opener`; the table's id."""
     for p in PEOPLE.values():
         await opener.db.upsert_user(p.user_id, p.name, can_dm=True)
-    await opener.svc.new_table(CHAT, ANA, "due", True)
-    await joiner.svc.join(CHAT, BEA)
-    await opener.svc.start(CHAT, ANA, is_admin=False)
+    await opener.svc.lobby.new_table(CHAT, ANA, "due", True)
+    await joiner.svc.lobby.join(CHAT, BEA)
+    await opener.svc.lobby.start(CHAT, ANA, is_admin=False)
     return (await opener.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
 
 
@@ -121,11 +121,11 @@ async def test_any_worker_serves_any_update_of_a_match_to_its_ledger(
     for w in workers:
         for p in PEOPLE.values():
             await w.db.upsert_user(p.user_id, p.name, can_dm=True)
-    assert (await a.svc.new_table(CHAT, ANA, "due", True)).text == ""
-    assert (await b.svc.join(CHAT, BEA)).key == "ok_joined"
-    reply = await a.svc.set_option(CHAT, ANA, "match", "single", panel=False)
+    assert (await a.svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
+    assert (await b.svc.lobby.join(CHAT, BEA)).key == "ok_joined"
+    reply = await a.svc.lobby.set_option(CHAT, ANA, "match", "single", panel=False)
     assert reply.key == "ok_option"
-    assert (await b.svc.start(CHAT, ANA, is_admin=False)).text == ""
+    assert (await b.svc.lobby.start(CHAT, ANA, is_admin=False)).text == ""
     tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
     moves = 0
     while True:
@@ -135,11 +135,11 @@ async def test_any_worker_serves_any_update_of_a_match_to_its_ledger(
         table = await now_at(rng.choice(workers), tid)
         assert table.status == PLAYING and table.hand is not None
         if table.hand.is_terminal():  # the next hand, from whichever worker
-            reply = await rng.choice(workers).svc.next_hand(ANA, tid, table.hand.hand_index)
+            reply = await rng.choice(workers).svc.play.next_hand(ANA, tid, table.hand.hand_index)
             assert reply.key != "err_busy"
             continue
         person, index, stamp, action = tap_of(table, rng)
-        reply = await rng.choice(workers).svc.act(person, tid, index, stamp, action)
+        reply = await rng.choice(workers).svc.play.act(person, tid, index, stamp, action)
         assert reply.text == PLAYED, reply
         moves += 1
         await idle(workers)
@@ -161,8 +161,8 @@ async def test_one_tap_delivered_to_two_workers_at_once_is_applied_once(
         person, index, stamp, action = tap_of(await now_at(a, tid), rng)
         before = len(await a.db.moves(tid))
         replies: tuple[Reply, Reply] = await asyncio.gather(
-            a.svc.act(person, tid, index, stamp, action),
-            b.svc.act(person, tid, index, stamp, action),
+            a.svc.play.act(person, tid, index, stamp, action),
+            b.svc.play.act(person, tid, index, stamp, action),
         )
         await idle(workers)
         played = [r for r in replies if r.text == PLAYED]
@@ -189,13 +189,13 @@ async def test_next_hand_tapped_on_two_workers_at_once_deals_one_hand(
         assert table.hand is not None
         if not table.hand.is_terminal():
             person, index, stamp, action = tap_of(table, rng)
-            assert (await a.svc.act(person, tid, index, stamp, action)).text == PLAYED
+            assert (await a.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
             await idle(workers)
             continue
         races += 1
         index = table.hand.hand_index
         replies: tuple[Reply, Reply] = await asyncio.gather(
-            a.svc.next_hand(ANA, tid, index), b.svc.next_hand(BEA, tid, index)
+            a.svc.play.next_hand(ANA, tid, index), b.svc.play.next_hand(BEA, tid, index)
         )
         await idle(workers)
         keys = sorted(r.key or r.text for r in replies)
@@ -214,12 +214,12 @@ async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_tab
     a, b = workers
     tid = await due_table(a, a)
     person, index, stamp, action = tap_of(await now_at(a, tid), rng)
-    assert (await a.svc.act(person, tid, index, stamp, action)).text == PLAYED
-    assert tid not in b.svc.tables
+    assert (await a.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
+    assert tid not in b.svc.tables.by_id
     assert await a.db.due_tables(clock.now) == []
     clock.now += 61  # past the 60 s turn timer
     assert await a.db.due_tables(clock.now) == [tid]
-    await asyncio.gather(a.svc.timeout(tid, ""), b.svc.timeout(tid, ""))
+    await asyncio.gather(a.svc.waits.timeout(tid, ""), b.svc.waits.timeout(tid, ""))
     await idle(workers)
     log = await a.db.moves(tid)
     assert len(log) == 2 and log[-1].user_id is None  # the computer played it, once
@@ -238,23 +238,23 @@ async def test_a_computer_left_by_a_dead_worker_is_taken_over(
     poll finds the computer's deadline due and moves the computer players itself."""
     a, b = workers
     await a.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    a.svc.bot_delay = 600.0  # it will never get to move: it "dies" first
-    await a.svc.new_table(CHAT, ANA, "due", True)
-    await a.svc.add_bot(CHAT, "normal")
-    await a.svc.start(CHAT, ANA, is_admin=False)
+    a.svc.tables.bot_delay = 600.0  # it will never get to move: it "dies" first
+    await a.svc.lobby.new_table(CHAT, ANA, "due", True)
+    await a.svc.lobby.add_bot(CHAT, "normal")
+    await a.svc.lobby.start(CHAT, ANA, is_admin=False)
     tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
     table = await now_at(a, tid)
     assert table.hand is not None
     if table.seats[table.hand.current].user_id == ANA.user_id:
         _, index, stamp, action = tap_of(table, random.Random(1))
-        assert (await a.svc.act(ANA, tid, index, stamp, action)).text == PLAYED
+        assert (await a.svc.play.act(ANA, tid, index, stamp, action)).text == PLAYED
     before = len(await a.db.moves(tid))
     table = await now_at(b, tid)
     assert table.hand is not None and table.seats[table.hand.current].is_bot
     await a.svc.close()  # killed: its computer task is gone
     clock.now += COMPUTER_GRACE + 2 * 600.0 + 1
     assert await b.db.due_tables(clock.now) == [tid]
-    await b.svc.timeout(tid, "")
+    await b.svc.waits.timeout(tid, "")
     await b.svc.idle()
     log = await b.db.moves(tid)
     # it moved the computer until the person's turn (twice if it took the trick and leads)
@@ -297,7 +297,7 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
         rng = random.Random(5)
         for _ in range(10):
             person, index, stamp, action = tap_of(await now_at(a, tid), rng)
-            reply = await rng.choice(made).svc.act(person, tid, index, stamp, action)
+            reply = await rng.choice(made).svc.play.act(person, tid, index, stamp, action)
             assert reply.text == PLAYED, reply
             await asyncio.sleep(0.1)  # people tap quickly
         await idle(made)
@@ -362,13 +362,13 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
         rng = random.Random(8)
         # the writer lives: it shows its move; the deadline, fired by another, sends nothing
         person, index, stamp, action = tap_of(await now_at(writer, tid), rng)
-        assert (await writer.svc.act(person, tid, index, stamp, action)).text == PLAYED
+        assert (await writer.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
         await shown()
         assert await other.db.due_tables(clock.now) == []
         clock.now += SHOWN_GRACE
         assert await other.db.due_tables(clock.now) == [tid]
         calls = len(fake.calls)
-        await other.svc.timeout(tid, "")
+        await other.svc.waits.timeout(tid, "")
         await shown()
         assert [c.method for c in fake.calls[calls:]] == []
         assert await other.db.due_tables(clock.now) == []  # fired once: the lease is stored over
@@ -376,10 +376,10 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
         # dies before it shows anything
         while (await now_at(writer, tid)).hand.trick:  # type: ignore[union-attr]
             person, index, stamp, action = tap_of(await now_at(writer, tid), rng)
-            assert (await writer.svc.act(person, tid, index, stamp, action)).text == PLAYED
+            assert (await writer.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
         await shown()
         person, index, stamp, action = tap_of(await now_at(writer, tid), rng)
-        assert (await dies.svc.act(person, tid, index, stamp, action)).text == PLAYED
+        assert (await dies.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
         await dies.svc.close()
         table = await now_at(other, tid)
         assert table.hand is not None and not table.hand.is_terminal()
@@ -393,7 +393,7 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
         clock.now += SHOWN_GRACE
         assert await other.db.due_tables(clock.now) == [tid]
         calls = len(fake.calls)
-        await other.svc.timeout(tid, "")
+        await other.svc.waits.timeout(tid, "")
         await shown()
         sent = [(c.method, int(c.params.get("chat_id", 0))) for c in fake.calls[calls:] if c.ok]
         assert to_act != person.user_id

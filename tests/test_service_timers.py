@@ -33,13 +33,13 @@ async def open_game(
     svc = rig.svc
     for p in people:  # they opened a private chat with the bot
         await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
-    await svc.new_table(CHAT, people[0], variant, True)
+    await svc.lobby.new_table(CHAT, people[0], variant, True)
     for p in people[1:]:
-        await svc.join(CHAT, p)
-    await svc.set_option(CHAT, people[0], "match", match, panel=False)
+        await svc.lobby.join(CHAT, p)
+    await svc.lobby.set_option(CHAT, people[0], "match", match, panel=False)
     if timer != "60":
-        await svc.set_option(CHAT, people[0], "timer", timer, panel=False)
-    reply = await svc.start(CHAT, people[0], is_admin=False, fill=True)
+        await svc.lobby.set_option(CHAT, people[0], "timer", timer, panel=False)
+    reply = await svc.lobby.start(CHAT, people[0], is_admin=False, fill=True)
     assert reply.text == "", reply
     await svc.idle()
     table = rig.table()
@@ -58,21 +58,21 @@ async def play(rig: Rig, person: Person) -> Reply:
     assert table.hand is not None
     action = table.hand.legal_actions()[0]
     stamp = 0 if action < 100 else table.turn_start()
-    reply = await rig.svc.act(person, table.table_id, table.hand.hand_index, stamp, action)
+    reply = await rig.svc.play.act(person, table.table_id, table.hand.hand_index, stamp, action)
     await rig.svc.idle()
     return reply
 
 
 async def test_timer_defaults_to_60_and_settings_offer_off_to_300(rig: Rig) -> None:
-    await rig.svc.new_table(CHAT, ANA, "due", True)
+    await rig.svc.lobby.new_table(CHAT, ANA, "due", True)
     table = rig.table()
     assert table.timer == 60
     for value in ("0", "30", "60", "120", "300"):
-        reply = await rig.svc.set_option(CHAT, ANA, "timer", value, panel=False)
+        reply = await rig.svc.lobby.set_option(CHAT, ANA, "timer", value, panel=False)
         assert reply.text == "Impostato.", reply
         assert table.timer == int(value)
     for garbage in ("45", "-1", "1e9", "<b>"):
-        reply = await rig.svc.set_option(CHAT, ANA, "timer", garbage, panel=False)
+        reply = await rig.svc.lobby.set_option(CHAT, ANA, "timer", garbage, panel=False)
         assert reply.text != "Impostato." and table.timer == 300
 
 
@@ -165,20 +165,20 @@ async def test_two_timeouts_in_a_row_hand_the_seat_to_the_computer_until_taken_b
     # a card button from before: refused while the computer has the seat
     assert table.hand is not None
     card = table.hand.hands[bea_seat][0]
-    stale = await rig.svc.act(BEA, tid, table.hand.hand_index, 0, card)
+    stale = await rig.svc.play.act(BEA, tid, table.hand.hand_index, 0, card)
     assert stale.text.startswith("Al tuo posto gioca il computer")
     # a stale timer does nothing
     before = len(await rig.db.moves(tid))
-    await rig.svc.timeout(tid, "not-the-token")
+    await rig.svc.waits.timeout(tid, "not-the-token")
     assert len(await rig.db.moves(tid)) == before
     # the button: someone else, a forged table, then Bea herself (twice)
-    assert (await rig.svc.resume(CLEO, tid)).text == "Non giochi a questo tavolo."
-    assert (await rig.svc.resume(BEA, tid + 50)).text == "Quella mano è finita."
-    assert (await rig.svc.resume(ANA, tid)).text == "Il posto è già tuo."
-    assert (await rig.svc.resume(BEA, tid)).text == "Bentornato: il posto è di nuovo tuo."
+    assert (await rig.svc.lobby.resume(CLEO, tid)).text == "Non giochi a questo tavolo."
+    assert (await rig.svc.lobby.resume(BEA, tid + 50)).text == "Quella mano è finita."
+    assert (await rig.svc.lobby.resume(ANA, tid)).text == "Il posto è già tuo."
+    assert (await rig.svc.lobby.resume(BEA, tid)).text == "Bentornato: il posto è di nuovo tuo."
     seat = rig.table().seats[bea_seat]  # (a refused tap reloads the table from the database)
     assert not seat.is_bot and seat.away is None and seat.timeouts == 0
-    assert (await rig.svc.resume(BEA, tid)).text == "Il posto è già tuo."
+    assert (await rig.svc.lobby.resume(BEA, tid)).text == "Il posto è già tuo."
     assert rig.out.private[BEA.user_id].text != private.text
     _, _, seats = rig.stored(tid)
     assert "away" not in seats["seats"][bea_seat]
@@ -187,16 +187,16 @@ async def test_two_timeouts_in_a_row_hand_the_seat_to_the_computer_until_taken_b
 async def test_leave_then_join_takes_the_seat_back(rig: Rig) -> None:
     tid = await open_game(rig, "due", [ANA, BEA], timer="0")
     table = rig.table()
-    left = await rig.svc.leave(CHAT, BEA)
+    left = await rig.svc.lobby.leave(CHAT, BEA)
     assert "gioca il computer" in left.text and "/join" in left.text
     seat = table.seats[table.seat_of(BEA.user_id) or 0]
     assert seat.is_bot and seat.away == "left"
     assert rig.out.private[BEA.user_id].keyboard == []  # no live buttons after /leave
-    assert (await rig.svc.join(CHAT, CLEO)).text == "La partita è già iniziata."
-    assert (await rig.svc.join(CHAT, BEA)).text == "Bentornato: il posto è di nuovo tuo."
+    assert (await rig.svc.lobby.join(CHAT, CLEO)).text == "La partita è già iniziata."
+    assert (await rig.svc.lobby.join(CHAT, BEA)).text == "Bentornato: il posto è di nuovo tuo."
     seat = rig.table().seats[table.seat_of(BEA.user_id) or 0]
     assert not seat.is_bot and seat.away is None
-    assert (await rig.svc.join(CHAT, BEA)).text == "Il posto è già tuo."
+    assert (await rig.svc.lobby.join(CHAT, BEA)).text == "Il posto è già tuo."
     assert rig.table().table_id == tid
 
 
@@ -256,19 +256,19 @@ async def test_the_next_hand_starts_by_itself_after_a_pause(rig: Rig) -> None:
     await rig.fire(tid)
     assert table.hand.hand_index == index + 1 and not table.hand.is_terminal()
     # the "next hand" button of the finished hand is stale now
-    reply = await rig.svc.next_hand(ANA, tid, index)
+    reply = await rig.svc.play.next_hand(ANA, tid, index)
     assert reply.text == "Pulsante scaduto: usa quelli aggiornati."
 
 
 async def test_a_lobby_nobody_starts_expires_with_a_message_and_no_buttons(rig: Rig) -> None:
-    await rig.svc.new_table(CHAT, ANA, "due", True)
+    await rig.svc.lobby.new_table(CHAT, ANA, "due", True)
     tid = rig.table().table_id
     assert rig.armed(tid) == pytest.approx(1800.0)
     rig.clock.now += 600
-    await rig.svc.join(CHAT, BEA)  # a change in the lobby starts the wait again
+    await rig.svc.lobby.join(CHAT, BEA)  # a change in the lobby starts the wait again
     assert rig.armed(tid) == pytest.approx(1800.0)
     await rig.fire(tid)
-    assert rig.svc.tables == {}
+    assert rig.svc.tables.by_id == {}
     status, pending, seats = rig.stored(tid)
     assert status == CANCELLED and pending.at == {}
     assert seats["closed"] == {"key": "lobby_expired", "drop": "1"}
@@ -278,8 +278,8 @@ async def test_a_lobby_nobody_starts_expires_with_a_message_and_no_buttons(rig: 
         "⌛ Il tavolo di Briscola a due è scaduto: nessuno l'ha avviato. Per giocare, aprine"
         " un altro con /new."
     ]
-    assert "Non c'è un tavolo" in (await rig.svc.join(CHAT, CLEO)).text
-    assert "sei seduto" in (await rig.svc.new_table(CHAT, CLEO, "due", True)).text
+    assert "Non c'è un tavolo" in (await rig.svc.lobby.join(CHAT, CLEO)).text
+    assert "sei seduto" in (await rig.svc.lobby.new_table(CHAT, CLEO, "due", True)).text
     assert rig.table().status == LOBBY  # a new table opens
 
 
@@ -287,35 +287,35 @@ async def test_cancelling_a_match_with_the_ledger_at_stake_needs_everyone(rig: R
     tid = await open_game(rig, "tre", [ANA, BEA, CLEO], timer="0")
     svc = rig.svc
     # not seated and not an admin: refused
-    assert "un amministratore" in (await svc.cancel(CHAT, BOSS, is_admin=False)).text
+    assert "un amministratore" in (await svc.closing.cancel(CHAT, BOSS, is_admin=False)).text
     # the creator is no admin: the others are asked, with buttons
-    assert (await svc.cancel(CHAT, ANA, is_admin=False)).text == ""
+    assert (await svc.closing.cancel(CHAT, ANA, is_admin=False)).text == ""
     ((chat, request),) = rig.out.posted
     assert chat == CHAT and rig.table().status == PLAYING
     assert "tg://user?id=12" in request.text and "tg://user?id=13" in request.text
     assert "Bea &lt;&amp;&gt; *x*" in request.text
     assert [b.data for b in request.keyboard[0]] == [f"c:{tid}:y", f"c:{tid}:n"]
-    assert "già una richiesta" in (await svc.cancel(CHAT, BEA, is_admin=False)).text
+    assert "già una richiesta" in (await svc.closing.cancel(CHAT, BEA, is_admin=False)).text
     # who may answer, and only once
-    assert (await svc.cancel_vote(CHAT, ANA, tid, True)).text.startswith("L'hai chiesto tu")
-    assert (await svc.cancel_vote(CHAT, BOSS, tid, True)).text.startswith("Decidono")
-    assert (await svc.cancel_vote(CHAT - 1, BEA, tid, True)).text.startswith("Nessuna")
-    assert (await svc.cancel_vote(CHAT, BEA, tid + 9, True)).text.startswith("Nessuna")
-    assert (await svc.cancel_vote(CHAT, BEA, tid, True)).text.startswith("D'accordo")
-    assert (await svc.cancel_vote(CHAT, BEA, tid, True)).text == "Hai già risposto."
+    assert (await svc.closing.cancel_vote(CHAT, ANA, tid, True)).text.startswith("L'hai chiesto tu")
+    assert (await svc.closing.cancel_vote(CHAT, BOSS, tid, True)).text.startswith("Decidono")
+    assert (await svc.closing.cancel_vote(CHAT - 1, BEA, tid, True)).text.startswith("Nessuna")
+    assert (await svc.closing.cancel_vote(CHAT, BEA, tid + 9, True)).text.startswith("Nessuna")
+    assert (await svc.closing.cancel_vote(CHAT, BEA, tid, True)).text.startswith("D'accordo")
+    assert (await svc.closing.cancel_vote(CHAT, BEA, tid, True)).text == "Hai già risposto."
     _, pending, _ = rig.stored(tid)
     assert pending.cancel is not None and pending.cancel.agreed == [BEA.user_id]
     # Cleo says no: play goes on, the request loses its buttons
-    assert (await svc.cancel_vote(CHAT, CLEO, tid, False)).text.startswith("Va bene")
+    assert (await svc.closing.cancel_vote(CHAT, CLEO, tid, False)).text.startswith("Va bene")
     await svc.idle()
     (_, mid, refused) = rig.out.edits[-1]
     assert mid == 901 and "Cleo_ non è d'accordo" in refused.text and refused.keyboard == []
     assert rig.table().status == PLAYING
-    assert (await svc.cancel_vote(CHAT, BEA, tid, True)).text.startswith("Nessuna")
+    assert (await svc.closing.cancel_vote(CHAT, BEA, tid, True)).text.startswith("Nessuna")
     # asked again, and this time everyone agrees
-    assert (await svc.cancel(CHAT, BEA, is_admin=False)).text == ""
-    assert (await svc.cancel_vote(CHAT, ANA, tid, True)).text.startswith("D'accordo")
-    reply = await svc.cancel_vote(CHAT, CLEO, tid, True)
+    assert (await svc.closing.cancel(CHAT, BEA, is_admin=False)).text == ""
+    assert (await svc.closing.cancel_vote(CHAT, ANA, tid, True)).text.startswith("D'accordo")
+    reply = await svc.closing.cancel_vote(CHAT, CLEO, tid, True)
     assert reply.text == "Tavolo annullato."
     await svc.idle()
     (_, mid, done) = rig.out.edits[-1]
@@ -332,7 +332,7 @@ async def test_cancelling_a_match_with_the_ledger_at_stake_needs_everyone(rig: R
 
 async def test_an_admin_cancels_at_once_and_an_unanswered_request_lapses(rig: Rig) -> None:
     tid = await open_game(rig, "due", [ANA, BEA], timer="0")
-    assert (await rig.svc.cancel(CHAT, BEA, is_admin=False)).text == ""
+    assert (await rig.svc.closing.cancel(CHAT, BEA, is_admin=False)).text == ""
     # nobody answers: after two minutes the request lapses (the mention comes first)
     for _ in range(3):
         if rig.table().pending.cancel is None:
@@ -342,7 +342,7 @@ async def test_an_admin_cancels_at_once_and_an_unanswered_request_lapses(rig: Ri
     (_, _, lapsed) = rig.out.edits[-1]
     assert lapsed.text.startswith("⌛ Non hanno risposto tutti") and lapsed.keyboard == []
     # a group admin who does not play cancels at once; the group is told who
-    reply = await rig.svc.cancel(CHAT, BOSS, is_admin=True)
+    reply = await rig.svc.closing.cancel(CHAT, BOSS, is_admin=True)
     assert reply.text == "🛑 Tavolo annullato da Boss."
     status, _, seats = rig.stored(tid)
     assert status == CANCELLED
@@ -352,14 +352,16 @@ async def test_an_admin_cancels_at_once_and_an_unanswered_request_lapses(rig: Ri
 
 async def test_a_match_against_computers_is_cancelled_by_its_creator_at_once(rig: Rig) -> None:
     tid = await open_game(rig, "due", [ANA], timer="0")
-    assert (await rig.svc.cancel(CHAT, ANA, is_admin=False)).text == ("🛑 Tavolo annullato da Ana.")
+    assert (await rig.svc.closing.cancel(CHAT, ANA, is_admin=False)).text == (
+        "🛑 Tavolo annullato da Ana."
+    )
     assert rig.stored(tid)[0] == CANCELLED
     assert rig.out.posted == []
     # the lobby keeps its rule: the creator or an admin
-    await rig.svc.new_table(CHAT, ANA, "due", True)
+    await rig.svc.lobby.new_table(CHAT, ANA, "due", True)
     assert rig.table().status == LOBBY
-    assert "Solo chi" in (await rig.svc.cancel(CHAT, BEA, is_admin=False)).text
-    assert (await rig.svc.cancel(CHAT, ANA, is_admin=False)).text == "Tavolo annullato."
+    assert "Solo chi" in (await rig.svc.closing.cancel(CHAT, BEA, is_admin=False)).text
+    assert (await rig.svc.closing.cancel(CHAT, ANA, is_admin=False)).text == "Tavolo annullato."
     assert rig.out.group[-1] == Rendered("🛑 Tavolo annullato da Ana.", [])
 
 
@@ -404,7 +406,7 @@ async def test_a_seat_taken_back_while_the_computer_thinks_is_not_played_for(rig
     table = rig.table()
     bea_seat = table.seat_of(BEA.user_id)
     assert bea_seat is not None
-    assert "gioca il computer" in (await rig.svc.leave(CHAT, BEA)).text
+    assert "gioca il computer" in (await rig.svc.lobby.leave(CHAT, BEA)).text
     await rig.svc.idle()
     # the computer answers for Bea at once; Ana plays until she leads a trick
     while (hand := rig.table().hand) is not None and hand.trick:
@@ -413,20 +415,20 @@ async def test_a_seat_taken_back_while_the_computer_thinks_is_not_played_for(rig
     assert table.hand is not None and to_act(table) == 1 - bea_seat
     # the computer thinks slowly now: it has her next move in mind when she comes back
     thinking, release = asyncio.Event(), asyncio.Event()
-    choose = rig.svc.thinker.choose
+    choose = rig.svc.play.thinker.choose
 
     async def slow(job: Any) -> int:
         thinking.set()
         await release.wait()
         return await choose(job)
 
-    rig.svc.thinker.choose = slow  # type: ignore[method-assign]
+    rig.svc.play.thinker.choose = slow  # type: ignore[method-assign]
     action = table.hand.legal_actions()[0]
-    reply = await rig.svc.act(ANA, tid, table.hand.hand_index, 0, action)
+    reply = await rig.svc.play.act(ANA, tid, table.hand.hand_index, 0, action)
     assert reply.text == "Fatto."
     await asyncio.wait_for(thinking.wait(), 5)
     moves = len(await rig.db.moves(tid))
-    assert (await rig.svc.join(CHAT, BEA)).text == "Bentornato: il posto è di nuovo tuo."
+    assert (await rig.svc.lobby.join(CHAT, BEA)).text == "Bentornato: il posto è di nuovo tuo."
     release.set()
     await rig.svc.idle()
     table = rig.table()

@@ -43,14 +43,14 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
 
     monkeypatch.setattr(rig.out, "show_private", recorded)
     pages = Pages()
-    svc.live = pages
+    svc.tables.live = pages
     for p in (ANA, BEA):
         await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
-    await svc.new_table(CHAT, ANA, "due", True)
-    await svc.join(CHAT, BEA)
+    await svc.lobby.new_table(CHAT, ANA, "due", True)
+    await svc.lobby.join(CHAT, BEA)
     table = rig.table()
     pages.shown.add((table.table_id, BEA.user_id))  # Bea opened the table in the Mini App
-    await svc.start(CHAT, ANA, is_admin=False)
+    await svc.lobby.start(CHAT, ANA, is_admin=False)
     people = {ANA.user_id: ANA, BEA.user_id: BEA}
     bea_turns = 0
     for _ in range(8):  # four tricks, each person on turn in them
@@ -60,7 +60,7 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
         assert uid is not None
         bea_turns += uid == BEA.user_id
         action = table.hand.legal_actions()[0]
-        reply = await svc.act(people[uid], table.table_id, table.hand.hand_index, 0, action)
+        reply = await svc.play.act(people[uid], table.table_id, table.hand.hand_index, 0, action)
         assert reply.key == "ok_played", reply
         await svc.idle()
     assert bea_turns >= 3 and pages.published > 8  # her page was told of every move
@@ -69,7 +69,7 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
     # her page goes to the background: her chat shows the table as it is, at once
     sent.clear()
     pages.shown.clear()
-    svc.page_visibility(table.table_id, BEA.user_id, False)
+    svc.tables.page_visibility(table.table_id, BEA.user_id, False)
     await svc.idle()
     table = rig.table()
     assert table.hand is not None
@@ -80,6 +80,6 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
     # a visible page again: the chat goes quiet again; "visible" alone sends nothing
     sent.clear()
     pages.shown.add((table.table_id, BEA.user_id))
-    svc.page_visibility(table.table_id, BEA.user_id, True)
+    svc.tables.page_visibility(table.table_id, BEA.user_id, True)
     await svc.idle()
     assert sent == []

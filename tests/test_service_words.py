@@ -14,7 +14,7 @@ EVE = Person(21, "Eve", lang="en")
 
 async def test_rules_explain_a_variant_its_scoring_auction_and_symbols(rig: Rig) -> None:
     svc = rig.svc
-    reply = await svc.rules(CHAT, "chiamata")
+    reply = await svc.people.rules(CHAT, "chiamata")
     assert reply.key == "rules_chiamata"
     text = reply.text
     # the scoring (+2 / +1 / −1, alone +4, cappotto), what "Due a 70" commits to, an example
@@ -24,27 +24,27 @@ async def test_rules_explain_a_variant_its_scoring_auction_and_symbols(rig: Rig)
     assert "📣" in text and "🤝" in text and "✖️" in text
     assert "RULES.md" not in text
     # words friends use for a variant; its name in words; an unknown one says what exists
-    assert (await svc.rules(CHAT, "called")).key == "rules_chiamata"
-    assert (await svc.rules(CHAT, "Briscolone")).key == "rules_briscolone"
-    unknown = await svc.rules(CHAT, "poker")
+    assert (await svc.people.rules(CHAT, "called")).key == "rules_chiamata"
+    assert (await svc.people.rules(CHAT, "Briscolone")).key == "rules_briscolone"
+    unknown = await svc.people.rules(CHAT, "poker")
     assert "«poker»" in unknown.text and "chiamata" in unknown.text and not unknown.key
     # without a variant: the group's open table's, else how to ask for one
-    assert (await svc.rules(CHAT)).key == "rules"
+    assert (await svc.people.rules(CHAT)).key == "rules"
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    await svc.new_table(CHAT, ANA, "due", True)
-    assert (await svc.rules(CHAT)).key == "rules_due"
+    await svc.lobby.new_table(CHAT, ANA, "due", True)
+    assert (await svc.people.rules(CHAT)).key == "rules_due"
     # in the group's language
     await rig.db.set_chat_lang(CHAT, "en")
-    english = (await svc.rules(CHAT, "chiamata")).text
+    english = (await svc.people.rules(CHAT, "chiamata")).text
     assert "Example" in english and "Esempio" not in english
 
 
 async def test_the_due_is_explained_once_per_group(rig: Rig) -> None:
     """The first time a group's auction reaches the Due, one silent line says what a points
     bid commits to; never again in that group."""
-    await rig.svc._explain_due(CHAT, "it")
-    await rig.svc._explain_due(CHAT, "it")
-    await rig.svc._explain_due(CHAT - 1, "en")
+    await rig.svc.play._explain_due(CHAT, "it")
+    await rig.svc.play._explain_due(CHAT, "it")
+    await rig.svc.play._explain_due(CHAT - 1, "en")
     said = [(chat, c.text, silent) for chat, c, silent in rig.out.announced]
     assert [(chat, silent) for chat, _, silent in said] == [(CHAT, True), (CHAT - 1, True)]
     assert "Due a" in said[0][1] and "Two at" in said[1][1], said
@@ -57,17 +57,17 @@ async def test_settings_open_as_a_panel_and_the_lobby_stays(rig: Rig) -> None:
     svc = rig.svc
     for p in (ANA, EVE):
         await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
-    await svc.new_table(CHAT, ANA, "chiamata", True)
+    await svc.lobby.new_table(CHAT, ANA, "chiamata", True)
     await svc.idle()
     lobby_shown = len(rig.out.group)
     lobby = rig.out.group[-1]
-    reply = await svc.show_settings(CHAT, person=ANA, is_admin=False)
+    reply = await svc.lobby.show_settings(CHAT, person=ANA, is_admin=False)
     assert reply.text == ""
     ((chat, panel, silent),) = rig.out.announced
     assert chat == CHAT and silent and panel.text.startswith("⚙️")
     assert len(rig.out.group) == lobby_shown and rig.out.group[-1] is lobby  # untouched
     assert any("Entra" in b.text for row in lobby.keyboard for b in row)
-    refused = await svc.show_settings(CHAT, person=EVE, is_admin=False)
+    refused = await svc.lobby.show_settings(CHAT, person=EVE, is_admin=False)
     assert refused.key == "settings_not_yours" and refused.alert
     assert "Ana" in refused.text and "⚙️" in refused.text
     assert len(rig.out.announced) == 1  # no panel for her

@@ -67,17 +67,17 @@ async def test_charts_are_drawn_in_a_worker_thread(
 ) -> None:
     await history(rig.db)
     balance, rating = spy(monkeypatch, "balance_chart"), spy(monkeypatch, "rating_chart")
-    shot = await rig.svc.score_chart(CHAT, ["chart"])
+    shot = await rig.svc.stats.score_chart(CHAT, ["chart"])
     assert isinstance(shot, Chart) and shot.png.startswith(PNG)
     assert "stagione 1" in shot.caption
-    shot = await rig.svc.stats(CHAT, ANA, ["grafico"])
+    shot = await rig.svc.stats.stats(CHAT, ANA, ["grafico"])
     assert isinstance(shot, Chart) and shot.png.startswith(PNG)
     assert balance == [True] and rating == [True]
     # nobody rated, nothing in the ledger: a clear answer, no picture
     stranger = Person(77, "Zed")
-    none = await rig.svc.stats(CHAT, stranger, ["chart"])
+    none = await rig.svc.stats.stats(CHAT, stranger, ["chart"])
     assert isinstance(none, Reply) and none.key == "st_err_no_rating"
-    empty = await rig.svc.score_chart(CHAT - 1, ["chart"])
+    empty = await rig.svc.stats.score_chart(CHAT - 1, ["chart"])
     assert isinstance(empty, Reply) and empty.key == "lg_season_empty"
     assert rating == [True]
 
@@ -94,12 +94,12 @@ def test_any_name_draws() -> None:
 
 async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
     svc = rig.svc
-    assert (await svc.top(CHAT, [])).key == "st_top_empty"
+    assert (await svc.stats.top(CHAT, [])).key == "st_top_empty"
     await history(rig.db)
-    top = await svc.top(CHAT, [])
+    top = await svc.stats.top(CHAT, [])
     assert top.key == "st_top"
     assert "due squadre" in top.text and "chiamata" in top.text
-    two = await svc.top(CHAT, ["due"])
+    two = await svc.stats.top(CHAT, ["due"])
     assert "chiamata" not in two.text.split("\n")[0] and "1 partita" not in two.text
     assert "2 partite" in two.text  # Ana and Bea played both due matches
     # a match with a computer is recorded (counts on) but not rated
@@ -107,15 +107,15 @@ async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
     bot_hand = hand(30, 0, [A, None], side_of=[0, 1], winning=[0], points=[70, 50],
                     variant="due", minute=50)  # fmt: skip
     await rig.db.record_play(as_record(bot_hand, bot_match))
-    assert "2 partite" in (await svc.top(CHAT, ["due"])).text
+    assert "2 partite" in (await svc.stats.top(CHAT, ["due"])).text
     # /undo of the last due match (§10.4: a compensating entry): it is rated no more
     entries = await rig.db.season_entries(CHAT)
     last = next(e for e in entries if e.hand_key == "t21:match")
     outcome, _ = await rig.db.undo_entry(CHAT, last.hand_id, A, "Ana", T0)
     assert outcome == "done"
-    after = await svc.top(CHAT, ["two"])
+    after = await svc.stats.top(CHAT, ["two"])
     assert "1 partita" in after.text and "2 partite" not in after.text
-    stats = await svc.stats(CHAT, ANA, [])
+    stats = await svc.stats.stats(CHAT, ANA, [])
     # the stats still count the computer's table (it wrote the ledger), not the undone match
     assert isinstance(stats, Reply) and "Partite: 2, vinte 2 (100%)" in stats.text
 
@@ -123,13 +123,13 @@ async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
 async def test_stats_names_and_refusals(rig: Rig) -> None:
     svc = rig.svc
     await history(rig.db)
-    bea = await svc.stats(CHAT, ANA, ["bea"])
+    bea = await svc.stats.stats(CHAT, ANA, ["bea"])
     assert isinstance(bea, Reply) and "📊 <b>Bea</b>" in bea.text
-    await svc.note_username(B, "Bea", "bea_b")
-    await svc.note_username(B, "Bea", "bea_b")  # noted once per run
-    by_username = await svc.stats(CHAT, ANA, ["@Bea_B"])
+    await svc.stats.note_username(B, "Bea", "bea_b")
+    await svc.stats.note_username(B, "Bea", "bea_b")  # noted once per run
+    by_username = await svc.stats.stats(CHAT, ANA, ["@Bea_B"])
     assert isinstance(by_username, Reply) and "📊 <b>Bea</b>" in by_username.text
-    by_id = await svc.stats(CHAT, ANA, [], [B])
+    by_id = await svc.stats.stats(CHAT, ANA, [], [B])
     assert isinstance(by_id, Reply) and by_id.text == by_username.text
     for words, key in (
         (["@nobody"], "st_err_unknown"),
@@ -137,8 +137,8 @@ async def test_stats_names_and_refusals(rig: Rig) -> None:
         (["5"], "lg_err_no_season"),
         (["last"], "lg_err_no_previous"),
     ):
-        reply = await svc.stats(CHAT, ANA, words)
+        reply = await svc.stats.stats(CHAT, ANA, words)
         assert isinstance(reply, Reply) and reply.key == key, (words, reply)
-    assert (await svc.h2h(CHAT, ANA, ["@bea_b"])).key == "st_h2h"
-    assert (await svc.h2h(CHAT, ANA, ["bea", "bea"])).key == "st_err_h2h_same"
-    assert (await svc.top(CHAT, ["x"])).key == "st_err_top_usage"
+    assert (await svc.stats.h2h(CHAT, ANA, ["@bea_b"])).key == "st_h2h"
+    assert (await svc.stats.h2h(CHAT, ANA, ["bea", "bea"])).key == "st_err_h2h_same"
+    assert (await svc.stats.top(CHAT, ["x"])).key == "st_err_top_usage"

@@ -31,7 +31,7 @@ async def finish_then_restart(rig: Rig, table_id: int) -> TableService:
     same database, restored and idle."""
     svc = rig.svc
     for _ in range(50):
-        if table_id not in svc.tables:
+        if table_id not in svc.tables.by_id:
             break
         if table_id in rig.timers.armed:
             await rig.fire(table_id)
@@ -48,12 +48,12 @@ async def play_out(rig: Rig, limit: int = 400) -> None:
     """Every open table's timer fires until no table is left (computers play the hands)."""
     for _ in range(limit):
         await rig.svc.idle()
-        if not rig.svc.tables:
+        if not rig.svc.tables.by_id:
             await rig.svc.idle()
-            if not rig.svc.tables:
+            if not rig.svc.tables.by_id:
                 return
             continue
-        for tid in list(rig.svc.tables):
+        for tid in list(rig.svc.tables.by_id):
             if tid in rig.timers.armed:
                 await rig.fire(tid)
     raise AssertionError("the tournament did not end")
@@ -63,51 +63,55 @@ async def test_s11_registration_refusals_and_a_computer_tournament_across_a_rest
     rig: Rig,
 ) -> None:
     svc = rig.svc
-    assert (await svc.tournament(CHAT, ORG, False)).key == ""  # a private chat
-    assert (await svc.tournament(CHAT, ORG, False)).text == t("it", "err_group_only")
-    assert (await svc.tournament(CHAT, ORG, True)).text == ""
+    assert (await svc.tournaments.tournament(CHAT, ORG, False)).key == ""  # a private chat
+    assert (await svc.tournaments.tournament(CHAT, ORG, False)).text == t("it", "err_group_only")
+    assert (await svc.tournaments.tournament(CHAT, ORG, True)).text == ""
     (chat, msg) = rig.out.posted[-1]
     assert chat == CHAT and "Torneo all'italiana" in msg.text
     tid = rows(rig, "SELECT tournament_id FROM tournaments")[0][0]
     assert isinstance(tid, int)
-    reply = await svc.tour_new_team(CHAT, ORG, tid)  # he never opened a private chat
+    reply = await svc.tournaments.tour_new_team(CHAT, ORG, tid)  # he never opened a private chat
     assert reply.text.startswith(t("it", "ok_tour_team", n=1)) and reply.keyboard
     assert reply.keyboard[0][0].url == "https://t.me/test_bot"
     await rig.db.upsert_user(ORG.user_id, ORG.name, can_dm=True)
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     before = rows(rig, "SELECT version, teams_json FROM tournaments")
     # refusals change nothing: a double tap, a stranger adding a computer, a garbage team
-    assert (await svc.tour_new_team(CHAT, ORG, tid)).key == "err_tour_in_team"
-    assert (await svc.tour_add_bot(CHAT, ANA, is_admin=False)).key == "err_tour_not_organiser"
-    assert (await svc.tour_join(CHAT, ANA, 7, tid)).key == "err_tour_no_team"
-    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).key == "err_tour_not_organiser"
-    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).key == "err_tour_few_teams"
-    assert (await svc.tour_points(CHAT, ORG, [0, 2, 3, 4, 5, 7], is_admin=False)).key == (
-        "err_tour_points"
-    )
+    assert (await svc.tournaments.tour_new_team(CHAT, ORG, tid)).key == "err_tour_in_team"
+    assert (
+        await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
+    ).key == "err_tour_not_organiser"
+    assert (await svc.tournaments.tour_join(CHAT, ANA, 7, tid)).key == "err_tour_no_team"
+    assert (
+        await svc.tournaments.tour_start(CHAT, ANA, is_admin=False)
+    ).key == "err_tour_not_organiser"
+    assert (await svc.tournaments.tour_start(CHAT, ORG, is_admin=False)).key == "err_tour_few_teams"
+    assert (
+        await svc.tournaments.tour_points(CHAT, ORG, [0, 2, 3, 4, 5, 7], is_admin=False)
+    ).key == ("err_tour_points")
     assert rows(rig, "SELECT version, teams_json FROM tournaments") == before
     # a team of a person and a computer, a full team refused, two computer teams
-    assert (await svc.tour_add_bot(CHAT, ORG, is_admin=False)).key == "ok_tour_bot"
-    assert (await svc.tour_join(CHAT, ANA, 0, tid)).key == "err_tour_team_full"
-    assert (await svc.tour_leave(CHAT, ORG)).key == "ok_tour_left"
-    assert (await svc.tour_leave(CHAT, ORG)).key == "err_tour_not_in_team"
+    assert (await svc.tournaments.tour_add_bot(CHAT, ORG, is_admin=False)).key == "ok_tour_bot"
+    assert (await svc.tournaments.tour_join(CHAT, ANA, 0, tid)).key == "err_tour_team_full"
+    assert (await svc.tournaments.tour_leave(CHAT, ORG)).key == "ok_tour_left"
+    assert (await svc.tournaments.tour_leave(CHAT, ORG)).key == "err_tour_not_in_team"
     # the computer's team stays (it has a member); Org takes the other place back
-    assert (await svc.tour_join(CHAT, ORG, 0, tid)).key == "ok_tour_team"
+    assert (await svc.tournaments.tour_join(CHAT, ORG, 0, tid)).key == "ok_tour_team"
     for _ in range(4):
-        await svc.tour_add_bot(CHAT, ORG, is_admin=False)
-    assert (await svc.tour_points(CHAT, ORG, [7, 5, 4, 3, 2, 0], is_admin=True)).key == (
-        "ok_tour_points"
-    )
+        await svc.tournaments.tour_add_bot(CHAT, ORG, is_admin=False)
+    assert (
+        await svc.tournaments.tour_points(CHAT, ORG, [7, 5, 4, 3, 2, 0], is_admin=True)
+    ).key == ("ok_tour_points")
     # Org leaves: a computer takes his place in every match he would play (§11.3)
-    await svc.tour_leave(CHAT, ORG)
-    await svc.tour_add_bot(CHAT, ORG, is_admin=False, team=0)
-    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == ""
+    await svc.tournaments.tour_leave(CHAT, ORG)
+    await svc.tournaments.tour_add_bot(CHAT, ORG, is_admin=False, team=0)
+    assert (await svc.tournaments.tour_start(CHAT, ORG, is_admin=False)).text == ""
     await svc.idle()
     said = rig.out.group_said()
     assert any("Turno 1 di 3" in s for s in said), said
-    assert len(svc.tables) == 1  # the first match is playing
+    assert len(svc.tables.by_id) == 1  # the first match is playing
     # play the first match, then restart: a new service on the same database
-    (first,) = svc.tables
+    (first,) = svc.tables.by_id
     svc = await finish_then_restart(rig, first)
     await play_out(rig)
     status, points = rows(rig, "SELECT status, points_json FROM tournaments")[0]
@@ -150,30 +154,30 @@ async def test_s11_in_english(rig: Rig) -> None:
     svc = rig.svc
     await rig.db.set_chat_lang(CHAT, "en")
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    assert (await svc.tournament(CHAT, ANA, True)).text == ""
+    assert (await svc.tournaments.tournament(CHAT, ANA, True)).text == ""
     _, msg = rig.out.posted[-1]
     assert msg.text.startswith("🏆 <b>Round-robin tournament</b>")
     assert "Organised by Ana &lt;b&gt;." in msg.text  # the name escaped
     assert [b.text for b in msg.keyboard[0]] == ["🆕 New team"]
-    assert (await svc.tour_new_team(CHAT, ANA)).text == "You are in team 1."
-    assert (await svc.tour_new_team(CHAT, ANA)).text == "You are already in team 1."
-    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == (
+    assert (await svc.tournaments.tour_new_team(CHAT, ANA)).text == "You are in team 1."
+    assert (await svc.tournaments.tour_new_team(CHAT, ANA)).text == "You are already in team 1."
+    assert (await svc.tournaments.tour_start(CHAT, ORG, is_admin=False)).text == (
         "Only the tournament's organiser or an admin can do that."
     )
-    assert (await svc.tour_leave(CHAT, ORG)).text == "You are in no team."
+    assert (await svc.tournaments.tour_leave(CHAT, ORG)).text == "You are in no team."
     # while it runs, /tournament shows the standings and the next match
-    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
-    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
-    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
-    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).text == ""
+    await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
+    assert (await svc.tournaments.tour_start(CHAT, ANA, is_admin=False)).text == ""
     await svc.idle()
-    status = (await svc.tournament(CHAT, ANA, True)).text
+    status = (await svc.tournaments.tournament(CHAT, ANA, True)).text
     assert "<b>Standings</b>:" in status and "Playing (1 of 1, round 1 of 1)" in status
-    assert (await svc.tour_cancel(CHAT, ANA, is_admin=False)).text == (
+    assert (await svc.tournaments.tour_cancel(CHAT, ANA, is_admin=False)).text == (
         "Tournament cancelled by Ana &lt;b&gt;."
     )
     await svc.idle()
-    assert not svc.tables  # its match was cancelled with it
+    assert not svc.tables.by_id  # its match was cancelled with it
 
 
 async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -> None:
@@ -183,42 +187,44 @@ async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -
     svc = rig.svc
     await rig.db.upsert_user(ORG.user_id, ORG.name, can_dm=True)
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    assert (await svc.tournament(CHAT, ORG, True, "due")).text == ""
+    assert (await svc.tournaments.tournament(CHAT, ORG, True, "due")).text == ""
     _, msg = rig.out.posted[-1]
     assert "Briscola a due, uno contro uno" in msg.text and "Giocatori iscritti: 0" in msg.text
     assert [b.text for b in msg.keyboard[0]] == ["✋ Entra"]
     assert "Squadr" not in msg.text and "squadr" not in msg.text
     assert rows(rig, "SELECT variant FROM tournaments") == [("due",)]
     # /torneo due again while it registers: the same tournament, its message again
-    assert (await svc.tournament(CHAT, ANA, True, "due")).text == ""
+    assert (await svc.tournaments.tournament(CHAT, ANA, True, "due")).text == ""
     assert len(rows(rig, "SELECT tournament_id FROM tournaments")) == 1
-    reply = await svc.tour_new_team(CHAT, ORG)
+    reply = await svc.tournaments.tour_new_team(CHAT, ORG)
     assert reply.key == "ok_tour_team_solo"
     assert reply.text == "Sei iscritto al torneo (giocatore 1)."
     before = rows(rig, "SELECT version, teams_json FROM tournaments")
-    reply = await svc.tour_new_team(CHAT, ORG)  # a second "Entra"
+    reply = await svc.tournaments.tour_new_team(CHAT, ORG)  # a second "Entra"
     assert reply.text == "Sei già iscritto al torneo (giocatore 1)."
-    assert (await svc.tour_join(CHAT, ANA, 0)).text == "Il posto 1 è già preso."
-    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == "Servono almeno 2 giocatori."
+    assert (await svc.tournaments.tour_join(CHAT, ANA, 0)).text == "Il posto 1 è già preso."
+    assert (
+        await svc.tournaments.tour_start(CHAT, ORG, is_admin=False)
+    ).text == "Servono almeno 2 giocatori."
     assert rows(rig, "SELECT version, teams_json FROM tournaments") == before
-    assert (await svc.tour_new_team(CHAT, ANA)).key == "ok_tour_team_solo"
-    reply = await svc.tour_add_bot(CHAT, ORG, is_admin=False)
+    assert (await svc.tournaments.tour_new_team(CHAT, ANA)).key == "ok_tour_team_solo"
+    reply = await svc.tournaments.tour_add_bot(CHAT, ORG, is_admin=False)
     assert reply.text == "Un computer è iscritto al torneo (giocatore 3)."
     # the people leave (their places go while registering): five computers play
-    assert (await svc.tour_leave(CHAT, ORG)).text == "Sei uscito dal torneo."
-    assert (await svc.tour_leave(CHAT, ORG)).text == "Non sei iscritto al torneo."
-    await svc.tour_leave(CHAT, ANA)
+    assert (await svc.tournaments.tour_leave(CHAT, ORG)).text == "Sei uscito dal torneo."
+    assert (await svc.tournaments.tour_leave(CHAT, ORG)).text == "Non sei iscritto al torneo."
+    await svc.tournaments.tour_leave(CHAT, ANA)
     for _ in range(4):
-        await svc.tour_add_bot(CHAT, ORG, is_admin=False)
+        await svc.tournaments.tour_add_bot(CHAT, ORG, is_admin=False)
     assert [
         len(m) for m in json.loads(str(rows(rig, "SELECT teams_json FROM tournaments")[0][0]))
     ] == [1] * 5
-    assert (await svc.tour_start(CHAT, ORG, is_admin=False)).text == ""
+    assert (await svc.tournaments.tour_start(CHAT, ORG, is_admin=False)).text == ""
     await svc.idle()
     said = rig.out.group_said()
     assert any("Giocatori: 5 · partite: 10 · turni: 5" in s for s in said), said
     assert any("Turno 1 di 5" in s and "Riposa:" in s for s in said), said
-    (table,) = svc.tables.values()
+    (table,) = svc.tables.by_id.values()
     assert table.options.variant == "due" and table.options.match == "fixed5"
     assert len(table.seats) == 2
     # the first match to its end, then a restart: a new service on the same database
@@ -240,34 +246,36 @@ async def test_singles_in_english(rig: Rig) -> None:
     svc = rig.svc
     await rig.db.set_chat_lang(CHAT, "en")
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    assert (await svc.tournament(CHAT, ANA, True, "scoperta")).text == ""
+    assert (await svc.tournaments.tournament(CHAT, ANA, True, "scoperta")).text == ""
     _, msg = rig.out.posted[-1]
     assert "Open-hand Briscola, one against one" in msg.text
     assert [b.text for b in msg.keyboard[0]] == ["✋ Join"]
     assert "Leave the tournament" in [b.text for row in msg.keyboard for b in row]
-    assert (await svc.tour_new_team(CHAT, ANA)).text == "You are in the tournament (player 1)."
-    assert (await svc.tour_new_team(CHAT, ANA)).text == (
+    assert (
+        await svc.tournaments.tour_new_team(CHAT, ANA)
+    ).text == "You are in the tournament (player 1)."
+    assert (await svc.tournaments.tour_new_team(CHAT, ANA)).text == (
         "You are in the tournament already (player 1)."
     )
-    assert (await svc.tour_leave(CHAT, ORG)).text == "You are not in the tournament."
-    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).text == (
+    assert (await svc.tournaments.tour_leave(CHAT, ORG)).text == "You are not in the tournament."
+    assert (await svc.tournaments.tour_start(CHAT, ANA, is_admin=False)).text == (
         "At least 2 players are needed."
     )
-    await svc.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
     await svc.idle()
     _, _, msg = rig.out.edits[-1]  # the message brought up to date
     assert "Players registered: 2" in msg.text and "🤖 Ada" in msg.text
-    assert (await svc.tour_start(CHAT, ANA, is_admin=False)).text == ""
+    assert (await svc.tournaments.tour_start(CHAT, ANA, is_admin=False)).text == ""
     await svc.idle()
     said = rig.out.group_said()
     assert any("Players: 2 · matches: 1 · rounds: 1" in s for s in said), said
-    status = (await svc.tournament(CHAT, ANA, True)).text
+    status = (await svc.tournaments.tournament(CHAT, ANA, True)).text
     assert "Ana &lt;b&gt;" in status and "Playing (1 of 1, round 1 of 1)" in status
     assert "Team" not in status
-    (table,) = svc.tables.values()
+    (table,) = svc.tables.by_id.values()
     assert table.options.variant == "scoperta" and len(table.seats) == 2
-    assert (await svc.tour_cancel(CHAT, ANA, is_admin=False)).text == (
+    assert (await svc.tournaments.tour_cancel(CHAT, ANA, is_admin=False)).text == (
         "Tournament cancelled by Ana &lt;b&gt;."
     )
     await svc.idle()
-    assert not svc.tables
+    assert not svc.tables.by_id

@@ -188,11 +188,11 @@ class WebPlay:
             timing=Timing(),
         )
         self.service = service
-        self.timers.fire = service.timeout
+        self.timers.fire = service.waits.timeout
         hub = LiveHub(table_param=self.keys.param)
-        service.live = hub
-        hub.on_visibility(service.page_visibility)
-        service.miniapp_param = self.keys.param
+        service.tables.live = hub
+        hub.on_visibility(service.tables.page_visibility)
+        service.tables.miniapp_param = self.keys.param
         await self._open_table(service)
         app = web.Application()
         local = Viewer(LOCAL_USER, self.person.name, g.lang)
@@ -202,26 +202,26 @@ class WebPlay:
         site = web.TCPSite(self.runner, "127.0.0.1", g.port)
         await site.start()
         port = self.runner.addresses[0][1]
-        table_id = next(iter(service.tables))
+        table_id = next(iter(service.tables.by_id))
         self.url = f"http://127.0.0.1:{port}/app/?t={self.keys.param(table_id)}"
         return self.url
 
     async def _open_table(self, service: TableService) -> None:
         g = self.game
         chat, person = LOCAL_CHAT, self.person
-        await service.new_table(chat, person, g.variant, is_group=True)
-        if not service.tables:
+        await service.lobby.new_table(chat, person, g.variant, is_group=True)
+        if not service.tables.by_id:
             raise ValueError(plain(g.lang, "cli_web_refused", why=g.variant))
         # a person at a page needs no turn timer (the computer would play for them)
         pairs = [("timer", "0"), *g.options.items()]
-        reply = await service.set_options(chat, person, pairs, panel=False)
+        reply = await service.lobby.set_options(chat, person, pairs, panel=False)
         if reply.key != "ok_option":
             raise ValueError(plain(g.lang, "cli_web_refused", why=html_text(reply.text)))
-        table = next(iter(service.tables.values()))
+        table = next(iter(service.tables.by_id.values()))
         while len(table.seats) < table.n_players:
-            await service.add_bot(chat, g.level)
-            table = next(iter(service.tables.values()))
-        reply = await service.start(chat, person, is_admin=True)
+            await service.lobby.add_bot(chat, g.level)
+            table = next(iter(service.tables.by_id.values()))
+        reply = await service.lobby.start(chat, person, is_admin=True)
         if reply.text:
             raise ValueError(plain(g.lang, "cli_web_refused", why=html_text(reply.text)))
 

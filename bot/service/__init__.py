@@ -10,19 +10,29 @@ computer players then move in a background task per table (`_play_computers`), t
 without the table's lock (`bot.players.thinker`: `hard` in worker processes) and applying a decision
 only if the table has not changed meanwhile.
 
-Where each concern lives (one class per module, each building on the ones it uses):
+Where each concern lives: one class per module, each a plain class given what it uses (no
+class inherits another of ours), all built by `TableService` and reached through it.
 
-- `types.py`: `Person`, `Reply`, and what the service needs from outside (`Outbox`, `Timers`).
-- `core.py` (`ServiceCore`): the state, a table found or reloaded, what a table shows
-  (`_render`), the deadlines its state sets (`_plan`, `_arm`).
-- `play.py` (`Play`): a move, the next hand, writing (`_save`), the computer players.
-- `lobby.py` (`Lobby`): new table, join, leave, computers seated, settings, start, rematch.
-- `closing.py` (`Closing`): /cancel, the votes on a request to cancel, `_close`.
-- `waits.py` (`Waits`): what the table's timer does when it fires.
-- `people.py` (`People`): the private chat's /start, /help, /rules, /lang.
-- `league.py` (`League`): seasons, /score of a season, /export, /undo, /beer's payments.
-- `stats.py` (`Stats`): /stats, /top, /h2h, the charts (issue 14).
-- here (`TableService`): start-up (`restore`) and shutdown.
+- `types.py`: `Person`, `Reply` (a refusal: `refusal`, in `reply_lang`), and what the service
+  needs from outside (`Outbox`, `Timers`, `AdminCheck`).
+- `langs.py` (`service.langs`, `Languages`): a chat's language and a person's own.
+- The table's life, on one shared state:
+  - `core.py` (`service.tables`, `Tables`): the tables in memory and their locks, a table
+    found or reloaded, what a table shows (`render`), the deadlines its state sets (`plan`,
+    `arm`), the Mini App's view of a table;
+  - `play.py` (`service.play`, `Play`): a move, the next hand, writing (`save`), the
+    computer players;
+  - `lobby.py` (`service.lobby`, `Lobby`): new table, join, leave, computers seated,
+    settings, start, rematch;
+  - `closing.py` (`service.closing`, `Closing`): /cancel, the votes on a request to cancel;
+  - `waits.py` (`service.waits`, `Waits`): what the table's timer does when it fires.
+- The other concerns: `league.py` (`service.league`, `League`: seasons, /score of a season,
+  /export, /undo, /beer's payments), `stats.py` (`service.stats`, `Stats`: /stats, /top,
+  /h2h, the charts), `people.py` (`service.people`, `People`: the private chat's /start,
+  /help, /rules, /lang), `tournament.py` (`service.tournaments`, `Tournaments`: /torneo and
+  its matches; `Play.on_closed` tells it when a table closes).
+- here (`TableService`): builds the parts above; start-up (`restore`) and shutdown (`idle`,
+  `close`).
 """
 
 from __future__ import annotations
@@ -30,53 +40,101 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
+from bot.players.thinker import Thinker
+from bot.service.closing import Closing
+from bot.service.core import Tables
+from bot.service.langs import Languages
 from bot.service.league import League
-from bot.service.lobby import REPOST_EVERY
+from bot.service.lobby import REPOST_EVERY, Lobby
 from bot.service.people import People
+from bot.service.play import Play
 from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
 from bot.service.waits import Waits
+from bot.table.deadlines import Timing
 from bot.view.callback_data import callback_data
+from storage import Database
 
 
-class TableService(Waits, People, Tournaments, League, Stats):
-    """What every handler calls (`handlers/`): the concerns above, in one object."""
+class TableService:
+    """What every handler calls (`handlers/`): the parts of a table's life (`lobby`, `play`,
+    `closing`, `waits`, on the shared `tables`) and the other concerns (`league`, `stats`,
+    `people`, `tournaments`, `langs`), built here; start-up (`restore`) and shutdown."""
+
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        timers: Timers,
+        bot_username: str,
+        default_lang: str = "it",
+        bot_delay: float = 0.0,
+        thinker: Thinker | None = None,
+        timing: Timing | None = None,
+        shared: bool = False,
+        timezone: str = "Europe/Rome",
+    ) -> None:
+        self.db = db
+        self.langs = Languages(db, default_lang)
+        self.tables = Tables(
+            db,
+            outbox,
+            timers,
+            self.langs,
+            bot_username,
+            bot_delay=bot_delay,
+            timing=timing,
+            shared=shared,
+        )
+        self.play = Play(self.tables, thinker if thinker is not None else Thinker(workers=0))
+        self.lobby = Lobby(self.tables, self.play)
+        self.closing = Closing(self.tables, self.play, self.lobby)
+        self.waits = Waits(self.tables, self.play, self.closing)
+        self.people = People(self.tables, self.lobby)
+        self.tournaments = Tournaments(self.tables, self.lobby, self.closing)
+        self.play.on_closed = self.tournaments.table_closed  # its match over: the next one
+        self.league = League(db, outbox, self.langs, ZoneInfo(timezone))  # the groups' clock
+        self.stats = Stats(db, self.langs)
+        self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
 
     async def restore(self) -> int:
         """Load every unfinished table and carry on (computer turns, timers, messages).
         Tables that ended in the last hour get their final message once more: a crash
         right after the last move was stored must not swallow the result."""
+        tables = self.tables
         for row in await self.db.closed_tables_since(datetime.now(UTC) - timedelta(hours=1)):
-            self._render(self._from_row(row))
+            tables.render(tables.from_row(row))
         rows = await self.db.unfinished_tables()
         for row in rows:
-            table = self._from_row(row)
-            self.tables[table.table_id] = table
-        await self.out.preload(list(self.tables.values()))
-        for table in list(self.tables.values()):
-            async with self._lock(table.table_id):
+            table = tables.from_row(row)
+            tables.by_id[table.table_id] = table
+        await tables.out.preload(list(tables.by_id.values()))
+        for table in list(tables.by_id.values()):
+            async with tables.lock(table.table_id):
                 # the deadlines stored are absolute: what is left is re-armed, what passed
                 # while the bot was down fires at once (tables stored without any get theirs)
                 stored = table.pending.to_json()
-                self._plan(table)
+                tables.plan(table)
                 if table.pending.to_json() != stored:
-                    await self._store_pending(table)
-                self._settle(table)
-                self._render(table, owed=self.shared)  # with other workers: what is owed
-        await self.restore_tournaments()  # a match that finished meanwhile: the next one
-        if self.shared and self._poller is None:  # deadlines any worker may have set
-            every = max(0.05, min(0.5, 0.5 * self.timing.scale))
-            self._poller = asyncio.create_task(self.poll_deadlines(every), name="deadlines")
+                    await tables.store_pending(table)
+                self.play.settle(table)
+                tables.render(table, owed=tables.shared)  # with other workers: what is owed
+        await self.tournaments.restore()  # a match that finished meanwhile: the next one
+        if tables.shared and self._poller is None:  # deadlines any worker may have set
+            every = max(0.05, min(0.5, 0.5 * tables.timing.scale))
+            self._poller = asyncio.create_task(self.waits.poll_deadlines(every), name="deadlines")
         return len(rows)
 
     async def idle(self, timeout: float = 30.0) -> None:
         """Wait until no computer player is thinking or moving (tests, shutdown)."""
         loop = asyncio.get_running_loop()
+        background = self.tables.background
         deadline = loop.time() + timeout
         while (
-            tasks := [t for t in [*self._computers.values(), *self._background] if not t.done()]
+            tasks := [t for t in [*self.play.computers.values(), *background] if not t.done()]
         ) and (loop.time() < deadline):
             await asyncio.wait(tasks, timeout=deadline - loop.time())
 
@@ -88,15 +146,16 @@ class TableService(Waits, People, Tournaments, League, Stats):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._poller
             self._poller = None
-        if self._background:
-            await asyncio.wait(list(self._background), timeout=2.0)
-        tasks = list(self._computers.values()) + list(self._background)
+        background = self.tables.background
+        if background:
+            await asyncio.wait(list(background), timeout=2.0)
+        tasks = list(self.play.computers.values()) + list(background)
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        self.thinker.close()
+        self.play.thinker.close()
 
 
 __all__ = [

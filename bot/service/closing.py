@@ -1,5 +1,5 @@
 """Closing a table: /cancel (a lobby, or a running match: an admin at once, a player with
-the others' agreement), the votes on a request to cancel, and `_close`.
+the others' agreement), the votes on a request to cancel, and `close`.
 """
 
 from __future__ import annotations
@@ -7,10 +7,12 @@ from __future__ import annotations
 import logging
 
 from bot.i18n import t
+from bot.service.core import Tables
 from bot.service.lobby import Lobby
-from bot.service.types import AdminCheck, Person, Reply
+from bot.service.play import Play
+from bot.service.types import AdminCheck, Person, Reply, reply_lang
 from bot.table.deadlines import CancelRequest
-from bot.table.table import CANCELLED, PLAYING, Table, TableError
+from bot.table.table import CANCELLED, LOBBY, PLAYING, Table, TableError
 from bot.view.callback_data import callback_data
 from bot.view.render import Button, Rendered, mention
 from storage import StorageError
@@ -18,8 +20,15 @@ from storage import StorageError
 log = logging.getLogger(__name__)
 
 
-class Closing(Lobby):
+class Closing:
     """Cancel, cancel consent, close."""
+
+    def __init__(self, tables: Tables, play: Play, lobby: Lobby) -> None:
+        self.tables = tables
+        self.db = tables.db
+        self.out = tables.out
+        self.play = play
+        self.lobby = lobby
 
     async def cancel(
         self,
@@ -36,10 +45,14 @@ class Closing(Lobby):
         the group is told who cancelled it, once: by the reply to the command (the table's
         message goes), or by the table's message (the lobby's button: the tap's answer is
         for the one who tapped)."""
-        found = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        found = (
+            await self.tables.current(table_id)
+            if table_id
+            else await self.tables.table_for_chat(chat_id)
+        )
         if found is not None and found.chat_id == chat_id and found.status == PLAYING:
             return await self._cancel_match(chat_id, person, is_admin, found)
-        admin = await self._admin(chat_id, person, is_admin, table_id)
+        admin = await self.lobby.admin(chat_id, person, is_admin, table_id)
 
         def op(tb: Table) -> str:
             if person.user_id != tb.creator_id and not admin:
@@ -50,18 +63,26 @@ class Closing(Lobby):
                 tb.closed["drop"] = "1"
             return "cancelled"
 
-        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        reply = await self.lobby.lobby_op(chat_id, op, table_id=table_id)
         if by_command and reply.key == "cancelled":
-            lang = found.lang if found is not None else self.default_lang
+            lang = found.lang if found is not None else self.tables.default_lang
             return Reply(t(lang, "cancelled_by", who=person.name), key="cancelled_by")
         return reply
 
-    async def _close(self, table: Table, closed: dict[str, str]) -> bool:
+    async def close_table(self, table_id: int, closed: dict[str, str]) -> None:
+        """Cancel the table now if it is open, saying why (a tournament cancelled: its
+        match)."""
+        async with self.tables.lock(table_id):
+            current = await self.tables.current(table_id)
+            if current is not None and current.status in (LOBBY, PLAYING):
+                await self.close(current, closed)
+
+    async def close(self, table: Table, closed: dict[str, str]) -> bool:
         """Cancel the table now, saying why (under its lock). False if the write failed."""
         tid = table.table_id
         table.cancel()
         table.closed = closed
-        self._plan(table)
+        self.tables.plan(table)
         try:
             row = await self.db.update_lobby(
                 tid,
@@ -72,12 +93,12 @@ class Closing(Lobby):
             )
         except StorageError:
             log.exception("table %s: closing failed, reloading", tid)
-            await self._reload(tid)
+            await self.tables.reload(tid)
             return False
         table.move_no = row.move_no
-        self._settle(table)
-        self._render(table, urgent=True)  # nobody keeps live buttons
-        self._drop_panels(table)
+        self.play.settle(table)
+        self.tables.render(table, urgent=True)  # nobody keeps live buttons
+        self.lobby.drop_panels(table)
         return True
 
     async def _cancel_match(
@@ -93,35 +114,35 @@ class Closing(Lobby):
 
         if (not stake and person.user_id == table.creator_id) or await admin():
             tid = table.table_id
-            async with self._lock(tid):
-                current = await self._current(tid)
+            async with self.tables.lock(tid):
+                current = await self.tables.current(tid)
                 if current is None or current.status != PLAYING:
-                    return Reply(t(self._rl(lang), "err_no_table"))
-                self._end_request(current, "cancel_moot")
+                    return Reply(t(reply_lang(lang), "err_no_table"))
+                self.tables.end_request(current, "cancel_moot")
                 closed = {"key": "cancelled_by", "who": person.name, "drop": "1"}
-                if not await self._close(current, closed):
-                    return Reply(t(self._rl(lang), "err_busy"))
-            return Reply(t(self._rl(lang), "cancelled_by", who=person.name))
+                if not await self.close(current, closed):
+                    return Reply(t(reply_lang(lang), "err_busy"))
+            return Reply(t(reply_lang(lang), "cancelled_by", who=person.name))
         if not stake:
-            return Reply(t(self._rl(lang), "err_not_allowed"))
+            return Reply(t(reply_lang(lang), "err_not_allowed"))
         if table.seat_of(person.user_id) is None:
-            return Reply(t(self._rl(lang), "err_cancel_not_allowed"))
+            return Reply(t(reply_lang(lang), "err_cancel_not_allowed"))
         return await self._ask_cancel(table, person, others)
 
     async def _ask_cancel(self, table: Table, person: Person, others: list[int]) -> Reply:
         """A player asks to cancel: a group message asks the others, with buttons."""
         tid, lang = table.table_id, table.lang
-        async with self._lock(tid):
-            current = await self._current(tid)
+        async with self.tables.lock(tid):
+            current = await self.tables.current(tid)
             if current is None or current.status != PLAYING:
-                return Reply(t(self._rl(lang), "err_no_table"))
+                return Reply(t(reply_lang(lang), "err_no_table"))
             if current.pending.cancel is not None:
-                return Reply(t(self._rl(lang), "err_cancel_pending"))
+                return Reply(t(reply_lang(lang), "err_cancel_pending"))
             request = CancelRequest(person.user_id, person.name, others)
             current.pending.cancel = request
-            current.pending.at["cancel"] = self.timing.cancel_wait(self.timing.now())
-            await self._store_pending(current)
-            self._arm(current)
+            current.pending.at["cancel"] = self.tables.timing.cancel_wait(self.tables.timing.now())
+            await self.tables.store_pending(current)
+            self.tables.arm(current)
             names = {s.user_id: s.name for s in current.seats if s.user_id is not None}
         who_html = ", ".join(mention(u, names.get(u, str(u))) for u in others)
         content = Rendered(
@@ -134,53 +155,55 @@ class Closing(Lobby):
             ],
         )
         message_id = await self.out.post(table.chat_id, content)
-        async with self._lock(tid):
-            current = await self._current(tid)
+        async with self.tables.lock(tid):
+            current = await self.tables.current(tid)
             if current is None or current.pending.cancel is not request:
                 if message_id is not None:  # settled meanwhile: no live buttons
                     gone = Rendered(t(lang, "cancel_moot"), [])
-                    self._spawn(self.out.edit(table.chat_id, message_id, gone))
+                    self.tables.spawn(self.out.edit(table.chat_id, message_id, gone))
                 return Reply("")
             if message_id is None:  # nobody could answer it
-                self._end_request(current, "cancel_moot")
-                await self._store_pending(current)
-                self._arm(current)
-                return Reply(t(self._rl(lang), "err_busy"))
+                self.tables.end_request(current, "cancel_moot")
+                await self.tables.store_pending(current)
+                self.tables.arm(current)
+                return Reply(t(reply_lang(lang), "err_busy"))
             request.message_id = message_id
-            await self._store_pending(current)
+            await self.tables.store_pending(current)
         return Reply("")
 
     async def cancel_vote(self, chat_id: int, person: Person, table_id: int, agree: bool) -> Reply:
         """A tap on a request to cancel: only the players asked may answer, once."""
-        lang = await self.chat_lang(chat_id)
-        table = await self._current(table_id)
+        lang = await self.tables.langs.chat(chat_id)
+        table = await self.tables.current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(self._rl(lang), "err_no_request"))
-        async with self._lock(table_id):
-            table = await self._current(table_id)
+            return Reply(t(reply_lang(lang), "err_no_request"))
+        async with self.tables.lock(table_id):
+            table = await self.tables.current(table_id)
             request = table.pending.cancel if table is not None else None
             if table is None or request is None or table.status != PLAYING:
-                return Reply(t(self._rl(lang), "err_no_request"))
+                return Reply(t(reply_lang(lang), "err_no_request"))
             lang = table.lang
             if person.user_id == request.by:
-                return Reply(t(self._rl(lang), "err_own_request"))
+                return Reply(t(reply_lang(lang), "err_own_request"))
             if person.user_id not in request.need:
-                return Reply(t(self._rl(lang), "err_not_your_vote"))
+                return Reply(t(reply_lang(lang), "err_not_your_vote"))
             if person.user_id in request.agreed:
-                return Reply(t(self._rl(lang), "err_voted"))
+                return Reply(t(reply_lang(lang), "err_voted"))
             if not agree:
-                self._end_request(table, "cancel_refused", who=person.name)
-                await self._store_pending(table)
-                self._arm(table)
-                return Reply(t(self._rl(lang), "ok_refused"))
+                self.tables.end_request(table, "cancel_refused", who=person.name)
+                await self.tables.store_pending(table)
+                self.tables.arm(table)
+                return Reply(t(reply_lang(lang), "ok_refused"))
             request.agreed.append(person.user_id)
             if set(request.need) - set(request.agreed):
-                await self._store_pending(table)
-                return Reply(t(self._rl(lang), "ok_agreed_wait"))
+                await self.tables.store_pending(table)
+                return Reply(t(reply_lang(lang), "ok_agreed_wait"))
             names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
             agreed = ", ".join(names.get(u, str(u)) for u in request.agreed)
-            self._end_request(table, "cancel_done", who=request.by_name, agreed=agreed)
+            self.tables.end_request(table, "cancel_done", who=request.by_name, agreed=agreed)
             closed = {"key": "cancelled_agreed", "who": request.by_name, "drop": "1"}
-            if not await self._close(table, closed):
-                return Reply(t(self._rl(lang), "err_busy"))
-        return Reply(t(self._rl(lang), "cancelled"))  # a tap's answer is plain text: no names in it
+            if not await self.close(table, closed):
+                return Reply(t(reply_lang(lang), "err_busy"))
+        return Reply(
+            t(reply_lang(lang), "cancelled")
+        )  # a tap's answer is plain text: no names in it

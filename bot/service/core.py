@@ -1,7 +1,7 @@
-"""What every concern of the service builds on (`ServiceCore`): the state (the tables in
-memory, a lock per table, the timers armed, the computer players' tasks), a table found or
-reloaded from the database, what a table shows (`_render`), and the deadlines its state sets
-(`_plan`, stored with every write; `_arm`, one timer per table; what the timer does when it
+"""What every part of a table's life builds on (`Tables`): the state (the tables in memory, a
+lock per table and per group, the timers armed, the notices on their way), a table found or
+reloaded from the database, what a table shows (`render`), and the deadlines its state sets
+(`plan`, stored with every write; `arm`, one timer per table; what the timer does when it
 fires is in `waits.py`).
 """
 
@@ -11,14 +11,13 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from zoneinfo import ZoneInfo
 
 from bot.engine.phase import Phase
 from bot.i18n import t
-from bot.players.thinker import Thinker
-from bot.service.types import REPLY_LANG, Live, Outbox, Reply, Timers
+from bot.service.langs import Languages
+from bot.service.types import Live, Outbox, Timers
 from bot.table.deadlines import TURN_KINDS, Notice, Pending, Timing
-from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table, TableError
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
 from bot.view.render import (
     Rendered,
     away_private,
@@ -90,52 +89,48 @@ def _their_turn(table: Table, seat: int) -> bool:
     )
 
 
-class ServiceCore:
-    """The shared state and the steps every concern uses."""
+class Tables:
+    """The tables' shared state and the steps every part of the table's life uses (`Play`,
+    `Lobby`, `Closing`, `Waits` each hold it)."""
 
     def __init__(
         self,
         db: Database,
         outbox: Outbox,
         timers: Timers,
+        langs: Languages,
         bot_username: str,
-        default_lang: str = "it",
+        *,
         bot_delay: float = 0.0,
-        thinker: Thinker | None = None,
         timing: Timing | None = None,
         shared: bool = False,
-        timezone: str = "Europe/Rome",
     ) -> None:
         self.db = db
-        self.zone = ZoneInfo(timezone)  # the groups' clock (/export, /undo)
+        self.langs = langs
         self.out = outbox
         self.timers = timers
         self.timing = timing if timing is not None else Timing()
-        self._background: set[asyncio.Task[None]] = set()  # notices on their way
+        self.background: set[asyncio.Task[None]] = set()  # notices on their way (`spawn`)
         self.bot_username = bot_username
-        self.default_lang = default_lang
-        self.bot_delay = bot_delay
-        self.tables: dict[int, Table] = {}
+        self.default_lang = langs.default
+        self.bot_delay = bot_delay  # seconds a computer waits before its move (`Play`)
+        self.by_id: dict[int, Table] = {}  # the tables in memory (open ones: see `shared`)
         # seconds of Telegram's budget already owed (the rate limiter's queue): past
         # `ADMISSION_BACKLOG` a new table is refused, the running ones keep the budget
         self.backlog: Callable[[], float] = lambda: 0.0
         self._locks: dict[int, asyncio.Lock] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._timer_tokens: dict[int, str] = {}
-        self.thinker = thinker if thinker is not None else Thinker(workers=0)
-        self._computers: dict[int, asyncio.Task[None]] = {}
         # (table, seat) -> (version, turn, screen) while that seat looks at another screen of
         # the points bids than the first (§7.3; `bot.view.render.auction._bid_keyboard`)
         self._bid_pages: dict[tuple[int, int], tuple[int, int, int]] = {}
-        self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
-        # the moments last shown (`_render`): the group's table message, each hand message
+        # the moments last shown (`render`): the group's table message, each hand message
         self._moments: dict[tuple[int, int | None], tuple[object, ...]] = {}
         # Other processes write the same database (several workers on PostgreSQL): the
-        # database is the source of truth, `tables` only a cache checked against the stored
-        # version before each use (`_current`), deadlines are claimed in the database
+        # database is the source of truth, `by_id` only a cache checked against the stored
+        # version before each use (`current`), deadlines are claimed in the database
         # (`waits.py`), and the outbox never shows an older version over a newer one.
         self.shared = shared
-        self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
         # The Mini App (`bot.webapp`): every render is published to its open pages, and the
         # group's table message links to it (`miniapp_link`)
         self.live: Live | None = None
@@ -143,11 +138,15 @@ class ServiceCore:
         self.miniapp_param: Callable[[int], str] = lambda table_id: f"t{table_id}"
         # notices no longer true (`Pending.notices`), to delete once the write is stored
         self._moot: dict[int, list[Notice]] = {}
-        self._panels: dict[int, set[int]] = {}  # table -> its settings panels' message ids
         self._titles: dict[int, str | None] = {}  # group -> its name, as last seen
 
-    def _lock(self, table_id: int) -> asyncio.Lock:
+    def lock(self, table_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
+
+    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+        """The group's lock: opening a table (/new, a rematch, a tournament's match) and
+        changing the group's tournament, one at a time."""
+        return self._chat_locks.setdefault(chat_id, asyncio.Lock())
 
     async def chat_title(self, chat_id: int) -> str | None:
         """The group's name, as the bot last saw it (`note_chat`)."""
@@ -162,37 +161,16 @@ class ServiceCore:
         self._titles[chat_id] = title
         await self.db.update_chat_settings(chat_id, title=title)
 
-    async def chat_lang(self, chat_id: int) -> str:
-        """The language to write in `chat_id`: a group's (its admins' /lang), or in a
-        private chat the person's own (`REPLY_LANG`, set by the handler for the update)."""
-        if chat_id > 0 and (mine := REPLY_LANG.get()):
-            return mine
-        return await self.db.chat_lang(chat_id) or self.default_lang
-
-    @staticmethod
-    def _rl(lang: str) -> str:
-        """The language of a reply to the person who acted: theirs when the reply reaches
-        them alone (a tap's answer, a private chat: `REPLY_LANG`), else `lang` (a reply in
-        the group, which everybody reads)."""
-        return REPLY_LANG.get() or lang
-
-    def _err(self, lang: str, exc: TableError) -> Reply:
-        return Reply(
-            t(self._rl(lang), exc.key, **exc.kw),
-            alert=exc.key.startswith("err_option"),
-            key=exc.key,
-        )
-
-    async def _table_for_chat(self, chat_id: int) -> Table | None:
+    async def table_for_chat(self, chat_id: int) -> Table | None:
         if self.shared:
             row = await self.db.active_table(chat_id)
             return None if row is None else self._adopt(row)
-        for table in self.tables.values():
+        for table in self.by_id.values():
             if table.chat_id == chat_id and table.status in (LOBBY, PLAYING):
                 return table
         return None
 
-    def _from_row(self, row: TableRow) -> Table:
+    def from_row(self, row: TableRow) -> Table:
         return Table.restore(
             table_id=row.table_id,
             chat_id=row.chat_id,
@@ -211,46 +189,46 @@ class ServiceCore:
     def _adopt(self, row: TableRow) -> Table:
         """The table as stored in `row`: the cached object if it is at that version (with
         what changes without a new version brought up to date), else a new one."""
-        table = self.tables.get(row.table_id)
+        table = self.by_id.get(row.table_id)
         if table is None or table.move_no != row.move_no:
-            table = self.tables[row.table_id] = self._from_row(row)
+            table = self.by_id[row.table_id] = self.from_row(row)
         else:
             table.table_message_id = row.table_message_id
             table.lang = row.lang or self.default_lang
             table.pending = Pending.from_json(row.timers_json)
         return table
 
-    async def _current(self, table_id: int) -> Table | None:
+    async def current(self, table_id: int) -> Table | None:
         """The table as it is now, if it is open (lobby or playing). Alone, from memory; with
         other workers (`shared`), checked against the stored version first and read again
         if another worker moved it on (one small read; the whole row only then)."""
         if not self.shared:
-            return self.tables.get(table_id)
+            return self.by_id.get(table_id)
         head = await self.db.table_head(table_id)
         if head is None or head.status not in (LOBBY, PLAYING):
-            self.tables.pop(table_id, None)
+            self.by_id.pop(table_id, None)
             return None
-        table = self.tables.get(table_id)
+        table = self.by_id.get(table_id)
         if table is None or table.move_no != head.move_no:
-            return await self._reload(table_id)
+            return await self.reload(table_id)
         table.table_message_id = head.table_message_id
         table.lang = head.lang or self.default_lang
         table.pending = Pending.from_json(head.timers_json)
         return table
 
-    async def _reload(self, table_id: int) -> Table | None:
+    async def reload(self, table_id: int) -> Table | None:
         row = await self.db.get_table(table_id)
         if row is None:
-            self.tables.pop(table_id, None)
+            self.by_id.pop(table_id, None)
             return None
-        table = self._from_row(row)
-        self.tables[table_id] = table
+        table = self.from_row(row)
+        self.by_id[table_id] = table
         return table
 
     def deep_link(self, table_id: int) -> str:
         return f"https://t.me/{self.bot_username}?start=t{table_id}"
 
-    def _lang_for(self, table: Table, user_id: int) -> str:
+    def lang_for(self, table: Table, user_id: int) -> str:
         """The language to answer a seated person's tap in: theirs, else the table's."""
         seat = table.seat_of(user_id)
         return (table.seats[seat].lang if seat is not None else None) or table.lang
@@ -269,14 +247,14 @@ class ServiceCore:
     async def table_view(self, table_id: int) -> Table | None:
         """The table as stored now, open or closed (the Mini App shows a finished one too).
         Under the table's lock: a move applied in memory is not shown before it is stored."""
-        async with self._lock(table_id):
-            table = await self._current(table_id)
+        async with self.lock(table_id):
+            table = await self.current(table_id)
         if table is not None:
             return table
         row = await self.db.get_table(table_id)
-        return None if row is None else self._from_row(row)
+        return None if row is None else self.from_row(row)
 
-    def _render(
+    def render(
         self, table: Table, resend: bool = False, urgent: bool = False, owed: bool = False
     ) -> None:
         """Show the table as it is now: the Mini App's open pages every change; the group's
@@ -352,35 +330,48 @@ class ServiceCore:
         """A person's Mini App page of the table went to the background or closed: their
         private chat takes over at once (their turn as a new message, else their hand as it
         is now). `LiveHub.on_visibility`'s callback."""
-        if visible:
-            return
+        if not visible:
+            self.spawn(self.show_hand(table_id, user_id))
 
-        async def show() -> None:
-            async with self._lock(table_id):
-                table = await self._current(table_id)
-                seat = None if table is None else table.seat_of(user_id)
-                if table is None or seat is None or table.status in (FINISHED, CANCELLED):
-                    return
-                self._moments.pop((table_id, seat), None)
-                self._render(table)
+    async def show_hand(self, table_id: int, user_id: int) -> None:
+        """Show a seated person their hand message as it is now, whatever it showed last
+        (their private chat takes over from a Mini App page, /start after a deep link)."""
+        async with self.lock(table_id):
+            table = await self.current(table_id)
+            seat = None if table is None else table.seat_of(user_id)
+            if table is None or seat is None or table.status in (FINISHED, CANCELLED):
+                return
+            self.forget_moment(table_id, seat)
+            self.render(table)
 
-        self._spawn(show())
+    def forget_moment(self, table_id: int, seat: int) -> None:
+        """The seat's hand message is shown as it is at the next `render`, whatever it
+        showed last."""
+        self._moments.pop((table_id, seat), None)
+
+    def set_bid_page(self, table_id: int, seat: int, shown: tuple[int, int, int] | None) -> None:
+        """The screen of the points bids the seat looks at (version, turn, screen), or the
+        first (None): `render` shows it."""
+        if shown is None:
+            self._bid_pages.pop((table_id, seat), None)
+        else:
+            self._bid_pages[(table_id, seat)] = shown
 
     def _forget_moments(self, table_id: int) -> None:
         for key in [k for k in self._moments if k[0] == table_id]:
             del self._moments[key]
 
-    def _spawn(self, coro: Awaitable[None]) -> None:
+    def spawn(self, coro: Awaitable[None]) -> None:
         """Send a notice without holding the table (the group's budget may make it wait)."""
 
         async def run() -> None:
             await coro
 
         task = asyncio.create_task(run())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
-    async def _store_pending(self, table: Table) -> bool:
+    async def store_pending(self, table: Table) -> bool:
         """Write the deadlines alone (a mention sent, a request to cancel). With other
         workers, only onto the version they were set for: False (and the table read again)
         if another worker wrote it meanwhile, with deadlines of its own."""
@@ -394,10 +385,10 @@ class ServiceCore:
             log.exception("table %s: storing the deadlines failed", table.table_id)
             return False
         if not stored and self.shared:
-            await self._reload(table.table_id)
+            await self.reload(table.table_id)
         return stored
 
-    def _plan(self, table: Table, *, activity: bool = False) -> None:
+    def plan(self, table: Table, *, activity: bool = False) -> None:
         """Set the table's deadlines for its state now (under its lock, before the state is
         written, so they are stored with it). A person's turn keeps the deadlines it began
         with whatever else is written meanwhile; `activity`: a change in the lobby, which
@@ -483,7 +474,7 @@ class ServiceCore:
         for chat_id, ids in chats.items():
             self.out.delete_soon(chat_id, ids)
 
-    def _arm(self, table: Table) -> None:
+    def arm(self, table: Table) -> None:
         """One timer per table, for its earliest deadline (at once if it has passed); the
         notices its state made moot go."""
         tid = table.table_id
@@ -499,13 +490,24 @@ class ServiceCore:
         self._timer_tokens[tid] = token
         self.timers.start(tid, max(0.0, first[1] - self.timing.now()), token)
 
-    def _turn_key(self, table: Table) -> list[int] | None:
+    def take_timer(self, table_id: int, token: str) -> bool:
+        """The table's timer fired with `token`: whether it is the one armed last (it is
+        then no longer armed)."""
+        if self._timer_tokens.get(table_id) != token:
+            return False
+        del self._timer_tokens[table_id]
+        return True
+
+    def timer_armed(self, table_id: int) -> bool:
+        return table_id in self._timer_tokens
+
+    def turn_key(self, table: Table) -> list[int] | None:
         hand = table.hand
         if table.status != PLAYING or hand is None or hand.is_terminal():
             return None
         return [hand.hand_index, len(hand.actions), hand.current]
 
-    def _end_request(self, table: Table, key: str, **kw: str) -> None:
+    def end_request(self, table: Table, key: str, **kw: str) -> None:
         """A request to cancel is settled: its message says how, and loses its buttons."""
         request = table.pending.cancel
         if request is None:
@@ -514,4 +516,4 @@ class ServiceCore:
         table.pending.at.pop("cancel", None)
         if request.message_id is not None:
             content = Rendered(t(table.lang, key, **kw), [])
-            self._spawn(self.out.edit(table.chat_id, request.message_id, content))
+            self.spawn(self.out.edit(table.chat_id, request.message_id, content))

@@ -21,10 +21,11 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.i18n import plain, t, tn, variant_name
-from bot.service.core import ServiceCore
-from bot.service.types import AdminCheck, Person, Reply
+from bot.service.langs import Languages
+from bot.service.types import AdminCheck, Outbox, Person, Reply, group_admin, reply_lang
 from bot.table.ledger import Payment, export_json, settle
 from bot.view.callback_data import paid_data, season_data, undo_data
 from bot.view.render import (
@@ -36,6 +37,7 @@ from bot.view.render import (
     short_name,
     signed,
 )
+from storage import Database
 from storage.league import ALREADY, DONE, PAYMENT, UNDO, AuditRow, LedgerEntry, payment_key
 
 LAST_WORDS = frozenset({"last", "previous", "ultima", "precedente", "scorsa"})
@@ -67,18 +69,23 @@ def parse_season(word: str, current_epoch: int) -> int | str:
     return "lg_err_season_arg"
 
 
-class League(ServiceCore):
-    """Seasons, /score of a season, /export, /undo, /beer and its payments."""
+class League:
+    """Seasons, /score of a season, /export, /undo, /beer and its payments: the ledger in
+    the database, the chat's language (`langs`), the messages edited (`out`: a confirmation
+    shows what was done), dates on the groups' clock (`zone`)."""
 
-    async def _group_admin(self, is_admin: bool | AdminCheck) -> bool:
-        return is_admin if isinstance(is_admin, bool) else await is_admin()
+    def __init__(self, db: Database, out: Outbox, langs: Languages, zone: ZoneInfo) -> None:
+        self.db = db
+        self.out = out
+        self.langs = langs
+        self.zone = zone
 
     async def _season_arg(self, chat_id: int, lang: str, word: str) -> tuple[int, int] | Reply:
         """(the epoch `word` names, the current epoch), or the refusal."""
         current = await self.db.league_epoch(chat_id)
         epoch = parse_season(word, current)
         if isinstance(epoch, str):
-            return Reply(t(self._rl(lang), epoch, n=current + 1), key=epoch)
+            return Reply(t(reply_lang(lang), epoch, n=current + 1), key=epoch)
         return epoch, current
 
     # ------------------------------------------------------------------ /score [last | N]
@@ -88,7 +95,7 @@ class League(ServiceCore):
         previous, N season N): each person's balance in points, and who buys the beer, with
         as few payments as possible (§10.3), in beers too when the group said what one is
         worth (/beer 10)."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         found = await self._season_arg(chat_id, lang, arg)
         if isinstance(found, Reply):
             return found
@@ -96,8 +103,8 @@ class League(ServiceCore):
         balances = await self.db.balances(chat_id, epoch)
         if not balances:
             if epoch == current and current == 0:
-                return Reply(t(self._rl(lang), "err_no_ledger"), key="err_no_ledger")
-            return Reply(t(self._rl(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+                return Reply(t(reply_lang(lang), "err_no_ledger"), key="err_no_ledger")
+            return Reply(t(reply_lang(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
         which = "lg_season_current" if epoch == current else "lg_season_archived"
         lines = [t(lang, "score_title", season=t(lang, which, n=epoch + 1))]
         names = {b.user_id: b.name for b in balances}
@@ -143,9 +150,9 @@ class League(ServiceCore):
         self, chat_id: int, person: Person, *, is_admin: bool | AdminCheck
     ) -> Reply:
         """/season (/stagione): an admin is asked to confirm with a button."""
-        lang = await self.chat_lang(chat_id)
-        if not await self._group_admin(is_admin):
-            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
+        lang = await self.langs.chat(chat_id)
+        if not await group_admin(is_admin):
+            return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
         epoch = await self.db.league_epoch(chat_id)
         keyboard: Keyboard = [
             [
@@ -180,23 +187,23 @@ class League(ServiceCore):
     ) -> Reply:
         """A tap on /season's buttons: an admin's "new season" starts season `epoch` + 2 if
         `epoch` is still the current one (a second tap finds it is not: nothing changes)."""
-        lang = await self.chat_lang(chat_id)
-        if not await self._group_admin(is_admin):
-            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
+        lang = await self.langs.chat(chat_id)
+        if not await group_admin(is_admin):
+            return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
         current = await self.db.league_epoch(chat_id)
         if epoch != current:
-            return Reply(t(self._rl(lang), "lg_err_season_stale"), key="lg_err_season_stale")
+            return Reply(t(reply_lang(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         if not yes:
             await self.out.edit(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
-            return Reply(t(self._rl(lang), "lg_kept"), key="lg_kept")
+            return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
         new = await self.db.new_season(
             chat_id, epoch, person.user_id, person.name, datetime.now(UTC)
         )
         if new is None:
-            return Reply(t(self._rl(lang), "lg_err_season_stale"), key="lg_err_season_stale")
+            return Reply(t(reply_lang(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         text = t(lang, "lg_season_started", who=person.name, n=new + 1, old=new)
         await self.out.edit(chat_id, message_id, Rendered(text, []))
-        return Reply(t(self._rl(lang), "ok_played"), key="lg_season_started")
+        return Reply(t(reply_lang(lang), "ok_played"), key="lg_season_started")
 
     # ------------------------------------------------------------------ /undo
 
@@ -228,12 +235,14 @@ class League(ServiceCore):
     async def ask_undo(self, chat_id: int, person: Person, *, is_admin: bool | AdminCheck) -> Reply:
         """/undo: an admin is shown the current season's last entry still standing (not an
         undo, not undone) and asked to confirm with a button."""
-        lang = await self.chat_lang(chat_id)
-        if not await self._group_admin(is_admin):
-            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
+        lang = await self.langs.chat(chat_id)
+        if not await group_admin(is_admin):
+            return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
         entry = await self.db.last_undoable(chat_id)
         if entry is None:
-            return Reply(t(self._rl(lang), "lg_err_nothing_to_undo"), key="lg_err_nothing_to_undo")
+            return Reply(
+                t(reply_lang(lang), "lg_err_nothing_to_undo"), key="lg_err_nothing_to_undo"
+            )
         keyboard: Keyboard = [
             [
                 Button(plain(lang, "lg_btn_undo_yes"), undo_data(entry.hand_id, True)),
@@ -255,35 +264,35 @@ class League(ServiceCore):
     ) -> Reply:
         """A tap on /undo's buttons: an admin's "undo" writes the compensating entry and the
         audit row, if the entry is still the last one standing; an entry is undone once."""
-        lang = await self.chat_lang(chat_id)
-        if not await self._group_admin(is_admin):
-            return Reply(t(self._rl(lang), "lg_err_admin"), key="lg_err_admin")
+        lang = await self.langs.chat(chat_id)
+        if not await group_admin(is_admin):
+            return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
         if not yes:
             last = await self.db.last_undoable(chat_id)
             if last is None or last.hand_id != hand_id:
-                return Reply(t(self._rl(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
+                return Reply(t(reply_lang(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
             await self.out.edit(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
-            return Reply(t(self._rl(lang), "lg_kept"), key="lg_kept")
+            return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
         outcome, entry = await self.db.undo_entry(
             chat_id, hand_id, person.user_id, person.name, datetime.now(UTC)
         )
         if outcome == ALREADY:
-            return Reply(t(self._rl(lang), "lg_err_undone_already"), key="lg_err_undone_already")
+            return Reply(t(reply_lang(lang), "lg_err_undone_already"), key="lg_err_undone_already")
         if outcome != DONE or entry is None:
-            return Reply(t(self._rl(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
+            return Reply(t(reply_lang(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
         target = entry.hand_key.removeprefix("undo:")
         entries = await self.db.season_entries(chat_id, entry.epoch)
         undone = next(e for e in entries if e.hand_key == target)
         text = t(lang, "lg_undone", who=person.name, entry_html=self._describe(lang, undone))
         await self.out.edit(chat_id, message_id, Rendered(text, []))
-        return Reply(t(self._rl(lang), "ok_played"), key="lg_undone")
+        return Reply(t(reply_lang(lang), "ok_played"), key="lg_undone")
 
     # ------------------------------------------------------------------ /export
 
     async def export_season(self, chat_id: int, args: list[str]) -> Reply | Document:
         """/export [csv|json] [last|N]: the season's ledger as a file, with its audit trail
         (undos, payments, who and when). A refusal is a Reply."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         words = [a.strip().lower() for a in args if a.strip()]
         fmt = "csv"
         if words and words[0] in FORMATS:
@@ -291,17 +300,17 @@ class League(ServiceCore):
         elif words and words[-1] in FORMATS:
             fmt = words.pop()
         if len(words) > 1:
-            return Reply(t(self._rl(lang), "lg_err_export_usage"), key="lg_err_export_usage")
+            return Reply(t(reply_lang(lang), "lg_err_export_usage"), key="lg_err_export_usage")
         found = await self._season_arg(chat_id, lang, words[0] if words else "")
         if isinstance(found, Reply):
             if found.key == "lg_err_season_arg":
-                return Reply(t(self._rl(lang), "lg_err_export_usage"), key="lg_err_export_usage")
+                return Reply(t(reply_lang(lang), "lg_err_export_usage"), key="lg_err_export_usage")
             return found
         epoch, _ = found
         entries = await self.db.season_entries(chat_id, epoch)
         audit = await self.db.ledger_audit(chat_id, epoch)
         if not entries:
-            return Reply(t(self._rl(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+            return Reply(t(reply_lang(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
         if fmt == "csv":
             data = self._readable_csv(lang, entries, audit).encode("utf-8-sig")
         else:
@@ -460,12 +469,12 @@ class League(ServiceCore):
         words = [w.strip().lower() for w in args or [] if w.strip()]
         if words:
             return await self._set_beer_value(chat_id, words, admin.get("is_admin", False))
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         epoch = await self.db.league_epoch(chat_id)
         version = await self.db.ledger_version(chat_id)
         payments, paid, names = await self._settlement(chat_id, epoch, version)
         if not names:
-            return Reply(t(self._rl(lang), "err_no_ledger"), key="err_no_ledger")
+            return Reply(t(reply_lang(lang), "err_no_ledger"), key="err_no_ledger")
         beer = await self.beer_value(chat_id)
         shown = self._beer_message(lang, epoch, version, payments, paid, names, beer)
         return Reply(shown.text, shown.keyboard or None, key="lg_beer")
@@ -473,12 +482,12 @@ class League(ServiceCore):
     async def _set_beer_value(
         self, chat_id: int, words: list[str], is_admin: bool | AdminCheck
     ) -> Reply:
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         if words[0] in VALUE_WORDS:
             words = words[1:]
         if len(words) != 1 or not words[0].isdigit() or int(words[0]) > 1000:
             return Reply(t(lang, "lg_err_beer_usage"), key="lg_err_beer_usage")
-        if not await self._group_admin(is_admin):
+        if not await group_admin(is_admin):
             return Reply(t(lang, "lg_err_admin"), key="lg_err_admin")
         value = int(words[0])
         await self.db.update_chat_settings(chat_id, beer=value or None)
@@ -505,19 +514,21 @@ class League(ServiceCore):
         left, or one beer), `done` having been paid of it when the button was shown; it
         becomes a ledger entry and the message shows it. A tap on a settlement the ledger has
         left behind, a second tap, or data that names no payment of it, change nothing."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         debtor, creditor, amount = payment
         if epoch != await self.db.league_epoch(chat_id):
-            return Reply(t(self._rl(lang), "lg_err_beer_stale"), key="lg_err_beer_stale")
+            return Reply(t(reply_lang(lang), "lg_err_beer_stale"), key="lg_err_beer_stale")
         payments, paid, names = await self._settlement(chat_id, epoch, version)
         due = next((a for d, c, a in payments if (d, c) == (debtor, creditor)), None)
         if due is None or amount <= 0 or done < 0 or done + amount > due:
-            return Reply(t(self._rl(lang), "err_bad_data"), key="err_bad_data")
+            return Reply(t(reply_lang(lang), "err_bad_data"), key="err_bad_data")
         if paid.get((debtor, creditor), 0) != done:  # paid since the button was shown
-            return Reply(t(self._rl(lang), "lg_err_paid_already"), key="lg_err_paid_already")
-        if person.user_id not in (debtor, creditor) and not await self._group_admin(is_admin):
+            return Reply(t(reply_lang(lang), "lg_err_paid_already"), key="lg_err_paid_already")
+        if person.user_id not in (debtor, creditor) and not await group_admin(is_admin):
             # a tap's answer is plain text (not HTML): the names as they are
-            text = plain(self._rl(lang), "lg_err_not_payer", who=names[debtor], to=names[creditor])
+            text = plain(
+                reply_lang(lang), "lg_err_not_payer", who=names[debtor], to=names[creditor]
+            )
             return Reply(text, alert=True, key="lg_err_not_payer")
         outcome = await self.db.record_payment(
             chat_id,
@@ -531,14 +542,14 @@ class League(ServiceCore):
             done=done,
         )
         if outcome == ALREADY:
-            return Reply(t(self._rl(lang), "lg_err_paid_already"), key="lg_err_paid_already")
+            return Reply(t(reply_lang(lang), "lg_err_paid_already"), key="lg_err_paid_already")
         if outcome != DONE:
-            return Reply(t(self._rl(lang), "lg_err_beer_stale"), key="lg_err_beer_stale")
+            return Reply(t(reply_lang(lang), "lg_err_beer_stale"), key="lg_err_beer_stale")
         paid[(debtor, creditor)] = done + amount
         beer = await self.beer_value(chat_id)
         shown = self._beer_message(lang, epoch, version, payments, paid, names, beer)
         await self.out.edit(chat_id, message_id, shown)
-        return Reply(t(self._rl(lang), "lg_ok_paid"), key="lg_ok_paid")
+        return Reply(t(reply_lang(lang), "lg_ok_paid"), key="lg_ok_paid")
 
 
 __all__ = ["Document", "League", "parse_season"]

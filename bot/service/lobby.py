@@ -1,5 +1,5 @@
 """The lobby: a new table, join, leave, a computer seated, the settings, the start, a seat
-taken back, the rematch. Every change goes through `_lobby_op` (under the table's lock,
+taken back, the rematch. Every change goes through `lobby_op` (under the table's lock,
 written before it is shown).
 """
 
@@ -15,9 +15,17 @@ from collections.abc import Callable
 from bot.engine import VARIANTS, Options
 from bot.i18n import option_name, t, value_name, variant_name
 from bot.players import DEFAULT_LEVEL
-from bot.service.core import ADMISSION_BACKLOG
+from bot.service.core import ADMISSION_BACKLOG, Tables
+from bot.service.langs import note_person, own_lang
 from bot.service.play import Play
-from bot.service.types import APPLYING_UPDATE, AdminCheck, Person, Reply
+from bot.service.types import (
+    APPLYING_UPDATE,
+    AdminCheck,
+    Person,
+    Reply,
+    refusal,
+    reply_lang,
+)
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.view.render import (
     SETTING_CHOICES,
@@ -38,8 +46,17 @@ log = logging.getLogger(__name__)
 REPOST_EVERY = 5.0  # seconds: /table re-posts a group's table message at most this often
 
 
-class Lobby(Play):
-    """What a tap or command does before (and around) the start."""
+class Lobby:
+    """What a tap or command does before (and around) the start: every change through
+    `lobby_op`, a start written with the match (`play`)."""
+
+    def __init__(self, tables: Tables, play: Play) -> None:
+        self.tables = tables
+        self.db = tables.db
+        self.out = tables.out
+        self.play = play
+        self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
+        self._panels: dict[int, set[int]] = {}  # table -> its settings panels' message ids
 
     async def new_table(
         self,
@@ -51,17 +68,17 @@ class Lobby(Play):
     ) -> Reply:
         """Open a table. `picker_message_id`: the variant picker the choice came from; it
         becomes the table message (its variant buttons go away)."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.tables.langs.chat(chat_id)
         if not is_group:
-            return Reply(t(self._rl(lang), "err_group_only"))
+            return Reply(t(reply_lang(lang), "err_group_only"))
         if variant is not None:
             variant = variant.strip().lower()
             if variant not in VARIANTS:
                 text = t(
-                    self._rl(lang), "err_bad_variant", given=variant, variants=", ".join(VARIANTS)
+                    reply_lang(lang), "err_bad_variant", given=variant, variants=", ".join(VARIANTS)
                 )
                 return Reply(text)
-        existing = await self._table_for_chat(chat_id)
+        existing = await self.tables.table_for_chat(chat_id)
         if existing is not None:  # /new during a game: where the table is, how to close it
             if (
                 variant is not None
@@ -73,23 +90,23 @@ class Lobby(Play):
         if variant is None:
             picker = variant_picker(lang)
             return Reply(picker.text, picker.keyboard)
-        if self.backlog() > ADMISSION_BACKLOG:  # a table that could not be served: not now
-            return Reply(t(self._rl(lang), "err_bot_busy"))
-        user = await self._user(person)
-        lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
+        if self.tables.backlog() > ADMISSION_BACKLOG:  # a table that could not be served: not now
+            return Reply(t(reply_lang(lang), "err_bot_busy"))
+        user = await note_person(self.db, person)
+        lock = self.tables.chat_lock(chat_id)
         async with lock:
-            existing = await self._table_for_chat(chat_id)
+            existing = await self.tables.table_for_chat(chat_id)
             if existing is not None:
                 return await self._exists(existing, picker_message_id)
             table = Table(0, chat_id, person.user_id, Options.parse(variant), lang=lang)
-            table.join(person.user_id, person.name, self._person_lang(person, user))
+            table.join(person.user_id, person.name, own_lang(person, user))
             if not await self._create(table):
-                return Reply(t(self._rl(lang), "err_table_exists"))
+                return Reply(t(reply_lang(lang), "err_table_exists"))
             if picker_message_id is not None:
                 await self.db.update_lobby(table.table_id, table_message_id=picker_message_id)
                 table.table_message_id = picker_message_id
-            self.tables[table.table_id] = table
-        self._render(table, urgent=True)
+            self.tables.by_id[table.table_id] = table
+        self.tables.render(table, urgent=True)
         return self._with_link(table, person, Reply(""), user)
 
     @staticmethod
@@ -120,10 +137,10 @@ class Lobby(Play):
             tb.set_options(options)
             return ""
 
-        reply = await self._lobby_op(table.chat_id, op, table_id=table.table_id)
+        reply = await self.lobby_op(table.chat_id, op, table_id=table.table_id)
         if reply.text:  # refused: why
             return reply
-        lang = self._rl(table.lang)
+        lang = reply_lang(table.lang)
         text = t(lang, "ok_variant_changed", variant=variant_name(lang, variant))
         return Reply(text, repost=table.table_id, key="ok_variant_changed")
 
@@ -133,15 +150,15 @@ class Lobby(Play):
         if picker_message_id is not None:  # the variant picker of a /new that came too late
             gone = Rendered(t(lang, "err_table_exists"), [])
             await self.out.edit(table.chat_id, picker_message_id, gone)
-        return Reply(t(self._rl(lang), "table_exists_moved"), repost=table.table_id)
+        return Reply(t(reply_lang(lang), "table_exists_moved"), repost=table.table_id)
 
     async def _create(self, table: Table) -> bool:
         """Store a new lobby `table` (its id and move number set from the row) with its
         expiry, and arm its timer. False if the chat has an open table already. It keeps the
         group's name for its private messages."""
         if table.title is None:
-            table.title = await self.chat_title(table.chat_id)
-        self._plan(table, activity=True)  # the lobby's expiry, written with the table
+            table.title = await self.tables.chat_title(table.chat_id)
+        self.tables.plan(table, activity=True)  # the lobby's expiry, written with the table
         try:
             row = await self.db.create_table(
                 table.chat_id,
@@ -156,72 +173,120 @@ class Lobby(Play):
             return False
         table.table_id = row.table_id
         table.move_no = row.move_no
-        self._arm(table)
+        self.tables.arm(table)
         return True
+
+    async def open_table(self, table: Table) -> bool:
+        """Store a new lobby `table` (`_create`) and keep it; False if the chat has an open
+        table already."""
+        if not await self._create(table):
+            return False
+        self.tables.by_id[table.table_id] = table
+        return True
+
+    async def start_match(self, chat_id: int, table_id: int) -> Reply:
+        """Start a table opened for a match of its own (a tournament's): its seats are set."""
+
+        def op(tb: Table) -> str:
+            tb.start(secrets.token_hex(8))
+            return ""
+
+        return await self.lobby_op(chat_id, op, table_id=table_id)
+
+    async def set_table_lang(self, chat_id: int, lang: str) -> None:
+        """The group chose its language (/lang): its open table speaks it from now."""
+        table = await self.tables.table_for_chat(chat_id)
+        if table is not None:
+            async with self.tables.lock(table.table_id):
+                table.lang = lang
+                await self.db.update_lobby(table.table_id, lang=lang)
+                self.tables.render(table)
+
+    async def set_seat_lang(self, user_id: int, lang: str) -> None:
+        """A person chose their language (/lang in private): at every table they sit at,
+        stored with their seat, their hand shown again in it."""
+        for table in list(self.tables.by_id.values()):
+            if table.seat_of(user_id) is not None:
+                await self._seat_lang(table.table_id, user_id, lang)
+
+    async def _seat_lang(self, table_id: int, user_id: int, lang: str) -> None:
+        async with self.tables.lock(table_id):
+            table = await self.tables.current(table_id)
+            seat = table.seat_of(user_id) if table is not None else None
+            if table is None or seat is None or table.seats[seat].lang == lang:
+                return
+            table.seats[seat].lang = lang
+            try:
+                row = await self.db.update_lobby(
+                    table_id, seats_json=table.seats_json(), expected_move_no=table.move_no
+                )
+            except StorageError:
+                log.exception("table %s: storing a seat's language failed", table_id)
+                await self.tables.reload(table_id)
+                return
+            table.move_no = row.move_no
+            self.tables.render(table)
 
     async def repost(self, chat_id: int, table_id: int | None = None) -> Reply:
         """/table: the group's table message again at the bottom of the chat (the old one is
         deleted or frozen, see `Outbox.repost`). At most once every `REPOST_EVERY` seconds
         per group: a second /table meanwhile costs no call."""
-        lang = await self.chat_lang(chat_id)
-        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        lang = await self.tables.langs.chat(chat_id)
+        table = (
+            await self.tables.current(table_id)
+            if table_id
+            else await self.tables.table_for_chat(chat_id)
+        )
         if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
-            return Reply(t(self._rl(lang), "err_no_table"))
+            return Reply(t(reply_lang(lang), "err_no_table"))
         now = asyncio.get_running_loop().time()
         if now - self._reposted.get(chat_id, -REPOST_EVERY) < REPOST_EVERY:
             return Reply("")
         self._reposted[chat_id] = now
-        async with self._lock(table.table_id):
-            current = await self._current(table.table_id)
+        async with self.tables.lock(table.table_id):
+            current = await self.tables.current(table.table_id)
             if current is not None:
-                self.out.repost(current, self.table_content(current, current.lang))
+                self.out.repost(current, self.tables.table_content(current, current.lang))
         return Reply("")
 
-    async def _user(self, person: Person) -> UserRow | None:
-        """Note the person (their name as Telegram gives it now) and read what is stored
-        about them (their /lang, whether they opened a private chat with the bot): two calls,
-        whatever is then needed of them."""
-        await self.db.upsert_user(person.user_id, person.name)
-        return await self.db.get_user(person.user_id)
-
-    @staticmethod
-    def _person_lang(person: Person, user: UserRow | None) -> str | None:
-        """A person's language for their private messages: the one they chose with /lang,
-        else their Telegram language, else None (the table's)."""
-        return (user.lang if user is not None else None) or person.lang
-
-    async def _lobby_op(
+    async def lobby_op(
         self,
         chat_id: int,
         op: Callable[[Table], str],
         *,
         table_id: int | None = None,
     ) -> Reply:
-        lang = await self.chat_lang(chat_id)
-        found = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        lang = await self.tables.langs.chat(chat_id)
+        found = (
+            await self.tables.current(table_id)
+            if table_id
+            else await self.tables.table_for_chat(chat_id)
+        )
         if found is None:
-            return Reply(t(self._rl(lang), "err_no_table"))
+            return Reply(t(reply_lang(lang), "err_no_table"))
         tid = found.table_id
-        async with self._lock(tid):
+        async with self.tables.lock(tid):
             # with other workers a write may find the table moved on since it was read: the
             # change is made once more on the table as it is now
-            for attempt in range(2 if self.shared else 1):
-                table = await self._current(tid)  # the current object (a failed write reloads)
+            for attempt in range(2 if self.tables.shared else 1):
+                table = await self.tables.current(
+                    tid
+                )  # the current object (a failed write reloads)
                 if (
                     table is None
                     or table.chat_id != chat_id
                     or table.status not in (LOBBY, PLAYING)
                 ):
-                    return Reply(t(self._rl(lang), "err_no_table"))
+                    return Reply(t(reply_lang(lang), "err_no_table"))
                 lang = table.lang
                 was = table.status
                 try:
                     msg = op(table)
                 except TableError as exc:
-                    await self._reload(tid)
-                    return self._err(lang, exc)
+                    await self.tables.reload(tid)
+                    return refusal(lang, exc)
                 starting = was == LOBBY and table.status == PLAYING
-                self._plan(table, activity=True)
+                self.tables.plan(table, activity=True)
                 try:
                     row = await self.db.update_lobby(
                         tid,
@@ -235,34 +300,34 @@ class Lobby(Play):
                         update_id=APPLYING_UPDATE.get(),
                     )
                 except StaleMove:
-                    await self._reload(tid)
-                    if attempt == 0 and self.shared:
+                    await self.tables.reload(tid)
+                    if attempt == 0 and self.tables.shared:
                         continue
-                    return Reply(t(self._rl(lang), "err_busy"))
+                    return Reply(t(reply_lang(lang), "err_busy"))
                 except StorageError:
                     log.exception("table %s: lobby write failed, reloading", tid)
-                    await self._reload(tid)
-                    return Reply(t(self._rl(lang), "err_busy"))
+                    await self.tables.reload(tid)
+                    return Reply(t(reply_lang(lang), "err_busy"))
                 break
             assert table is not None  # the loop returns or breaks with it
             table.move_no = row.move_no
             if table.status == PLAYING:
                 try:
-                    await self._save(table, None)  # the match and the dealt hand
+                    await self.play.save(table, None)  # the match and the dealt hand
                 except TableError as exc:
-                    return self._err(lang, exc)
-            self._settle(table)  # computers, deadlines; a closed table is let go
+                    return refusal(lang, exc)
+            self.play.settle(table)  # computers, deadlines; a closed table is let go
             # a start or a cancel makes the lobby's buttons meaningless: show it at once
-            self._render(table, urgent=starting or table.status == CANCELLED)
+            self.tables.render(table, urgent=starting or table.status == CANCELLED)
             if table.status != LOBBY:
-                self._drop_panels(table)
+                self.drop_panels(table)
             if table.status == CANCELLED:
-                self.tables.pop(tid, None)
-        return Reply(t(self._rl(lang), msg) if msg else "", key=msg)
+                self.tables.by_id.pop(tid, None)
+        return Reply(t(reply_lang(lang), msg) if msg else "", key=msg)
 
     async def join(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
-        user = await self._user(person)
-        plang = self._person_lang(person, user)
+        user = await note_person(self.db, person)
+        plang = own_lang(person, user)
 
         def op(tb: Table) -> str:
             if tb.status == PLAYING and tb.seat_of(person.user_id) is not None:
@@ -271,21 +336,25 @@ class Lobby(Play):
             tb.join(person.user_id, person.name, plang)
             return "ok_joined"
 
-        reply = await self._lobby_op(chat_id, op, table_id=table_id)
-        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        reply = await self.lobby_op(chat_id, op, table_id=table_id)
+        table = (
+            await self.tables.current(table_id)
+            if table_id
+            else await self.tables.table_for_chat(chat_id)
+        )
         if reply.text and table is not None and table.seat_of(person.user_id) is not None:
             return self._with_link(table, person, reply, user)
         return reply
 
     def _with_link(self, table: Table, person: Person, reply: Reply, user: UserRow | None) -> Reply:
-        """A seated person who never opened a private chat with the bot (`user`, as `_user`
+        """A seated person who never opened a private chat with the bot (`user`, as `note_person`
         read it) gets the deep link that opens it (/start t<table> seats them and sends their
         hand)."""
         if user is None or user.can_dm:
             return reply
-        lang = self._rl(table.lang)
-        link = [[Button(t(lang, "btn_open_chat"), url=self.deep_link(table.table_id))]]
-        return Reply(t(self._rl(lang), "need_dm", who=person.name), link)
+        lang = reply_lang(table.lang)
+        link = [[Button(t(lang, "btn_open_chat"), url=self.tables.deep_link(table.table_id))]]
+        return Reply(t(reply_lang(lang), "need_dm", who=person.name), link)
 
     async def leave(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
         def op(tb: Table) -> str:
@@ -293,12 +362,12 @@ class Lobby(Play):
             tb.leave(person.user_id)
             return "ok_left_playing" if playing else "ok_left"
 
-        return await self._lobby_op(chat_id, op, table_id=table_id)
+        return await self.lobby_op(chat_id, op, table_id=table_id)
 
     async def add_bot(
         self, chat_id: int, level: str = DEFAULT_LEVEL, table_id: int | None = None
     ) -> Reply:
-        return await self._lobby_op(
+        return await self.lobby_op(
             chat_id, lambda tb: (tb.add_bot(level), "")[1], table_id=table_id
         )
 
@@ -345,7 +414,7 @@ class Lobby(Play):
         panel (`message_id`), which shows the list again (a /settings k=v command leaves the
         lobby, which lists the settings, in place). `bot_admin`: whether the bot administers
         the group, asked only to turn `pin` on."""
-        admin = await self._admin(chat_id, person, is_admin, table_id)
+        admin = await self.admin(chat_id, person, is_admin, table_id)
         may_pin = True
         if ("pin", "true") in pairs and bot_admin is not None:
             may_pin = await bot_admin()
@@ -368,8 +437,12 @@ class Lobby(Play):
                 self._set_one(tb, *pending[0], may_pin=may_pin)
             return "ok_option"
 
-        reply = await self._lobby_op(chat_id, op, table_id=table_id)
-        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        reply = await self.lobby_op(chat_id, op, table_id=table_id)
+        table = (
+            await self.tables.current(table_id)
+            if table_id
+            else await self.tables.table_for_chat(chat_id)
+        )
         ok = table is not None and reply.key == "ok_option"
         if ok and table is not None and table.status == LOBBY:
             if panel:  # the panel tapped shows the list again, with the new value
@@ -411,14 +484,14 @@ class Lobby(Play):
     ) -> Reply:
         """The settings panel's screen of one setting (a button of `settings_message`), in
         the panel tapped (`message_id`)."""
-        lang = await self.chat_lang(chat_id)
-        table = await self._current(table_id)
+        lang = await self.tables.langs.chat(chat_id)
+        table = await self.tables.current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(self._rl(lang), "err_no_table"))
+            return Reply(t(reply_lang(lang), "err_no_table"))
         if table.status != LOBBY:
-            return Reply(t(self._rl(table.lang), "err_started"))
+            return Reply(t(reply_lang(table.lang), "err_started"))
         if not setting_values(table, key):
-            return Reply(t(self._rl(table.lang), "err_bad_data"))
+            return Reply(t(reply_lang(table.lang), "err_bad_data"))
         self._show_panel(table, option_message(table, key, table.lang), message_id)
         return Reply("")
 
@@ -435,23 +508,27 @@ class Lobby(Play):
         everyone, opened by the table's creator or an admin (anyone else is told the
         settings and who may change them). From a panel (`message_id`, its back button)
         that panel shows the list again."""
-        lang = await self.chat_lang(chat_id)
-        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        lang = await self.tables.langs.chat(chat_id)
+        table = (
+            await self.tables.current(table_id)
+            if table_id
+            else await self.tables.table_for_chat(chat_id)
+        )
         if table is None or table.chat_id != chat_id:
-            return Reply(t(self._rl(lang), "err_no_table"))
+            return Reply(t(reply_lang(lang), "err_no_table"))
         if table.status != LOBBY:
-            return Reply(t(self._rl(table.lang), "err_started"))
+            return Reply(t(reply_lang(table.lang), "err_started"))
         if message_id is not None and message_id != table.table_message_id:
             self._show_panel(table, settings_message(table, table.lang), message_id)
             return Reply("")
         if (
             person is not None
             and person.user_id != table.creator_id
-            and not await self._admin(chat_id, person, is_admin, table.table_id)
+            and not await self.admin(chat_id, person, is_admin, table.table_id)
         ):
             seat = table.seat_of(table.creator_id)
             who = table.seats[seat].name if seat is not None else ""
-            rl = self._rl(table.lang)
+            rl = reply_lang(table.lang)
             summary = html.unescape(options_summary(table, rl))
             text = t(rl, "settings_not_yours", who=who, options=summary)
             return Reply(html.unescape(text), alert=True, key="settings_not_yours")
@@ -466,9 +543,9 @@ class Lobby(Play):
         if message_id is None or message_id == table.table_message_id:
             self.out.show_table(table, content)
         else:
-            self._spawn(self.out.edit(table.chat_id, message_id, content))
+            self.tables.spawn(self.out.edit(table.chat_id, message_id, content))
 
-    def _drop_panels(self, table: Table) -> None:
+    def drop_panels(self, table: Table) -> None:
         """The table started or closed: its settings panels go."""
         panels = self._panels.pop(table.table_id, set())
         if panels:
@@ -478,14 +555,14 @@ class Lobby(Play):
         self, chat_id: int, table_id: int, message_id: int | None = None
     ) -> Reply:
         """A settings panel's "done": the panel goes (the lobby never left)."""
-        table = await self._current(table_id)
+        table = await self.tables.current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(self._rl(await self.chat_lang(chat_id)), "err_no_table"))
+            return Reply(t(reply_lang(await self.tables.langs.chat(chat_id)), "err_no_table"))
         if message_id is not None and message_id != table.table_message_id:
             self._panels.get(table_id, set()).discard(message_id)
             self.out.delete_soon(chat_id, [message_id])
         else:
-            self._render(table)
+            self.tables.render(table)
         return Reply("")
 
     async def start(
@@ -497,7 +574,7 @@ class Lobby(Play):
         fill: bool = False,
         table_id: int | None = None,
     ) -> Reply:
-        admin = await self._admin(chat_id, person, is_admin, table_id)
+        admin = await self.admin(chat_id, person, is_admin, table_id)
 
         def op(tb: Table) -> str:
             if person.user_id != tb.creator_id and not admin:
@@ -508,29 +585,35 @@ class Lobby(Play):
             tb.start(secrets.token_hex(8))
             return ""
 
-        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        reply = await self.lobby_op(chat_id, op, table_id=table_id)
         return reply
 
-    async def _admin(
+    async def admin(
         self, chat_id: int, person: Person, is_admin: bool | AdminCheck, table_id: int | None
     ) -> bool:
         """Whether `person` may manage the table as an admin. The table's creator needs no
         check, so Telegram is asked only for someone else (and only once it matters)."""
         if isinstance(is_admin, bool):
             return is_admin
-        table = await self._current(table_id) if table_id else await self._table_for_chat(chat_id)
+        table = (
+            await self.tables.current(table_id)
+            if table_id
+            else await self.tables.table_for_chat(chat_id)
+        )
         if table is None or table.chat_id != chat_id or table.creator_id == person.user_id:
             return False
         return await is_admin()
 
     async def resume(self, person: Person, table_id: int) -> Reply:
         """ "Riprendo il posto": the person takes their seat back from the computer."""
-        table = await self._current(table_id)
+        table = await self.tables.current(table_id)
         if table is None or table.status != PLAYING:
-            return Reply(t(self._rl(table.lang if table else self.default_lang), "err_hand_over"))
+            return Reply(
+                t(reply_lang(table.lang if table else self.tables.default_lang), "err_hand_over")
+            )
         if table.seat_of(person.user_id) is None:
-            return Reply(t(self._rl(table.lang), "err_not_your_table"))
-        return await self._lobby_op(
+            return Reply(t(reply_lang(table.lang), "err_not_your_table"))
+        return await self.lobby_op(
             table.chat_id,
             lambda tb: (tb.rejoin(person.user_id), "ok_back")[1],
             table_id=table_id,
@@ -544,21 +627,21 @@ class Lobby(Play):
         the computers), in its lobby. The table's creator or anyone who played may tap it;
         it works once (a double tap, or a second person's tap, finds the rematch open), and
         the button goes."""
-        lang = await self.chat_lang(chat_id)
-        lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
+        lang = await self.tables.langs.chat(chat_id)
+        lock = self.tables.chat_lock(chat_id)
         async with lock:
             row = await self.db.get_table(table_id)
             if row is None or row.chat_id != chat_id or row.status != FINISHED:
-                return Reply(t(self._rl(lang), "err_bad_data"))
-            old = self._from_row(row)
+                return Reply(t(reply_lang(lang), "err_bad_data"))
+            old = self.tables.from_row(row)
             lang = old.lang
             if old.rematch is not None:
-                return Reply(t(self._rl(lang), "err_rematch_done"))
+                return Reply(t(reply_lang(lang), "err_rematch_done"))
             seat = old.seat_of(person.user_id)
             if person.user_id != old.creator_id and (seat is None or old.seats[seat].is_bot):
-                return Reply(t(self._rl(lang), "err_rematch_not_seated"))
-            if await self._table_for_chat(chat_id) is not None:
-                return Reply(t(self._rl(lang), "err_table_exists"))
+                return Reply(t(reply_lang(lang), "err_rematch_not_seated"))
+            if await self.tables.table_for_chat(chat_id) is not None:
+                return Reply(t(reply_lang(lang), "err_table_exists"))
             await self.db.upsert_user(person.user_id, person.name)
             table = Table(
                 0,
@@ -576,9 +659,8 @@ class Lobby(Play):
                     table.seats.append(Seat(None, s.name, s.level))
                 elif not s.is_bot or s.user_id == person.user_id:  # who played to the end
                     table.seats.append(Seat(s.user_id, s.name, lang=s.lang))
-            if not await self._create(table):
-                return Reply(t(self._rl(lang), "err_table_exists"))
-            self.tables[table.table_id] = table
+            if not await self.open_table(table):
+                return Reply(t(reply_lang(lang), "err_table_exists"))
             old.rematch = table.table_id
             try:
                 await self.db.update_lobby(old.table_id, seats_json=old.seats_json())
@@ -586,6 +668,6 @@ class Lobby(Play):
                 log.exception("table %s: noting its rematch failed", old.table_id)
         final = old.final_message_id or message_id
         if final is not None:  # the match's end keeps no button
-            self._spawn(self.out.clear_buttons(chat_id, final))
-        self._render(table, urgent=True)
+            self.tables.spawn(self.out.clear_buttons(chat_id, final))
+        self.tables.render(table, urgent=True)
         return Reply("")

@@ -1,21 +1,22 @@
 """The play: a person's move (`act`), the next hand, the bids' second screen, and what follows
-every change (`_save` writes it, the ledger with it when a hand ends; `_settle` starts the
-computer players' task and the table's timer). The computer players think without the
-table's lock (`_play_computers`).
+every change (`save` writes it, the ledger with it when a hand ends; `settle` starts the
+computer players' task and the table's timer, and lets a closed table go: `on_closed`). The
+computer players think without the table's lock (`_play_computers`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.engine import actions as A
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
-from bot.players.thinker import Job
-from bot.service.core import ServiceCore
-from bot.service.types import APPLYING_UPDATE, Person, Reply
+from bot.players.thinker import Job, Thinker
+from bot.service.core import Tables
+from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang
 from bot.table.ledger import hand_key, match_key
 from bot.table.stats import play_record
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
@@ -33,8 +34,18 @@ from storage import LedgerRecord, Move, StaleMove
 log = logging.getLogger(__name__)
 
 
-class Play(ServiceCore):
-    """Moves, written before they are shown; the computer players."""
+class Play:
+    """Moves, written before they are shown; the computer players (`thinker`)."""
+
+    def __init__(self, tables: Tables, thinker: Thinker) -> None:
+        self.tables = tables
+        self.db = tables.db
+        self.out = tables.out
+        self.thinker = thinker
+        self.computers: dict[int, asyncio.Task[None]] = {}  # table -> its computers' task
+        # told of every table that closes, once it is let go (`TableService`: the group's
+        # tournament, which then plays its next match)
+        self.on_closed: Callable[[Table], None] = lambda table: None
 
     async def act(
         self,
@@ -50,73 +61,73 @@ class Play(ServiceCore):
         table = await self._known(table_id)
         if table is None:
             row = await self.db.get_table(table_id)
-            lang = (row.lang if row else None) or self.default_lang
-            return Reply(t(self._rl(lang), "err_hand_over"))
-        async with self._lock(table_id):
+            lang = (row.lang if row else None) or self.tables.default_lang
+            return Reply(t(reply_lang(lang), "err_hand_over"))
+        async with self.tables.lock(table_id):
             # With other workers, a write may find the table moved on since it was read:
             # it is read again and the tap checked once more against what it is now.
-            for attempt in range(2 if self.shared else 1):
-                table = await self._current(table_id)
+            for attempt in range(2 if self.tables.shared else 1):
+                table = await self.tables.current(table_id)
                 if table is None:
-                    return Reply(t(self._rl(self.default_lang), "err_hand_over"))
-                lang = self._lang_for(table, person.user_id)
+                    return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
+                lang = self.tables.lang_for(table, person.user_id)
                 try:
                     seat = table.check_action(person.user_id, hand_index, stamp, action, ply)
                     table.seats[seat].timeouts = 0  # they act: the timeouts in a row restart
-                    await self._move(table, seat, action, person.user_id)
+                    await self.move(table, seat, action, person.user_id)
                 except TableError as exc:
-                    if exc.key == "err_busy" and attempt == 0 and self.shared:
+                    if exc.key == "err_busy" and attempt == 0 and self.tables.shared:
                         continue
-                    return self._err(lang, exc)
+                    return refusal(lang, exc)
                 break
-            self._settle(table)
-            self._render(table)
-        return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+            self.settle(table)
+            self.tables.render(table)
+        return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
 
     async def _known(self, table_id: int) -> Table | None:
         """A first look before the table's lock: from memory, else (with other workers)
-        from the database. Under the lock, `_current` says what the table is now."""
-        table = self.tables.get(table_id)
-        if table is None and self.shared:
-            table = await self._current(table_id)
+        from the database. Under the lock, `current` says what the table is now."""
+        table = self.tables.by_id.get(table_id)
+        if table is None and self.tables.shared:
+            table = await self.tables.current(table_id)
         return table
 
     async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
         if await self._known(table_id) is None:
-            return Reply(t(self._rl(self.default_lang), "err_hand_over"))
-        async with self._lock(table_id):
+            return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
+        async with self.tables.lock(table_id):
             # Two taps at once on two workers: the loser of the write reads the table again
             # and finds the next hand dealt, which is what it asked for (a tap after the
             # hand was dealt, by a tap or by the timer, is a stale button as before).
-            for attempt in range(2 if self.shared else 1):
-                table = await self._current(table_id)
+            for attempt in range(2 if self.tables.shared else 1):
+                table = await self.tables.current(table_id)
                 if table is None:
-                    return Reply(t(self._rl(self.default_lang), "err_hand_over"))
+                    return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
                 lang = table.lang
                 if table.seat_of(person.user_id) is None:
-                    return Reply(t(self._rl(lang), "err_not_your_table"))
+                    return Reply(t(reply_lang(lang), "err_not_your_table"))
                 if attempt and table.hand is not None and table.hand.hand_index == hand_index + 1:
-                    return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+                    return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
                 if table.hand is None or table.hand.hand_index != hand_index:
-                    return Reply(t(self._rl(lang), "err_stale"))
-                kept = self._summaries(table)
+                    return Reply(t(reply_lang(lang), "err_stale"))
+                kept = self.summaries(table)
                 try:
                     table.next_hand()
-                    await self._save(table, None)
+                    await self.save(table, None)
                 except TableError as exc:
-                    if exc.key == "err_busy" and attempt == 0 and self.shared:
+                    if exc.key == "err_busy" and attempt == 0 and self.tables.shared:
                         continue
-                    return self._err(lang, exc)
-                self._keep_summaries(table, kept)
+                    return refusal(lang, exc)
+                self.keep_summaries(table, kept)
                 break
             assert table is not None
-            self._settle(table)
-            self._render(table)
-        return Reply(t(self._rl(lang), "ok_played"), key="ok_played")
+            self.settle(table)
+            self.tables.render(table)
+        return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
 
-    def _summaries(self, table: Table) -> dict[int, Rendered]:
+    def summaries(self, table: Table) -> dict[int, Rendered]:
         """Before the next hand is dealt: each person's summary of the hand just over, as
-        it stays in their chat (`_keep_summaries`); none after a void hand or a redeal."""
+        it stays in their chat (`keep_summaries`); none after a void hand or a redeal."""
         m = table.match
         if m is None or not m.records or m.records[-1].void or m.records[-1].redeal:
             return {}
@@ -126,7 +137,7 @@ class Play(ServiceCore):
             if s.user_id is not None
         }
 
-    def _keep_summaries(self, table: Table, kept: dict[int, Rendered]) -> None:
+    def keep_summaries(self, table: Table, kept: dict[int, Rendered]) -> None:
         """The next hand is dealt (and stored): each summary stays in its chat, without its
         button, and the new hand comes as a new message below it."""
         for user_id, content in kept.items():
@@ -137,42 +148,42 @@ class Play(ServiceCore):
     ) -> Reply:
         """The points bids' second screen (every legal value, `page` 1) or back to the
         first; only on one's own turn, and only in that person's hand message."""
-        table = await self._current(table_id)
+        table = await self.tables.current(table_id)
         if table is None:
-            return Reply(t(self._rl(self.default_lang), "err_hand_over"))
-        async with self._lock(table_id):
-            table = await self._current(table_id)
+            return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
+        async with self.tables.lock(table_id):
+            table = await self.tables.current(table_id)
             if table is None:
-                return Reply(t(self._rl(self.default_lang), "err_hand_over"))
-            lang = self._lang_for(table, person.user_id)
+                return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
+            lang = self.tables.lang_for(table, person.user_id)
             seat = table.seat_of(person.user_id)
             hand = table.hand
             if seat is None:
-                return Reply(t(self._rl(lang), "err_not_your_table"))
+                return Reply(t(reply_lang(lang), "err_not_your_table"))
             if table.status != PLAYING or hand is None or hand.is_terminal():
-                return Reply(t(self._rl(lang), "err_hand_over"))
+                return Reply(t(reply_lang(lang), "err_hand_over"))
             if hand.hand_index != hand_index:
-                return Reply(t(self._rl(lang), "err_hand_over"))
+                return Reply(t(reply_lang(lang), "err_hand_over"))
             if hand.current != seat:
-                return Reply(t(self._rl(lang), "err_not_your_turn"))
+                return Reply(t(reply_lang(lang), "err_not_your_turn"))
             if stamp != table.turn_start() or page not in bid_pages(hand.observation(seat)):
-                return Reply(t(self._rl(lang), "err_stale"))
+                return Reply(t(reply_lang(lang), "err_stale"))
             if page:
-                self._bid_pages[(table_id, seat)] = (table.move_no, stamp, page)
+                self.tables.set_bid_page(table_id, seat, (table.move_no, stamp, page))
             else:
-                self._bid_pages.pop((table_id, seat), None)
-            self._render(table)  # only this person's message changes
+                self.tables.set_bid_page(table_id, seat, None)
+            self.tables.render(table)  # only this person's message changes
         return Reply("")
 
-    async def _move(self, table: Table, seat: int, action: int, user_id: int | None) -> None:
+    async def move(self, table: Table, seat: int, action: int, user_id: int | None) -> None:
         assert table.hand is not None
         table.apply(seat, action)
-        await self._save(
+        await self.save(
             table, Move(table.hand.hand_index, seat, action, user_id), urgent=user_id is not None
         )
         rules = table.options.rules()
         if action == A.CALL_RANK + 2 and rules.chiamata and rules.overbid:
-            self._spawn(self._explain_due(table.chat_id, table.lang))
+            self.tables.spawn(self._explain_due(table.chat_id, table.lang))
 
     async def _explain_due(self, chat_id: int, lang: str) -> None:
         """The first time a group's auction reaches the Due (§7.3): one line says what a
@@ -198,7 +209,7 @@ class Play(ServiceCore):
             if finished:
                 await self._announce_end(table)
 
-        self._spawn(announce())
+        self.tables.spawn(announce())
 
     async def _announce_end(self, table: Table) -> None:
         """The match's end in the group (`match_end`), its id stored with the table (its
@@ -221,8 +232,8 @@ class Play(ServiceCore):
             return
         # a new version of the table (its seats' row): the Mini App's pages follow it
         table.move_no = row.move_no
-        if self.live is not None:
-            self.live.publish(table)
+        if self.tables.live is not None:
+            self.tables.live.publish(table)
 
     async def _ledger_lines(self, table: Table, lang: str) -> str:
         """What the match wrote in the group's ledger, per person, and their balance now
@@ -249,7 +260,7 @@ class Play(ServiceCore):
         ]
         return "\n".join([t(lang, "final_ledger_title"), *rows])
 
-    async def _save(self, table: Table, move: Move | None, *, urgent: bool = True) -> None:
+    async def save(self, table: Table, move: Move | None, *, urgent: bool = True) -> None:
         """Persist the table after a change; a finished hand writes the ledger, and its
         record for the stats (`bot.table.stats.play_record`), in the same transaction. On
         any failure the table is reloaded from the database and the error is raised as a
@@ -277,7 +288,7 @@ class Play(ServiceCore):
                     names={k: names[k] for k in deltas},
                     finished_at=now,
                 )
-        self._plan(table)  # the deadlines this state sets, stored with it
+        self.tables.plan(table)  # the deadlines this state sets, stored with it
         try:
             table.move_no = await self.db.save_move(
                 table.table_id,
@@ -297,31 +308,28 @@ class Play(ServiceCore):
                 self._announce_hand(table)
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
-            await self._reload(table.table_id)
+            await self.tables.reload(table.table_id)
             raise TableError("err_busy") from None
         except Exception:
             log.exception("table %s: write failed, reloading", table.table_id)
-            await self._reload(table.table_id)
+            await self.tables.reload(table.table_id)
             raise TableError("err_busy") from None
 
-    def _settle(self, table: Table) -> None:
+    def settle(self, table: Table) -> None:
         """After a change, under the table's lock: computer players to move get their task,
         the table's next deadline its timer, a closed table is let go."""
         tid = table.table_id
         if table.bot_to_act() is not None:
-            task = self._computers.get(tid)
+            task = self.computers.get(tid)
             if task is None or task.done():
-                self._computers[tid] = asyncio.create_task(
+                self.computers[tid] = asyncio.create_task(
                     self._play_computers(tid), name=f"computers:{tid}"
                 )
-        self._arm(table)
+        self.tables.arm(table)
         if table.status in (FINISHED, CANCELLED):
-            self._end_request(table, "cancel_moot")
-            self.tables.pop(tid, None)
-            self._table_closed(table)  # a tournament's match: the next one (tournament.py)
-
-    def _table_closed(self, table: Table) -> None:
-        """A table finished or was cancelled; `bot/service/tournament.py` overrides this."""
+            self.tables.end_request(table, "cancel_moot")
+            self.tables.by_id.pop(tid, None)
+            self.on_closed(table)  # a tournament's match: the next one
 
     async def _play_computers(self, table_id: int) -> None:
         """Computer players move until a person must act or the hand ends. Each decision is
@@ -330,18 +338,18 @@ class Play(ServiceCore):
         me = asyncio.current_task()
         try:
             while True:
-                async with self._lock(table_id):
-                    table = await self._current(table_id)
+                async with self.tables.lock(table_id):
+                    table = await self.tables.current(table_id)
                     seat = table.bot_to_act() if table is not None else None
                     if table is None or seat is None or table.hand is None:
-                        if self._computers.get(table_id) is me:
-                            del self._computers[table_id]
+                        if self.computers.get(table_id) is me:
+                            del self.computers[table_id]
                         return
                     version = table.move_no
                     level = table.seats[seat].level or DEFAULT_LEVEL
                     job = Job(level, table.bot_seed(), table.hand.observation(seat))
-                if self.bot_delay:
-                    await asyncio.sleep(self.bot_delay)
+                if self.tables.bot_delay:
+                    await asyncio.sleep(self.tables.bot_delay)
                 try:
                     action = await self.thinker.choose(job)
                 except Exception:
@@ -349,16 +357,16 @@ class Play(ServiceCore):
                     action = await self.thinker.choose(
                         Job(DEFAULT_LEVEL, job.seed, job.observation)
                     )
-                async with self._lock(table_id):
-                    table = await self._current(table_id)
+                async with self.tables.lock(table_id):
+                    table = await self.tables.current(table_id)
                     if table is None or table.move_no != version:
                         continue  # something else happened meanwhile: look again
                     try:
-                        await self._move(table, seat, action, None)
+                        await self.move(table, seat, action, None)
                     except TableError:
                         continue  # reloaded from the database: look again
-                    self._settle(table)
-                    self._render(table)
+                    self.settle(table)
+                    self.tables.render(table)
         finally:
-            if self._computers.get(table_id) is me:
-                del self._computers[table_id]
+            if self.computers.get(table_id) is me:
+                del self.computers[table_id]

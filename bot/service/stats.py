@@ -19,12 +19,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from bot.i18n import plain, t, tn, variant_name
-from bot.service.core import ServiceCore
+from bot.service.langs import Languages
 from bot.service.league import LAST_WORDS, parse_season
-from bot.service.types import Person, Reply
+from bot.service.types import Person, Reply, reply_lang
 from bot.table.plays import FAMILIES, StoredPlay
 from bot.table.rating import (
     NEWCOMER,
@@ -48,6 +48,7 @@ from bot.table.stats import (
 )
 from bot.view import charts
 from bot.view.render import points_text
+from storage import Database
 from storage.league import PAYMENT
 
 CHART_WORDS: Final = frozenset({"chart", "grafico", "graph", "grafici"})
@@ -103,14 +104,32 @@ def _rated_events(
     return out
 
 
-class Stats(ServiceCore):
-    """/stats, /top, /h2h and the charts."""
+@dataclass(frozen=True, slots=True)
+class _Rated:
+    """Every rated game and the ratings from them, at a version of the records: the global
+    ratings, and each group's as they are asked for (`groups`, filled in)."""
+
+    version: tuple[int, int, int]  # `Database.plays_version`
+    events: list[Event]
+    world: Ratings
+    groups: dict[int, Ratings]
+
+
+class Stats:
+    """/stats, /top, /h2h and the charts: the records in the database, the chat's language
+    (`langs`)."""
+
+    def __init__(self, db: Database, langs: Languages) -> None:
+        self.db = db
+        self.langs = langs
+        self._usernames: dict[int, str | None] = {}  # user -> @username, as noted this run
+        self._rated: _Rated | None = None  # `_ratings`, kept until the records change
 
     # ------------------------------------------------------------------ people
 
     async def note_username(self, user_id: int, name: str, username: str | None) -> None:
         """Remember a person's @username once per run (and when it changes)."""
-        seen: dict[int, str | None] = self.__dict__.setdefault("_usernames_seen", {})
+        seen = self._usernames
         if user_id in seen and seen[user_id] == username:
             return
         seen[user_id] = username
@@ -152,19 +171,18 @@ class Stats(ServiceCore):
         a worker thread (reading the records is the heavy part) and kept until a record or
         an undo is written."""
         version = await self.db.plays_version()
-        cache: dict[str, Any] = self.__dict__.setdefault("_ratings_cache", {})
-        if cache.get("version") != version:
+        if self._rated is None or self._rated.version != version:
             hands, matches = await self.db.plays()
             undone = await self.db.undone_keys()
             every = await asyncio.to_thread(_rated_events, hands, matches, undone)
             world = await asyncio.to_thread(rate, every)
-            cache.clear()  # replaced at once: a concurrent call sees the old or the new
-            cache.update(version=version, events=every, groups={}, world=world)
-        groups: dict[int, Ratings] = cache["groups"]
-        if chat_id not in groups:
-            mine = [ev for ev in cache["events"] if ev.chat_id == chat_id]
-            groups[chat_id] = await asyncio.to_thread(rate, mine)
-        return groups[chat_id], cache["world"]
+            # replaced at once: a concurrent call sees the old or the new
+            self._rated = _Rated(version, every, world, {})
+        rated = self._rated
+        if chat_id not in rated.groups:
+            mine = [ev for ev in rated.events if ev.chat_id == chat_id]
+            rated.groups[chat_id] = await asyncio.to_thread(rate, mine)
+        return rated.groups[chat_id], rated.world
 
     def _rating_text(self, lang: str, rating: Rating | None) -> str:
         """ "1230", or "1040 provvisorio (4 su 10)" under `PROVISIONAL_GAMES` games."""
@@ -187,7 +205,7 @@ class Stats(ServiceCore):
     ) -> Reply | Chart:
         """/stats [@person] [last|N|all] [chart] in a group (`people`: user ids named by a
         reply or a mention, before the words)."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         chart = False
         season: str | None = None
         named: list[Who] = list(people)
@@ -202,7 +220,7 @@ class Stats(ServiceCore):
             else:
                 named.append(raw)
         if len(named) > 1:
-            return Reply(t(self._rl(lang), "st_err_usage"), key="st_err_usage")
+            return Reply(t(reply_lang(lang), "st_err_usage"), key="st_err_usage")
         current = await self.db.league_epoch(chat_id)
         epoch: int | None
         if season is not None and season in ALL_WORDS:
@@ -210,7 +228,7 @@ class Stats(ServiceCore):
         else:
             found = parse_season(season or "", current)
             if isinstance(found, str):
-                return Reply(t(self._rl(lang), found, n=current + 1), key=found)
+                return Reply(t(reply_lang(lang), found, n=current + 1), key=found)
             epoch = found
             key = "lg_season_current" if epoch == current else "lg_season_archived"
             which = t(lang, key, n=epoch + 1)
@@ -221,7 +239,7 @@ class Stats(ServiceCore):
             who = await self._resolve(named[0], names)
             if who is None:
                 text = named[0] if isinstance(named[0], str) else str(named[0])
-                return Reply(t(self._rl(lang), "st_err_unknown", who=text), key="st_err_unknown")
+                return Reply(t(reply_lang(lang), "st_err_unknown", who=text), key="st_err_unknown")
         else:
             who = (me.user_id, names[me.user_id])
         user_id, name = who
@@ -343,7 +361,7 @@ class Stats(ServiceCore):
             if (family, user_id) in group.history
         }
         if not series:
-            return Reply(t(self._rl(lang), "st_err_no_rating", name=name), key="st_err_no_rating")
+            return Reply(t(reply_lang(lang), "st_err_no_rating", name=name), key="st_err_no_rating")
         title = plain(lang, "st_chart_rating_title", name=name)
         shown = {
             family: [(at, SHOWN_BASE + SHOWN_SCALE * value) for at, value in points]
@@ -364,10 +382,10 @@ class Stats(ServiceCore):
     async def top(self, chat_id: int, words: Sequence[str]) -> Reply:
         """/top [two|multi|chiamata]: the group's leaderboard (every family with ratings, or
         the one named), with each rating's uncertainty in words."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         wanted = [FAMILY_WORDS.get(w.strip().lower()) for w in words]
         if len(wanted) > 1 or None in wanted:
-            return Reply(t(self._rl(lang), "st_err_top_usage"), key="st_err_top_usage")
+            return Reply(t(reply_lang(lang), "st_err_top_usage"), key="st_err_top_usage")
         group, _ = await self._ratings(chat_id)
         hands, matches = await self._views(chat_id)
         names = known_names(hands, matches)
@@ -393,7 +411,7 @@ class Stats(ServiceCore):
                     )
                 )
         if not lines:
-            return Reply(t(self._rl(lang), "st_top_empty"), key="st_top_empty")
+            return Reply(t(reply_lang(lang), "st_top_empty"), key="st_top_empty")
         lines.append("")
         lines.append(t(lang, "st_top_note", need=PROVISIONAL_GAMES))
         return Reply("\n".join(lines), key="st_top")
@@ -404,10 +422,10 @@ class Stats(ServiceCore):
         self, chat_id: int, me: Person, words: Sequence[str], people: Sequence[int] = ()
     ) -> Reply:
         """/h2h @a @b (or /h2h @a: the sender and a): in this group, every season."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         named: list[Who] = [*people, *(w for w in words if w.strip())]
         if not 1 <= len(named) <= 2:
-            return Reply(t(self._rl(lang), "st_err_h2h_usage"), key="st_err_h2h_usage")
+            return Reply(t(reply_lang(lang), "st_err_h2h_usage"), key="st_err_h2h_usage")
         hands, matches = await self._views(chat_id)
         names = known_names(hands, matches)
         names.setdefault(me.user_id, me.name)
@@ -416,11 +434,11 @@ class Stats(ServiceCore):
             who = await self._resolve(word, names)
             if who is None:
                 text = word if isinstance(word, str) else str(word)
-                return Reply(t(self._rl(lang), "st_err_unknown", who=text), key="st_err_unknown")
+                return Reply(t(reply_lang(lang), "st_err_unknown", who=text), key="st_err_unknown")
             found.append(who)
         (a, a_name), (b, b_name) = found
         if a == b:
-            return Reply(t(self._rl(lang), "st_err_h2h_same"), key="st_err_h2h_same")
+            return Reply(t(reply_lang(lang), "st_err_h2h_same"), key="st_err_h2h_same")
         table = head_to_head(a, b, hands, matches)
         lines = [t(lang, "st_h2h_title", a=a_name, b=b_name)]
         if not table:
@@ -460,19 +478,19 @@ class Stats(ServiceCore):
     async def score_chart(self, chat_id: int, words: Sequence[str]) -> Reply | Chart:
         """/score chart [last|N]: each person's balance after every ledger entry of the
         season (games, undos, payments), as a picture."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         rest = [w for w in words if w.strip().lower() not in CHART_WORDS]
         if len(rest) > 1:
             return Reply(
-                t(self._rl(lang), "st_err_score_chart_usage"), key="st_err_score_chart_usage"
+                t(reply_lang(lang), "st_err_score_chart_usage"), key="st_err_score_chart_usage"
             )
         current = await self.db.league_epoch(chat_id)
         epoch = parse_season(rest[0] if rest else "", current)
         if isinstance(epoch, str):
-            return Reply(t(self._rl(lang), epoch, n=current + 1), key=epoch)
+            return Reply(t(reply_lang(lang), epoch, n=current + 1), key=epoch)
         entries = await self.db.season_entries(chat_id, epoch)
         if not entries:
-            return Reply(t(self._rl(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+            return Reply(t(reply_lang(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
         names: dict[int, str] = {}
         running: dict[int, int] = {}
         series: dict[int, list[int]] = {}

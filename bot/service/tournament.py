@@ -1,16 +1,16 @@
 """Tournaments (RULES §11): /torneo, the registration buttons, and the matches played one after
 another in the group.
 
-A group has one active table at a time (`ServiceCore._table_for_chat`), so a tournament plays
+A group has one active table at a time (`Tables.table_for_chat`), so a tournament plays
 its matches in schedule order: it announces each round's pairings, then opens the next
 match's table itself (the two teams' members seated as partners, §5.1: team a at seats 0 and
 2; options `quattro`, `match=fixed5`: 5 hands, all played, a 60-60 hand replayed, §4.3-4.4)
-and starts it. When a table closes (`Play._table_closed`, called as `_settle` lets a closed
-table go) the tournament looks at its current match (`_tour_advance`): a finished table's
-result is recorded and the next match opens; a cancelled one is played again (the organiser
-cancels the tournament to stop). A table the group opened meanwhile makes the tournament wait
-until it closes. A restarted bot does the same for every running tournament
-(`restore_tournaments`), so a match that finished while it was down moves on.
+and starts it. When a table closes (the table service calls `table_closed` as it lets a
+closed table go) the tournament looks at its current match (`_tour_advance`): a finished
+table's result is recorded and the next match opens; a cancelled one is played again (the
+organiser cancels the tournament to stop). A table the group opened meanwhile makes the
+tournament wait until it closes. A restarted bot does the same for every running tournament
+(`restore`), so a match that finished while it was down moves on.
 
 Members may change between matches (§11.3): a member leaves their team (`/torneo esci`), and
 someone in no team takes the free place with the team's button; a place still free when the
@@ -22,16 +22,14 @@ players: each "team" is one person, the matches are one against one in that vari
 rest the same; its texts say "players" (`Tournament.key`).
 
 Every change is written (with the tournament's version checked) before it is shown; the
-tournament's own lock is the group's (`_chat_locks`), which also orders opening its tables
-with /new.
+tournament's own lock is the group's (the table service's `chat_lock`), which also orders
+opening its tables with /new.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -39,7 +37,10 @@ from bot.engine import Match, Options
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service.closing import Closing
-from bot.service.types import AdminCheck, Person, Reply
+from bot.service.core import Tables
+from bot.service.langs import note_person, own_lang
+from bot.service.lobby import Lobby
+from bot.service.types import AdminCheck, Person, Reply, refusal, reply_lang
 from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.table.tournament import (
     DEFAULT_POINTS,
@@ -106,21 +107,25 @@ def match_result(match: Match) -> Result:
     )
 
 
-class Tournaments(Closing):
-    """/torneo and its buttons; the tournament's matches, one after another."""
+class Tournaments:
+    """/torneo and its buttons; the tournament's matches, one after another, each on a table
+    of the table service: the group's lock and table (`tables`), a match's table opened and
+    started (`lobby`), cancelled (`closing`); told when one closes (`table_closed`)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, tables: Tables, lobby: Lobby, closing: Closing) -> None:
+        self.tables = tables
+        self.lobby = lobby
+        self.closing = closing
+        self.db = tables.db
+        self.out = tables.out
+        self.langs = tables.langs
         # the tournament message: what is shown and what should be, per tournament
         self._tour_shown: dict[int, tuple[Any, ...]] = {}
         self._tour_want: dict[int, tuple[int, int, Rendered]] = {}
         self._tour_editing: set[int] = set()
 
-    def _tour_lock(self, chat_id: int) -> asyncio.Lock:
-        return self._chat_locks.setdefault(chat_id, asyncio.Lock())
-
     def _tour(self, row: TournamentRow) -> Tournament:
-        return tournament_from_row(row, self.default_lang)
+        return tournament_from_row(row, self.langs.default)
 
     # ------------------------------------------------------------------ the message
 
@@ -133,7 +138,7 @@ class Tournaments(Closing):
         self._tour_want[tid] = (tour.chat_id, tour.message_id, content)
         if tid not in self._tour_editing:
             self._tour_editing.add(tid)
-            self._spawn(self._tour_edits(tid))
+            self.tables.spawn(self._tour_edits(tid))
 
     async def _tour_edits(self, tid: int) -> None:
         try:
@@ -168,7 +173,7 @@ class Tournaments(Closing):
         self._tour_shown[tour.tournament_id] = (message_id, content.key())
         if old is not None:
             moved = Rendered(t(tour.lang, "tour_moved"), [])
-            self._spawn(self.out.edit(tour.chat_id, old, moved))
+            self.tables.spawn(self.out.edit(tour.chat_id, old, moved))
 
     # ------------------------------------------------------------------ /torneo
 
@@ -179,11 +184,11 @@ class Tournaments(Closing):
         pairs; with a 2-player `variant`, /torneo due: of single players), or, while one
         registers, its message again below; while one runs, the standings and the next
         match."""
-        lang = await self.chat_lang(chat_id)
+        lang = await self.langs.chat(chat_id)
         if not is_group:
-            return Reply(t(self._rl(lang), "err_group_only"))
+            return Reply(t(reply_lang(lang), "err_group_only"))
         await self.db.upsert_user(person.user_id, person.name)
-        async with self._tour_lock(chat_id):
+        async with self.tables.chat_lock(chat_id):
             row = await self.db.active_tournament(chat_id)
             if row is not None:
                 tour = self._tour(row)
@@ -201,7 +206,7 @@ class Tournaments(Closing):
                 variant,
             )
             if row is None:
-                return Reply(t(self._rl(lang), "err_busy"))
+                return Reply(t(reply_lang(lang), "err_busy"))
             await self._post_tour(self._tour(row))
         return Reply("")
 
@@ -214,18 +219,18 @@ class Tournaments(Closing):
     ) -> tuple[Reply, Tournament | None]:
         """Change the group's tournament with `op` (under the group's lock), write it, show
         it. A refusal changes nothing."""
-        lang = await self.chat_lang(chat_id)
-        async with self._tour_lock(chat_id):
+        lang = await self.langs.chat(chat_id)
+        async with self.tables.chat_lock(chat_id):
             row = await self.db.active_tournament(chat_id)
             if row is None or (tournament_id is not None and row.tournament_id != tournament_id):
-                return Reply(t(self._rl(lang), "err_tour_none")), None
+                return Reply(t(reply_lang(lang), "err_tour_none")), None
             tour = self._tour(row)
             lang = tour.lang
             was = tour.status
             try:
                 key = op(tour)
             except TableError as exc:
-                return self._err(lang, exc), None
+                return refusal(lang, exc), None
             schedule: tuple[NewFixture, ...] = ()
             if was == REGISTERING and tour.status == RUNNING:
                 schedule = tuple(
@@ -242,19 +247,19 @@ class Tournaments(Closing):
                 )
             except StorageError:
                 log.exception("tournament %s: write failed", tour.tournament_id)
-                return Reply(t(self._rl(lang), "err_busy")), None
+                return Reply(t(reply_lang(lang), "err_busy")), None
             self._show_tour(tour)
         base, _, num = key.partition(":")  # "ok_tour_team:3": the text names team 3
         base = tour.key(base)  # singles: the text that names players
-        rl = self._rl(lang)
+        rl = reply_lang(lang)
         text = (t(rl, base, n=int(num)) if num else t(rl, base)) if base else ""
         return Reply(text, key=base), tour
 
     async def tour_new_team(
         self, chat_id: int, person: Person, tournament_id: int | None = None
     ) -> Reply:
-        user = await self._user(person)
-        lang = self._person_lang(person, user)
+        user = await note_person(self.db, person)
+        lang = own_lang(person, user)
         member = Member(person.user_id, person.name, lang=lang)
         reply, tour = await self._tour_op(
             chat_id,
@@ -266,8 +271,8 @@ class Tournaments(Closing):
     async def tour_join(
         self, chat_id: int, person: Person, team: int, tournament_id: int | None = None
     ) -> Reply:
-        user = await self._user(person)
-        member = Member(person.user_id, person.name, lang=self._person_lang(person, user))
+        user = await note_person(self.db, person)
+        member = Member(person.user_id, person.name, lang=own_lang(person, user))
 
         def op(tr: Tournament) -> str:
             tr.join_team(team, member)
@@ -283,8 +288,8 @@ class Tournaments(Closing):
         hand comes there) gets the button that opens it."""
         if tour is None or can_dm or tour.team_of(person.user_id) is None:
             return reply
-        lang = self._rl(tour.lang)
-        link = [[Button(t(lang, "btn_open_chat"), url=f"https://t.me/{self.bot_username}")]]
+        lang = reply_lang(tour.lang)
+        link = [[Button(t(lang, "btn_open_chat"), url=f"https://t.me/{self.tables.bot_username}")]]
         return Reply(f"{reply.text} {t(lang, 'tour_need_dm')}", link, key=reply.key)
 
     async def tour_leave(
@@ -372,9 +377,9 @@ class Tournaments(Closing):
         """The organiser (or an admin) closes registration: the schedule is drawn up, the
         first round announced and its first match opened."""
         admin = await self._tour_admin(chat_id, person, is_admin)
-        lang = await self.chat_lang(chat_id)
-        if await self._table_for_chat(chat_id) is not None:
-            return Reply(t(self._rl(lang), "err_tour_table_open"))
+        lang = await self.langs.chat(chat_id)
+        if await self.tables.table_for_chat(chat_id) is not None:
+            return Reply(t(reply_lang(lang), "err_tour_table_open"))
         reply, tour = await self._organiser_op(
             chat_id, person, admin, Tournament.start, tournament_id=tournament_id
         )
@@ -410,21 +415,20 @@ class Tournaments(Closing):
         if tour is None:
             return reply
         for f in tour.fixtures:
-            table = await self._current(f.table_id) if f.table_id is not None else None
-            if table is None:
-                continue
-            async with self._lock(table.table_id):
-                current = await self._current(table.table_id)
-                if current is not None and current.status in (LOBBY, PLAYING):
-                    await self._close(current, {"key": "cancelled_by", "who": person.name})
-        return Reply(t(self._rl(tour.lang), "tour_cancelled", who=person.name))
+            table = await self.tables.current(f.table_id) if f.table_id is not None else None
+            if table is not None:
+                closed = {"key": "cancelled_by", "who": person.name}
+                await self.closing.close_table(table.table_id, closed)
+        return Reply(t(reply_lang(tour.lang), "tour_cancelled", who=person.name))
 
     # ------------------------------------------------------------------ the matches
 
-    def _table_closed(self, table: Table) -> None:
-        self._spawn(self._tour_step(table.chat_id))
+    def table_closed(self, table: Table) -> None:
+        """A table closed (the table service's `on_closed`): if it played the group's
+        tournament's match, the tournament moves on."""
+        self.tables.spawn(self._tour_step(table.chat_id))
 
-    async def restore_tournaments(self) -> int:
+    async def restore(self) -> int:
         """After a restart: every running tournament carries on (a match that finished
         while the bot was down is recorded, the next one opens)."""
         rows = await self.db.running_tournaments()
@@ -434,7 +438,7 @@ class Tournaments(Closing):
 
     async def _tour_step(self, chat_id: int) -> None:
         try:
-            async with self._tour_lock(chat_id):
+            async with self.tables.chat_lock(chat_id):
                 await self._tour_advance(chat_id)
         except Exception:  # the next closed table or restart tries again
             log.exception("chat %s: the tournament could not move on", chat_id)
@@ -482,7 +486,7 @@ class Tournaments(Closing):
             break
         if index is None:
             return
-        if await self._table_for_chat(chat_id) is not None:
+        if await self.tables.table_for_chat(chat_id) is not None:
             return  # the group's table closes first: its closing brings the tournament back
         f = tour.fixtures[index]
         if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
@@ -502,9 +506,8 @@ class Tournaments(Closing):
         )
         for m in seats:
             table.seats.append(Seat(m.user_id, m.name, m.level if m.is_bot else None, m.lang))
-        if not await self._create(table):
+        if not await self.lobby.open_table(table):
             return  # the group opened a table meanwhile: its closing brings us back
-        self.tables[table.table_id] = table
         tour.version = await self.db.update_tournament(
             tour.tournament_id,
             tour.version,
@@ -516,11 +519,7 @@ class Tournaments(Closing):
         await self._start_match(chat_id, table.table_id)
 
     async def _start_match(self, chat_id: int, table_id: int) -> None:
-        def op(tb: Table) -> str:
-            tb.start(secrets.token_hex(8))
-            return ""
-
-        reply = await self._lobby_op(chat_id, op, table_id=table_id)
+        reply = await self.lobby.start_match(chat_id, table_id)
         if reply.text:
             log.warning("table %s: the tournament's match did not start: %s", table_id, reply.text)
 

@@ -1,6 +1,7 @@
-"""The service's shared types: who acts (`Person`), what a handler gets back (`Reply`), and
-what the service needs from outside: Telegram's messages (`Outbox`), one timer per table
-(`Timers`), whether someone is a group admin (`AdminCheck`).
+"""The service's shared types: who acts (`Person`), what a handler gets back (`Reply`, a
+refusal by `refusal`, in the language of `reply_lang`), and what the service needs from outside:
+Telegram's messages (`Outbox`), one timer per table (`Timers`), whether someone is a group
+admin (`AdminCheck`, asked by `group_admin`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.table.table import Table
+from bot.i18n import t
+from bot.table.table import Table, TableError
 from bot.view.render import Keyboard, Rendered
 
 # The webhook update being applied (webhook mode, `bot.telegram.webhook`): a change it makes
@@ -23,6 +25,13 @@ APPLYING_UPDATE: ContextVar[int | None] = ContextVar("applying_update", default=
 # language. Set by the handlers (`handlers.common.in_their_language`); None for a command in a
 # group, whose reply everybody reads in the group's language.
 REPLY_LANG: ContextVar[str | None] = ContextVar("reply_lang", default=None)
+
+
+def reply_lang(lang: str) -> str:
+    """The language of a reply to the person who acted: theirs when the reply reaches them
+    alone (a tap's answer, a private chat: `REPLY_LANG`), else `lang` (a reply in the group,
+    which everybody reads)."""
+    return REPLY_LANG.get() or lang
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +52,23 @@ class Reply:
     key: str = ""  # the `bot.i18n` key of the outcome, for callers to compare (not `text`)
 
 
+def refusal(lang: str, exc: TableError) -> Reply:
+    """The answer to an action refused (`exc`), in the language of the reply."""
+    return Reply(
+        t(reply_lang(lang), exc.key, **exc.kw),
+        alert=exc.key.startswith("err_option"),
+        key=exc.key,
+    )
+
+
 # Whether the person is an admin of the group: asked only when it matters (they are not the
 # table's creator), since asking Telegram spends the group's call budget.
 AdminCheck = Callable[[], Awaitable[bool]]
+
+
+async def group_admin(is_admin: bool | AdminCheck) -> bool:
+    """Whether the person is a group admin: said, or asked now."""
+    return is_admin if isinstance(is_admin, bool) else await is_admin()
 
 
 class Outbox(Protocol):

@@ -1,7 +1,7 @@
 """What the table's timer does when it fires (`timeout`): the group mentions a slow person,
 they are reminded privately, the computer plays a move whose time ran out, the next hand
 starts by itself, an idle lobby closes, a request to cancel lapses. The deadlines are set by
-`ServiceCore._plan` with every write and armed by `ServiceCore._arm` (`core.py`); their
+`Tables.plan` with every write and armed by `Tables.arm` (`core.py`); their
 lengths are in `bot.table.deadlines`.
 """
 
@@ -14,7 +14,8 @@ from bot.i18n import t, variant_name
 from bot.players import DEFAULT_LEVEL
 from bot.players.thinker import Job
 from bot.service.closing import Closing
-from bot.service.core import COMPUTER_GRACE
+from bot.service.core import COMPUTER_GRACE, Tables
+from bot.service.play import Play
 from bot.table.deadlines import Notice
 from bot.table.table import LOBBY, PLAYING, Table, TableError
 from bot.view.render import Rendered, group_title, mention
@@ -26,27 +27,32 @@ log = logging.getLogger(__name__)
 DEADLINE_LEASE = 10.0
 
 
-class Waits(Closing):
+class Waits:
     """Deadlines that fire."""
+
+    def __init__(self, tables: Tables, play: Play, closing: Closing) -> None:
+        self.tables = tables
+        self.db = tables.db
+        self.out = tables.out
+        self.play = play
+        self.closing = closing
 
     async def timeout(self, table_id: int, token: str) -> None:
         """The table's timer fired (`bot.table.deadlines`): do what is due, then arm the next
         deadline. A timer whose token is no longer the table's does nothing. With other
         workers (`shared`) the token says nothing: the worker that claims the deadline in
         the database fires it, the others do nothing (`Database.claim_deadline`)."""
-        now = self.timing.now()
-        if self.shared and not await self.db.claim_deadline(table_id, now, DEADLINE_LEASE):
+        now = self.tables.timing.now()
+        if self.tables.shared and not await self.db.claim_deadline(table_id, now, DEADLINE_LEASE):
             return
-        async with self._lock(table_id):
-            table = await self._current(table_id)
+        async with self.tables.lock(table_id):
+            table = await self.tables.current(table_id)
             if table is None:
                 return
-            if not self.shared:
-                if self._timer_tokens.get(table_id) != token:
-                    return
-                del self._timer_tokens[table_id]
+            if not self.tables.shared and not self.tables.take_timer(table_id, token):
+                return
             version = table.move_no
-            due = table.pending.due(self.timing.now())
+            due = table.pending.due(self.tables.timing.now())
             if "shown" in due:  # owed by a write (`SHOWN_GRACE`): the render below is it
                 table.pending.at.pop("shown")
                 due.remove("shown")
@@ -58,8 +64,8 @@ class Waits(Closing):
                 if kind == "expire":
                     await self._expire_lobby(table)
                 elif kind == "cancel":
-                    self._end_request(table, "cancel_lapsed")
-                    await self._store_pending(table)
+                    self.tables.end_request(table, "cancel_lapsed")
+                    await self.tables.store_pending(table)
                 elif kind == "timeout":
                     await self._time_out(table)
                 elif kind == "next":
@@ -74,27 +80,31 @@ class Waits(Closing):
                 log.exception("table %s: the %s deadline failed", table_id, kind)
                 if kind is not None:
                     table.pending.at.pop(kind, None)
-            current = await self._current(table_id) if self.shared else self.tables.get(table_id)
+            current = (
+                await self.tables.current(table_id)
+                if self.tables.shared
+                else self.tables.by_id.get(table_id)
+            )
             if current is None:
                 return
-            if self.shared:
+            if self.tables.shared:
                 # the claim moved the stored deadline on: store the real one (unless a write
                 # since did), and show what a worker that died before showing it left
                 if current.move_no == version:
                     if current.pending.at.get("shown", now) <= now:  # read again as stored
                         current.pending.at.pop("shown", None)
-                    await self._store_pending(current)
-                self._render(current, owed=True)
-                self._arm(current)
-            elif table_id not in self._timer_tokens:
-                self._arm(current)
+                    await self.tables.store_pending(current)
+                self.tables.render(current, owed=True)
+                self.tables.arm(current)
+            elif not self.tables.timer_armed(table_id):
+                self.tables.arm(current)
 
     async def _take_over(self, table: Table) -> None:
         """A computer's move is overdue (`shared`): the worker moving it died; this one takes
         the computer players' moves over."""
-        table.pending.at["computer"] = self.timing.now() + COMPUTER_GRACE
-        if await self._store_pending(table):
-            self._settle(table)
+        table.pending.at["computer"] = self.tables.timing.now() + COMPUTER_GRACE
+        if await self.tables.store_pending(table):
+            self.play.settle(table)
 
     async def poll_deadlines(self, every: float) -> None:
         """With other workers: every `every` seconds, fire the deadlines that are due in
@@ -102,12 +112,12 @@ class Waits(Closing):
         while True:
             await asyncio.sleep(every)
             try:
-                due = await self.db.due_tables(self.timing.now())
+                due = await self.db.due_tables(self.tables.timing.now())
             except Exception as exc:  # the database is away for a moment: next round
                 log.warning("polling the deadlines failed: %s", exc)
                 continue
             for table_id in due:
-                self._spawn(self.timeout(table_id, ""))
+                self.tables.spawn(self.timeout(table_id, ""))
 
     async def _nudge(self, table: Table, kind: str) -> None:
         """A slow person: the group mentions them (once per turn), or they are reminded
@@ -116,12 +126,12 @@ class Waits(Closing):
         notice is deleted once the turn is over (`Pending.notices`)."""
         table.pending.at.pop(kind, None)
         notice: tuple[int, str] | None = None
-        key = self._turn_key(table)
+        key = self.tables.turn_key(table)
         if key is not None and key == table.pending.turn:
             s = table.seats[key[2]]
             if s.user_id is not None and not s.is_bot:
                 left = table.pending.at.get("timeout")
-                seconds = max(1, round(left - self.timing.now())) if left else 0
+                seconds = max(1, round(left - self.tables.timing.now())) if left else 0
                 if kind == "mention":
                     who = mention(s.user_id, s.name)
                     text = (
@@ -139,8 +149,8 @@ class Waits(Closing):
                         seconds=seconds,
                     )
                     notice = (s.user_id, text)
-        if await self._store_pending(table) and notice is not None and key is not None:
-            self._spawn(self._notice(table.table_id, *notice, key))
+        if await self.tables.store_pending(table) and notice is not None and key is not None:
+            self.tables.spawn(self._notice(table.table_id, *notice, key))
 
     async def _notice(self, table_id: int, chat_id: int, text: str, turn: list[int] | None) -> None:
         """Send a notice about the table (it notifies), and note it with the table so that
@@ -149,8 +159,8 @@ class Waits(Closing):
         message_id = await self.out.post(chat_id, Rendered(text, []))
         if message_id is None:
             return
-        async with self._lock(table_id):
-            table = await self._current(table_id)
+        async with self.tables.lock(table_id):
+            table = await self.tables.current(table_id)
             hand = table.hand if table is not None else None
             if table is None or hand is None or hand.is_terminal():
                 self.out.delete_soon(chat_id, [message_id])  # over already
@@ -160,7 +170,7 @@ class Waits(Closing):
                 self.out.delete_soon(chat_id, [message_id])
                 return
             table.pending.notices.append(notice)
-            if not await self._store_pending(table):  # another worker moved it on meanwhile
+            if not await self.tables.store_pending(table):  # another worker moved it on meanwhile
                 self.out.delete_soon(chat_id, [message_id])
 
     async def _time_out(self, table: Table) -> None:
@@ -168,7 +178,7 @@ class Waits(Closing):
         and the group is told: the turn's mention becomes that notice (it stays until the
         hand is over). After TIMEOUTS_TO_AWAY in a row the computer keeps the seat."""
         table.pending.at.pop("timeout", None)
-        key = self._turn_key(table)
+        key = self.tables.turn_key(table)
         if key is None or key != table.pending.turn or table.hand is None:
             return
         seat = key[2]
@@ -176,7 +186,7 @@ class Waits(Closing):
         if s.user_id is None or s.is_bot:
             return
         job = Job(DEFAULT_LEVEL, table.bot_seed(), table.hand.observation(seat))
-        action = await self.thinker.choose(job)  # `normal`: quick, on the loop
+        action = await self.play.thinker.choose(job)  # `normal`: quick, on the loop
         away = table.timed_out(seat)
         hand_index = table.hand.hand_index
         # the group's mention of this turn becomes the notice that the computer played it
@@ -193,20 +203,20 @@ class Waits(Closing):
             table.pending.notices.remove(mentioned)
             table.pending.notices.append(Notice(table.chat_id, mentioned.message_id, hand_index))
         try:
-            await self._move(table, seat, action, None)
+            await self.play.move(table, seat, action, None)
         except TableError:
             return  # reloaded from the database: its deadlines are re-armed
         notice = t(table.lang, "timeout_away" if away else "timeout_notice", who=s.name)
         if table.hand is not None and not table.hand.is_terminal():  # (else: the hand's log)
             if mentioned is not None:
                 content = Rendered(notice, [])
-                self._spawn(self.out.edit(table.chat_id, mentioned.message_id, content))
+                self.tables.spawn(self.out.edit(table.chat_id, mentioned.message_id, content))
             else:
-                self._spawn(self._notice(table.table_id, table.chat_id, notice, None))
-        self._settle(table)
+                self.tables.spawn(self._notice(table.table_id, table.chat_id, notice, None))
+        self.play.settle(table)
         # they were not there: their hand message shows at once that the turn went by
-        self._moments.pop((table.table_id, seat), None)
-        self._render(table)
+        self.tables.forget_moment(table.table_id, seat)
+        self.tables.render(table)
 
     async def _auto_next(self, table: Table) -> None:
         """The pause after a hand is over: the next hand starts by itself."""
@@ -219,31 +229,31 @@ class Waits(Closing):
             or table.pending.turn != [hand.hand_index, -1, -1]
         ):
             return
-        kept = self._summaries(table)
+        kept = self.play.summaries(table)
         try:
             table.next_hand()
-            await self._save(table, None)
+            await self.play.save(table, None)
         except TableError:
             return
-        self._keep_summaries(table, kept)
-        self._settle(table)
-        self._render(table)
+        self.play.keep_summaries(table, kept)
+        self.play.settle(table)
+        self.tables.render(table)
 
     async def _abandon(self, table: Table) -> None:
         """The match waited for its people (`Table.paused`) and nobody came back: it closes
         as abandoned, with no ledger entry; each of them is told in private."""
         table.pending.at.pop("abandon", None)
         if table.paused():
-            await self._close(table, {"key": "abandoned"})
+            await self.closing.close(table, {"key": "abandoned"})
 
     async def _expire_lobby(self, table: Table) -> None:
         """Nobody started the lobby: it closes, with a message, and keeps no buttons."""
         table.pending.at.pop("expire", None)
         if table.status != LOBBY:
             return
-        if await self._close(table, {"key": "lobby_expired", "drop": "1"}):
+        if await self.closing.close(table, {"key": "lobby_expired", "drop": "1"}):
             lang = table.lang
             notice = t(
                 lang, "lobby_expired_notice", variant=variant_name(lang, table.options.variant)
             )
-            self._spawn(self.out.say(table.chat_id, notice))
+            self.tables.spawn(self.out.say(table.chat_id, notice))

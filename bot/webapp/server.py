@@ -19,7 +19,7 @@ table request carries a session token (Bearer, or `token=` on the stream) and ei
 table's key (`X-Table-Key`, or `k=`; from the start parameter `t<id>_<key>` of the link on the
 group's message) or comes from someone seated at the table: anyone else gets 403, whether
 the table exists or not. A seated person acts for their seat only, through the very checks a
-tap on a DM button goes through (`TableService.act`: stale, double, out of turn), and a tap
+tap on a DM button goes through (`Play.act`: stale, double, out of turn), and a tap
 names the ply it was made on: once the table has moved past it, the answer is a quiet
 `moved_on` (the page shows the table as it is, no error). Anyone else watches the
 spectator's view. The stream sends the whole snapshot on every (re)connect, then each new
@@ -221,7 +221,7 @@ class MiniApp:
     # ------------------------------------------------------------------ sessions
 
     def _issued(self, viewer: Viewer, token: str, expires: int) -> web.Response:
-        lang = viewer.lang or self.service().default_lang
+        lang = viewer.lang or self.service().langs.default
         return _json(
             {
                 "token": token,
@@ -250,7 +250,7 @@ class MiniApp:
             return _json({"error": "bad request"}, 400)
         except AuthError as exc:
             log.info("miniapp session refused: %s", exc.reason)
-            lang = self.service().default_lang
+            lang = self.service().langs.default
             return _json({"error": t(lang, "err_miniapp_auth"), "reason": exc.reason}, 401)
         wait = self.by_user.take(viewer.user_id)
         if wait:
@@ -298,7 +298,7 @@ class MiniApp:
         keyed = self.keys.check(table_id, key)
         if keyed and not load:
             return table_id
-        table = await self.service().table_view(table_id)
+        table = await self.service().tables.table_view(table_id)
         if table is None and keyed:
             raise _refuse(web.HTTPNotFound, "no such table")
         if table is None or not (keyed or table.seat_of(viewer.user_id) is not None):
@@ -376,7 +376,7 @@ class MiniApp:
             request, "hand_index", "stamp", "action", "ply?"
         )
         table_id = await self._table(request, viewer, load=False)
-        reply = await self.service().act(
+        reply = await self.service().play.act(
             self._person(viewer), table_id, hand_index, stamp, action, ply if ply >= 0 else None
         )
         return _json(
@@ -391,7 +391,7 @@ class MiniApp:
         viewer = self._viewer(request)
         _, (hand_index,) = await self._body(request, "hand_index")
         table_id = await self._table(request, viewer, load=False)
-        reply = await self.service().next_hand(self._person(viewer), table_id, hand_index)
+        reply = await self.service().play.next_hand(self._person(viewer), table_id, hand_index)
         return _json({"ok": reply.key == "ok_played", "text": reply.text})
 
     async def rematch(self, request: web.Request) -> web.Response:
@@ -399,8 +399,8 @@ class MiniApp:
         viewer = self._viewer(request)
         table = await self._table(request, viewer)
         service = self.service()
-        reply = await service.rematch(table.chat_id, self._person(viewer), table.table_id)
-        after = await service.table_view(table.table_id)
+        reply = await service.lobby.rematch(table.chat_id, self._person(viewer), table.table_id)
+        after = await service.tables.table_view(table.table_id)
         rematch = None
         if after is not None:
             self.hub.publish(after)  # every page of the old table learns where it went
@@ -412,7 +412,7 @@ class MiniApp:
         """The table's creator starts it from the page (a rematch's lobby, seats full)."""
         viewer = self._viewer(request)
         table = await self._table(request, viewer)
-        reply = await self.service().start(
+        reply = await self.service().lobby.start(
             table.chat_id, self._person(viewer), is_admin=False, table_id=table.table_id
         )
         return _json({"ok": not reply.text, "text": reply.text})

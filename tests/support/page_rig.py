@@ -77,7 +77,7 @@ class PageRig:
     def table(self) -> Table:
         """The table now (a finished one as it finished: the service lets it go)."""
         assert self.service is not None
-        table = self.service.tables.get(self.table_id)
+        table = self.service.tables.by_id.get(self.table_id)
         if table is not None:
             self._last = table
         assert self._last is not None
@@ -100,25 +100,27 @@ class PageRig:
             thinker=Thinker(workers=0),
             timing=Timing(),
         )
-        self.timers.fire = service.timeout
+        self.timers.fire = service.waits.timeout
         self.hub = LiveHub(table_param=self.keys.param)
         if self.hub_lease is not None:
             self.hub.lease = self.hub_lease
         if self.heartbeat is not None:
             self.hub.heartbeat = self.heartbeat
-        service.live = self.hub
-        service.miniapp_param = self.keys.param
+        service.tables.live = self.hub
+        service.tables.miniapp_param = self.keys.param
         first = self.person(0)
-        await service.new_table(CHAT, first, self.variant, is_group=True)
-        self.table_id = next(iter(service.tables))
-        reply = await service.set_options(CHAT, first, list(self.options.items()), panel=False)
+        await service.lobby.new_table(CHAT, first, self.variant, is_group=True)
+        self.table_id = next(iter(service.tables.by_id))
+        reply = await service.lobby.set_options(
+            CHAT, first, list(self.options.items()), panel=False
+        )
         assert reply.key == "ok_option", reply
         for user in self.people[1:]:
             if user is None:
-                await service.add_bot(CHAT, self.level)
+                await service.lobby.add_bot(CHAT, self.level)
             else:
-                await service.join(CHAT, Person(user.id, user.first_name, user.language_code))
-        reply = await service.start(CHAT, first, is_admin=True)
+                await service.lobby.join(CHAT, Person(user.id, user.first_name, user.language_code))
+        reply = await service.lobby.start(CHAT, first, is_admin=True)
         assert not reply.text, reply
         app = web.Application()
         MiniApp(lambda: service, TOKEN, self.hub).add_routes(app)
@@ -143,7 +145,7 @@ class PageRig:
 
     async def move(self, action: int | None = None, *, rng: random.Random | None = None) -> int:
         """The seat to act takes `action` (a random legal one if None), as its person's tap
-        would (through `TableService.act`); returns it."""
+        would (through `Play.act`); returns it."""
         assert self.service is not None
         table = self.table
         hand = table.hand
@@ -152,7 +154,7 @@ class PageRig:
         if action is None:
             action = (rng or random.Random()).choice(hand.legal_actions())
         stamp = table.plays_by(seat) if A.BLIND <= action < A.CALL_RANK else table.turn_start()
-        reply = await self.service.act(
+        reply = await self.service.play.act(
             self.person(seat), self.table_id, hand.hand_index, stamp, action
         )
         assert reply.key == "ok_played", (reply, seat, action)

@@ -137,7 +137,7 @@ class Rig:
         return TableService(db, self.out, self.timers, "test_bot", timing=timing)
 
     def table(self) -> Table:
-        (table,) = self.svc.tables.values()
+        (table,) = self.svc.tables.by_id.values()
         return table
 
     def armed(self, tid: int) -> float:
@@ -147,7 +147,7 @@ class Rig:
         """The armed timer runs out: the clock moves on to it and the service is told."""
         seconds, token = self.timers.armed[tid]
         self.clock.now += seconds
-        await self.svc.timeout(tid, token)
+        await self.svc.waits.timeout(tid, token)
         await self.svc.idle()
 
     def stored(self, tid: int) -> tuple[str, Pending, Any]:

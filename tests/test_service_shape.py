@@ -1,0 +1,89 @@
+"""The service is composed, not stacked (issue 40): no class of `bot/service` inherits a class
+of ours (each part is given the parts it uses), and none has more than `MOST_PUBLIC` public
+methods. Read from the source with `ast`, like `test_layers`."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVICE = ROOT / "bot" / "service"
+OURS = ("bot", "handlers", "storage", "tests")
+MOST_PUBLIC = 30
+
+
+def classes(source: str) -> list[tuple[str, list[str], int]]:
+    """Each class of the module: its name, the bases of ours it names (imported from a
+        module of ours, or defined in the module), its number of public methods (those of its own
+    body: with no base of ours, all it has)."""
+    tree = ast.parse(source)
+    ours: set[str] = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] in OURS:
+                ours.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            ours.update(
+                (alias.asname or alias.name).split(".")[0]
+                for alias in node.names
+                if alias.name.split(".")[0] in OURS
+            )
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = []
+        for base in node.bases:
+            root = base
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in ours:
+                bases.append(ast.unparse(base))
+        public = [
+            f.name
+            for f in node.body
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and not f.name.startswith("_")
+        ]
+        found.append((node.name, bases, len(public)))
+    return found
+
+
+def service_classes() -> dict[str, tuple[list[str], int]]:
+    return {
+        f"{path.relative_to(ROOT)}:{name}": (bases, public)
+        for path in sorted(SERVICE.glob("*.py"))
+        for name, bases, public in classes(path.read_text("utf-8"))
+    }
+
+
+def test_no_class_of_the_service_inherits_one_of_ours() -> None:
+    found = service_classes()
+    assert "bot/service/__init__.py:TableService" in found and len(found) > 10, found
+    stacked = {name: bases for name, (bases, _) in found.items() if bases}
+    assert stacked == {}
+
+
+def test_no_class_of_the_service_has_more_than_30_public_methods() -> None:
+    found = service_classes()
+    big = {name: public for name, (_, public) in found.items() if public > MOST_PUBLIC}
+    assert big == {}
+    assert found["bot/service/__init__.py:TableService"][1] <= MOST_PUBLIC
+
+
+def test_the_check_sees_a_mixin_and_counts_public_methods() -> None:
+    """The check itself: bases of ours however imported, others not; public methods only."""
+    source = (
+        "import bot.service.core\n"
+        "from typing import Protocol\n"
+        "from bot.service.lobby import Lobby as L\n"
+        "class A:\n"
+        "    def one(self): ...\n"
+        "    async def two(self): ...\n"
+        "    def _three(self): ...\n"
+        "class B(L, A, bot.service.core.Tables, Protocol): ...\n"
+    )
+    assert classes(source) == [
+        ("A", [], 2),
+        ("B", ["L", "A", "bot.service.core.Tables"], 0),
+    ]
