@@ -16,10 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.engine import Options
+from bot.service.play import ledger_record
+from bot.table.ledger import hand_key
 from bot.table.rating import PROVISIONAL_GAMES, Event, events, rate
 from bot.table.stats import (
     HandView,
     MatchView,
+    end_of_hand,
     family_of,
     head_to_head,
     play_record,
@@ -195,16 +198,15 @@ def test_ratings_are_deterministic_given_the_history(
 
 def play_out(table: Table, db_records: list[PlayRecord]) -> None:
     """Every seat plays as the `easy` computer would, to the match's end; each finished
-    hand's record (`play_record`, after `finish_hand`) is collected."""
+    hand's record (`play_record` of its `end_of_hand`) is collected."""
     minute = 0
     while True:
         assert table.hand is not None
         while not table.hand.is_terminal():
             seat = table.hand.current
             table.apply(seat, table.bot_action(seat, "easy"))
-        table.finish_hand()
         minute += 1
-        record = play_record(table, T0 + timedelta(minutes=minute))
+        record = play_record(end_of_hand(table, T0 + timedelta(minutes=minute)))
         assert record is not None
         db_records.append(record)
         if table.match is not None and table.match.over:
@@ -257,17 +259,19 @@ def match_winner(table: Table) -> int:
 def test_computer_tables_record_only_when_they_count() -> None:
     """§10.5: a table with a computer seat records nothing unless "counts" is on; then the
     computer's seat has no user id and the record says it was a computer."""
-    table = Table(8, CHAT, A, Options.parse("due", {"match": "single"}))
-    table.join(A, "Ana")
-    table.add_bot("easy")
-    table.start("s")
-    while table.hand is not None and not table.hand.is_terminal():
-        seat = table.hand.current
-        table.apply(seat, table.bot_action(seat, "easy"))
-    table.finish_hand()
-    assert play_record(table, T0) is None
-    table.counts = True
-    record = play_record(table, T0)
+    records = []
+    for counts in (False, True):  # the same deal, played the same way
+        table = Table(8, CHAT, A, Options.parse("due", {"match": "single"}))
+        table.join(A, "Ana")
+        table.add_bot("easy")
+        table.counts = counts
+        table.start("s")
+        while table.hand is not None and not table.hand.is_terminal():
+            seat = table.hand.current
+            table.apply(seat, table.bot_action(seat, "easy"))
+        records.append(play_record(end_of_hand(table, T0)))
+    assert records[0] is None
+    record = records[1]
     assert record is not None and record.hand["users"] == [A, None]
     assert record.hand["computers"] == [1] and record.match is not None
 
@@ -368,3 +372,39 @@ async def test_chiamata_hands_are_recorded_hand_by_hand(db: Database) -> None:
     evs = events(CHAT, hv, mv)
     assert len(evs) == len(played)
     assert all(sorted(len(t) for t in e.teams) in ([1, 4], [2, 3]) for e in evs)
+
+
+NAMES_AT = {A: "Ana", B: "Bea <&>", C: "Ciro", D: "Dario"}
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), counts=st.booleans())
+def test_a_hands_end_is_computed_once_and_both_stores_agree(seed: int, counts: bool) -> None:
+    """§10.1, §10.5: a chiamata hand of four people and a computer. What the ledger gets
+    (`ledger_record`) and what the stats store (`play_record`) both come from one `HandEnd`:
+    the ledger's deltas sum to zero and name people only, under the hand's key; the stats'
+    record says the same per seat; the table is not read again (it may change meanwhile)."""
+    table = Table(9, CHAT, A, Options.parse("chiamata", {}))
+    for uid, name in ((A, "Ana"), (B, "Bea <&>"), (C, "Ciro"), (D, "Dario")):
+        table.join(uid, name)
+    table.add_bot("easy")
+    table.counts = counts
+    table.start(f"seed-{seed}")
+    assert table.hand is not None
+    while not table.hand.is_terminal():
+        seat = table.hand.current
+        table.apply(seat, table.bot_action(seat, "easy"))
+    end = end_of_hand(table, T0)
+    ledger, record = ledger_record(end), play_record(end)
+    if table.status == "playing":
+        table.next_hand()  # the table goes on: what was computed stays as it was
+    assert (record is None) == (not counts)  # a computer seat: records only with "counts"
+    assert sum(end.deltas.values()) == 0 and set(end.deltas) <= {A, B, C, D}
+    if ledger is None:
+        assert not end.deltas
+        return
+    assert ledger.hand_key == hand_key(9, end.hand_index) and ledger.deltas == dict(end.deltas)
+    assert ledger.names == {uid: NAMES_AT[uid] for uid in end.deltas}
+    assert record is not None and record.hand_index == end.hand_index
+    counted = dict(zip(record.hand["users"], record.hand["counted"], strict=True))
+    assert {uid: d for uid, d in counted.items() if d} == dict(end.deltas)

@@ -18,7 +18,8 @@ from bot.players.thinker import Job, Thinker
 from bot.service.core import Tables
 from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang
 from bot.table.ledger import hand_key, match_key
-from bot.table.stats import play_record
+from bot.table.plays import HandEnd
+from bot.table.stats import end_of_hand, play_record
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
 from bot.view.render import (
     Rendered,
@@ -32,6 +33,24 @@ from bot.view.render import (
 from storage import LedgerRecord, Move, StaleMove
 
 log = logging.getLogger(__name__)
+
+
+def ledger_record(end: HandEnd) -> LedgerRecord | None:
+    """What the group's ledger gets from a hand's end (§10.1 a chiamata hand, §10.2 a match),
+    or None when nobody's balance moves; a computer never appears in it (§10.5)."""
+    if not end.deltas:
+        return None
+    return LedgerRecord(
+        chat_id=end.chat_id,
+        hand_key=(
+            hand_key(end.table_id, end.hand_index) if end.chiamata else match_key(end.table_id)
+        ),
+        table_id=end.table_id,
+        variant=end.variant,
+        deltas=dict(end.deltas),
+        names=dict(end.names),
+        finished_at=end.finished_at,
+    )
 
 
 class Play:
@@ -267,27 +286,9 @@ class Play:
         TableError (the action is refused, nothing is half-written)."""
         ledger = record = None
         hand_over = table.hand is not None and table.hand.is_terminal() and move is not None
-        if table.hand is not None and hand_over:
-            deltas = table.finish_hand()
-            now = datetime.now(UTC)
-            record = play_record(table, now)  # stats (bot.table.stats): with the ledger
-            if deltas:
-                key = (
-                    hand_key(table.table_id, table.hand.hand_index)
-                    if table.options.rules().chiamata
-                    else match_key(table.table_id)
-                )
-                # §10.5: a computer never appears in the ledger (`Table.counted_deltas`)
-                names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
-                ledger = LedgerRecord(
-                    chat_id=table.chat_id,
-                    hand_key=key,
-                    table_id=table.table_id,
-                    variant=table.options.variant,
-                    deltas=deltas,
-                    names={k: names[k] for k in deltas},
-                    finished_at=now,
-                )
+        if hand_over:
+            end = end_of_hand(table, datetime.now(UTC))  # once: the ledger and the stats take it
+            ledger, record = ledger_record(end), play_record(end)
         self.tables.plan(table)  # the deadlines this state sets, stored with it
         try:
             table.move_no = await self.db.save_move(

@@ -1,6 +1,6 @@
-"""The records of play that stats and ratings read: the record of a finished hand, and of a
-finished match, of a table that writes the group's ledger. Pure values: storage stores and
-hands back these (`storage.stats` re-exports them)."""
+"""A hand's end, and the records of play that stats and ratings read: the record of a finished
+hand, and of a finished match, of a table that writes the group's ledger. Pure values: storage
+stores and hands back these (`storage.stats` re-exports them)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,30 @@ FAMILIES: Final = ("two", "multi", "chiamata")
 """The rating families: two sides (or two pairs, two threes), three or more sides, chiamata."""
 
 Family = Literal["two", "multi", "chiamata"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnd:
+    """What happened when a hand ended, computed once (`bot.table.stats.end_of_hand`, with the
+    move that ended it) and handed to what stores it: the group's ledger
+    (`bot.service.play.ledger_record`) and the stats (`bot.table.stats.play_record`), neither
+    of which reads the table again."""
+
+    chat_id: int
+    table_id: int
+    hand_index: int
+    variant: str
+    family: Family
+    chiamata: bool
+    finished_at: datetime
+    # what the group's ledger gets now, per ledger id (chiamata every hand, §10.1; the other
+    # variants when the match ends, §10.2; a computer never, §10.5), and their names
+    deltas: Mapping[int, int]
+    names: Mapping[int, str]
+    # the stats' records (`hand_data`, `match_data`): None for a table that writes none
+    # (§10.5), `match` also while the match goes on
+    hand: Mapping[str, Any] | None
+    match: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True, slots=True)

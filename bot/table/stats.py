@@ -31,7 +31,7 @@ from typing import Any
 
 from bot.engine.options import Rules
 from bot.table.ledger import hand_key, match_key
-from bot.table.plays import Family, PlayRecord, StoredPlay
+from bot.table.plays import Family, HandEnd, PlayRecord, StoredPlay
 from bot.table.record import hand_record
 from bot.table.table import Table
 
@@ -92,20 +92,42 @@ def match_data(table: Table) -> dict[str, Any]:
     }
 
 
-def play_record(table: Table, finished_at: datetime) -> PlayRecord | None:
-    """What `Database.save_move` stores with the move that finished the table's hand (after
-    `Table.finish_hand`), or None for a table that writes nothing (§10.5)."""
-    if not writes_records(table) or table.hand is None or table.match is None:
-        return None
-    return PlayRecord(
+def end_of_hand(table: Table, finished_at: datetime) -> HandEnd:
+    """The table's hand has ended (`Table.finish_hand`, which it calls: the match records it):
+    what the ledger and the stats store of it, computed here once."""
+    assert table.hand is not None
+    deltas = table.finish_hand()
+    names = {s.ledger_id(): s.name for s in table.seats}
+    records = writes_records(table) and table.match is not None
+    return HandEnd(
         chat_id=table.chat_id,
         table_id=table.table_id,
         hand_index=table.hand.hand_index,
         variant=table.options.variant,
         family=family_of(table.options.rules()),
+        chiamata=table.options.rules().chiamata,
         finished_at=finished_at,
-        hand=hand_data(table),
-        match=match_data(table) if table.match.over else None,
+        deltas=deltas,
+        names={k: names[k] for k in deltas},
+        hand=hand_data(table) if records else None,
+        match=match_data(table) if records and table.match and table.match.over else None,
+    )
+
+
+def play_record(end: HandEnd) -> PlayRecord | None:
+    """What `Database.save_move` stores for the stats with the move that ended the hand, or
+    None for a table that writes nothing (§10.5)."""
+    if end.hand is None:
+        return None
+    return PlayRecord(
+        chat_id=end.chat_id,
+        table_id=end.table_id,
+        hand_index=end.hand_index,
+        variant=end.variant,
+        family=end.family,
+        finished_at=end.finished_at,
+        hand=end.hand,
+        match=end.match,
     )
 
 
