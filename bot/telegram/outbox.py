@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -58,8 +57,12 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from bot.i18n import t
 from bot.table.table import CANCELLED, FINISHED, Table
 from bot.telegram.render import Keyboard, Rendered
+from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
 from storage import Database
-from storage.models import Shown
+
+# the outbox, and what its callers have always imported from here (`digest`, `known` and
+# `UNSURE` live in `bot.telegram.shown`)
+__all__ = ["NOTES_INTERVAL", "UNSURE", "Notes", "TelegramOutbox", "digest", "known", "markup"]
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +72,6 @@ SWEEP_WAIT = 10.0  # seconds a hand's sweep waits for its turn messages still be
 DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
 NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
-TURN_MARK = "t:"  # prefix of the noted digest of a private message sent for the person's turn
-UNSURE = "?"  # ends what is known of a turn message whose last edit was not confirmed
 
 
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -87,34 +88,6 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
             for row in keyboard
         ]
     )
-
-
-def turn_mark(noted: str) -> str:
-    """The mark of a digest noted for a person's turn (`TURN_MARK`, the turn's key, `|`), or
-    ""."""
-    if not noted.startswith(TURN_MARK) or "|" not in noted:
-        return ""
-    return noted[: noted.index("|") + 1]
-
-
-def known(shown: Shown | None) -> str | None:
-    """What a message is known to show, from its notes: the digest; None if nothing is
-    known. When an edit was noted and not confirmed (a crash in between), the message shows
-    the old content or the new one; if both are of the same turn (an edit within a turn keeps
-    its mark), that turn's mark and `UNSURE`: the next render of that turn edits the message
-    (the mark says it is of the turn; `UNSURE` never equals a digest) instead of sending a
-    second one."""
-    if shown is None:
-        return None
-    if shown.editing is None:
-        return shown.digest
-    mark = turn_mark(shown.digest)
-    return mark + UNSURE if mark and mark == turn_mark(shown.editing) else None
-
-
-def digest(content: Rendered) -> str:
-    """A short stable fingerprint of a message's text and buttons."""
-    return hashlib.blake2b(repr(content.key()).encode(), digest_size=10).hexdigest()
 
 
 class Notes:
