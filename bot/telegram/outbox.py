@@ -17,11 +17,9 @@ Pacing and retries of single calls live in `bot.telegram.rate_limiter` (the one 
 call still fails there, the message keeps its newest content and is tried again after
 `resync_after` seconds or at the next change, so a table never stays stale.
 
-What each message shows is stored (a digest, `Database.write_notes`), so a restarted bot edits
-only what changed: no "message is not modified" after a restart. These notes, and the calls
-made about groups (the rate limiter's), are written in batches every `NOTES_INTERVAL`
-seconds by `Notes`, off the path of a tap: a crash loses at most that much of them (then a
-message may be edited once more to what it already shows, answered "not modified").
+What each message shows is stored (a digest, `bot.telegram.shown`), so a restarted bot edits
+only what changed: no "message is not modified" after a restart. The notes are written in
+batches by `Notes` (`bot.telegram.notes`), off the path of a tap.
 
 - "message is not modified": counted as sent.
 - "message to edit not found" / "message can't be edited": sent anew, the new id stored.
@@ -56,12 +54,13 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import t
 from bot.table.table import CANCELLED, FINISHED, Table
+from bot.telegram.notes import NOTES_INTERVAL, Notes
 from bot.telegram.render import Keyboard, Rendered
 from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
 from storage import Database
 
-# the outbox, and what its callers have always imported from here (`digest`, `known` and
-# `UNSURE` live in `bot.telegram.shown`)
+# the outbox, and what its callers have always imported from here (`Notes` and
+# `NOTES_INTERVAL` live in `bot.telegram.notes`; `digest`, `known`, `UNSURE` in `shown`)
 __all__ = ["NOTES_INTERVAL", "UNSURE", "Notes", "TelegramOutbox", "digest", "known", "markup"]
 
 log = logging.getLogger(__name__)
@@ -70,7 +69,6 @@ RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
 DELETE_GATHER = 0.5  # seconds notices to delete in one chat are gathered into one call
 SWEEP_WAIT = 10.0  # seconds a hand's sweep waits for its turn messages still being sent
 DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
-NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
 
 
@@ -88,110 +86,6 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
             for row in keyboard
         ]
     )
-
-
-class Notes:
-    """What messages show and which calls were made about groups, written to the database
-    in one transaction every `interval` seconds (a tap's own write never queues behind them
-    one by one).
-
-    An edit is noted before it is made (`editing`, written at once with whatever else is
-    waiting, and awaited): if the bot dies between the edit and the note confirming it, the
-    restarted bot knows the message may show either content and edits it, rather than
-    trusting an old digest that may equal what it wants to show while Telegram still shows
-    the edited content (a person would keep buttons of a turn that is over)."""
-
-    def __init__(self, db: Database, interval: float = NOTES_INTERVAL) -> None:
-        self.db = db
-        self.interval = interval
-        self._shown: dict[tuple[int, int], str] = {}
-        self._calls: list[tuple[int, float]] = []
-        self._editing: dict[tuple[int, int], str] = {}
-        self._replaced: list[tuple[int, int, int]] = []
-        self._deleted: list[tuple[int, int]] = []
-        self._written: asyncio.Future[None] | None = None  # resolved by the next write
-        self._wake = asyncio.Event()
-        self._now = asyncio.Event()  # an edit waits: write without gathering first
-        self._task: asyncio.Task[None] | None = None
-        self._flushing: asyncio.Future[None] | None = None  # the write `_run` started last
-
-    def shown(self, chat_id: int, message_id: int, digest: str) -> None:
-        self._shown[(chat_id, message_id)] = digest
-        self._editing.pop((chat_id, message_id), None)
-        self._kick()
-
-    def group_call(self, chat_id: int, at: float) -> None:
-        self._calls.append((chat_id, at))
-        self._kick()
-
-    def replaced(self, table_id: int, chat_id: int, message_id: int) -> None:
-        """A hand message a newer one replaced: to be deleted with the hand's sweep."""
-        self._replaced.append((table_id, chat_id, message_id))
-        self._kick()
-
-    def deleted(self, chat_id: int, message_ids: list[int]) -> None:
-        self._deleted.extend((chat_id, m) for m in message_ids)
-        self._kick()
-
-    async def editing(self, chat_id: int, message_id: int, digest: str) -> None:
-        """Note that the message is about to be edited to content `digest`; returns once that
-        is written (with everything noted before it, so confirmations keep their order)."""
-        self._editing[(chat_id, message_id)] = digest
-        if self._written is None:
-            self._written = asyncio.get_running_loop().create_future()
-        written = self._written
-        self._now.set()
-        self._kick()
-        await asyncio.shield(written)
-
-    def _kick(self) -> None:
-        self._wake.set()
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name="telegram-notes")
-
-    async def _run(self) -> None:
-        while True:
-            await self._wake.wait()
-            if not self._now.is_set():  # gather what comes meanwhile
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._now.wait(), self.interval)
-            self._wake.clear()
-            self._now.clear()
-            # shielded: a close cancels this task, never a write under way (its batch, taken
-            # from the lists, would be lost: a replaced message never deleted)
-            self._flushing = asyncio.ensure_future(self.flush())
-            await asyncio.shield(self._flushing)
-
-    async def flush(self) -> None:
-        shown, self._shown = self._shown, {}
-        calls, self._calls = self._calls, []
-        editing, self._editing = self._editing, {}
-        replaced, self._replaced = self._replaced, []
-        deleted, self._deleted = self._deleted, []
-        written, self._written = self._written, None
-        try:
-            await self.db.write_notes(
-                shown=[(c, m, d) for (c, m), d in shown.items()],
-                group_calls=calls,
-                editing=[(c, m, d) for (c, m), d in editing.items()],
-                replaced=replaced,
-                deleted=deleted,
-            )
-        except Exception as exc:  # at worst one "not modified" or one 429 after a restart
-            log.warning("writing the notes failed: %s", exc)
-        finally:
-            if written is not None and not written.done():
-                written.set_result(None)
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-        if self._flushing is not None:  # a write under way ends first
-            await self._flushing
-        await self.flush()
 
 
 @dataclass
