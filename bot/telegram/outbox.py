@@ -27,12 +27,11 @@ batches by `Notes` (`bot.telegram.notes`), off the path of a tap.
   group message (the bot was removed): the table message is given up.
 
 Your turn (`show_private(..., turn=key)`): an edit notifies nobody, so when a person's turn
-comes their hand is sent as a new message (which notifies). The one it replaces is not
-deleted at once but noted, and all of a hand's replaced messages go in one deleteMessages per
-chat when the hand ends (`sweep`, called by the service): one call per person and hand
-instead of one per turn. Only when the message shown is not of this turn already: the digest
-noted for a your-turn message carries `TURN_MARK` and the turn's key, so a second render of
-the same turn, or a restarted bot, edits instead of sending again.
+comes their hand is sent as a new message (which notifies); the one it replaces is deleted
+with the others of the hand when it ends (`sweep`, `bot.telegram.replaced`). Only when the
+message shown is not of this turn already: the digest noted for a your-turn message carries
+`TURN_MARK` and the turn's key, so a second render of the same turn, or a restarted bot,
+edits instead of sending again.
 
 The service does not show every move to everyone (`bot.service.core`): a person's hand
 message changes on their turn and at the moments that matter to all (a hand dealt, the call,
@@ -52,10 +51,10 @@ from dataclasses import dataclass, field
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from bot.i18n import t
 from bot.table.table import CANCELLED, FINISHED, Table
 from bot.telegram.notes import NOTES_INTERVAL, Notes
 from bot.telegram.render import Keyboard, Rendered
+from bot.telegram.replaced import Sweeper, drop_replaced
 from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
 from storage import Database
 
@@ -67,7 +66,6 @@ log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
 DELETE_GATHER = 0.5  # seconds notices to delete in one chat are gathered into one call
-SWEEP_WAIT = 10.0  # seconds a hand's sweep waits for its turn messages still being sent
 DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
 
@@ -155,12 +153,15 @@ class TelegramOutbox:
         self._private_ids: dict[int, dict[int, int]] = {}
         self._private_loads: dict[int, asyncio.Task[dict[int, int]]] = {}
         self._shown_known: dict[tuple[int, int], str | None] = {}  # preloaded (`known`)
-        # table -> chat -> hand messages a newer turn message replaced, not yet deleted
-        self._replaced: dict[int, dict[int, list[int]]] = {}
-        self._replaced_read: set[int] = set()  # tables whose stored ones were read
-        self._sweeps: set[asyncio.Task[None]] = set()
-        self._replacing: dict[int, int] = {}  # turn messages being sent, by table
         self._closing = False
+        self._sweeper = Sweeper(
+            bot,
+            db,
+            self.notes,
+            shared=shared,
+            shown=lambda tid, chat_id: self._private_ids.get(tid, {}).get(chat_id),
+            closing=lambda: self._closing,
+        )
         self._doomed: dict[int, set[int]] = {}  # chat -> message ids to delete (`delete_soon`)
         self._deleting: asyncio.Task[None] | None = None
 
@@ -192,9 +193,7 @@ class TelegramOutbox:
     def sweep(self, table: Table) -> None:
         """Delete the table's hand messages that newer turn messages replaced: one
         deleteMessages per chat, off the caller's path (the hand is over, or the table)."""
-        task = asyncio.create_task(self._sweep(table), name=f"sweep:{table.table_id}")
-        self._sweeps.add(task)
-        task.add_done_callback(self._sweeps.discard)
+        self._sweeper.sweep(table)
 
     def repost(self, table: Table, content: Rendered) -> None:
         """Send the group's table message anew, at the bottom of the chat (/table): the new
@@ -366,7 +365,7 @@ class TelegramOutbox:
             for s in self._slots.values()
             if s.desired is not None or s.wake.is_set() or s.keep is not None
         )
-        return busy + len(self._sweeps) + int(deleting or bool(self._doomed))
+        return busy + self._sweeper.pending() + int(deleting or bool(self._doomed))
 
     async def flush(self, timeout: float = 10.0) -> None:
         """Wait until every pending send is done (shutdown, tests), at most `timeout` s."""
@@ -538,8 +537,8 @@ class TelegramOutbox:
             return False
         tid = slot.table.table_id
         self._slots.pop((tid, slot.user_id), None)
-        if not any(key[0] == tid for key in self._slots) and tid not in self._replaced:
-            self._replaced_read.discard(tid)
+        if not any(key[0] == tid for key in self._slots) and not self._sweeper.holds(tid):
+            self._sweeper.forget(tid)
             self._private_ids.pop(tid, None)
             self._private_loads.pop(tid, None)
             self._blocked = {k for k in self._blocked if k[0] != tid}
@@ -644,9 +643,9 @@ class TelegramOutbox:
         if mark is not None and not (slot.sent or "").startswith(mark):
             replaced, mid = mid, None  # a fresh message notifies; an edit would not
         tid = slot.table.table_id
-        counted = replaced is not None  # a sweep of the hand waits for this one (`_sweep`)
+        counted = replaced is not None  # a sweep of the hand waits for this one (`sending`)
         if counted:
-            self._replacing[tid] = self._replacing.get(tid, 0) + 1
+            self._sweeper.sending(tid)
         try:
             reply_markup = markup(content.keyboard)
             sent_new = False
@@ -667,10 +666,12 @@ class TelegramOutbox:
                             # noted first: a bot restarted meanwhile edits the new one
                             slot.sent = want
                             await self._noted(slot, mid, want)
-                            await self._drop_replaced(slot, moved)
+                            await drop_replaced(
+                                self.bot, slot.table, slot.chat_id, slot.user_id, moved
+                            )
                             moved = None
                         if replaced is not None and replaced != mid:
-                            self._replace(slot, replaced)
+                            self._sweeper.replace(tid, slot.chat_id, replaced)
                             replaced = None
                     else:
                         await self.notes.editing(slot.chat_id, mid, want)
@@ -706,67 +707,7 @@ class TelegramOutbox:
             return False
         finally:
             if counted:
-                self._replacing[tid] -= 1
-                if not self._replacing[tid]:
-                    del self._replacing[tid]
-
-    def _replace(self, slot: _Slot, message_id: int) -> None:
-        """A newer turn message replaced this hand message: deleted with the hand's sweep
-        (noted, so that a restarted bot or another worker deletes it)."""
-        tid = slot.table.table_id
-        self._replaced.setdefault(tid, {}).setdefault(slot.chat_id, []).append(message_id)
-        self.notes.replaced(tid, slot.chat_id, message_id)
-
-    async def _sweep(self, table: Table) -> None:
-        tid = table.table_id
-        # a turn message still on its way (the private chat's pace) replaces one as it lands:
-        # that one goes with this sweep, not the next hand's
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SWEEP_WAIT
-        while self._replacing.get(tid) and loop.time() < deadline and not self._closing:
-            await asyncio.sleep(0.05)
-        chats = self._replaced.pop(tid, {})
-        if self.shared or tid not in self._replaced_read:
-            # another worker, or the run before a restart, may have noted some
-            self._replaced_read.add(tid)
-            await self.notes.flush()  # with what this one deleted already
-            for chat_id, message_id in await self.db.replaced_messages(tid):
-                found = chats.setdefault(chat_id, [])
-                if message_id not in found:
-                    found.append(message_id)
-        for chat_id, ids in chats.items():
-            # a message shown now is never among them (a turn message replaced it)
-            shown = self._private_ids.get(tid, {}).get(chat_id)
-            ids = [m for m in ids if m != shown]
-            for i in range(0, len(ids), 100):  # Telegram takes up to 100 at once
-                chunk = ids[i : i + 100]
-                try:
-                    await self.bot.delete_messages(chat_id, chunk)
-                except TelegramError as exc:
-                    log.info("deleting %d messages in %s failed: %s", len(chunk), chat_id, exc)
-                    if not isinstance(exc, BadRequest | Forbidden):
-                        continue  # kept: the next sweep tries again
-                self.notes.deleted(chat_id, chunk)
-
-    async def _drop_replaced(self, slot: _Slot, message_id: int) -> None:
-        """Delete a hand message that a newer one replaced. Telegram refuses for a message
-        over 48 hours old: it is then edited into a pointer to the new one (no buttons). A
-        failure changes nothing else: the new message is the one kept up to date."""
-        try:
-            await self.bot.delete_message(slot.chat_id, message_id)
-            return
-        except TelegramError as exc:
-            if "not found" in str(exc).lower():
-                return  # the person deleted it
-            log.info("deleting %s/%s failed (%s): editing it", slot.chat_id, message_id, exc)
-        title = f"#{slot.table.table_id}"
-        text = f"{t(slot.table.lang, 'pm_replaced')} ({title})"
-        if slot.user_id is None:  # the group's table message, re-posted by /table
-            text = t(slot.table.lang, "table_moved")
-        try:
-            await self.bot.edit_message_text(text, chat_id=slot.chat_id, message_id=message_id)
-        except TelegramError as exc:
-            log.info("editing the replaced %s/%s failed: %s", slot.chat_id, message_id, exc)
+                self._sweeper.sent(tid)
 
     async def _remember(self, slot: _Slot, msg: Message, shown: str) -> None:
         """A new message shows the table (showing `shown`): what it shows is written before
