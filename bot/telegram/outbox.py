@@ -48,11 +48,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from telegram import Bot, Message
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.table.table import CANCELLED, FINISHED, Table
 from bot.telegram.notes import NOTES_INTERVAL, Notes
+from bot.telegram.oneoff import OneOff, markup
 from bot.telegram.render import Keyboard, Rendered
 from bot.telegram.replaced import Sweeper, drop_replaced
 from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
@@ -65,25 +66,7 @@ __all__ = ["NOTES_INTERVAL", "UNSURE", "Notes", "TelegramOutbox", "digest", "kno
 log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
-DELETE_GATHER = 0.5  # seconds notices to delete in one chat are gathered into one call
-DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
-
-
-def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
-    if not keyboard:
-        return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(b.text, url=b.url)
-                if b.url
-                else InlineKeyboardButton(b.text, callback_data=b.data)
-                for b in row
-            ]
-            for row in keyboard
-        ]
-    )
 
 
 @dataclass
@@ -162,8 +145,7 @@ class TelegramOutbox:
             shown=lambda tid, chat_id: self._private_ids.get(tid, {}).get(chat_id),
             closing=lambda: self._closing,
         )
-        self._doomed: dict[int, set[int]] = {}  # chat -> message ids to delete (`delete_soon`)
-        self._deleting: asyncio.Task[None] | None = None
+        self._oneoff = OneOff(bot, closing=lambda: self._closing)
 
     # ------------------------------------------------------------------ Outbox
 
@@ -207,86 +189,10 @@ class TelegramOutbox:
         """Pin the table message (best effort: a refusal, e.g. the bot is no admin any
         more, is only logged)."""
         if table.table_message_id is not None:
-            await self._pin(table.chat_id, table.table_message_id)
-
-    async def _pin(self, chat_id: int, message_id: int) -> None:
-        try:
-            await self.bot.pin_chat_message(chat_id, message_id, disable_notification=True)
-        except TelegramError as exc:
-            log.info("pinning %s/%s failed: %s", chat_id, message_id, exc)
+            await self._oneoff.pin(table.chat_id, table.table_message_id)
 
     def unblock(self, user_id: int) -> None:
         self._blocked = {k for k in self._blocked if k[1] != user_id}
-
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
-        try:
-            await self.bot.send_message(chat_id, text, reply_markup=markup(keyboard))
-        except TelegramError as exc:
-            log.warning("send to %s failed: %s", chat_id, exc)
-
-    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
-        """Edit a message the outbox does not keep (the variant picker after a choice)."""
-        try:
-            await self.bot.edit_message_text(
-                content.text,
-                chat_id=chat_id,
-                message_id=message_id,
-                reply_markup=markup(content.keyboard),
-            )
-        except TelegramError as exc:
-            log.info("editing %s/%s failed: %s", chat_id, message_id, exc)
-
-    async def post(self, chat_id: int, content: Rendered) -> int | None:
-        """Send a new message the outbox does not keep (a request with buttons, edited
-        later with `edit`); its id, or None if it could not be sent."""
-        try:
-            msg = await self.bot.send_message(
-                chat_id,
-                content.text,
-                reply_markup=markup(content.keyboard),
-            )
-        except TelegramError as exc:
-            log.warning("send to %s failed: %s", chat_id, exc)
-            return None
-        return msg.message_id
-
-    async def announce(
-        self, chat_id: int, content: Rendered, *, silent: bool = False
-    ) -> int | None:
-        """Send a message of its own that the outbox does not keep up to date (a hand's
-        result, the match's end, a notice); `silent`: it does not ring (Telegram's
-        `disable_notification`). Its id, or None if it could not be sent."""
-        try:
-            msg = await self.bot.send_message(
-                chat_id,
-                content.text,
-                reply_markup=markup(content.keyboard),
-                disable_notification=silent,
-            )
-        except TelegramError as exc:
-            log.warning("send to %s failed: %s", chat_id, exc)
-            return None
-        return msg.message_id
-
-    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
-        """Delete these messages (notices no longer true): the ids asked for in the same
-        moment go in one `deleteMessages` call per chat (up to 100 ids). A message already
-        gone, or one Telegram will not delete, is skipped."""
-        self._doomed.setdefault(chat_id, set()).update(message_ids)
-        if self._deleting is None or self._deleting.done():
-            self._deleting = asyncio.create_task(self._delete_doomed(), name="outbox:delete")
-
-    async def _delete_doomed(self) -> None:
-        if not self._closing:
-            await asyncio.sleep(DELETE_GATHER)
-        while self._doomed:
-            chat_id, ids = self._doomed.popitem()
-            ordered = sorted(ids)
-            for i in range(0, len(ordered), DELETE_MAX):
-                try:
-                    await self.bot.delete_messages(chat_id, ordered[i : i + DELETE_MAX])
-                except TelegramError as exc:
-                    log.info("deleting %d messages in %s failed: %s", len(ids), chat_id, exc)
 
     def drop_table(self, table: Table) -> None:
         """The group's table message goes (a closed table whose closing another message
@@ -298,13 +204,6 @@ class TelegramOutbox:
         slot.desired, slot.dropped = None, True
         if table.table_message_id is not None:
             self.delete_soon(table.chat_id, [table.table_message_id])
-
-    async def clear_buttons(self, chat_id: int, message_id: int) -> None:
-        """A message the outbox does not keep loses its buttons (a rematch opened)."""
-        try:
-            await self.bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
-        except TelegramError as exc:
-            log.info("clearing the buttons of %s/%s failed: %s", chat_id, message_id, exc)
 
     def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
         """The person's hand message stays in their chat as it is, showing `content` (the
@@ -356,16 +255,37 @@ class TelegramOutbox:
         self._private_ids.get(tid, {}).pop(uid, None)
         await self.db.forget_private_message(tid, uid)
 
+    # one-off messages, which the outbox does not keep up to date: `bot.telegram.oneoff`
+
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
+        await self._oneoff.say(chat_id, text, keyboard)
+
+    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        await self._oneoff.edit(chat_id, message_id, content)
+
+    async def post(self, chat_id: int, content: Rendered) -> int | None:
+        return await self._oneoff.post(chat_id, content)
+
+    async def announce(
+        self, chat_id: int, content: Rendered, *, silent: bool = False
+    ) -> int | None:
+        return await self._oneoff.announce(chat_id, content, silent=silent)
+
+    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
+        self._oneoff.delete_soon(chat_id, message_ids)
+
+    async def clear_buttons(self, chat_id: int, message_id: int) -> None:
+        await self._oneoff.clear_buttons(chat_id, message_id)
+
     def pending(self) -> int:
         """Messages with content still to send (and sweeps under way, notices still to
         delete)."""
-        deleting = self._deleting is not None and not self._deleting.done()
         busy = sum(
             1
             for s in self._slots.values()
             if s.desired is not None or s.wake.is_set() or s.keep is not None
         )
-        return busy + self._sweeper.pending() + int(deleting or bool(self._doomed))
+        return busy + self._sweeper.pending() + int(self._oneoff.pending())
 
     async def flush(self, timeout: float = 10.0) -> None:
         """Wait until every pending send is done (shutdown, tests), at most `timeout` s."""
@@ -399,9 +319,7 @@ class TelegramOutbox:
             if slot.desired is not None:
                 slot.wake.set()
         await self.flush(timeout)
-        if self._deleting is not None and not self._deleting.done():  # gathered: at once
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._deleting), timeout)
+        await self._oneoff.close(timeout)
         tasks = [s.task for s in self._slots.values() if s.task is not None]
         for task in tasks:
             task.cancel()
@@ -721,7 +639,7 @@ class TelegramOutbox:
             slot.table.table_message_id = msg.message_id
             await self.db.update_lobby(tid, table_message_id=msg.message_id)
             if slot.table.pin:  # a pinned table stays pinned in its new message
-                await self._pin(slot.chat_id, msg.message_id)
+                await self._oneoff.pin(slot.chat_id, msg.message_id)
         else:
             self._private_ids.setdefault(tid, {})[slot.user_id] = msg.message_id
             await self.db.set_private_message(tid, slot.user_id, slot.chat_id, msg.message_id)
