@@ -57,6 +57,7 @@ from bot.telegram.oneoff import OneOff, markup
 from bot.telegram.render import Keyboard, Rendered
 from bot.telegram.replaced import Sweeper, drop_replaced
 from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
+from bot.telegram.stored import StoredMessages
 from storage import Database
 
 # the outbox, and what its callers have always imported from here (`Notes` and
@@ -133,16 +134,14 @@ class TelegramOutbox:
         self.on_blocked = on_blocked
         self._slots: dict[tuple[int, int | None], _Slot] = {}
         self._blocked: set[tuple[int, int]] = set()
-        self._private_ids: dict[int, dict[int, int]] = {}
-        self._private_loads: dict[int, asyncio.Task[dict[int, int]]] = {}
-        self._shown_known: dict[tuple[int, int], str | None] = {}  # preloaded (`known`)
+        self._stored = StoredMessages(db)
         self._closing = False
         self._sweeper = Sweeper(
             bot,
             db,
             self.notes,
             shared=shared,
-            shown=lambda tid, chat_id: self._private_ids.get(tid, {}).get(chat_id),
+            shown=self._stored.hand,
             closing=lambda: self._closing,
         )
         self._oneoff = OneOff(bot, closing=lambda: self._closing)
@@ -252,7 +251,7 @@ class TelegramOutbox:
             else:
                 await self._noted(slot, message_id, want)
         slot.message_id, slot.sent, slot.loaded = None, None, False
-        self._private_ids.get(tid, {}).pop(uid, None)
+        self._stored.drop_hand(tid, uid)
         await self.db.forget_private_message(tid, uid)
 
     # one-off messages, which the outbox does not keep up to date: `bot.telegram.oneoff`
@@ -300,15 +299,7 @@ class TelegramOutbox:
         reads its message as stored then (`_send_shared`)."""
         if self.shared:
             return
-        rows = await self.db.private_messages_of([tb.table_id for tb in tables])
-        for tb in tables:
-            self._private_ids.setdefault(tb.table_id, {})
-        for r in rows:
-            self._private_ids[r.table_id][r.user_id] = r.message_id
-        keys = [(r.chat_id, r.message_id) for r in rows]
-        keys += [(tb.chat_id, tb.table_message_id) for tb in tables if tb.table_message_id]
-        states = await self.db.shown_states(keys)
-        self._shown_known.update({key: known(s) for key, s in states.items()})
+        await self._stored.preload(tables)
 
     async def close(self, timeout: float = 3.0) -> None:
         """Send what is pending for a few seconds, then stop: every action is stored, so a
@@ -457,8 +448,7 @@ class TelegramOutbox:
         self._slots.pop((tid, slot.user_id), None)
         if not any(key[0] == tid for key in self._slots) and not self._sweeper.holds(tid):
             self._sweeper.forget(tid)
-            self._private_ids.pop(tid, None)
-            self._private_loads.pop(tid, None)
+            self._stored.forget(tid)
             self._blocked = {k for k in self._blocked if k[0] != tid}
         return True
 
@@ -467,31 +457,12 @@ class TelegramOutbox:
             if slot.user_id is None:
                 slot.message_id = slot.table.table_message_id
             else:
-                ids = await self._private_message_ids(slot.table.table_id)
+                ids = await self._stored.hands(slot.table.table_id)
                 slot.message_id = ids.get(slot.user_id)
         if slot.message_id is not None and not slot.loaded:
             slot.loaded = True
-            key = (slot.chat_id, slot.message_id)
-            if key in self._shown_known:
-                slot.sent = self._shown_known.pop(key)
-            else:
-                slot.sent = known((await self.db.shown_states([key])).get(key))
+            slot.sent = await self._stored.shows(slot.chat_id, slot.message_id)
         return slot.message_id
-
-    async def _private_message_ids(self, tid: int) -> dict[int, int]:
-        """The table's hand messages by user: read once, however many ask at the same time."""
-        if tid in self._private_ids:
-            return self._private_ids[tid]
-        task = self._private_loads.get(tid)
-        if task is None:
-
-            async def load() -> dict[int, int]:
-                rows = await self.db.private_messages(tid)
-                found = {r.user_id: r.message_id for r in rows}
-                return self._private_ids.setdefault(tid, found)
-
-            task = self._private_loads[tid] = asyncio.create_task(load())
-        return await task
 
     async def _send_shared(self, slot: _Slot, content: Rendered, turn: str | None) -> bool:
         """`_send` with other workers sending for the same tables: under the message's lock
@@ -516,9 +487,9 @@ class TelegramOutbox:
             if uid is None:
                 slot.table.table_message_id = state.message_id
             elif state.message_id is None:
-                self._private_ids.get(tid, {}).pop(uid, None)
+                self._stored.drop_hand(tid, uid)
             else:
-                self._private_ids.setdefault(tid, {})[uid] = state.message_id
+                self._stored.set_hand(tid, uid, state.message_id)
             sent = await self._send(slot, content, turn)
             if sent and slot.message_id is not None and slot.sent is not None:
                 await self._noted(slot, slot.message_id, slot.sent)
@@ -641,5 +612,5 @@ class TelegramOutbox:
             if slot.table.pin:  # a pinned table stays pinned in its new message
                 await self._oneoff.pin(slot.chat_id, msg.message_id)
         else:
-            self._private_ids.setdefault(tid, {})[slot.user_id] = msg.message_id
+            self._stored.set_hand(tid, slot.user_id, msg.message_id)
             await self.db.set_private_message(tid, slot.user_id, slot.chat_id, msg.message_id)
