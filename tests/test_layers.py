@@ -7,7 +7,7 @@
     storage      all SQL: the table layer's values (statuses, records), nothing above it
     handlers     Telegram updates: the service and rendering, never storage
     bot.service  what handlers call: tables, storage and the view; never Telegram's side
-                 (`bot.telegram`: the app, the outbox, the webhook) nor handlers
+                 (`bot.telegram`: the outbox, pacing, the webhook) nor handlers
     bot.view     messages, keyboards, button data and charts as plain data: the table layer
                  and texts; never the service, storage or Telegram itself
     bot.view.render  the table's messages, its modules in no cycle

@@ -17,11 +17,9 @@ Pacing and retries of single calls live in `bot.telegram.rate_limiter` (the one 
 call still fails there, the message keeps its newest content and is tried again after
 `resync_after` seconds or at the next change, so a table never stays stale.
 
-What each message shows is stored (a digest, `Database.write_notes`), so a restarted bot edits
-only what changed: no "message is not modified" after a restart. These notes, and the calls
-made about groups (the rate limiter's), are written in batches every `NOTES_INTERVAL`
-seconds by `Notes`, off the path of a tap: a crash loses at most that much of them (then a
-message may be edited once more to what it already shows, answered "not modified").
+What each message shows is stored (a digest, `bot.telegram.shown`), so a restarted bot edits
+only what changed: no "message is not modified" after a restart. The notes are written in
+batches by `Notes` (`bot.telegram.notes`), off the path of a tap.
 
 - "message is not modified": counted as sent.
 - "message to edit not found" / "message can't be edited": sent anew, the new id stored.
@@ -29,12 +27,11 @@ message may be edited once more to what it already shows, answered "not modified
   group message (the bot was removed): the table message is given up.
 
 Your turn (`show_private(..., turn=key)`): an edit notifies nobody, so when a person's turn
-comes their hand is sent as a new message (which notifies). The one it replaces is not
-deleted at once but noted, and all of a hand's replaced messages go in one deleteMessages per
-chat when the hand ends (`sweep`, called by the service): one call per person and hand
-instead of one per turn. Only when the message shown is not of this turn already: the digest
-noted for a your-turn message carries `TURN_MARK` and the turn's key, so a second render of
-the same turn, or a restarted bot, edits instead of sending again.
+comes their hand is sent as a new message (which notifies); the one it replaces is deleted
+with the others of the hand when it ends (`sweep`, `bot.telegram.replaced`). Only when the
+message shown is not of this turn already: the digest noted for a your-turn message carries
+`TURN_MARK` and the turn's key, so a second render of the same turn, or a restarted bot,
+edits instead of sending again.
 
 The service does not show every move to everyone (`bot.service.core`): a person's hand
 message changes on their turn and at the moments that matter to all (a hand dealt, the call,
@@ -46,179 +43,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from telegram import Bot, Message
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from bot.i18n import t
 from bot.table.table import CANCELLED, FINISHED, Table
+from bot.telegram.notes import NOTES_INTERVAL, Notes
+from bot.telegram.oneoff import OneOff, markup
+from bot.telegram.replaced import Sweeper, drop_replaced
+from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
+from bot.telegram.stored import StoredMessages
 from bot.view.render import Keyboard, Rendered
 from storage import Database
-from storage.models import Shown
+
+# the outbox, and what its callers have always imported from here (`Notes` and
+# `NOTES_INTERVAL` live in `bot.telegram.notes`; `digest`, `known`, `UNSURE` in `shown`)
+__all__ = ["NOTES_INTERVAL", "UNSURE", "Notes", "TelegramOutbox", "digest", "known", "markup"]
 
 log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
-DELETE_GATHER = 0.5  # seconds notices to delete in one chat are gathered into one call
-SWEEP_WAIT = 10.0  # seconds a hand's sweep waits for its turn messages still being sent
-DELETE_MAX = 100  # message ids in one deleteMessages call (the Bot API's limit)
-NOTES_INTERVAL = 0.2  # seconds between two writes of the notes
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
-TURN_MARK = "t:"  # prefix of the noted digest of a private message sent for the person's turn
-UNSURE = "?"  # ends what is known of a turn message whose last edit was not confirmed
-
-
-def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
-    if not keyboard:
-        return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(b.text, url=b.url)
-                if b.url
-                else InlineKeyboardButton(b.text, callback_data=b.data)
-                for b in row
-            ]
-            for row in keyboard
-        ]
-    )
-
-
-def turn_mark(noted: str) -> str:
-    """The mark of a digest noted for a person's turn (`TURN_MARK`, the turn's key, `|`), or
-    ""."""
-    if not noted.startswith(TURN_MARK) or "|" not in noted:
-        return ""
-    return noted[: noted.index("|") + 1]
-
-
-def known(shown: Shown | None) -> str | None:
-    """What a message is known to show, from its notes: the digest; None if nothing is
-    known. When an edit was noted and not confirmed (a crash in between), the message shows
-    the old content or the new one; if both are of the same turn (an edit within a turn keeps
-    its mark), that turn's mark and `UNSURE`: the next render of that turn edits the message
-    (the mark says it is of the turn; `UNSURE` never equals a digest) instead of sending a
-    second one."""
-    if shown is None:
-        return None
-    if shown.editing is None:
-        return shown.digest
-    mark = turn_mark(shown.digest)
-    return mark + UNSURE if mark and mark == turn_mark(shown.editing) else None
-
-
-def digest(content: Rendered) -> str:
-    """A short stable fingerprint of a message's text and buttons."""
-    return hashlib.blake2b(repr(content.key()).encode(), digest_size=10).hexdigest()
-
-
-class Notes:
-    """What messages show and which calls were made about groups, written to the database
-    in one transaction every `interval` seconds (a tap's own write never queues behind them
-    one by one).
-
-    An edit is noted before it is made (`editing`, written at once with whatever else is
-    waiting, and awaited): if the bot dies between the edit and the note confirming it, the
-    restarted bot knows the message may show either content and edits it, rather than
-    trusting an old digest that may equal what it wants to show while Telegram still shows
-    the edited content (a person would keep buttons of a turn that is over)."""
-
-    def __init__(self, db: Database, interval: float = NOTES_INTERVAL) -> None:
-        self.db = db
-        self.interval = interval
-        self._shown: dict[tuple[int, int], str] = {}
-        self._calls: list[tuple[int, float]] = []
-        self._editing: dict[tuple[int, int], str] = {}
-        self._replaced: list[tuple[int, int, int]] = []
-        self._deleted: list[tuple[int, int]] = []
-        self._written: asyncio.Future[None] | None = None  # resolved by the next write
-        self._wake = asyncio.Event()
-        self._now = asyncio.Event()  # an edit waits: write without gathering first
-        self._task: asyncio.Task[None] | None = None
-        self._flushing: asyncio.Future[None] | None = None  # the write `_run` started last
-
-    def shown(self, chat_id: int, message_id: int, digest: str) -> None:
-        self._shown[(chat_id, message_id)] = digest
-        self._editing.pop((chat_id, message_id), None)
-        self._kick()
-
-    def group_call(self, chat_id: int, at: float) -> None:
-        self._calls.append((chat_id, at))
-        self._kick()
-
-    def replaced(self, table_id: int, chat_id: int, message_id: int) -> None:
-        """A hand message a newer one replaced: to be deleted with the hand's sweep."""
-        self._replaced.append((table_id, chat_id, message_id))
-        self._kick()
-
-    def deleted(self, chat_id: int, message_ids: list[int]) -> None:
-        self._deleted.extend((chat_id, m) for m in message_ids)
-        self._kick()
-
-    async def editing(self, chat_id: int, message_id: int, digest: str) -> None:
-        """Note that the message is about to be edited to content `digest`; returns once that
-        is written (with everything noted before it, so confirmations keep their order)."""
-        self._editing[(chat_id, message_id)] = digest
-        if self._written is None:
-            self._written = asyncio.get_running_loop().create_future()
-        written = self._written
-        self._now.set()
-        self._kick()
-        await asyncio.shield(written)
-
-    def _kick(self) -> None:
-        self._wake.set()
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name="telegram-notes")
-
-    async def _run(self) -> None:
-        while True:
-            await self._wake.wait()
-            if not self._now.is_set():  # gather what comes meanwhile
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._now.wait(), self.interval)
-            self._wake.clear()
-            self._now.clear()
-            # shielded: a close cancels this task, never a write under way (its batch, taken
-            # from the lists, would be lost: a replaced message never deleted)
-            self._flushing = asyncio.ensure_future(self.flush())
-            await asyncio.shield(self._flushing)
-
-    async def flush(self) -> None:
-        shown, self._shown = self._shown, {}
-        calls, self._calls = self._calls, []
-        editing, self._editing = self._editing, {}
-        replaced, self._replaced = self._replaced, []
-        deleted, self._deleted = self._deleted, []
-        written, self._written = self._written, None
-        try:
-            await self.db.write_notes(
-                shown=[(c, m, d) for (c, m), d in shown.items()],
-                group_calls=calls,
-                editing=[(c, m, d) for (c, m), d in editing.items()],
-                replaced=replaced,
-                deleted=deleted,
-            )
-        except Exception as exc:  # at worst one "not modified" or one 429 after a restart
-            log.warning("writing the notes failed: %s", exc)
-        finally:
-            if written is not None and not written.done():
-                written.set_result(None)
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-        if self._flushing is not None:  # a write under way ends first
-            await self._flushing
-        await self.flush()
 
 
 @dataclass
@@ -285,17 +134,17 @@ class TelegramOutbox:
         self.on_blocked = on_blocked
         self._slots: dict[tuple[int, int | None], _Slot] = {}
         self._blocked: set[tuple[int, int]] = set()
-        self._private_ids: dict[int, dict[int, int]] = {}
-        self._private_loads: dict[int, asyncio.Task[dict[int, int]]] = {}
-        self._shown_known: dict[tuple[int, int], str | None] = {}  # preloaded (`known`)
-        # table -> chat -> hand messages a newer turn message replaced, not yet deleted
-        self._replaced: dict[int, dict[int, list[int]]] = {}
-        self._replaced_read: set[int] = set()  # tables whose stored ones were read
-        self._sweeps: set[asyncio.Task[None]] = set()
-        self._replacing: dict[int, int] = {}  # turn messages being sent, by table
+        self._stored = StoredMessages(db)
         self._closing = False
-        self._doomed: dict[int, set[int]] = {}  # chat -> message ids to delete (`delete_soon`)
-        self._deleting: asyncio.Task[None] | None = None
+        self._sweeper = Sweeper(
+            bot,
+            db,
+            self.notes,
+            shared=shared,
+            shown=self._stored.hand,
+            closing=lambda: self._closing,
+        )
+        self._oneoff = OneOff(bot, closing=lambda: self._closing)
 
     # ------------------------------------------------------------------ Outbox
 
@@ -325,9 +174,7 @@ class TelegramOutbox:
     def sweep(self, table: Table) -> None:
         """Delete the table's hand messages that newer turn messages replaced: one
         deleteMessages per chat, off the caller's path (the hand is over, or the table)."""
-        task = asyncio.create_task(self._sweep(table), name=f"sweep:{table.table_id}")
-        self._sweeps.add(task)
-        task.add_done_callback(self._sweeps.discard)
+        self._sweeper.sweep(table)
 
     def repost(self, table: Table, content: Rendered) -> None:
         """Send the group's table message anew, at the bottom of the chat (/table): the new
@@ -341,86 +188,10 @@ class TelegramOutbox:
         """Pin the table message (best effort: a refusal, e.g. the bot is no admin any
         more, is only logged)."""
         if table.table_message_id is not None:
-            await self._pin(table.chat_id, table.table_message_id)
-
-    async def _pin(self, chat_id: int, message_id: int) -> None:
-        try:
-            await self.bot.pin_chat_message(chat_id, message_id, disable_notification=True)
-        except TelegramError as exc:
-            log.info("pinning %s/%s failed: %s", chat_id, message_id, exc)
+            await self._oneoff.pin(table.chat_id, table.table_message_id)
 
     def unblock(self, user_id: int) -> None:
         self._blocked = {k for k in self._blocked if k[1] != user_id}
-
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
-        try:
-            await self.bot.send_message(chat_id, text, reply_markup=markup(keyboard))
-        except TelegramError as exc:
-            log.warning("send to %s failed: %s", chat_id, exc)
-
-    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
-        """Edit a message the outbox does not keep (the variant picker after a choice)."""
-        try:
-            await self.bot.edit_message_text(
-                content.text,
-                chat_id=chat_id,
-                message_id=message_id,
-                reply_markup=markup(content.keyboard),
-            )
-        except TelegramError as exc:
-            log.info("editing %s/%s failed: %s", chat_id, message_id, exc)
-
-    async def post(self, chat_id: int, content: Rendered) -> int | None:
-        """Send a new message the outbox does not keep (a request with buttons, edited
-        later with `edit`); its id, or None if it could not be sent."""
-        try:
-            msg = await self.bot.send_message(
-                chat_id,
-                content.text,
-                reply_markup=markup(content.keyboard),
-            )
-        except TelegramError as exc:
-            log.warning("send to %s failed: %s", chat_id, exc)
-            return None
-        return msg.message_id
-
-    async def announce(
-        self, chat_id: int, content: Rendered, *, silent: bool = False
-    ) -> int | None:
-        """Send a message of its own that the outbox does not keep up to date (a hand's
-        result, the match's end, a notice); `silent`: it does not ring (Telegram's
-        `disable_notification`). Its id, or None if it could not be sent."""
-        try:
-            msg = await self.bot.send_message(
-                chat_id,
-                content.text,
-                reply_markup=markup(content.keyboard),
-                disable_notification=silent,
-            )
-        except TelegramError as exc:
-            log.warning("send to %s failed: %s", chat_id, exc)
-            return None
-        return msg.message_id
-
-    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
-        """Delete these messages (notices no longer true): the ids asked for in the same
-        moment go in one `deleteMessages` call per chat (up to 100 ids). A message already
-        gone, or one Telegram will not delete, is skipped."""
-        self._doomed.setdefault(chat_id, set()).update(message_ids)
-        if self._deleting is None or self._deleting.done():
-            self._deleting = asyncio.create_task(self._delete_doomed(), name="outbox:delete")
-
-    async def _delete_doomed(self) -> None:
-        if not self._closing:
-            await asyncio.sleep(DELETE_GATHER)
-        while self._doomed:
-            chat_id, ids = self._doomed.popitem()
-            ordered = sorted(ids)
-            for i in range(0, len(ordered), DELETE_MAX):
-                try:
-                    await self.bot.delete_messages(chat_id, ordered[i : i + DELETE_MAX])
-                except TelegramError as exc:
-                    log.info("deleting %d messages in %s failed: %s", len(ids), chat_id, exc)
 
     def drop_table(self, table: Table) -> None:
         """The group's table message goes (a closed table whose closing another message
@@ -432,13 +203,6 @@ class TelegramOutbox:
         slot.desired, slot.dropped = None, True
         if table.table_message_id is not None:
             self.delete_soon(table.chat_id, [table.table_message_id])
-
-    async def clear_buttons(self, chat_id: int, message_id: int) -> None:
-        """A message the outbox does not keep loses its buttons (a rematch opened)."""
-        try:
-            await self.bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
-        except TelegramError as exc:
-            log.info("clearing the buttons of %s/%s failed: %s", chat_id, message_id, exc)
 
     def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
         """The person's hand message stays in their chat as it is, showing `content` (the
@@ -487,19 +251,40 @@ class TelegramOutbox:
             else:
                 await self._noted(slot, message_id, want)
         slot.message_id, slot.sent, slot.loaded = None, None, False
-        self._private_ids.get(tid, {}).pop(uid, None)
+        self._stored.drop_hand(tid, uid)
         await self.db.forget_private_message(tid, uid)
+
+    # one-off messages, which the outbox does not keep up to date: `bot.telegram.oneoff`
+
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
+        await self._oneoff.say(chat_id, text, keyboard)
+
+    async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        await self._oneoff.edit(chat_id, message_id, content)
+
+    async def post(self, chat_id: int, content: Rendered) -> int | None:
+        return await self._oneoff.post(chat_id, content)
+
+    async def announce(
+        self, chat_id: int, content: Rendered, *, silent: bool = False
+    ) -> int | None:
+        return await self._oneoff.announce(chat_id, content, silent=silent)
+
+    def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
+        self._oneoff.delete_soon(chat_id, message_ids)
+
+    async def clear_buttons(self, chat_id: int, message_id: int) -> None:
+        await self._oneoff.clear_buttons(chat_id, message_id)
 
     def pending(self) -> int:
         """Messages with content still to send (and sweeps under way, notices still to
         delete)."""
-        deleting = self._deleting is not None and not self._deleting.done()
         busy = sum(
             1
             for s in self._slots.values()
             if s.desired is not None or s.wake.is_set() or s.keep is not None
         )
-        return busy + len(self._sweeps) + int(deleting or bool(self._doomed))
+        return busy + self._sweeper.pending() + int(self._oneoff.pending())
 
     async def flush(self, timeout: float = 10.0) -> None:
         """Wait until every pending send is done (shutdown, tests), at most `timeout` s."""
@@ -514,15 +299,7 @@ class TelegramOutbox:
         reads its message as stored then (`_send_shared`)."""
         if self.shared:
             return
-        rows = await self.db.private_messages_of([tb.table_id for tb in tables])
-        for tb in tables:
-            self._private_ids.setdefault(tb.table_id, {})
-        for r in rows:
-            self._private_ids[r.table_id][r.user_id] = r.message_id
-        keys = [(r.chat_id, r.message_id) for r in rows]
-        keys += [(tb.chat_id, tb.table_message_id) for tb in tables if tb.table_message_id]
-        states = await self.db.shown_states(keys)
-        self._shown_known.update({key: known(s) for key, s in states.items()})
+        await self._stored.preload(tables)
 
     async def close(self, timeout: float = 3.0) -> None:
         """Send what is pending for a few seconds, then stop: every action is stored, so a
@@ -533,9 +310,7 @@ class TelegramOutbox:
             if slot.desired is not None:
                 slot.wake.set()
         await self.flush(timeout)
-        if self._deleting is not None and not self._deleting.done():  # gathered: at once
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._deleting), timeout)
+        await self._oneoff.close(timeout)
         tasks = [s.task for s in self._slots.values() if s.task is not None]
         for task in tasks:
             task.cancel()
@@ -671,10 +446,9 @@ class TelegramOutbox:
             return False
         tid = slot.table.table_id
         self._slots.pop((tid, slot.user_id), None)
-        if not any(key[0] == tid for key in self._slots) and tid not in self._replaced:
-            self._replaced_read.discard(tid)
-            self._private_ids.pop(tid, None)
-            self._private_loads.pop(tid, None)
+        if not any(key[0] == tid for key in self._slots) and not self._sweeper.holds(tid):
+            self._sweeper.forget(tid)
+            self._stored.forget(tid)
             self._blocked = {k for k in self._blocked if k[0] != tid}
         return True
 
@@ -683,31 +457,12 @@ class TelegramOutbox:
             if slot.user_id is None:
                 slot.message_id = slot.table.table_message_id
             else:
-                ids = await self._private_message_ids(slot.table.table_id)
+                ids = await self._stored.hands(slot.table.table_id)
                 slot.message_id = ids.get(slot.user_id)
         if slot.message_id is not None and not slot.loaded:
             slot.loaded = True
-            key = (slot.chat_id, slot.message_id)
-            if key in self._shown_known:
-                slot.sent = self._shown_known.pop(key)
-            else:
-                slot.sent = known((await self.db.shown_states([key])).get(key))
+            slot.sent = await self._stored.shows(slot.chat_id, slot.message_id)
         return slot.message_id
-
-    async def _private_message_ids(self, tid: int) -> dict[int, int]:
-        """The table's hand messages by user: read once, however many ask at the same time."""
-        if tid in self._private_ids:
-            return self._private_ids[tid]
-        task = self._private_loads.get(tid)
-        if task is None:
-
-            async def load() -> dict[int, int]:
-                rows = await self.db.private_messages(tid)
-                found = {r.user_id: r.message_id for r in rows}
-                return self._private_ids.setdefault(tid, found)
-
-            task = self._private_loads[tid] = asyncio.create_task(load())
-        return await task
 
     async def _send_shared(self, slot: _Slot, content: Rendered, turn: str | None) -> bool:
         """`_send` with other workers sending for the same tables: under the message's lock
@@ -732,9 +487,9 @@ class TelegramOutbox:
             if uid is None:
                 slot.table.table_message_id = state.message_id
             elif state.message_id is None:
-                self._private_ids.get(tid, {}).pop(uid, None)
+                self._stored.drop_hand(tid, uid)
             else:
-                self._private_ids.setdefault(tid, {})[uid] = state.message_id
+                self._stored.set_hand(tid, uid, state.message_id)
             sent = await self._send(slot, content, turn)
             if sent and slot.message_id is not None and slot.sent is not None:
                 await self._noted(slot, slot.message_id, slot.sent)
@@ -777,9 +532,9 @@ class TelegramOutbox:
         if mark is not None and not (slot.sent or "").startswith(mark):
             replaced, mid = mid, None  # a fresh message notifies; an edit would not
         tid = slot.table.table_id
-        counted = replaced is not None  # a sweep of the hand waits for this one (`_sweep`)
+        counted = replaced is not None  # a sweep of the hand waits for this one (`sending`)
         if counted:
-            self._replacing[tid] = self._replacing.get(tid, 0) + 1
+            self._sweeper.sending(tid)
         try:
             reply_markup = markup(content.keyboard)
             sent_new = False
@@ -800,10 +555,12 @@ class TelegramOutbox:
                             # noted first: a bot restarted meanwhile edits the new one
                             slot.sent = want
                             await self._noted(slot, mid, want)
-                            await self._drop_replaced(slot, moved)
+                            await drop_replaced(
+                                self.bot, slot.table, slot.chat_id, slot.user_id, moved
+                            )
                             moved = None
                         if replaced is not None and replaced != mid:
-                            self._replace(slot, replaced)
+                            self._sweeper.replace(tid, slot.chat_id, replaced)
                             replaced = None
                     else:
                         await self.notes.editing(slot.chat_id, mid, want)
@@ -839,67 +596,7 @@ class TelegramOutbox:
             return False
         finally:
             if counted:
-                self._replacing[tid] -= 1
-                if not self._replacing[tid]:
-                    del self._replacing[tid]
-
-    def _replace(self, slot: _Slot, message_id: int) -> None:
-        """A newer turn message replaced this hand message: deleted with the hand's sweep
-        (noted, so that a restarted bot or another worker deletes it)."""
-        tid = slot.table.table_id
-        self._replaced.setdefault(tid, {}).setdefault(slot.chat_id, []).append(message_id)
-        self.notes.replaced(tid, slot.chat_id, message_id)
-
-    async def _sweep(self, table: Table) -> None:
-        tid = table.table_id
-        # a turn message still on its way (the private chat's pace) replaces one as it lands:
-        # that one goes with this sweep, not the next hand's
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SWEEP_WAIT
-        while self._replacing.get(tid) and loop.time() < deadline and not self._closing:
-            await asyncio.sleep(0.05)
-        chats = self._replaced.pop(tid, {})
-        if self.shared or tid not in self._replaced_read:
-            # another worker, or the run before a restart, may have noted some
-            self._replaced_read.add(tid)
-            await self.notes.flush()  # with what this one deleted already
-            for chat_id, message_id in await self.db.replaced_messages(tid):
-                found = chats.setdefault(chat_id, [])
-                if message_id not in found:
-                    found.append(message_id)
-        for chat_id, ids in chats.items():
-            # a message shown now is never among them (a turn message replaced it)
-            shown = self._private_ids.get(tid, {}).get(chat_id)
-            ids = [m for m in ids if m != shown]
-            for i in range(0, len(ids), 100):  # Telegram takes up to 100 at once
-                chunk = ids[i : i + 100]
-                try:
-                    await self.bot.delete_messages(chat_id, chunk)
-                except TelegramError as exc:
-                    log.info("deleting %d messages in %s failed: %s", len(chunk), chat_id, exc)
-                    if not isinstance(exc, BadRequest | Forbidden):
-                        continue  # kept: the next sweep tries again
-                self.notes.deleted(chat_id, chunk)
-
-    async def _drop_replaced(self, slot: _Slot, message_id: int) -> None:
-        """Delete a hand message that a newer one replaced. Telegram refuses for a message
-        over 48 hours old: it is then edited into a pointer to the new one (no buttons). A
-        failure changes nothing else: the new message is the one kept up to date."""
-        try:
-            await self.bot.delete_message(slot.chat_id, message_id)
-            return
-        except TelegramError as exc:
-            if "not found" in str(exc).lower():
-                return  # the person deleted it
-            log.info("deleting %s/%s failed (%s): editing it", slot.chat_id, message_id, exc)
-        title = f"#{slot.table.table_id}"
-        text = f"{t(slot.table.lang, 'pm_replaced')} ({title})"
-        if slot.user_id is None:  # the group's table message, re-posted by /table
-            text = t(slot.table.lang, "table_moved")
-        try:
-            await self.bot.edit_message_text(text, chat_id=slot.chat_id, message_id=message_id)
-        except TelegramError as exc:
-            log.info("editing the replaced %s/%s failed: %s", slot.chat_id, message_id, exc)
+                self._sweeper.sent(tid)
 
     async def _remember(self, slot: _Slot, msg: Message, shown: str) -> None:
         """A new message shows the table (showing `shown`): what it shows is written before
@@ -913,7 +610,7 @@ class TelegramOutbox:
             slot.table.table_message_id = msg.message_id
             await self.db.update_lobby(tid, table_message_id=msg.message_id)
             if slot.table.pin:  # a pinned table stays pinned in its new message
-                await self._pin(slot.chat_id, msg.message_id)
+                await self._oneoff.pin(slot.chat_id, msg.message_id)
         else:
-            self._private_ids.setdefault(tid, {})[slot.user_id] = msg.message_id
+            self._stored.set_hand(tid, slot.user_id, msg.message_id)
             await self.db.set_private_message(tid, slot.user_id, slot.chat_id, msg.message_id)
