@@ -97,61 +97,7 @@ def snapshot(
     """The table as `seat` (or SPECTATOR) sees it now, in `lang`. `table_param`: a table's
     start parameter (its link), for the rematch a finished match opened."""
     names = [render.seat_name(table, s, lang) for s in range(len(table.seats))]
-    out: dict[str, Any] = {
-        "table_id": table.table_id,
-        "move": table.move_no,
-        "status": table.status,
-        "lang": lang,
-        "title": variant_name(lang, table.options.variant),
-        "me": seat,
-        "french": table.options.deck == "french",
-        "seats": [
-            {
-                "name": names[s],
-                "short": _short_name(table, s),
-                "bot": table.seats[s].is_bot,
-                "away": table.seats[s].is_bot and table.seats[s].user_id is not None,
-                "turn": False,
-                "dealer": False,
-                "cards": 0,
-                "team": None,
-                "caller": False,
-                "socio": False,
-                "passed": False,
-                "you": s == seat,
-            }
-            for s in range(len(table.seats))
-        ],
-        "n_players": table.n_players,
-        "phase": None,
-        "hand_index": 0,
-        "ply": table.ply(),
-        "tricks_done": 0,
-        "trick_ms": TRICK_SHOWN_MS,
-        "card_stamp": 0,
-        "current": -1,
-        "briscola": None,
-        "turned": None,
-        "talon": 0,
-        "talon_next": None,
-        "trick": [],
-        "last_trick": None,
-        "hand": [],
-        "blind": 0,
-        "playable": [],
-        "choices": [],
-        "visible_hands": [],
-        "auction": None,
-        "points": None,
-        "standing": None,
-        "outcome": None,
-        "result": [],
-        "can_next": False,
-        "can_start": False,
-        "can_rematch": False,
-        "rematch": None,
-        "message": "",
-    }
+    out = _blank(table, seat, lang, names)
     hand = table.hand
     if table.status == LOBBY:
         out["message"] = plain(t(lang, "miniapp_lobby"))
@@ -209,29 +155,7 @@ def snapshot(
     if seat >= 0:
         _mine(out, table, obs, seat, lang, cards)
     if hand.is_terminal():
-        if seat >= 0:
-            lines = render.pm_summary(table, seat, obs, names, lang)
-        elif table.match is not None and table.match.records:
-            lines = render.hand_result_lines(table, table.match.records[-1], lang)
-            if table.status == FINISHED:
-                lines.append(render.match_over_line(table, lang))
-        else:
-            lines = []
-        out["result"] = [plain(line) for line in lines]
-        out["outcome"] = _outcome(table, seat, names, lang)
-        out["can_next"] = (
-            seat >= 0
-            and table.status == PLAYING
-            and table.match is not None
-            and not table.match.over
-        )
-        out["message"] = plain(t(lang, "miniapp_hand_over"))
-        if table.status == FINISHED:
-            out["can_rematch"] = table.rematch is None and (
-                seat >= 0 or table.creator_id in [s.user_id for s in table.seats]
-            )
-            if table.rematch is not None and table_param is not None:
-                out["rematch"] = {"table_id": table.rematch, "param": table_param(table.rematch)}
+        _hand_over(out, table, seat, obs, names, lang, table_param)
     elif seat >= 0 and obs.current == seat:
         if obs.phase != "play":
             out["message"] = plain(render.auction_prompt(obs, lang))
@@ -240,6 +164,97 @@ def snapshot(
     elif obs.current >= 0:
         out["message"] = plain(t(lang, "pm_turn_of", who=names[obs.current]))
     return out
+
+
+def _blank(table: Table, seat: int, lang: str, names: list[str]) -> dict[str, Any]:
+    """Every key a snapshot has, as a table with no hand shows it (the lobby, a closed table)."""
+    return {
+        "table_id": table.table_id,
+        "move": table.move_no,
+        "status": table.status,
+        "lang": lang,
+        "title": variant_name(lang, table.options.variant),
+        "me": seat,
+        "french": table.options.deck == "french",
+        "seats": [
+            {
+                "name": names[s],
+                "short": _short_name(table, s),
+                "bot": table.seats[s].is_bot,
+                "away": table.seats[s].is_bot and table.seats[s].user_id is not None,
+                "turn": False,
+                "dealer": False,
+                "cards": 0,
+                "team": None,
+                "caller": False,
+                "socio": False,
+                "passed": False,
+                "you": s == seat,
+            }
+            for s in range(len(table.seats))
+        ],
+        "n_players": table.n_players,
+        "phase": None,
+        "hand_index": 0,
+        "ply": table.ply(),
+        "tricks_done": 0,
+        "trick_ms": TRICK_SHOWN_MS,
+        "card_stamp": 0,
+        "current": -1,
+        "briscola": None,
+        "turned": None,
+        "talon": 0,
+        "talon_next": None,
+        "trick": [],
+        "last_trick": None,
+        "hand": [],
+        "blind": 0,
+        "playable": [],
+        "choices": [],
+        "visible_hands": [],
+        "auction": None,
+        "points": None,
+        "standing": None,
+        "outcome": None,
+        "result": [],
+        "can_next": False,
+        "can_start": False,
+        "can_rematch": False,
+        "rematch": None,
+        "message": "",
+    }
+
+
+def _hand_over(
+    out: dict[str, Any],
+    table: Table,
+    seat: int,
+    obs: Observation,
+    names: list[str],
+    lang: str,
+    table_param: Callable[[int], str] | None,
+) -> None:
+    """A hand's end: its result, the outcome, the next hand's and the rematch's buttons."""
+    if seat >= 0:
+        lines = render.pm_summary(table, seat, obs, names, lang)
+    elif table.match is not None and table.match.records:
+        lines = render.hand_result_lines(table, table.match.records[-1], lang)
+        if table.status == FINISHED:
+            lines.append(render.match_over_line(table, lang))
+    else:
+        lines = []
+    out["result"] = [plain(line) for line in lines]
+    out["outcome"] = _outcome(table, seat, names, lang)
+    out["can_next"] = (
+        seat >= 0 and table.status == PLAYING and table.match is not None and not table.match.over
+    )
+    out["message"] = plain(t(lang, "miniapp_hand_over"))
+    if table.status == FINISHED:
+        out["can_rematch"] = table.rematch is None and (
+            seat >= 0 or table.creator_id in [s.user_id for s in table.seats]
+        )
+        if table.rematch is not None and table_param is not None:
+            out["rematch"] = {"table_id": table.rematch, "param": table_param(table.rematch)}
 
 
 def _short_name(table: Table, seat: int) -> str:
