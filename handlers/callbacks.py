@@ -33,7 +33,7 @@ async def _bid_page(tap: Tap) -> Reply:  # points bids: the screen with every va
     return await tap.context.service.play.bid_page(tap.who, table_id, hand_index, stamp, page)
 
 
-async def _resume(tap: Tap) -> Reply:  # "Riprendo il posto" (issue 11 §3)
+async def _resume(tap: Tap) -> Reply:  # "Riprendo il posto"
     return await tap.context.service.lobby.resume(tap.who, int(tap.fields[0]))
 
 

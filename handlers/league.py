@@ -1,4 +1,4 @@
-"""The group's ledger from the chat (issue 14, RULES §10): parse, call the service
+"""The group's ledger from the chat (RULES §10): parse, call the service
 (`bot/service/league.py`), send.
 
     /score [last|ultima|N]          the standings of the current season, the previous one,

@@ -1,4 +1,4 @@
-"""Stats, ratings, head to head and charts from the chat (issue 14): parse, call the service
+"""Stats, ratings, head to head and charts from the chat: parse, call the service
 (`bot/service/stats.py`), send.
 
     /stats [@person] [last|N|all] [chart]   (/statistiche) a person's numbers, per variant

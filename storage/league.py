@@ -1,4 +1,4 @@
-"""What storage hands back about a group's seasons (issue 14, RULES.md §10): the ledger's
+"""What storage hands back about a group's seasons (RULES.md §10): the ledger's
 entries with their kind, and the audit trail of undos, payments and new seasons."""
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ _V4: Final[Migration] = (
 )
 
 _V5: Final[Migration] = (
-    # Issue 14, the ledger from the chat. What kind of write each ledger entry is: a game
+    # The ledger from the chat. What kind of write each ledger entry is: a game
     # (a hand or a match, §10.1-10.2), an undo (the negated deltas of the entry it undoes: the
     # ledger stays append-only and zero-sum), or a settled payment (+amount to the payer,
     # -amount to the payee, §10.3). Entries written before are games.
@@ -205,7 +205,7 @@ _V5: Final[Migration] = (
 )
 
 _V6: Final[Migration] = (
-    # Issue 14, stats and ratings: one record per finished hand of a table that writes the
+    # Stats and ratings: one record per finished hand of a table that writes the
     # ledger (bot.table.record's hand record, plus each seat's user id, None for a computer,
     # and the deltas the ledger got), and one per finished match (its result). Written in the
     # same transaction as the move and the ledger entry; `epoch` is the group's season then.
@@ -313,7 +313,7 @@ _V9: Final[Migration] = (
     "CREATE INDEX users_by_username ON users (lower(username))",
 )
 
-# Several workers on one database (issue 15): the earliest deadline of an active table as a
+# Several workers on one database: the earliest deadline of an active table as a
 # column any worker can poll (`Database.due_tables`, claimed by `claim_deadline`), filled from
 # timers_json by every write of it; 0 for a table that has deadlines stored before this step
 # (due at once: the worker that claims it stores the real time). `rendered`: the table version
@@ -353,7 +353,7 @@ _V11: Final[Migration] = (
     "CREATE INDEX replaced_messages_by_table ON replaced_messages (table_id)",
 )
 
-# A group's own settings and what the bot remembers of it (issue 38), as JSON: its name as
+# A group's own settings and what the bot remembers of it, as JSON: its name as
 # Telegram gives it, what a beer is worth in points, whether the auction's Due was explained.
 _V12: Final[Migration] = ("ALTER TABLE chats ADD COLUMN settings_json TEXT",)
 

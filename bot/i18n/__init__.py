@@ -156,12 +156,12 @@ COMMAND_KEYS = (
     "rules",
     "help",
     "lang",
-    "torneo",  # and /tournament (issue 14, RULES §11)
-    "season",  # and /stagione (issue 14, §10.4)
+    "torneo",  # and /tournament (RULES §11)
+    "season",  # and /stagione (§10.4)
     "export",
     "undo",
     "beer",  # and /birra
-    "stats",  # and /statistiche (issue 14)
+    "stats",  # and /statistiche
     "top",  # and /classifica
     "h2h",  # and /scontri
 )

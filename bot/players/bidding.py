@@ -8,7 +8,7 @@ names the suit it rates best among those whose called card it does not hold, and
 in its own hand (plays alone, §7.7) only with a rating good enough to win against four.
 
 The thresholds depend on the table (`style_for`). With five players they are strict enough
-that the auction says something (issue 17 §5): where nearly every hand was bid down to the Two
+that the auction says something: where nearly every hand was bid down to the Two
 and settled by points bids one above the other (92% of 1,000 hands of five `normal` players,
 callers winning 49%), it now stops before the Two in 43% of hands, at the rank the strongest
 hand can afford (mostly the Quattro to the Sei), and callers win 58%. With four players (ten

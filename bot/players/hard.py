@@ -183,7 +183,7 @@ class HardPlayer:
         if len(moves) == 1:
             return moves[0]
         if self.partner_judgement and obs.rules.chiamata and friend_takes(obs, know):
-            # Issue 41 §3: the trick is certainly the side's (a known partner takes it and
+            # The trick is certainly the side's (a known partner takes it and
             # nothing unseen beats it): the judgement's card (a carico onto it, never a
             # briscola over it for nothing), not the worlds', which trumped such tricks
             # 1.7-2.7 times in 100 and loaded 95% of them (normal: never and 100%)
@@ -271,7 +271,7 @@ class HardPlayer:
             worth = due_net.card_values(obs, moves)
             prior = {c: worth[c] + 1e-3 * prior[c] for c in moves}
         if self.guard_load and rules.chiamata and rules.n_players >= 5:
-            # Issue 17 §1: no defender's carico onto a trick the caller's side may be taking
+            # No defender's carico onto a trick the caller's side may be taking
             # with someone still to play, whatever the worlds or the judgement say: in them
             # the seats behind take such tricks back more often than real ones do. Five
             # players only: with four (two defenders) it measured no better (-0.025
@@ -316,7 +316,7 @@ class HardPlayer:
         anchor: int | None = max(range(k), key=lambda i: (prior[moves[i]], -moves[i]))
         active = list(range(k))  # the moves still evaluated (`_prune` drops the others)
         if self.guard_bare and rules.chiamata and not obs.trick and not self._exact_late(obs):
-            # Issue 17 §3: a bare carico led into the briscole is the rollouts' blind spot
+            # A bare carico led into the briscole is the rollouts' blind spot
             # (their greedy seats misjudge it); the search leads one only where the
             # judgement would. Not in the tricks solved exactly: guarding them too, from
             # four tricks out, measured +0.122 [+0.080, +0.163] a seat-hand against `normal`
@@ -337,7 +337,7 @@ class HardPlayer:
             and moves[anchor] != called
             and not self._exact_late(obs)
         ):
-            # Issue 17 §2: playing the called card gives the socio away, which the rollouts
+            # Playing the called card gives the socio away, which the rollouts
             # value at little (their seats' play hardly changes with it); the hidden socio
             # plays it only where the judgement would.
             active = [i for i in active if moves[i] != called]
@@ -495,7 +495,7 @@ def _beyond(a: list[float], b: list[float], z: float) -> bool:
 
 
 def _bare_carico(obs: Observation, know: Knowledge, card: int) -> bool:
-    """A lead of a plain Asso, or a plain Tre while its Asso is still out (issue 17 §3)."""
+    """A lead of a plain Asso, or a plain Tre while its Asso is still out."""
     deck = obs.rules.deck
     if deck.suit[card] == obs.briscola or deck.points[card] < 10:
         return False

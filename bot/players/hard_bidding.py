@@ -173,7 +173,7 @@ class HardBidder:
             rank_of[c] = n
             if len(cands) >= 5:
                 break
-        # Alone on purpose (§7.7, issue 17 §4): the strongest rank still open, named in a
+        # Alone on purpose (§7.7): the strongest rank still open, named in a
         # long suit of its own (5+ cards) that holds that card; chosen over every call with a
         # socio only where it is expected to score more (a partner's help is worth a lot:
         # alone pays double, and wins far less often).

@@ -31,14 +31,14 @@ class Style:
     feed_factor: float = 0.7  # points a later opponent adds when taking a lead
     caller_trump_lead: float = 3.0  # chiamata: the caller's side draws briscole
     hide_called: float = 3.0  # chiamata: the partner keeps the called card hidden
-    # chiamata, a defender's carico (issue 17 §1): not thrown onto a trick a known opponent
+    # chiamata, a defender's carico: not thrown onto a trick a known opponent
     # is winning unless it wins it; not loaded in last seat onto a trick taken with a
     # briscola by a seat that may be the hidden socio (such a seat mostly is)
     guard_carichi: float = 25.0
 
 
 NORMAL = Style()
-# Chiamata (issue 17): every card is dealt, so a high briscola kept is worth much more than in
+# Chiamata: every card is dealt, so a high briscola kept is worth much more than in
 # due, where `trump_strength` was tuned (there 0.6 already loses). Keeping the Asso and the Tre
 # of briscola makes cheap briscole the ones spent, the called card among them: the socio keeps
 # it hidden more firmly; a defender, never throwing a carico where a high briscola could go

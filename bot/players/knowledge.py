@@ -473,7 +473,7 @@ class Knowledge:
 # 68,000 positions of 2,000 hands of five `normal` players keeping their high briscole
 # (`NORMAL_CHIAMATA`): on held-out positions the log-loss of who is the socio is 1.128, against
 # 1.17 for the weights fitted on the earlier play (`SUSPICION_FOUR`) and 1.386 for no
-# inference (issue 17 §1). A non-caller cutting the caller's trick is now mostly a defender:
+# inference. A non-caller cutting the caller's trick is now mostly a defender:
 # the socio keeps its briscole for later.
 SUSPICION = {
     # on the caller's trick, not taking it: a plain carico; other points (a figura, or a

@@ -1,4 +1,4 @@
-"""Partner play a club player respects (issue 41 §3): whether the trick on the table is
+"""Partner play a club player respects: whether the trick on the table is
 certainly this seat's side's, taken by a partner it knows and beyond the reach of every card
 it cannot see. `hard` then gives the card its judgement gives (loading the trick, never
 trumping it for nothing); `bench.partnerplay` counts such plays per level."""

@@ -48,7 +48,7 @@ def rollout(
     Each seat plays on what it knows of the sides: in chiamata, until the called card is
     played (§7.6), only the socio knows who the socio is; the caller and the defenders play
     as if the caller stood alone against the others (a defender feeds a hidden socio as a
-    friend), so that staying hidden is worth something in the search (issue 17 §2).
+    friend), so that staying hidden is worth something in the search.
     `hide_socio=False`: every seat knows the sides (the auction's estimates are tuned so)."""
     rules = state.rules
     suit = rules.deck.suit

@@ -302,7 +302,7 @@ class Tables:
                 continue
             sweep = sweep or (ended and self._moments.get((tid, seat)) != now)
             self._moments[(tid, seat)] = now
-            plang = s.lang or lang  # each person in their own language (issue 11 §6)
+            plang = s.lang or lang  # each person in their own language
             if table.status == CANCELLED:  # nobody's buttons work any more
                 content = frozen_private(table, plang, "abandoned_pm" if abandoned else "cancelled")
             elif table.hand.is_terminal() or not s.is_bot:

@@ -1,4 +1,4 @@
-"""The group's ledger from the chat (issue 14, RULES.md §10): seasons (§10.4), /score of a
+"""The group's ledger from the chat (RULES.md §10): seasons (§10.4), /score of a
 season, /export, /undo and /beer with its "pagato" buttons.
 
 Seasons are the ledger's epochs (`Database.new_league`): season N is epoch N - 1. Nothing is

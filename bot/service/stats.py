@@ -1,4 +1,4 @@
-"""Stats, ratings, /top, /h2h and the charts (issue 14), from the hand and match records a table
+"""Stats, ratings, /top, /h2h and the charts, from the hand and match records a table
 writes with its ledger (`bot.table.stats`, `bot.table.rating`; storage's migration 6).
 
     /stats [@person] [last|N|all] [chart]   a person's numbers (the sender by default, or the

@@ -120,7 +120,7 @@ class Outbox(Protocol):
 class Live(Protocol):
     """The Mini App's open pages (`bot.webapp.hub.LiveHub`): told of every render; says
     whether a person has a visible page of a table open (then their private chat is quiet
-    for that table, issue 39)."""
+    for that table)."""
 
     def publish(self, table: Table) -> None: ...
 

@@ -1,4 +1,4 @@
-"""What a table waits for, and until when (issue 11 §3: nobody stalls the table). Pure: no I/O.
+"""What a table waits for, and until when (nobody stalls the table). Pure: no I/O.
 
 Every deadline is an absolute Unix time, stored with the table (`tables.timers_json`, written
 in the same transaction as the move that set it), so a restarted bot re-arms what is left and

@@ -22,7 +22,7 @@ takes at most size - 1 payments because each payment clears at least one of the 
 accept any objects with the right attributes (storage.Balance, storage.LedgerHand). Given the
 season's audit trail (`audit=`, storage.league.AuditRow) and its entries with their kind
 (storage.league.LedgerEntry: a game, an undo, a payment), they show who undid or marked paid
-what, and when (issue 14: `/export` in the group).
+what, and when (`/export` in the group).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ratings (issue 14): a multi-team Bayesian rating with `openskill`'s Plackett-Luce model, one
+"""Ratings: a multi-team Bayesian rating with `openskill`'s Plackett-Luce model, one
 per variant family (`bot.table.stats.family_of`: two sides; three or more sides; chiamata), per
 group and global. Pure: no I/O.
 

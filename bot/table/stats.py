@@ -1,4 +1,4 @@
-"""Stats from the stored hand and match records (issue 14): what a table writes when a hand ends,
+"""Stats from the stored hand and match records: what a table writes when a hand ends,
 and what /stats and /h2h compute from it. Pure: no I/O.
 
 What is stored (`hand_data`, `match_data`): a finished hand's record (`bot.table.record`, the

@@ -18,7 +18,7 @@ match are kept with it (`Fixture.seats`).
 Every operation either succeeds or raises `TableError` (a message key of `bot.i18n`) and leaves
 the tournament unchanged.
 
-Singles (`/torneo due`, issue 14): in a 2-player variant (`SINGLES_VARIANTS`) every "team" is
+Singles (`/torneo due`): in a 2-player variant (`SINGLES_VARIANTS`) every "team" is
 one player (`Tournament.team_size` 1): the same registration, schedule, matches of 5 hands,
 points and standings, one against one. The texts that say "team" have a "players" version
 (`Tournament.key`: the key with `_solo`).

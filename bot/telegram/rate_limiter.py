@@ -11,7 +11,7 @@ A window counts a call from the moment it is sent until `period` (plus a `margin
 after its answer arrived: Telegram saw it somewhere in between, so the next call that would
 make the window too full waits until the oldest one is surely out of Telegram's window.
 
-Each chat's room, like the bot-wide budget, is handed out by priority (issue 39 §2): a
+Each chat's room, like the bot-wide budget, is handed out by priority: a
 person's hand message first (a new turn message, or the edit ahead of it: a hand message
 sends one call at a time, so an edit left waiting would hold back that person's next turn),
 then new messages in groups (answers to commands, notices), then edits in groups (the table
@@ -297,7 +297,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         """Seconds until an edit naming `chat_id` finds room in the chat's window (a 429's
         hold included); 0 if it would go now. The outbox waits this out before it takes a
         message's lock shared with other workers, so as never to hold that lock while the
-        call waits here (issue 39 §4)."""
+        call waits here."""
         gate = self._chats.get(chat_id)
         if gate is None:
             return 0.0
@@ -311,8 +311,8 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 del self._chats[key]
 
     def backlog(self) -> float:
-        """Seconds of the bot-wide budget that the calls waiting for it need (issue 39 §2:
-        past about 20 s the bot opens no new table)."""
+        """Seconds of the bot-wide budget that the calls waiting for it need (past
+        about 20 s the bot opens no new table)."""
         gate = self._shared
         return 0.0 if gate is None else gate.waiting / self.limits.overall_per_second
 

@@ -1,4 +1,4 @@
-"""Pictures for the chat (issue 14): a season's balances over time (/score chart) and a
+"""Pictures for the chat: a season's balances over time (/score chart) and a
 person's rating over time (/stats chart), drawn with matplotlib into PNG bytes.
 
 Only the object-oriented API (a `Figure` of its own, the Agg canvas), never pyplot's global

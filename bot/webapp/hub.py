@@ -9,7 +9,7 @@ With other workers on the same database (`shared`), a move may be rendered by an
 process: a watcher then polls the version of every watched table (`poll`) and publishes the
 table again when it moved on.
 
-Who is looking (issue 39: a player whose page is open and visible needs no private-chat
+Who is looking (a player whose page is open and visible needs no private-chat
 traffic for that table). Each page reports whether it is visible: when it opens (`open`,
 `visible=`), on the browser's `visibilitychange` and `pagehide` and on Telegram's
 `activated` / `deactivated` (`report`), and again every `heartbeat` seconds while visible.

@@ -1,4 +1,4 @@
-"""Learned parts of the computer players (issue 41): small networks trained from hands the
+"""Learned parts of the computer players: small networks trained from hands the
 engine plays itself (`train/`), run here in plain numpy.
 
 - `features`: what a network sees of a position, a hand or an observation (the one encoding,

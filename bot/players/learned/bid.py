@@ -1,4 +1,4 @@
-"""The bidding network (issue 41): the chance that a chiamata call reaches each card-point
+"""The bidding network: the chance that a chiamata call reaches each card-point
 target, from the caller's hand alone (trained on calls played out by `normal` players from
 the same deals, `train.bid_data`), for `hard`'s auction in place of its Monte Carlo rollouts.
 """

@@ -1,4 +1,4 @@
-"""The due network (issue 41): what each card is worth in briscola a due, from the seat's
+"""The due network: what each card is worth in briscola a due, from the seat's
 own observation: its card points at the end of the hand, were it to play that card and both
 seats then play as `normal` does (trained on `normal`'s hands with random cards mixed in,
 `train.due_data`). `normal` plays the card worth most; `hard` anchors its search on it.

@@ -1,4 +1,4 @@
-"""The inference network (issue 41): who holds each card a chiamata seat cannot see, from
+"""The inference network: who holds each card a chiamata seat cannot see, from
 the auction and the play so far (trained on hands of `normal` and `hard` players,
 `train.infer_data`), in place of the hand-fitted weights of `knowledge` (`SUSPICION`, the
 caller's and the bidders' leanings): `Knowledge.of(obs, learned=True)` samples its worlds

@@ -1,4 +1,4 @@
-"""The value network (issue 41): what a chiamata position is worth to the caller's side, as
+"""The value network: what a chiamata position is worth to the caller's side, as
 `normal` players would play it out from there (trained on their hands, `train.value_data`),
 for `hard`'s search in place of its greedy rollouts.
 

@@ -255,7 +255,7 @@ def pm_summary(table: Table, seat: int, obs: Observation, nm: list[str], lang: s
 def _pm_hand_score(table: Table, deltas: tuple[int, ...], seat: int, lang: str) -> str:
     """Chiamata: this seat's score for the hand (§7.12), and what the group's ledger got of
     it: the same, or less with computers at a table that counts (§10.5), or nothing."""
-    delta = points_text(lang, deltas[seat], sign=True)  # money-like: "+1 punto" (issue 38)
+    delta = points_text(lang, deltas[seat], sign=True)  # money-like: "+1 punto"
     if table.computer_seats() and not table.counts:
         return t(lang, "pm_hand_score_off", delta=delta)
     counted = table.counted_deltas(deltas)[seat]
