@@ -7,7 +7,7 @@ minute.
 CI on c5bd3a3 met the second: at Telegram's pace (20 calls a minute, 4 of them kept for new
 messages, an edit at most every 4 s) a game's table stopped changing for 27-30 s about half a
 minute in, after the /help, /rules, /score, /new and /settings replies of its first seconds.
-Here the minute is shortened to 2 s; what is asserted is the longest time the table went
+Here the minute is shortened to 3 s; what is asserted is the longest time the table went
 without an edit while it changed all the time, with and without the pace, on the same
 calls, and that the group's window is never overfilled either way."""
 
@@ -31,7 +31,7 @@ from storage.models import MessageState
 from tests.support.limiter import Recorder, call, max_in_window
 
 GROUP = -100777
-MINUTE = 2.0  # Telegram's minute, shortened
+MINUTE = 3.0  # Telegram's minute, shortened
 LIMITS = Limits(
     group_per_minute=20,
     group_reserve=4,
@@ -138,9 +138,11 @@ async def test_after_a_burst_of_replies_the_table_keeps_changing() -> None:
     for calls in (calls_before, calls_after):
         assert max_in_window(calls, MINUTE) <= LIMITS.group_per_minute
     # without the pace: 9 edits at the usual pace, then nothing until the replies leave
-    # (about 0.42 of the minute); with it, an edit about every 0.12 of the minute
+    # (about 0.48 of the minute); with it, an edit about every 0.115 of the minute. (With
+    # the pace read again during each wait but counted from the edit, the edits came a
+    # little faster and the last one before the replies left waited 0.196 of the minute.)
     assert unpaced > 0.3 * MINUTE, unpaced
-    assert paced < 0.2 * MINUTE, paced
+    assert paced < 0.17 * MINUTE, paced
 
 
 class StubSharedDb(StubDb):

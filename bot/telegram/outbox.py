@@ -410,13 +410,11 @@ class TelegramOutbox:
             if self._retire(slot):
                 return
 
-    def _group_pause(self, slot: _Slot) -> float:
+    def _group_pause(self, slot: _Slot, pace: float) -> float:
         """The wait before a group message's next edit: `group_interval`, or longer while the
         group's room is short (`pace`); `routine_interval` at least while what waits is
         routine."""
-        pause = self.group_interval
-        if self.pace is not None:
-            pause = max(pause, self.pace(slot.chat_id))
+        pause = max(self.group_interval, pace)
         if slot.routine:
             pause = max(pause, self.routine_interval)
         return pause
@@ -424,11 +422,15 @@ class TelegramOutbox:
     async def _group_wait(self, slot: _Slot) -> None:
         """After an edit of a group's message: wait `_group_pause`, measured from the edit and
         asked again whenever new content comes (a change that matters cuts a routine wait
-        short; an urgent one, or shutting down, ends it)."""
+        short; an urgent one, or shutting down, ends it). The group's pace is read once, at
+        the edit: it spaces the edits from then on (`Window.spread`), and read again later
+        but still counted from the edit it would shorten each wait, using the room up early
+        and leaving the table unedited until the oldest calls leave the group's window."""
         loop = asyncio.get_running_loop()
         start = loop.time()
+        pace = self.pace(slot.chat_id) if self.pace is not None else 0.0
         while not slot.urgent and not self._closing:
-            left = start + self._group_pause(slot) - loop.time()
+            left = start + self._group_pause(slot, pace) - loop.time()
             if left <= 0:
                 break
             slot.wake.clear()
