@@ -51,3 +51,21 @@ def test_a_small_bot_load_run_plays_within_the_limits(scenario: str, tmp_path: P
     assert r["limit_violations"]["total"] == 0, r["limit_violations"]
     assert r["taps"]["unanswered"] == 0, r["taps"]
     assert r["bot"]["log_errors"] == 0, r["bot"]
+
+
+def test_a_small_pages_run_plays_in_visible_pages_with_no_private_traffic() -> None:
+    """`bench.pages`: one table of five playing in visible Mini App pages moves, with no call
+    into a private chat (issue 39 §1: a visible page keeps the chat quiet) and no 429."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.pages", "--tables", "1", "--duration", "15", "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    r = json.loads(done.stdout.strip().splitlines()[-1])
+    assert r["moves"] > 0, r
+    assert r["chat_calls"]["private_per_move"] == 0.0, r["chat_calls"]
+    assert r["own_429s"] == 0 and r["turn_shown_s"]["n"] > 0, r
