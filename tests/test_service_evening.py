@@ -36,12 +36,21 @@ async def test_a_hand_result_and_the_match_end_are_messages_of_their_own(rig: Ri
     hand's result goes to the group silently, then the match's end, which rings, with the
     final standing, that the match does not count and the rematch button."""
     tid = await open_game(rig, "due", [ANA], timer="0")
-    table = await play_hand_out(rig, [ANA])
-    await rig.svc.idle()
-    assert table.status == FINISHED
+    voids = 0
+    while True:  # the deal is random: a 60-60 hand is void and replayed (§4.1)
+        table = await play_hand_out(rig, [ANA])
+        await rig.svc.idle()
+        if table.status == FINISHED:
+            break
+        assert table.match is not None and table.match.records[-1].void, table.status
+        voids += 1
+        assert (await rig.svc.play.next_hand(ANA, tid, voids - 1)).key == "ok_played"
+        await rig.svc.idle()
     in_group = [(c, silent) for chat, c, silent in rig.out.announced if chat == CHAT]
-    assert len(in_group) == 2, [c.text for c, _ in in_group]
-    (log, log_silent), (end, end_silent) = in_group
+    assert len(in_group) == voids + 2, [c.text for c, _ in in_group]
+    assert all(silent for _, silent in in_group[:voids])  # each void hand's line, silent
+    # the replayed hand keeps its number (a void hand is not counted, §4.1)
+    (log, log_silent), (end, end_silent) = in_group[voids:]
     assert log_silent and log.text.startswith("🏁 <b>Mano 1</b>") and not log.keyboard
     assert "Ana" in log.text and "🤖" in log.text
     assert not end_silent and "Partita finita" in end.text and "Non va nei conti" in end.text
@@ -53,17 +62,24 @@ async def test_each_private_summary_stays_and_the_next_hand_is_a_new_message(rig
     """Issue 38.1: "Prossima mano" no longer edits everyone's summary into the next hand: each stays
     as it is, without its button."""
     tid = await open_game(rig, "due", [ANA, BEA], timer="0", match="best3")
-    table = await play_hand_out(rig, [ANA, BEA])
-    assert table.hand is not None and table.hand.is_terminal()
-    summary = {p.user_id: rig.out.private[p.user_id].text for p in (ANA, BEA)}
-    reply = await rig.svc.play.next_hand(ANA, tid, 0)
-    assert reply.key == "ok_played", reply
-    await rig.svc.idle()
+    index = 0
+    while True:  # the deal is random: a 60-60 hand is void and replayed (§4.1)
+        table = await play_hand_out(rig, [ANA, BEA])
+        assert table.hand is not None and table.hand.is_terminal() and table.match is not None
+        void = table.match.records[-1].void
+        summary = {p.user_id: rig.out.private[p.user_id].text for p in (ANA, BEA)}
+        reply = await rig.svc.play.next_hand(ANA, tid, index)
+        assert reply.key == "ok_played", reply
+        await rig.svc.idle()
+        index += 1
+        if not void:
+            break
+        assert not any(rig.out.kept.get(p.user_id) for p in (ANA, BEA))  # nothing to keep
     for p in (ANA, BEA):
         (kept,) = rig.out.kept[p.user_id]
         assert kept.text == summary[p.user_id] and not kept.keyboard
     hand = rig.table().hand
-    assert hand is not None and hand.hand_index == 1
+    assert hand is not None and hand.hand_index == index
 
 
 def away(table: Table, person: Person) -> bool:
