@@ -32,7 +32,15 @@ from typing import Any
 
 import httpx
 
-from bench.bot_load import BOT_ENV, cards_played, chat_calls, moves_made, ms, pct
+from bench.bot_load import (
+    BOT_ENV,
+    cards_played,
+    chat_calls,
+    moves_made,
+    ms,
+    pct,
+    seconds_range,
+)
 from tests.support.bot_process import BOT_NAME, Store
 from tests.support.browser import MiniAppBot, signed_init_data, table_key
 from tests.support.people import open_table, start_bot, start_table
@@ -49,8 +57,8 @@ def log(msg: str) -> None:
 class Page:
     """One person's Mini App page of their table: its stream, its reports, its moves."""
 
-    def __init__(self, bot: MiniAppBot, user: FakeUser, table_id: int, run: Run) -> None:
-        self.bot, self.user, self.table_id, self.run = bot, user, table_id, run
+    def __init__(self, user: FakeUser, table_id: int, run: Run) -> None:
+        self.user, self.table_id, self.run = user, table_id, run
         self.page_id = f"bench{user.id}"
         self.snap: dict[str, Any] | None = None
         self.changed = asyncio.Event()
@@ -181,7 +189,7 @@ async def bench(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             heartbeat = 20.0
             for table_id, users in tables:
                 for j, user in enumerate(users):
-                    page = Page(bot, user, table_id, run)
+                    page = Page(user, table_id, run)
                     await page.open(client)
                     tasks += [
                         asyncio.create_task(page.stream(client)),
@@ -237,11 +245,6 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{ms(ts['p99'])} (n={ts['n']})",
         f"429s of the bot's own making: {r['own_429s']}",
     ]
-
-
-def seconds_range(text: str) -> tuple[float, float]:
-    low, _, high = text.partition(",")
-    return float(low), float(high or low)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,10 +11,26 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def bench_json(module: str, args: list[str], timeout: float) -> dict[str, Any]:
+    """Run `python -m <module> <args>` as the README does; the JSON object it printed last."""
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 @pytest.mark.parametrize("scenario", ["five-humans", "mixed"])
@@ -31,16 +47,7 @@ def test_a_small_bot_load_run_plays_within_the_limits(scenario: str, tmp_path: P
         str(tmp_path),
         "--json",
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.bot_load", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    r = json.loads(done.stdout.strip().splitlines()[-1])
+    r = bench_json("bench.bot_load", args, timeout=400)
     assert r["ramp"]["tables_playing"] == 4, r["ramp"]
     if scenario == "five-humans":  # 20 s of five people's auctions: bids, maybe a card
         # the people found their hand messages and moved (bids, the call, cards)
@@ -56,16 +63,7 @@ def test_a_small_bot_load_run_plays_within_the_limits(scenario: str, tmp_path: P
 def test_a_small_pages_run_plays_in_visible_pages_with_no_private_traffic() -> None:
     """`bench.pages`: one table of five playing in visible Mini App pages moves, with no call
     into a private chat (issue 39 §1: a visible page keeps the chat quiet) and no 429."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.pages", "--tables", "1", "--duration", "15", "--json"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    r = json.loads(done.stdout.strip().splitlines()[-1])
+    r = bench_json("bench.pages", ["--tables", "1", "--duration", "15", "--json"], timeout=300)
     assert r["moves"] > 0, r
     assert r["chat_calls"]["private_per_move"] == 0.0, r["chat_calls"]
     assert r["own_429s"] == 0 and r["turn_shown_s"]["n"] > 0, r
