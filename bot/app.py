@@ -184,9 +184,12 @@ def _post_init(settings: Settings) -> Any:
         notes = Notes(db)
         limiter = application.bot.rate_limiter
         if isinstance(limiter, PacedRateLimiter):  # Telegram counts calls across restarts
+            if shared:  # ... and all the workers' calls about a group as one
+                limiter.group_calls = db
+            else:
+                limiter.on_group_call = notes.group_call
             wall = time.time()
             limiter.seed_group_calls(await db.recent_group_calls(wall - 120.0), wall)
-            limiter.on_group_call = notes.group_call
         outbox = TelegramOutbox(
             application.bot,
             db,

@@ -54,8 +54,9 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     port: int = Field(default=8080, ge=1, le=65535)
     # How many worker processes of this bot share its database (webhook mode on PostgreSQL,
-    # docs/operating.md, "Several workers"): each takes this share of Telegram's rate
-    # budgets, which are the bot's as a whole.
+    # docs/operating.md, "Several workers"): each takes this share of Telegram's 30 calls a
+    # second, which are the bot's as a whole (a group's 20 a minute are claimed call by call
+    # through the database, `bot.telegram.rate_limiter`).
     workers: int = Field(default=1, ge=1, le=64)
     # The Mini App (docs/operating.md, "The Mini App"): the public https:// address that
     # reaches PORT (the page is PUBLIC_URL/app/), and the short name it was given with BotFather's

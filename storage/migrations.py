@@ -357,6 +357,10 @@ _V11: Final[Migration] = (
 # Telegram gives it, what a beer is worth in points, whether the auction's Due was explained.
 _V12: Final[Migration] = ("ALTER TABLE chats ADD COLUMN settings_json TEXT",)
 
+# Every worker asks the database before a call about a group (`claim_group_call`): the
+# group's calls of the last minute, found by chat.
+_V13: Final[Migration] = ("CREATE INDEX group_calls_by_chat ON group_calls (chat_id, at)",)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -370,6 +374,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V10,
     _V11,
     _V12,
+    _V13,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

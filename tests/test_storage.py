@@ -796,6 +796,37 @@ async def test_group_calls_are_noted_and_old_ones_pruned(db: Database) -> None:
     assert min(min(v) for v in everything.values()) >= 1499.0 - 300.0
 
 
+async def test_a_groups_call_is_claimed_only_while_its_window_has_room(any_url: str) -> None:
+    """Every worker claims a place in a group's window before calling about it: two
+    databases (two workers) on one store, claiming at once, never take more places than the
+    room, and each learns the calls the other made."""
+    first, second = await Database.open(any_url), await Database.open(any_url)
+    try:
+        at = 1000.0
+        claims = await asyncio.gather(
+            *(
+                (first if k % 2 else second).claim_group_call(-100, at + k * 0.001, 3, 60.0)
+                for k in range(8)
+            )
+        )
+        assert sum(ok for ok, _ in claims) == 3
+        assert sorted(len(times) for ok, times in claims if ok) == [1, 2, 3]
+        for ok, times in claims:
+            assert times == sorted(times) and (ok or len(times) == 3)
+        # another group, and the first group once its oldest call is a period old
+        assert (await first.claim_group_call(-101, at, 3, 60.0))[0]
+        claimed = max((times for ok, times in claims if ok), key=len)
+        later = claimed[0] + 60.0005  # the oldest claimed has left the window, not the others
+        ok, times = await second.claim_group_call(-100, later, 3, 60.0)
+        assert ok and times == [*claimed[1:], later]
+        assert await first.group_calls_of(-100, claimed[0]) == times
+        # the claims are the notes a restarted worker starts from
+        assert len((await first.recent_group_calls(0.0))[-100]) == 4
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_a_persons_move_goes_before_the_bots_own_writes() -> None:
     """The database lock hands over by priority: a waiting person's move (URGENT) goes
     before writes that came earlier, and a cancelled waiter does not block the rest."""

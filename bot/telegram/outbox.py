@@ -105,7 +105,7 @@ class TelegramOutbox:
         shared: bool = False,
         private_gap: float = 0.0,
         pace: Callable[[int], float] | None = None,
-        room: Callable[[int], float] | None = None,
+        room: Callable[[int], Awaitable[float]] | None = None,
         routine_interval: float = 0.0,
     ) -> None:
         self.bot = bot
@@ -474,7 +474,7 @@ class TelegramOutbox:
         newer one, and one that finds its content shown already sends nothing."""
         tid, uid = slot.table.table_id, slot.user_id
         if self.room is not None:  # the other workers' edits of this message do not wait
-            while (wait := self.room(slot.chat_id)) > 0 and not self._closing:
+            while (wait := await self.room(slot.chat_id)) > 0 and not self._closing:
                 await asyncio.sleep(min(wait, 1.0))
         async with self.db.message_lock(tid, uid):
             state = await self.db.message_state(tid, uid)

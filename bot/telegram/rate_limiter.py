@@ -22,8 +22,12 @@ each other: the outbox has at most one call under way per message.)
 
 Telegram counts a group's calls across a restart of the bot, so each call about a group is
 noted (`on_group_call`, stored by the composition root) and a restarted bot starts its
-windows from the notes (`seed_group_calls`). Calls that name no chat (answerCallbackQuery,
-getMe, setMyCommands) wait for nothing.
+windows from the notes (`seed_group_calls`). With other workers (`group_calls`, the shared
+database) a group's whole window is every worker's: before each call about a group the worker
+claims a place in it from the database, where every worker's calls are (`claim_group_call`),
+and its own window is brought up to date from there, so that one worker may use the room the
+others leave, and none waits for a slice of its own while the group's window is empty. Calls
+that name no chat (answerCallbackQuery, getMe, setMyCommands) wait for nothing.
 
 Retries: a 429 ("retry after N") holds back only the chat it names (or, for a call without a
 chat, only such calls) for N seconds, then the call is tried again. 5xx answers and network
@@ -48,7 +52,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import BaseRateLimiter
@@ -64,6 +68,7 @@ NOT_IDEMPOTENT = frozenset(
     {"sendMessage", "sendPhoto", "sendDocument", "sendMediaGroup", "copyMessage", "forwardMessage"}
 )
 UNNOTED = 2  # calls a run that died may have made about a group without noting them
+CLAIM_PAUSE = 0.05  # seconds before asking again when the database and our window disagree
 # New messages first: an answer to a command or a notice outranks an edit of a table.
 PRIORITY_TURN, PRIORITY_SEND, PRIORITY_TABLE, PRIORITY_OTHER = 0, 1, 2, 3
 
@@ -84,19 +89,30 @@ class Limits:
 
     def shared_by(self, workers: int) -> Limits:
         """Each worker's share when `workers` processes send for one bot (Telegram counts
-        the bot's calls as a whole): a group's and the bot-wide budgets are divided, the
-        room kept for new messages in proportion. A private chat's one call a second stays
-        each worker's: it cannot be split, and the workers space their calls for a hand
-        message through the database instead (`TelegramOutbox.private_gap`)."""
+        the bot's calls as a whole): the bot-wide budget is divided. A group's window is
+        not: the workers claim its places through the database (`GroupCalls`), so the
+        worker that happens to handle a group's updates may use all of it (with a fixed
+        1/N slice each, a reply in a group waited p99 25-37 s with three workers). Nor is a
+        private chat's one call a second: the workers space their calls for a hand
+        message through the database (`TelegramOutbox.private_gap`)."""
         if workers <= 1:
             return self
-        group = max(2, self.group_per_minute // workers)
         return dataclasses.replace(
-            self,
-            group_per_minute=group,
-            overall_per_second=max(1, self.overall_per_second // workers),
-            group_reserve=max(1, self.group_reserve * group // self.group_per_minute),
+            self, overall_per_second=max(1, self.overall_per_second // workers)
         )
+
+
+class GroupCalls(Protocol):
+    """Where every worker of the bot notes its calls about groups (`storage.Database`)."""
+
+    async def claim_group_call(
+        self, chat_id: int, at: float, room: int, period: float
+    ) -> tuple[bool, list[float]]:
+        """Note a call at Unix time `at` if fewer than `room` were noted in the `period`
+        before it; whether it was, and the calls noted in that period."""
+        ...
+
+    async def group_calls_of(self, chat_id: int, since: float) -> list[float]: ...
 
 
 class Window:
@@ -200,6 +216,17 @@ class _Gate:
         self.window.finish(self.clock())
         self._wake.set()
 
+    def recount(self, done: Sequence[float]) -> None:
+        """The calls answered in the window are these (times on `clock`): a wait for room
+        looks again."""
+        self.window.done = deque(done)
+        self._wake.set()
+
+    def give_back(self) -> None:
+        """A place granted and not used (another worker took the group's last place)."""
+        self.window.in_flight -= 1
+        self._wake.set()
+
     def _ensure_pump(self) -> None:
         if self._pump is None or self._pump.done():
             self._pump = asyncio.create_task(self._run(), name="rate-limiter-budget")
@@ -245,6 +272,9 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         self._private_from = 0.0
         self._rng = random.Random()
         self.on_group_call: Callable[[int, float], None] | None = None
+        # with other workers: where a group's places are claimed (the module docstring)
+        self.group_calls: GroupCalls | None = None
+        self._claimed: dict[int, list[float]] = {}  # Unix times of own claims under way
         self.stats: dict[str, int] = {"retry_after": 0, "server_error": 0, "gave_up": 0}
 
     def now(self) -> float:
@@ -293,11 +323,20 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             return 0.0
         return gate.window.spread(self.now(), gate.reserve)
 
-    def room_wait(self, chat_id: int) -> float:
+    async def room_wait(self, chat_id: int) -> float:
         """Seconds until an edit naming `chat_id` finds room in the chat's window (a 429's
-        hold included); 0 if it would go now. The outbox waits this out before it takes a
-        message's lock shared with other workers, so as never to hold that lock while the
-        call waits here."""
+        hold included, and with other workers the group's calls they made); 0 if it would
+        go now. The outbox waits this out before it takes a message's lock shared with
+        other workers, so as never to hold that lock while the call waits here."""
+        if self.group_calls is not None and isinstance(chat_id, int) and chat_id < 0:
+            group = self._chat(chat_id)
+            since = time.time() - group.window.period
+            try:
+                times = await self.group_calls.group_calls_of(chat_id, since)
+            except Exception as exc:  # the database is the workers' only link: go by our own
+                log.warning("reading the calls about %s failed: %s", chat_id, exc)
+            else:
+                self._others_calls(chat_id, group, times)
         gate = self._chats.get(chat_id)
         if gate is None:
             return 0.0
@@ -346,7 +385,21 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         chat = self._chat(chat_id)
         # the chat's room first (new messages before edits), then the bot-wide budget: a
         # chat waiting for its own window holds nothing that other chats need
-        await chat.acquire(priority)
+        claim: float | None = None
+        while True:
+            await chat.acquire(priority)
+            if self.group_calls is None or not isinstance(chat_id, int) or chat_id >= 0:
+                break
+            try:
+                claim = await self._claim(chat_id, chat, priority)
+            except BaseException:
+                chat.give_back()
+                raise
+            if claim is not None:
+                break
+            chat.give_back()  # the window, now with the others' calls, says how long to wait
+            if chat.window.wait_time(self.now()) <= 0:
+                await asyncio.sleep(CLAIM_PAUSE)
         refused = False
         try:
             budget = self._budget()
@@ -360,8 +413,48 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 budget.release()
         finally:
             chat.release()
+            if claim is not None and isinstance(chat_id, int):
+                self._claimed[chat_id].remove(claim)
+                if not self._claimed[chat_id]:
+                    del self._claimed[chat_id]
             if not refused and isinstance(chat_id, int) and chat_id < 0:
                 self._note_group_call(chat_id)
+
+    async def _claim(self, chat_id: int, chat: _Gate, priority: int) -> float | None:
+        """Claim a place in the group's window from the database (`group_calls`): the Unix
+        time claimed, or None if the other workers' calls fill the window (then it knows
+        them, and waits for the oldest to leave). If the database cannot be asked, the call
+        goes by this worker's window alone (at worst a 429, held back and tried again)."""
+        assert self.group_calls is not None
+        keep = chat.reserve if priority > PRIORITY_SEND else 0
+        room = max(1, chat.window.size - keep)
+        at = time.time()
+        try:
+            ok, times = await self.group_calls.claim_group_call(
+                chat_id, at, room, chat.window.period
+            )
+        except Exception as exc:
+            log.warning("claiming a call about %s failed: %s", chat_id, exc)
+            ok, times = True, []
+        if ok:
+            self._claimed.setdefault(chat_id, []).append(at)
+        if times:
+            self._others_calls(chat_id, chat, times)
+        return at if ok else None
+
+    def _others_calls(self, chat_id: int, chat: _Gate, times: Sequence[float]) -> None:
+        """The group's window as the database has it (Unix times of every worker's calls),
+        less this worker's calls under way (counted as such); a wait in progress is woken
+        to look again."""
+        mine = list(self._claimed.get(chat_id, ()))
+        offset = self.now() - time.time()
+        done: list[float] = []
+        for at in times:
+            if at in mine:
+                mine.remove(at)
+            else:
+                done.append(at + offset)
+        chat.recount(sorted(done))
 
     def _note_group_call(self, chat_id: int) -> None:
         if self.on_group_call is not None:
@@ -372,11 +465,12 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         `UNNOTED` at the newest: notes are written in batches, so the last calls of a run
         that died may not have been."""
         now = self.now()
+        unnoted = 0 if self.group_calls is not None else UNNOTED  # claimed before they are made
         for chat_id, times in calls.items():
             if not times:
                 continue
             window = self._chat(chat_id).window
-            known = [now - (wall_now - t) for t in (*times, *[max(times)] * UNNOTED)]
+            known = [now - (wall_now - t) for t in (*times, *[max(times)] * unnoted)]
             window.done = deque(sorted([*window.done, *known]))
 
     async def _call_without_chat(
@@ -472,4 +566,4 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         return base * (0.75 + 0.5 * self._rng.random())  # jitter: retries do not move in step
 
 
-__all__ = ["Limits", "PacedRateLimiter", "Window"]
+__all__ = ["GroupCalls", "Limits", "PacedRateLimiter", "Window"]

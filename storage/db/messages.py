@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from storage.backend import NORMAL
+from storage.backend import NORMAL, Conn
 from storage.db.base import Store, _now
 from storage.models import PrivateMessage, Shown
 
@@ -112,11 +112,8 @@ class MessageStore(Store):
                 await conn.executemany(
                     "INSERT INTO group_calls (chat_id, at) VALUES (?, ?)", group_calls
                 )
-                self._group_calls_since_prune += len(group_calls)
-                if self._group_calls_since_prune >= 500:
-                    self._group_calls_since_prune = 0
-                    newest = max(at for _, at in group_calls)
-                    await conn.execute("DELETE FROM group_calls WHERE at < ?", (newest - 300.0,))
+                newest = max(at for _, at in group_calls)
+                await self._prune_group_calls(conn, len(group_calls), newest)
 
     async def replaced_messages(self, table_id: int) -> list[tuple[int, int]]:
         """The table's hand messages that newer ones replaced and that are still to be
@@ -157,6 +154,43 @@ class MessageStore(Store):
                     editing = None if r["editing"] is None else str(r["editing"])
                     out[(r["chat_id"], r["message_id"])] = Shown(str(r["digest"]), editing)
         return out
+
+    async def claim_group_call(
+        self, chat_id: int, at: float, room: int, period: float
+    ) -> tuple[bool, list[float]]:
+        """A call about group `chat_id` at Unix time `at`, made by whichever worker of the bot
+        asks: noted, and True, if fewer than `room` calls about the group were noted in the
+        `period` seconds before `at`; False if not. Either way the group's calls noted in that
+        period (Unix times, oldest first; the one claimed included). One write transaction, so
+        two workers never both take the group's last place (Telegram counts a group's calls
+        for the bot as a whole)."""
+        async with self._write(NORMAL) as conn:
+            rows = await conn.all(
+                "SELECT at FROM group_calls WHERE chat_id = ? AND at > ? ORDER BY at",
+                (chat_id, at - period),
+            )
+            times = [float(r[0]) for r in rows]
+            if len(times) >= room:
+                return False, times
+            await conn.execute("INSERT INTO group_calls (chat_id, at) VALUES (?, ?)", (chat_id, at))
+            await self._prune_group_calls(conn, 1, at)
+        return True, sorted([*times, at])
+
+    async def group_calls_of(self, chat_id: int, since: float) -> list[float]:
+        """The calls about group `chat_id` noted since Unix time `since`, oldest first."""
+        async with self._read() as conn:
+            rows = await conn.all(
+                "SELECT at FROM group_calls WHERE chat_id = ? AND at > ? ORDER BY at",
+                (chat_id, since),
+            )
+        return [float(r[0]) for r in rows]
+
+    async def _prune_group_calls(self, conn: Conn, added: int, newest: float) -> None:
+        """Forget calls older than five minutes, now and then (every 500 noted)."""
+        self._group_calls_since_prune += added
+        if self._group_calls_since_prune >= 500:
+            self._group_calls_since_prune = 0
+            await conn.execute("DELETE FROM group_calls WHERE at < ?", (newest - 300.0,))
 
     async def recent_group_calls(self, since: float) -> dict[int, list[float]]:
         """The calls noted since Unix time `since`, per group, oldest first."""
