@@ -361,6 +361,10 @@ _V12: Final[Migration] = ("ALTER TABLE chats ADD COLUMN settings_json TEXT",)
 # group's calls of the last minute, found by chat.
 _V13: Final[Migration] = ("CREATE INDEX group_calls_by_chat ON group_calls (chat_id, at)",)
 
+# The pace of a group's table message at its last edit, so that whichever worker edits it
+# next waits as long after that edit (`TelegramOutbox._others_wait`).
+_V14: Final[Migration] = ("ALTER TABLE rendered ADD COLUMN pace REAL NOT NULL DEFAULT 0",)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -375,6 +379,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V11,
     _V12,
     _V13,
+    _V14,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

@@ -173,6 +173,7 @@ class MessageState:
     digest: str | None  # what it shows; None if unknown, or an edit was not confirmed
     version: int  # the table version it was last rendered from; -1 if never
     sent_at: float = 0.0  # when a worker last called Telegram for it (epoch seconds; 0 never)
+    pace: float = 0.0  # a group's message: seconds between its edits, as read at that call
     unsure: Shown | None = None  # the stored digests when an edit was not confirmed
 
 

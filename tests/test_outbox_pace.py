@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import random
 from collections.abc import AsyncIterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -204,3 +206,85 @@ async def test_a_worker_waits_for_room_before_taking_the_message_lock(room: bool
         assert longest < 0.1 * MINUTE, longest
     else:  # the old way, for contrast: the lock held through the wait
         assert longest > 0.5 * MINUTE, longest
+
+
+class SharedMessage:
+    """What the database holds of the one table message, for every worker: the table
+    version it shows, when and at what pace it was last edited, and its lock."""
+
+    def __init__(self) -> None:
+        self.version, self.sent_at, self.pace = -1, 0.0, 0.0
+        self.lock = asyncio.Lock()
+
+
+class WorkerDb(StubDb):
+    """One worker's view of a database shared with the others (`SharedMessage`)."""
+
+    def __init__(self, message: SharedMessage) -> None:
+        self.m = message
+
+    def message_lock(self, table_id: int, user_id: int | None) -> Any:
+        return self.m.lock
+
+    async def message_state(self, table_id: int, user_id: int | None) -> MessageState:
+        m = self.m
+        return MessageState(5, None, m.version, sent_at=m.sent_at, pace=m.pace)
+
+    async def note_rendered(self, *args: Any) -> None:
+        version, sent_at, pace = args[2], args[6], args[7]
+        m = self.m
+        m.version = max(m.version, version)
+        if sent_at > m.sent_at:
+            m.sent_at, m.pace = sent_at, pace
+
+
+async def test_workers_space_the_edits_of_one_table_message(tmp_path: Path) -> None:
+    """Issue 39 §4: three workers, each handed a third of a table's moves at random, edit one
+    group message; each claims the group's calls through the database (the whole window is
+    every worker's). Each used to space only its own edits: at Telegram's pace they came in
+    pairs and triples, the group's room was used up in 40 s and the table stood still for
+    20 s. Now every edit waits the pause after the last one by any worker: never two edits
+    closer than the interval, and the table keeps changing."""
+    url = f"sqlite:///{tmp_path / 'calls.db'}"
+    dbs = [await Database.open(url) for _ in range(3)]
+    message = SharedMessage()
+    rec = Recorder()
+    workers = []
+    for db in dbs:
+        limiter = PacedRateLimiter(LIMITS)
+        limiter.group_calls = db
+        await limiter.initialize()
+        bot = StubBot(limiter)
+        bot.rec = rec
+        outbox = TelegramOutbox(
+            cast(Any, bot),
+            cast(Database, WorkerDb(message)),
+            group_interval=INTERVAL,
+            shared=True,
+            pace=limiter.group_pace,
+            room=limiter.room_wait,
+        )
+        workers.append((limiter, outbox))
+    rng = random.Random(39)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 1.2 * MINUTE
+    move = 0
+    try:
+        while loop.time() < end:
+            move += 1
+            table = group_table(move_no=move)
+            rng.choice(workers)[1].show_table(table, Rendered(f"move {move}", []))
+            await asyncio.sleep(0.02)
+    finally:
+        for limiter, outbox in workers:
+            await outbox.close(timeout=0.1)
+            await limiter.shutdown()
+        for db in dbs:
+            await db.close()
+    # (the edits while it played: a closing outbox sends what waits at once)
+    edits = sorted(s for m, _, s, _ in rec.calls if m == "editMessageText" and s < end)
+    gaps = [b - a for a, b in itertools.pairwise(edits)]
+    assert len(edits) >= 6, edits
+    assert min(gaps) > 0.8 * INTERVAL, gaps  # (before: pairs 20 ms apart)
+    assert max(gaps) < 0.17 * MINUTE, gaps
+    assert max_in_window([(s, e) for _, _, s, e in rec.calls], MINUTE) <= LIMITS.group_per_minute

@@ -191,7 +191,7 @@ class Tables:
         what changes without a new version brought up to date), else a new one."""
         table = self.by_id.get(row.table_id)
         if table is None or table.move_no != row.move_no:
-            table = self.by_id[row.table_id] = self.from_row(row)
+            table = self.by_id[row.table_id] = self._moved_on(self.from_row(row))
         else:
             table.table_message_id = row.table_message_id
             table.lang = row.lang or self.default_lang
@@ -221,8 +221,18 @@ class Tables:
         if row is None:
             self.by_id.pop(table_id, None)
             return None
-        table = self.from_row(row)
+        table = self._moved_on(self.from_row(row))
         self.by_id[table_id] = table
+        return table
+
+    def _moved_on(self, table: Table) -> Table:
+        """The table as another worker stored it (`shared`): that worker shows (or owes,
+        `SHOWN_GRACE`) what it stored, so the group's message is at that moment, and the next
+        move's change is routine or not by what that move changes. (Three workers each
+        comparing with the last state they had rendered themselves took nearly every change
+        for a moment: the table edited every 4 s, the group's room used up by it alone.)"""
+        if self.shared:
+            self._moments[(table.table_id, None)] = _moment(table)
         return table
 
     def deep_link(self, table_id: int) -> str:
@@ -269,7 +279,7 @@ class Tables:
         if self.live is not None:  # the open Mini App pages, each as its viewer sees it
             self.live.publish(table)
         moment = _moment(table)
-        routine = not (urgent or resend) and self._moments.get((tid, None)) == moment
+        routine = not (urgent or resend or owed) and self._moments.get((tid, None)) == moment
         self._moments[(tid, None)] = moment
         if table.status == CANCELLED and (table.closed or {}).get("drop"):
             self.out.drop_table(table)  # another message says it was closed, and why

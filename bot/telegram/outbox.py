@@ -59,6 +59,7 @@ from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
 from bot.telegram.stored import StoredMessages
 from bot.view.render import Keyboard, Rendered
 from storage import Database
+from storage.models import MessageState
 
 # the outbox, and what its callers have always imported from here (`Notes` and
 # `NOTES_INTERVAL` live in `bot.telegram.notes`; `digest`, `known`, `UNSURE` in `shown`)
@@ -68,6 +69,10 @@ log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
+
+
+class _Later(Exception):
+    """Another worker edited the group's message just now: this edit waits its turn."""
 
 
 @dataclass
@@ -372,6 +377,8 @@ class TelegramOutbox:
                     await self._keep(slot, keep)
                 except Exception:
                     log.exception("outbox: keeping %s's message failed", slot.chat_id)
+            if self.shared and slot.user_id is None and slot.desired is not None:
+                await self._others_wait(slot)
             content, turn = slot.desired, slot.turn
             if content is not None:
                 slot.urgent = False
@@ -381,6 +388,9 @@ class TelegramOutbox:
                         sent = await self._send_shared(slot, content, turn)
                     else:
                         sent = await self._send(slot, content, turn)
+                except _Later:
+                    slot.wake.set()  # back to `_others_wait`, the newest content kept
+                    continue
                 except Exception as exc:
                     sent = False
                     if isinstance(exc, TelegramError) and not isinstance(exc, BadRequest):
@@ -438,6 +448,31 @@ class TelegramOutbox:
                 await asyncio.wait_for(slot.wake.wait(), left)
         slot.wake.set()
 
+    async def _others_wait(self, slot: _Slot) -> None:
+        """With other workers editing the same group's message: before an edit, wait out the
+        pause after the message's last edit by whichever worker (`_group_pause`, the pace
+        as that worker read it at the edit, stored with it), as `_group_wait` does after this
+        worker's own. Each worker pacing only its own edits of the group's one window, three
+        of them used the group's room up in 40 s and left the table unedited for 20 s."""
+        while not slot.urgent and not self._closing:
+            # read again after each wait: another worker may have edited it meanwhile
+            state = await self.db.message_state(slot.table.table_id, None)
+            if state.version >= slot.version:
+                return  # a newer state is shown already (the send will be moot)
+            left = self._too_soon(slot, state)
+            if left <= 0:
+                return
+            slot.wake.clear()  # new content may make what waits a moment (a shorter pause)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(slot.wake.wait(), left)
+
+    def _too_soon(self, slot: _Slot, state: MessageState) -> float:
+        """Seconds until the group's message may be edited again after its last edit by any
+        worker (0 if now; `state` as stored)."""
+        if not (self.group_interval or self.routine_interval) or self._closing:
+            return 0.0
+        return max(0.0, state.sent_at + self._group_pause(slot, state.pace) - time.time())
+
     def _retire(self, slot: _Slot) -> bool:
         """Forget the slot of a finished or cancelled table once its last content is out
         (no await between the check and the removal: a concurrent `_put` either comes first,
@@ -480,6 +515,8 @@ class TelegramOutbox:
             state = await self.db.message_state(tid, uid)
             if state.version > slot.sending:
                 return True  # a newer state of the table is shown: this one is moot
+            if uid is None and not slot.urgent and self._too_soon(slot, state):
+                raise _Later  # two workers past `_others_wait` at once: one edits
             if uid is not None and self.private_gap > 0:
                 wait = state.sent_at + self.private_gap - time.time()
                 if wait > 0:  # another worker called into this chat just now
@@ -501,6 +538,7 @@ class TelegramOutbox:
         """The message shows `shown` now: noted in the next batch, or (`shared`) at once,
         with the table version it came from, before the message's lock is let go."""
         if self.shared:
+            group = slot.user_id is None and self.pace is not None
             await self.db.note_rendered(
                 slot.table.table_id,
                 slot.user_id,
@@ -509,6 +547,7 @@ class TelegramOutbox:
                 message_id,
                 shown,
                 time.time(),
+                self.pace(slot.chat_id) if group and self.pace is not None else 0.0,
             )
         else:
             self.notes.shown(slot.chat_id, message_id, shown)

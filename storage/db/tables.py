@@ -384,7 +384,7 @@ class TableStore(Store):
                 elif got is not None:
                     unsure = Shown(str(got["digest"]), str(got["editing"]))
             ver = await conn.one(
-                "SELECT version, sent_at FROM rendered WHERE table_id = ? AND user_id = ?",
+                "SELECT version, sent_at, pace FROM rendered WHERE table_id = ? AND user_id = ?",
                 (table_id, user_id or 0),
             )
         return MessageState(
@@ -392,6 +392,7 @@ class TableStore(Store):
             digest=shown,
             version=-1 if ver is None else int(ver["version"]),
             sent_at=0.0 if ver is None else float(ver["sent_at"]),
+            pace=0.0 if ver is None else float(ver["pace"]),
             unsure=unsure,
         )
 
@@ -404,9 +405,11 @@ class TableStore(Store):
         message_id: int,
         digest: str,
         sent_at: float = 0.0,
+        pace: float = 0.0,
     ) -> None:
         """The message now shows `digest`, rendered from table version `version` (a newer
-        version stays), Telegram last called for it at `sent_at` (epoch seconds)."""
+        version stays), Telegram last called for it at `sent_at` (epoch seconds), when the
+        group's pace was `pace` (seconds between edits, `TelegramOutbox._group_pause`)."""
         async with self._write() as conn:
             await conn.execute(
                 "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
@@ -415,13 +418,15 @@ class TableStore(Store):
                 (chat_id, message_id, digest, _now()),
             )
             await conn.execute(
-                "INSERT INTO rendered (table_id, user_id, version, sent_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (table_id, user_id) DO UPDATE SET"
+                "INSERT INTO rendered (table_id, user_id, version, sent_at, pace)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
                 " version = CASE WHEN rendered.version < excluded.version"
                 " THEN excluded.version ELSE rendered.version END,"
+                " pace = CASE WHEN rendered.sent_at < excluded.sent_at"
+                " THEN excluded.pace ELSE rendered.pace END,"
                 " sent_at = CASE WHEN rendered.sent_at < excluded.sent_at"
                 " THEN excluded.sent_at ELSE rendered.sent_at END",
-                (table_id, user_id or 0, version, sent_at),
+                (table_id, user_id or 0, version, sent_at, pace),
             )
 
     def message_lock(self, table_id: int, user_id: int | None) -> AbstractAsyncContextManager[None]:
