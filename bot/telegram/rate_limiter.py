@@ -67,6 +67,8 @@ Result = bool | JSONDict | list[JSONDict]
 NOT_IDEMPOTENT = frozenset(
     {"sendMessage", "sendPhoto", "sendDocument", "sendMediaGroup", "copyMessage", "forwardMessage"}
 )
+# Reads a command's answer waits for (who is an admin): as urgent as the answer itself.
+ANSWERING = frozenset({"getChatMember", "getChatAdministrators"})
 UNNOTED = 2  # calls a run that died may have made about a group without noting them
 CLAIM_PAUSE = 0.05  # seconds before asking again when the database and our window disagree
 # New messages first: an answer to a command or a notice outranks an edit of a table.
@@ -484,7 +486,9 @@ class PacedRateLimiter(BaseRateLimiter[None]):
     @staticmethod
     def priority_of(endpoint: str, chat_id: int | str | None) -> int:
         """When the budget is short: a person's hand message (a turn message, or an edit of
-        it), then replies and notices, then the group's table message, then everything else
+        it), then replies and notices (and the reads a reply waits for: an admin's /cancel
+        answered "try again" when getChatMember came last, behind the table's edits), then
+        the group's table message, then everything else
         (a superseded edit is dropped before it gets here: the outbox keeps one pending state
         per message). bench.bot_load five-humans at 100 tables and twice the pace: with
         private edits last, a starved edit held back its person's next turn message, p99 56 s
@@ -492,7 +496,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         group = isinstance(chat_id, str) or (chat_id is not None and chat_id < 0)
         if not group and (endpoint in NOT_IDEMPOTENT or endpoint.startswith("edit")):
             return PRIORITY_TURN
-        if endpoint in NOT_IDEMPOTENT:
+        if endpoint in NOT_IDEMPOTENT or endpoint in ANSWERING:
             return PRIORITY_SEND
         if group and endpoint.startswith("edit"):
             return PRIORITY_TABLE
