@@ -14,10 +14,11 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from telegram.ext import ExtBot
@@ -27,8 +28,10 @@ from bot.service import Person, Reply, TableService
 from bot.service.core import COMPUTER_GRACE, SHOWN_GRACE
 from bot.table.deadlines import Timing
 from bot.table.table import FINISHED, PLAYING, Table
+from bot.telegram.notes import Notes
 from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter
+from bot.telegram.replaced import Sweeper
 from storage import Database
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.bot_process import TOKEN
@@ -426,3 +429,42 @@ async def test_a_move_after_another_workers_is_routine_by_what_it_changes(
     assert not (await play(b)).get("routine")  # the trick taken: a moment
     assert (await play(a)).get("routine")  # the next card led, after b's trick: routine
     assert not (await play(b)).get("routine")
+
+
+async def test_a_sweep_keeps_a_private_chats_gap_after_another_workers_call(
+    workers: list[Worker],
+) -> None:
+    """A hand's replaced turn messages go in one deleteMessages per chat (`Sweeper`); with
+    other workers it keeps the chat's one call a second after any worker's last call for the
+    person's hand message, and counts as one itself (a sweep by one worker right after
+    another's edit of the hand message was refused by the stand-in at Telegram's limits)."""
+    a, b = workers
+    tid = await due_table(a, b)
+    table = await now_at(a, tid)
+    deleted: list[float] = []
+
+    class Bot:
+        async def delete_messages(self, chat_id: int, ids: list[int]) -> bool:
+            deleted.append(time.time())
+            return True
+
+    gap = 0.4
+    sweeper = Sweeper(
+        cast(ExtBot[None], Bot()),
+        b.db,
+        Notes(b.db),
+        shared=True,
+        shown=lambda _t, _c: None,
+        closing=lambda: False,
+        private_gap=gap,
+    )
+    edited = time.time()  # worker a edits Ana's hand message now
+    await a.db.note_rendered(tid, ANA.user_id, table.move_no, ANA.user_id, 71, "x", edited)
+    sweeper.replace(tid, ANA.user_id, 70)  # worker b sweeps the one it replaced
+    sweeper.sweep(table)
+    while sweeper.pending():
+        await asyncio.sleep(0.01)
+    assert len(deleted) == 1 and deleted[0] - edited >= 0.95 * gap
+    state = await a.db.message_state(tid, ANA.user_id)
+    assert state.sent_at >= deleted[0]  # the next call for Ana waits after the sweep
+    assert state.version == table.move_no  # what the message shows is untouched

@@ -148,6 +148,7 @@ class TelegramOutbox:
             shared=shared,
             shown=self._stored.hand,
             closing=lambda: self._closing,
+            private_gap=private_gap,
         )
         self._oneoff = OneOff(bot, closing=lambda: self._closing)
 

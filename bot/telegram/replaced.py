@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
 from telegram import Bot
@@ -32,7 +33,9 @@ class Sweeper:
     hand's sweep deletes them. `shared`: other workers (or, always, the run before a restart)
     may have noted some, read from the database at the sweep. `shown(table_id, chat_id)`: the
     hand message the chat shows now, never deleted; `closing()`: the outbox is shutting down
-    (a sweep no longer waits for turn messages on their way)."""
+    (a sweep no longer waits for turn messages on their way). `private_gap`: with other
+    workers, the seconds kept between any two calls into a person's chat (as for their hand
+    message: `TelegramOutbox.private_gap`)."""
 
     def __init__(
         self,
@@ -43,7 +46,9 @@ class Sweeper:
         shared: bool,
         shown: Callable[[int, int], int | None],
         closing: Callable[[], bool],
+        private_gap: float = 0.0,
     ) -> None:
+        self.private_gap = private_gap
         self.bot = bot
         self.db = db
         self.notes = notes
@@ -114,12 +119,30 @@ class Sweeper:
             for i in range(0, len(ids), 100):  # Telegram takes up to 100 at once
                 chunk = ids[i : i + 100]
                 try:
-                    await self.bot.delete_messages(chat_id, chunk)
+                    await self._delete(tid, chat_id, chunk)
                 except TelegramError as exc:
                     log.info("deleting %d messages in %s failed: %s", len(chunk), chat_id, exc)
                     if not isinstance(exc, BadRequest | Forbidden):
                         continue  # kept: the next sweep tries again
                 self.notes.deleted(chat_id, chunk)
+
+    async def _delete(self, tid: int, chat_id: int, ids: list[int]) -> None:
+        """One deleteMessages. With other workers, into a person's chat: under their hand
+        message's lock, `private_gap` after any worker's last call for it, and noted as one
+        (a worker's sweep right after another's edit of the hand was refused for the chat's
+        one call a second)."""
+        if not (self.shared and self.private_gap > 0 and chat_id > 0):
+            await self.bot.delete_messages(chat_id, ids)
+            return
+        async with self.db.message_lock(tid, chat_id):
+            state = await self.db.message_state(tid, chat_id)
+            wait = state.sent_at + self.private_gap - time.time()
+            if wait > 0:
+                await asyncio.sleep(min(wait, self.private_gap))
+            try:
+                await self.bot.delete_messages(chat_id, ids)
+            finally:
+                await self.db.note_private_call(tid, chat_id, time.time())
 
 
 async def drop_replaced(

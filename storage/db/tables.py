@@ -429,6 +429,19 @@ class TableStore(Store):
                 (table_id, user_id or 0, version, sent_at, pace),
             )
 
+    async def note_private_call(self, table_id: int, user_id: int, at: float) -> None:
+        """A call into the person's chat about the table at `at` (epoch seconds) other than
+        a render of their hand message (a sweep's deleteMessages): the next call waits the
+        chat's gap after it, as after a render (`MessageState.sent_at`)."""
+        async with self._write() as conn:
+            await conn.execute(
+                "INSERT INTO rendered (table_id, user_id, version, sent_at) VALUES (?, ?, -1, ?)"
+                " ON CONFLICT (table_id, user_id) DO UPDATE SET"
+                " sent_at = CASE WHEN rendered.sent_at < excluded.sent_at"
+                " THEN excluded.sent_at ELSE rendered.sent_at END",
+                (table_id, user_id, at),
+            )
+
     def message_lock(self, table_id: int, user_id: int | None) -> AbstractAsyncContextManager[None]:
         """Held while one of a table's messages is sent or edited, across every worker
         sharing the database (a process that dies lets go at once)."""
