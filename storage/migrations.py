@@ -365,6 +365,10 @@ _V13: Final[Migration] = ("CREATE INDEX group_calls_by_chat ON group_calls (chat
 # next waits as long after that edit (`TelegramOutbox._others_wait`).
 _V14: Final[Migration] = ("ALTER TABLE rendered ADD COLUMN pace REAL NOT NULL DEFAULT 0",)
 
+# ... and the moment it shows (a trick taken, the call: `bot.service.core._moment`), so that
+# any worker tells a routine change from one that matters by what the message shows.
+_V15: Final[Migration] = ("ALTER TABLE rendered ADD COLUMN moment TEXT NOT NULL DEFAULT ''",)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -380,6 +384,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V12,
     _V13,
     _V14,
+    _V15,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

@@ -174,6 +174,7 @@ class MessageState:
     version: int  # the table version it was last rendered from; -1 if never
     sent_at: float = 0.0  # when a worker last called Telegram for it (epoch seconds; 0 never)
     pace: float = 0.0  # a group's message: seconds between its edits, as read at that call
+    moment: str = ""  # ... and the moment it shows (`TelegramOutbox.show_table`)
     unsure: Shown | None = None  # the stored digests when an edit was not confirmed
 
 

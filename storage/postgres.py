@@ -338,6 +338,7 @@ STEPS: Final[dict[int, Migration]] = {
     12: ("ALTER TABLE chats ADD COLUMN settings_json TEXT",),  # storage.migrations._V12
     13: ("CREATE INDEX group_calls_by_chat ON group_calls (chat_id, at)",),  # _V13
     14: ("ALTER TABLE rendered ADD COLUMN pace DOUBLE PRECISION NOT NULL DEFAULT 0",),  # _V14
+    15: ("ALTER TABLE rendered ADD COLUMN moment TEXT NOT NULL DEFAULT ''",),  # _V15
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"

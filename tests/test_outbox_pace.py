@@ -213,7 +213,7 @@ class SharedMessage:
     version it shows, when and at what pace it was last edited, and its lock."""
 
     def __init__(self) -> None:
-        self.version, self.sent_at, self.pace = -1, 0.0, 0.0
+        self.version, self.sent_at, self.pace, self.moment = -1, 0.0, 0.0, ""
         self.lock = asyncio.Lock()
 
 
@@ -228,12 +228,13 @@ class WorkerDb(StubDb):
 
     async def message_state(self, table_id: int, user_id: int | None) -> MessageState:
         m = self.m
-        return MessageState(5, None, m.version, sent_at=m.sent_at, pace=m.pace)
+        return MessageState(5, None, m.version, sent_at=m.sent_at, pace=m.pace, moment=m.moment)
 
     async def note_rendered(self, *args: Any) -> None:
-        version, sent_at, pace = args[2], args[6], args[7]
+        version, sent_at, pace, moment = args[2], args[6], args[7], args[8]
         m = self.m
-        m.version = max(m.version, version)
+        if version > m.version:
+            m.version, m.moment = version, moment
         if sent_at > m.sent_at:
             m.sent_at, m.pace = sent_at, pace
 
@@ -288,3 +289,38 @@ async def test_workers_space_the_edits_of_one_table_message(tmp_path: Path) -> N
     assert min(gaps) > 0.8 * INTERVAL, gaps  # (before: pairs 20 ms apart)
     assert max(gaps) < 0.17 * MINUTE, gaps
     assert max_in_window([(s, e) for _, _, s, e in rec.calls], MINUTE) <= LIMITS.group_per_minute
+
+
+@pytest.mark.parametrize("changes", [False, True])
+async def test_a_change_is_routine_by_the_moment_the_message_shows(changes: bool) -> None:
+    """With other workers, what waits is routine (`routine_interval` after the last edit)
+    when the group's message shows its moment already, whoever showed it: this worker's own
+    view may be older (a moment it never saw) or newer (an owed render of another's write)."""
+    message = SharedMessage()
+    limiter = PacedRateLimiter(LIMITS)
+    bot = StubBot(limiter)
+    routine_interval, interval = 1.0, 0.05
+    outbox = TelegramOutbox(
+        cast(Any, bot),
+        cast(Database, WorkerDb(message)),
+        group_interval=interval,
+        routine_interval=routine_interval,
+        shared=True,
+    )
+    loop = asyncio.get_running_loop()
+    outbox.show_table(group_table(move_no=1), Rendered("trick 3", []), moment="trick 3")
+    await outbox.flush(timeout=1.0)
+    assert message.moment == "trick 3"
+    began = loop.time()
+    # this worker's own view says the opposite of what the message shows
+    moment = "trick 4" if changes else "trick 3"
+    outbox.show_table(group_table(move_no=2), Rendered("next", []), routine=changes, moment=moment)
+    await outbox.flush(timeout=2 * routine_interval)
+    waited = loop.time() - began
+    await outbox.close(timeout=0.1)
+    await limiter.shutdown()
+    assert message.version == 2 and message.moment == moment
+    if changes:  # the trick taken is shown at the group's pace
+        assert waited < routine_interval / 2, waited
+    else:  # a card within the shown trick waits the routine pause
+        assert waited > 0.9 * routine_interval, waited

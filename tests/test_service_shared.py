@@ -419,7 +419,7 @@ async def test_a_move_after_another_workers_is_routine_by_what_it_changes(
     tid = await due_table(a, b)
     rng = random.Random(3)
 
-    async def play(w: Worker) -> dict[str, bool]:
+    async def play(w: Worker) -> dict[str, object]:
         person, index, stamp, action = tap_of(await now_at(w, tid), rng)
         assert (await w.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
         await idle(workers)

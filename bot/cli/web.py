@@ -52,7 +52,13 @@ class NoChat:
     shows the table)."""
 
     def show_table(
-        self, table: Table, content: Rendered, *, urgent: bool = False, routine: bool = False
+        self,
+        table: Table,
+        content: Rendered,
+        *,
+        urgent: bool = False,
+        routine: bool = False,
+        moment: str = "",
     ) -> None:
         pass
 

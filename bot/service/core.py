@@ -285,7 +285,7 @@ class Tables:
             self.out.drop_table(table)  # another message says it was closed, and why
         else:
             content = self.table_content(table, lang)
-            self.out.show_table(table, content, urgent=urgent, routine=routine)
+            self.out.show_table(table, content, urgent=urgent, routine=routine, moment=repr(moment))
         closed = table.status in (FINISHED, CANCELLED)
         if closed:  # no more bids: forget their screens
             for seat in range(len(table.seats)):

@@ -73,7 +73,13 @@ async def group_admin(is_admin: bool | AdminCheck) -> bool:
 
 class Outbox(Protocol):
     def show_table(
-        self, table: Table, content: Rendered, *, urgent: bool = False, routine: bool = False
+        self,
+        table: Table,
+        content: Rendered,
+        *,
+        urgent: bool = False,
+        routine: bool = False,
+        moment: str = "",
     ) -> None: ...
 
     def repost(self, table: Table, content: Rendered) -> None: ...

@@ -86,6 +86,8 @@ class _Slot:
     loaded: bool = False  # `sent` was read from the database for `message_id`
     urgent: bool = False
     routine: bool = False  # `desired` may wait `routine_interval` (see `show_table`)
+    moment: str = ""  # the moment `desired` shows (see `show_table`)
+    sending_moment: str = ""  # ... and the one being sent now
     turn: str | None = None  # `desired` is for the person's turn, this one (`show_private`)
     version: int = 0  # the table version `desired` was rendered from
     sending: int = 0  # ... and the one being sent now
@@ -155,12 +157,21 @@ class TelegramOutbox:
     # ------------------------------------------------------------------ Outbox
 
     def show_table(
-        self, table: Table, content: Rendered, *, urgent: bool = False, routine: bool = False
+        self,
+        table: Table,
+        content: Rendered,
+        *,
+        urgent: bool = False,
+        routine: bool = False,
+        moment: str = "",
     ) -> None:
         """Show `content` as the group's table message. `routine`: a change the group may see
         a few seconds later (`routine_interval` after the last edit), folded into the next
-        one that matters: a card within a trick, a bid."""
-        self._put(table, table.chat_id, None, content, urgent, routine=routine)
+        one that matters: a card within a trick, a bid. `moment`: what a change must show
+        at once when it changes (the trick, the call): with other workers it is stored with
+        the message, and a change is routine when the message shows its moment already,
+        whichever worker showed it (`routine` is this worker's own view)."""
+        self._put(table, table.chat_id, None, content, urgent, routine=routine, moment=moment)
 
     def show_private(
         self,
@@ -337,6 +348,7 @@ class TelegramOutbox:
         *,
         turn: str | None = None,
         routine: bool = False,
+        moment: str = "",
     ) -> None:
         key = (table.table_id, user_id)
         slot = self._slots.get(key)
@@ -351,6 +363,7 @@ class TelegramOutbox:
         # a change that matters, still to show, keeps its haste when a routine one follows
         slot.routine = routine and (slot.desired is None or slot.routine)
         slot.desired = content
+        slot.moment = moment
         slot.version = table.move_no
         slot.turn = turn
         slot.urgent = slot.urgent or urgent
@@ -383,7 +396,7 @@ class TelegramOutbox:
             content, turn = slot.desired, slot.turn
             if content is not None:
                 slot.urgent = False
-                slot.sending = slot.version
+                slot.sending, slot.sending_moment = slot.version, slot.moment
                 try:
                     if self.shared:
                         sent = await self._send_shared(slot, content, turn)
@@ -416,17 +429,20 @@ class TelegramOutbox:
                     slot.resyncs = 0
                 if slot.desired is content:
                     slot.desired = None
-                if slot.user_id is None and (self.group_interval or self.routine_interval):
+                # (with other workers `_others_wait` waits before the next edit instead,
+                # from the last edit by any of them)
+                group = slot.user_id is None and not self.shared
+                if group and (self.group_interval or self.routine_interval):
                     await self._group_wait(slot)
             if self._retire(slot):
                 return
 
-    def _group_pause(self, slot: _Slot, pace: float) -> float:
+    def _group_pause(self, slot: _Slot, pace: float, routine: bool | None = None) -> float:
         """The wait before a group message's next edit: `group_interval`, or longer while the
         group's room is short (`pace`); `routine_interval` at least while what waits is
-        routine."""
+        routine (`slot.routine`, unless said)."""
         pause = max(self.group_interval, pace)
-        if slot.routine:
+        if slot.routine if routine is None else routine:
             pause = max(pause, self.routine_interval)
         return pause
 
@@ -472,7 +488,11 @@ class TelegramOutbox:
         worker (0 if now; `state` as stored)."""
         if not (self.group_interval or self.routine_interval) or self._closing:
             return 0.0
-        return max(0.0, state.sent_at + self._group_pause(slot, state.pace) - time.time())
+        # routine if the message shows the moment of what waits already (another worker's
+        # view of the table is not this one's: an owed render of a moment is not routine)
+        routine = slot.routine if not slot.moment else slot.moment == state.moment
+        pause = self._group_pause(slot, state.pace, routine)
+        return max(0.0, state.sent_at + pause - time.time())
 
     def _retire(self, slot: _Slot) -> bool:
         """Forget the slot of a finished or cancelled table once its last content is out
@@ -549,6 +569,7 @@ class TelegramOutbox:
                 shown,
                 time.time(),
                 self.pace(slot.chat_id) if group and self.pace is not None else 0.0,
+                slot.sending_moment if slot.user_id is None else "",
             )
         else:
             self.notes.shown(slot.chat_id, message_id, shown)

@@ -384,7 +384,8 @@ class TableStore(Store):
                 elif got is not None:
                     unsure = Shown(str(got["digest"]), str(got["editing"]))
             ver = await conn.one(
-                "SELECT version, sent_at, pace FROM rendered WHERE table_id = ? AND user_id = ?",
+                "SELECT version, sent_at, pace, moment FROM rendered"
+                " WHERE table_id = ? AND user_id = ?",
                 (table_id, user_id or 0),
             )
         return MessageState(
@@ -393,6 +394,7 @@ class TableStore(Store):
             version=-1 if ver is None else int(ver["version"]),
             sent_at=0.0 if ver is None else float(ver["sent_at"]),
             pace=0.0 if ver is None else float(ver["pace"]),
+            moment="" if ver is None else str(ver["moment"]),
             unsure=unsure,
         )
 
@@ -406,10 +408,12 @@ class TableStore(Store):
         digest: str,
         sent_at: float = 0.0,
         pace: float = 0.0,
+        moment: str = "",
     ) -> None:
         """The message now shows `digest`, rendered from table version `version` (a newer
         version stays), Telegram last called for it at `sent_at` (epoch seconds), when the
-        group's pace was `pace` (seconds between edits, `TelegramOutbox._group_pause`)."""
+        group's pace was `pace` (seconds between edits, `TelegramOutbox._group_pause`), and
+        it shows `moment` (a group's message, `TelegramOutbox.show_table`)."""
         async with self._write() as conn:
             await conn.execute(
                 "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
@@ -418,15 +422,17 @@ class TableStore(Store):
                 (chat_id, message_id, digest, _now()),
             )
             await conn.execute(
-                "INSERT INTO rendered (table_id, user_id, version, sent_at, pace)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
+                "INSERT INTO rendered (table_id, user_id, version, sent_at, pace, moment)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
                 " version = CASE WHEN rendered.version < excluded.version"
                 " THEN excluded.version ELSE rendered.version END,"
                 " pace = CASE WHEN rendered.sent_at < excluded.sent_at"
                 " THEN excluded.pace ELSE rendered.pace END,"
+                " moment = CASE WHEN rendered.version < excluded.version"
+                " THEN excluded.moment ELSE rendered.moment END,"
                 " sent_at = CASE WHEN rendered.sent_at < excluded.sent_at"
                 " THEN excluded.sent_at ELSE rendered.sent_at END",
-                (table_id, user_id or 0, version, sent_at, pace),
+                (table_id, user_id or 0, version, sent_at, pace, moment),
             )
 
     async def note_private_call(self, table_id: int, user_id: int, at: float) -> None:

@@ -52,9 +52,9 @@ class Out:
         self.cleared: list[tuple[int, int]] = []  # (chat, message id) whose buttons went
         self._ids = 900
         self.sweeps: list[int] = []
-        self.group_flags: list[dict[str, bool]] = []  # urgent, routine: of each `group`
+        self.group_flags: list[dict[str, object]] = []  # urgent, routine: of each `group`
 
-    def show_table(self, table: Table, content: Rendered, **flags: bool) -> None:
+    def show_table(self, table: Table, content: Rendered, **flags: object) -> None:
         self.group.append(content)  # urgent and routine: when it is sent, not what
         self.group_flags.append(flags)
 
