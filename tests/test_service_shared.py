@@ -468,3 +468,27 @@ async def test_a_sweep_keeps_a_private_chats_gap_after_another_workers_call(
     state = await a.db.message_state(tid, ANA.user_id)
     assert state.sent_at >= deleted[0]  # the next call for Ana waits after the sweep
     assert state.version == table.move_no  # what the message shows is untouched
+
+
+async def test_a_hand_message_is_edited_by_what_a_move_changes_not_by_the_worker(
+    workers: list[Worker],
+) -> None:
+    """A person's hand message changes between their turns only at the moments that matter
+    to them (`core._their_moment`: the deal, the call, the hand's end). A worker that finds
+    the table moved on by another takes the stored state as shown: a card played is no news
+    to the one who played it, whichever worker handles the next move (compared with the
+    lobby, the last it had rendered itself, every hand message was news to it)."""
+    a, b = workers
+    tid = await due_table(a, b)  # b last rendered the lobby
+    rng = random.Random(4)
+    for w in (b, a, b, a):
+        table = await now_at(w, tid)
+        person, index, stamp, action = tap_of(table, rng)
+        w.out.private_shown.clear()
+        assert (await w.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
+        await idle(workers)
+        # the next to act gets their turn; the other sees the card on their next turn
+        after = await now_at(w, tid)
+        assert after.hand is not None
+        to_act = after.seats[after.hand.current].user_id
+        assert set(w.out.private_shown) <= {to_act}, (w.out.private_shown, to_act)

@@ -78,6 +78,11 @@ def _their_moment(table: Table, seat: int) -> tuple[object, ...]:
     return (table.status, s.is_bot, s.lang or table.lang, phase)
 
 
+def _seat_moment(table: Table, seat: int, paused: bool) -> tuple[object, ...]:
+    """`_their_moment`, and whether the match waits for them (news too)."""
+    return (*_their_moment(table, seat), paused)
+
+
 def _their_turn(table: Table, seat: int) -> bool:
     """Whether `seat` is to act now (a bid, the suit, the called card, a card, a signal)."""
     hand = table.hand
@@ -230,9 +235,21 @@ class Tables:
         `SHOWN_GRACE`) what it stored, so the group's message is at that moment, and the next
         move's change is routine or not by what that move changes. (Three workers each
         comparing with the last state they had rendered themselves took nearly every change
-        for a moment: the table edited every 4 s, the group's room used up by it alone.)"""
-        if self.shared:
-            self._moments[(table.table_id, None)] = _moment(table)
+        for a moment: the table edited every 4 s, the group's room used up by it alone; and
+        each edited every hand message once a hand after the deal and the call it had not
+        seen itself.)"""
+        if not self.shared:
+            return table
+        tid = table.table_id
+        self._moments[(tid, None)] = _moment(table)
+        hand = table.hand
+        if table.status == PLAYING and hand is not None and not hand.is_terminal():
+            # ... and so are the hand messages (a hand's end is left to the render: the
+            # worker that shows it sweeps the hand's replaced messages)
+            paused = table.paused()
+            for seat, s in enumerate(table.seats):
+                if s.user_id is not None:
+                    self._moments[(tid, seat)] = _seat_moment(table, seat, paused)
         return table
 
     def deep_link(self, table_id: int) -> str:
@@ -304,7 +321,7 @@ class Tables:
             if not closed and self.live is not None and self.live.visible(tid, s.user_id):
                 continue  # their Mini App page is open and shows it: the chat stays quiet
             theirs = not s.is_bot and _their_turn(table, seat)
-            now = (*_their_moment(table, seat), paused)  # the match waits for them: news
+            now = _seat_moment(table, seat, paused)
             if not (theirs or urgent or resend) and self._moments.get((tid, seat)) == now:
                 continue  # they see this change on their next turn
             if owed and not (theirs or ended) and (tid, seat) not in self._moments:

@@ -53,6 +53,7 @@ class Out:
         self._ids = 900
         self.sweeps: list[int] = []
         self.group_flags: list[dict[str, object]] = []  # urgent, routine: of each `group`
+        self.private_shown: list[int] = []  # whose hand message, at each `show_private`
 
     def show_table(self, table: Table, content: Rendered, **flags: object) -> None:
         self.group.append(content)  # urgent and routine: when it is sent, not what
@@ -66,6 +67,7 @@ class Out:
 
     def show_private(self, table: Table, user_id: int, content: Rendered, **flags: object) -> None:
         self.private[user_id] = content  # urgent and turn: how it is sent, not what
+        self.private_shown.append(user_id)
 
     def sweep(self, table: Table) -> None:
         self.sweeps.append(table.table_id)
