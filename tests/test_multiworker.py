@@ -70,6 +70,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.bot_load import pct
 from bot.cli.render import card_name
 from bot.engine import DECK40
 from bot.engine import actions as A
@@ -186,6 +187,40 @@ class Kill:
     at: float  # just before SIGKILL (time.monotonic)
     in_flight: bool  # an update had just been sent to it
     restarted: float = 0.0
+
+
+def worker_bots(
+    stack: contextlib.ExitStack, fake: FakeTelegram, tmp_path: Path, url: str, env: dict[str, str]
+) -> list[WebhookBot]:
+    """`WORKERS` webhook workers on the database at `url`, each in its own folder, not yet
+    started (start them one at a time: the first creates the schema); stopped with `stack`."""
+    workers = []
+    for i in range(WORKERS):
+        workdir = tmp_path / f"worker{i}"
+        workdir.mkdir()
+        bot = WebhookBot(fake, workdir, DATABASE_URL=url, **env)
+        workers.append(stack.enter_context(bot_guard(bot)))
+    return workers
+
+
+async def kill_in_flight(
+    front: Front, workers: list[WebhookBot], victim: WebhookBot, jitter: float = 0.0
+) -> Kill:
+    """SIGKILL `victim` right after the front has sent it an update (`jitter` s later), so
+    that update is in flight; the front routes to the others until `restart`."""
+    front.arm(victim)
+    hit = await asyncio.to_thread(front.hit.wait, 10)
+    await asyncio.sleep(jitter)
+    front.down(victim)
+    kill = Kill(workers.index(victim), time.monotonic(), hit)
+    await victim.kill9()
+    return kill
+
+
+async def restart(front: Front, victim: WebhookBot, kill: Kill) -> None:
+    await victim.start()
+    front.up(victim)
+    kill.restarted = time.monotonic()
 
 
 # ------------------------------------------------------------------------------ people
@@ -636,15 +671,7 @@ async def test_three_workers_one_database_random_routing_and_a_sigkill(tmp_path:
             TableInfo("due", g3, [ugo, vera], 0, "match=single"),
         ]
         with contextlib.ExitStack() as stack:
-            workers = []
-            for i in range(WORKERS):
-                workdir = tmp_path / f"worker{i}"
-                workdir.mkdir()
-                workers.append(
-                    stack.enter_context(
-                        bot_guard(WebhookBot(fake, workdir, DATABASE_URL=url, **ENV))
-                    )
-                )
+            workers = worker_bots(stack, fake, tmp_path, url, ENV)
             front = Front(workers, random.Random(SEED + 1), ROUTE)
             fake.deliver_webhook_to(front.route)
             for w in workers:  # one at a time: the first creates the schema
@@ -691,17 +718,10 @@ async def test_three_workers_one_database_random_routing_and_a_sigkill(tmp_path:
                     await fake.wait_for(functools.partial(midway, after), 120, interval=0.05)
                     if all(i.done for i in tables):
                         return
-                    front.arm(victim)
-                    hit = await asyncio.to_thread(front.hit.wait, 10)
-                    await asyncio.sleep(rng.uniform(0.0, 0.02))
-                    front.down(victim)
-                    kill = Kill(workers.index(victim), time.monotonic(), hit)
-                    await victim.kill9()
+                    kill = await kill_in_flight(front, workers, victim, rng.uniform(0.0, 0.02))
                     kills.append(kill)
                     await asyncio.sleep(DOWN)
-                    await victim.start()
-                    front.up(victim)
-                    kill.restarted = time.monotonic()
+                    await restart(front, victim, kill)
 
             killing = asyncio.create_task(killer())
             try:
@@ -883,11 +903,6 @@ class Lag:
     seconds: float
 
 
-def quantile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
 async def test_a_worker_down_twenty_seconds_at_telegrams_limits(tmp_path: Path) -> None:
     """Issue 39 §4: three workers at Telegram's real limits (each worker's calls about a
     group claimed through the database), a chiamata table of five people who take 1-3 s to
@@ -907,15 +922,7 @@ async def test_a_worker_down_twenty_seconds_at_telegrams_limits(tmp_path: Path) 
         group = fake.group(-1001601, "Chiamata a passo d'uomo", admins=[five[0]], members=five[1:])
         info = TableInfo("chiamata", group, five, hands=1, cancel_wait=65.0)
         with contextlib.ExitStack() as stack:
-            workers = []
-            for i in range(WORKERS):
-                workdir = tmp_path / f"worker{i}"
-                workdir.mkdir()
-                workers.append(
-                    stack.enter_context(
-                        bot_guard(WebhookBot(fake, workdir, DATABASE_URL=url, **PACED_ENV))
-                    )
-                )
+            workers = worker_bots(stack, fake, tmp_path, url, PACED_ENV)
             front = Front(workers, random.Random(SEED + 1), "random")
             fake.deliver_webhook_to(front.route)
             for w in workers:
@@ -938,15 +945,9 @@ async def test_a_worker_down_twenty_seconds_at_telegrams_limits(tmp_path: Path) 
             tasks = [asyncio.create_task(p.play()) for p in people]
             await fake.wait_for(lambda: run.moves >= 12, 120, interval=0.05)
             victim = rng.choice(workers)
-            front.arm(victim)
-            hit = await asyncio.to_thread(front.hit.wait, 10)
-            front.down(victim)
-            kill = Kill(workers.index(victim), time.monotonic(), hit)
-            await victim.kill9()
+            kill = await kill_in_flight(front, workers, victim)
             await asyncio.sleep(OUTAGE)
-            await victim.start()
-            front.up(victim)
-            kill.restarted = time.monotonic()
+            await restart(front, victim, kill)
             try:
                 await fake.wait_for(lambda: info.done, 200, interval=0.2, message="the hand over")
             finally:
@@ -979,7 +980,7 @@ async def test_a_worker_down_twenty_seconds_at_telegrams_limits(tmp_path: Path) 
     def said(lags: list[Lag]) -> str:
         values = [g.seconds for g in lags]
         return (
-            f"p50 {quantile(values, 0.5):.1f} s, p99 {quantile(values, 0.99):.1f} s, max "
+            f"p50 {pct(values, 0.5) or 0.0:.1f} s, p99 {pct(values, 0.99) or 0.0:.1f} s, max "
             f"{max(values):.1f} s (n={len(values)}; around the kill max "
             f"{max(window(lags), default=0.0):.1f} s, n={len(window(lags))})"
         )
