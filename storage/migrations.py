@@ -362,7 +362,7 @@ _V12: Final[Migration] = ("ALTER TABLE chats ADD COLUMN settings_json TEXT",)
 _V13: Final[Migration] = ("CREATE INDEX group_calls_by_chat ON group_calls (chat_id, at)",)
 
 # The pace of a group's table message at its last edit, so that whichever worker edits it
-# next waits as long after that edit (`TelegramOutbox._others_wait`).
+# next waits as long after that edit (`TelegramOutbox._edit_wait`).
 _V14: Final[Migration] = ("ALTER TABLE rendered ADD COLUMN pace REAL NOT NULL DEFAULT 0",)
 
 # ... and the moment it shows (a trick taken, the call: `bot.service.core._moment`), so that

@@ -88,6 +88,11 @@ class _Slot:
     routine: bool = False  # `desired` may wait `routine_interval` (see `show_table`)
     moment: str = ""  # the moment `desired` shows (see `show_table`)
     sending_moment: str = ""  # ... and the one being sent now
+    # this process's last edit of a group's message (with other workers, the stored one
+    # counts: `_last_edit`): when (epoch seconds), the group's pace then, the moment shown
+    edited_at: float = 0.0
+    edited_pace: float = 0.0
+    shown_moment: str = ""
     turn: str | None = None  # `desired` is for the person's turn, this one (`show_private`)
     version: int = 0  # the table version `desired` was rendered from
     sending: int = 0  # ... and the one being sent now
@@ -391,8 +396,8 @@ class TelegramOutbox:
                     await self._keep(slot, keep)
                 except Exception:
                     log.exception("outbox: keeping %s's message failed", slot.chat_id)
-            if self.shared and slot.user_id is None and slot.desired is not None:
-                await self._others_wait(slot)
+            if slot.user_id is None and slot.desired is not None:
+                await self._edit_wait(slot)
             content, turn = slot.desired, slot.turn
             if content is not None:
                 slot.urgent = False
@@ -403,7 +408,7 @@ class TelegramOutbox:
                     else:
                         sent = await self._send(slot, content, turn)
                 except _Later:
-                    slot.wake.set()  # back to `_others_wait`, the newest content kept
+                    slot.wake.set()  # back to `_edit_wait`, the newest content kept
                     continue
                 except Exception as exc:
                     sent = False
@@ -429,51 +434,27 @@ class TelegramOutbox:
                     slot.resyncs = 0
                 if slot.desired is content:
                     slot.desired = None
-                # (with other workers `_others_wait` waits before the next edit instead,
-                # from the last edit by any of them)
-                group = slot.user_id is None and not self.shared
-                if group and (self.group_interval or self.routine_interval):
-                    await self._group_wait(slot)
+                if slot.user_id is None and not self.shared:  # (shared: stored, `_noted`)
+                    slot.edited_at = time.time()
+                    slot.edited_pace = self.pace(slot.chat_id) if self.pace is not None else 0.0
+                    if sent:
+                        slot.shown_moment = slot.sending_moment
             if self._retire(slot):
                 return
 
-    def _group_pause(self, slot: _Slot, pace: float, routine: bool | None = None) -> float:
-        """The wait before a group message's next edit: `group_interval`, or longer while the
-        group's room is short (`pace`); `routine_interval` at least while what waits is
-        routine (`slot.routine`, unless said)."""
-        pause = max(self.group_interval, pace)
-        if slot.routine if routine is None else routine:
-            pause = max(pause, self.routine_interval)
-        return pause
-
-    async def _group_wait(self, slot: _Slot) -> None:
-        """After an edit of a group's message: wait `_group_pause`, measured from the edit and
-        asked again whenever new content comes (a change that matters cuts a routine wait
-        short; an urgent one, or shutting down, ends it). The group's pace is read once, at
-        the edit: it spaces the edits from then on (`Window.spread`), and read again later
-        but still counted from the edit it would shorten each wait, using the room up early
-        and leaving the table unedited until the oldest calls leave the group's window."""
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        pace = self.pace(slot.chat_id) if self.pace is not None else 0.0
-        while not slot.urgent and not self._closing:
-            left = start + self._group_pause(slot, pace) - loop.time()
-            if left <= 0:
-                break
-            slot.wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(slot.wake.wait(), left)
-        slot.wake.set()
-
-    async def _others_wait(self, slot: _Slot) -> None:
-        """With other workers editing the same group's message: before an edit, wait out the
-        pause after the message's last edit by whichever worker (`_group_pause`, the pace
-        as that worker read it at the edit, stored with it), as `_group_wait` does after this
-        worker's own. Each worker pacing only its own edits of the group's one window, three
-        of them used the group's room up in 40 s and left the table unedited for 20 s."""
+    async def _edit_wait(self, slot: _Slot) -> None:
+        """Before an edit of a group's message: wait `_too_soon` after its last edit
+        (`_last_edit`: with other workers, by whichever worker), asked again whenever new
+        content comes (a change that matters cuts a routine wait short; an urgent one, or
+        shutting down, ends it). The group's pace is the one read at that edit: it spaces
+        the edits from then on (`Window.spread`); read again later but still counted from
+        the edit it would shorten each wait, using the room up early and leaving the table
+        unedited until the oldest calls leave the group's window. (Each of three workers
+        pacing only its own edits used the group's room up in 40 s and left the table
+        unedited for 20 s.)"""
         while not slot.urgent and not self._closing:
             # read again after each wait: another worker may have edited it meanwhile
-            state = await self.db.message_state(slot.table.table_id, None)
+            state = await self._last_edit(slot)
             if state.version >= slot.version:
                 return  # a newer state is shown already (the send will be moot)
             left = self._too_soon(slot, state)
@@ -483,15 +464,32 @@ class TelegramOutbox:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(slot.wake.wait(), left)
 
+    async def _last_edit(self, slot: _Slot) -> MessageState:
+        """The group's message as last edited: as stored with other workers, else as this
+        process edited it (its version unknown here: -1)."""
+        if self.shared:
+            return await self.db.message_state(slot.table.table_id, None)
+        return MessageState(
+            slot.message_id,
+            None,
+            -1,
+            sent_at=slot.edited_at,
+            pace=slot.edited_pace,
+            moment=slot.shown_moment,
+        )
+
     def _too_soon(self, slot: _Slot, state: MessageState) -> float:
-        """Seconds until the group's message may be edited again after its last edit by any
-        worker (0 if now; `state` as stored)."""
+        """Seconds until the group's message may be edited again after its last edit
+        (`_last_edit`; 0 if now): `group_interval`, or longer while the group's room is short
+        (the pace read at that edit); `routine_interval` at least while what waits is
+        routine: the message shows its moment already (with other workers this one's view of
+        the table is not what the message shows: an owed render of a moment is not routine;
+        without a moment, the caller's `routine`)."""
         if not (self.group_interval or self.routine_interval) or self._closing:
             return 0.0
-        # routine if the message shows the moment of what waits already (another worker's
-        # view of the table is not this one's: an owed render of a moment is not routine)
-        routine = slot.routine if not slot.moment else slot.moment == state.moment
-        pause = self._group_pause(slot, state.pace, routine)
+        pause = max(self.group_interval, state.pace)
+        if slot.routine if not slot.moment else slot.moment == state.moment:
+            pause = max(pause, self.routine_interval)
         return max(0.0, state.sent_at + pause - time.time())
 
     def _retire(self, slot: _Slot) -> bool:
@@ -537,7 +535,7 @@ class TelegramOutbox:
             if state.version > slot.sending:
                 return True  # a newer state of the table is shown: this one is moot
             if uid is None and not slot.urgent and self._too_soon(slot, state):
-                raise _Later  # two workers past `_others_wait` at once: one edits
+                raise _Later  # two workers past `_edit_wait` at once: one edits
             if uid is not None and self.private_gap > 0:
                 wait = state.sent_at + self.private_gap - time.time()
                 if wait > 0:  # another worker called into this chat just now

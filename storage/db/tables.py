@@ -412,7 +412,7 @@ class TableStore(Store):
     ) -> None:
         """The message now shows `digest`, rendered from table version `version` (a newer
         version stays), Telegram last called for it at `sent_at` (epoch seconds), when the
-        group's pace was `pace` (seconds between edits, `TelegramOutbox._group_pause`), and
+        group's pace was `pace` (seconds between edits, `TelegramOutbox._too_soon`), and
         it shows `moment` (a group's message, `TelegramOutbox.show_table`)."""
         async with self._write() as conn:
             await conn.execute(
