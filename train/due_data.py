@@ -1,13 +1,20 @@
-"""Briscola a due decisions and how the hand ended, for the due network (issue 41).
+"""Briscola a due decisions, each card valued by playing the hand out, for the due network
+(issue 41).
 
-    python -m train.due_data [--chunks 0-19] [--hands 10000] [--seed 41] [--out .cache/due]
+    python -m train.due_data [--chunks 0-19] [--hands 2000] [--seed 41] [--out .cache/due]
 
-Two `normal` players play each hand; at each card play, with chance `EXPLORE`, the seat plays
-a random other card instead (so that the network sees every card played, not only
-`normal`'s). Half the decisions, drawn at random, are recorded: the observation of the seat
-to play (`features.due_row`), the card it played (canonical id) and its card points at the
-end of the hand (the later random cards included). Chunk i holds hands i*hands ..
-(i+1)*hands - 1 in `OUT/due-<i>.npz`; a chunk already written is skipped.
+Two `normal` players (as they were before the due network and the sampled endgame, as
+`normal41` plays due) play each hand; at each card play, with chance `EXPLORE`, the seat plays
+a random other card instead (so that the network sees positions off `normal`'s path too).
+Every decision with a choice while more than `RECORD_TALON` cards are left to draw (later
+`normal` solves the few worlds left itself) is recorded: the observation of the seat to play
+(`features.due_row`), the card `normal` chose, and, for each card it could play, its card
+points at the end of the hand were it to play that card and both seats then play as `normal`
+does, on the true deal, every card's playout with the same players' random streams (the
+differences between cards are then the cards', not the streams'). That is `normal`'s action
+value: a network that learns it and plays its best card improves on `normal` by one step of
+policy iteration. Chunk i holds hands i*hands .. (i+1)*hands - 1 in `OUT/due-<i>.npz`; a
+chunk already written is skipped.
 """
 
 from __future__ import annotations
@@ -22,10 +29,33 @@ import numpy as np
 from bot.engine import HandState, Options
 from bot.players.learned.features import DUE_ROW, canon_map, due_row
 from bot.players.normal import NormalPlayer
+from bot.players.search import Solver
 from train.value_data import chunk_range, save_chunk
 
 EXPLORE = 0.1
-RECORD = 0.5
+RECORD_TALON = 2  # decisions recorded while more cards than this are left to draw
+NONE = 255  # no card in that place (fewer than three to choose from)
+
+
+def playout(state: HandState, card: int, seed: str) -> int:
+    """The seat to move's card points at the end of the hand after it plays `card` and both
+    seats then play as `normal` does (their streams from `seed`), the last tricks (from the
+    talon's last draw, where `normal` solves the few worlds left exactly) solved exactly on
+    the true deal."""
+    seat = state.current
+    state = state.clone()
+    state.apply(card, seat)
+    bots = [
+        NormalPlayer(random.Random(f"{seed}:{s}"), exact_endgame=False, learned_due=False)
+        for s in range(2)
+    ]
+    while not state.is_terminal():
+        if state.talon_left() <= 2 and Solver.applicable(state):
+            mine = tuple(s == seat for s in range(2))
+            return state.taken[seat] + round(Solver(state, mine).value())
+        s = state.current
+        state.apply(bots[s].act(state.observation(s)), s)
+    return state.taken[seat]
 
 
 def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
@@ -34,47 +64,57 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
         return
     options = Options.parse("due")
     rows: list[list[int]] = []
-    action: list[int] = []
-    points: list[int] = []
+    cards: list[list[int]] = []
+    values: list[list[int]] = []
+    chosen: list[int] = []
     hand: list[int] = []
     t = time.perf_counter()
     for k in range(chunk * hands, (chunk + 1) * hands):
         state = HandState.deal(options, f"due:{seed}", k, k % 2)
-        bots = [NormalPlayer(random.Random(f"due:{seed}:{k}:{s}")) for s in range(2)]
+        bots = [
+            NormalPlayer(random.Random(f"due:{seed}:{k}:{s}"), learned_due=False, sample_worlds=0)
+            for s in range(2)
+        ]
         rng = random.Random(f"explore:{seed}:{k}")
-        mine: list[tuple[int, int]] = []  # (recorded row index, seat)
+        turn = 0
         while not state.is_terminal():
             seat = state.current
             obs = state.observation(seat)
             card = bots[seat].act(obs)
+            if len(obs.legal) > 1 and obs.talon_left > RECORD_TALON:
+                canon = canon_map(obs.briscola)
+                rows.append(due_row(obs))
+                stream = f"playout:{seed}:{k}:{turn}"
+                got = [(canon[c], playout(state, c, stream)) for c in obs.legal]
+                got += [(NONE, 0)] * (3 - len(got))
+                cards.append([c for c, _ in got])
+                values.append([v for _, v in got])
+                chosen.append(canon[card])
+                hand.append(k)
             if rng.random() < EXPLORE:
                 others = [c for c in obs.legal if c != card]
                 if others:
                     card = rng.choice(others)
-            if len(obs.legal) > 1 and rng.random() < RECORD:
-                mine.append((len(rows), seat))
-                rows.append(due_row(obs))
-                action.append(canon_map(obs.briscola)[card])
             state.apply(card, seat)
-        for _, seat in mine:
-            points.append(state.taken[seat])
-            hand.append(k)
+            turn += 1
     save_chunk(
         npz,
         rows=np.array(rows, dtype=np.uint8).reshape(-1, DUE_ROW),
-        action=np.array(action, dtype=np.uint8),
-        points=np.array(points, dtype=np.uint8),
+        cards=np.array(cards, dtype=np.uint8).reshape(-1, 3),
+        values=np.array(values, dtype=np.uint8).reshape(-1, 3),
+        chosen=np.array(chosen, dtype=np.uint8),
         hand=np.array(hand, dtype=np.int32),
     )
     print(
-        f"due chunk {chunk}: {hands} hands, {len(rows)} decisions, {time.perf_counter() - t:.0f} s"
+        f"due chunk {chunk}: {hands} hands, {len(rows)} decisions, {time.perf_counter() - t:.0f} s",
+        flush=True,
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--chunks", default="0-19")
-    p.add_argument("--hands", type=int, default=10000)
+    p.add_argument("--hands", type=int, default=2000)
     p.add_argument("--seed", type=int, default=41)
     p.add_argument("--out", default=".cache/due")
     args = p.parse_args(argv)

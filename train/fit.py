@@ -358,7 +358,12 @@ def fit_infer(args: argparse.Namespace) -> None:
     train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
 
 
+CENTRED = 10.0  # due: the weight of the differences between a decision's cards
+
+
 def fit_due(args: argparse.Namespace) -> None:
+    """Due decisions (`train.due_data`) -> each legal card's value (the seat's card points at
+    the end of the hand, /120, squared error on the cards it could play)."""
     import torch
 
     torch.manual_seed(args.seed)
@@ -368,41 +373,80 @@ def fit_due(args: argparse.Namespace) -> None:
     hidden = [int(x) for x in args.hidden.split(",")]
     model = mlp([features.DUE_INPUTS, *hidden, 40])
     rng = np.random.default_rng(args.seed)
+    none = 255  # `train.due_data.NONE`
 
-    def permuted(rows: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def permuted(rows: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The three suits other than the briscola shuffled per row, in the rows and cards."""
         m = rows.shape[0]
         perm = np.argsort(rng.random((m, 3)), axis=1) + 1
-        new_of = np.tile(np.arange(40), (m, 1))  # old canonical id -> new
+        new_of = np.tile(np.arange(41), (m, 1))  # old canonical id -> new (40: no card)
         for old in range(3):
             for r in range(10):
                 new_of[:, (old + 1) * 10 + r] = perm[:, old] * 10 + r
         out = rows.copy()
         ar = np.arange(m)[:, None]
-        out[ar, new_of] = rows[:, :40]
-        return out, new_of[np.arange(m), action]
+        out[ar, new_of[:, :40]] = rows[:, :40]
+        return out, new_of[ar, np.minimum(cards, 40)]
+
+    def targets(cards: np.ndarray, values: np.ndarray) -> tuple[Any, Any, Any]:
+        mask = cards != none
+        idx = np.where(mask, cards, 0).astype(np.int64)
+        return (
+            torch.from_numpy(idx),
+            torch.from_numpy((values / 120.0).astype(np.float32)),
+            torch.from_numpy(mask.astype(np.float32)),
+        )
 
     def batch(idx: np.ndarray, augment: bool) -> tuple[Any, Any]:
-        rows, action = tr["rows"][idx], tr["action"][idx].astype(np.int64)
+        rows, cards = tr["rows"][idx], tr["cards"][idx].astype(np.int64)
         if augment:
-            rows, action = permuted(rows, action)
+            rows, cards = permuted(rows, cards)
+            cards = np.where(cards == 40, none, cards)
         x = torch.from_numpy(features.due_inputs(rows))
-        y = torch.from_numpy((tr["points"][idx] / 120.0).astype(np.float32))
-        return x, (torch.from_numpy(action), y)
+        return x, targets(cards, tr["values"][idx])
 
     def loss_fn(out: Any, y: Any) -> Any:
-        action, target = y
-        return torch.nn.functional.mse_loss(out.gather(1, action[:, None])[:, 0], target)
+        """The values' squared error, and (weighed `CENTRED`) that of their differences
+        within a decision: what a card is worth against the others is what decides."""
+        idx, target, mask = y
+        q = out.gather(1, idx)
+        err = (q - target) * mask
+        n = mask.sum(1, keepdim=True).clamp(min=1.0)
+        centred = (err - err.sum(1, keepdim=True) / n) * mask
+        return ((err**2).sum() + CENTRED * (centred**2).sum()) / mask.sum()
 
     vx = torch.from_numpy(features.due_inputs(va["rows"]))
-    va_action = torch.from_numpy(va["action"].astype(np.int64))
-    vy = va["points"] / 120.0
+    v_idx, v_target, v_mask = targets(va["cards"], va["values"])
+    vm = v_mask.numpy().astype(bool)
+    vt = v_target.numpy()
+    # how often the card valued most is the network's choice too (rows with a strict best)
+    true_best = np.where(vm, vt, -1.0).argmax(axis=1)
+    strict = (
+        np.sort(np.where(vm, vt, -1.0), axis=1)[:, -1]
+        - np.sort(np.where(vm, vt, -1.0), axis=1)[:, -2]
+    ) > 0
 
     def valid() -> dict[str, float]:
         with torch.no_grad():
-            q = model(vx).gather(1, va_action[:, None])[:, 0].numpy()
-        return {"points_rmse": float(np.sqrt(np.mean((q - vy) ** 2)) * 120)}
+            q = model(vx).gather(1, v_idx).numpy()
+        err = (q - vt)[vm]
+        choice = np.where(vm, q, -9.0).argmax(axis=1)
+        regret = vt[np.arange(len(vt)), true_best] - vt[np.arange(len(vt)), choice]
+        return {
+            "points_rmse": float(np.sqrt(np.mean(err**2)) * 120),
+            "best_agree": float(np.mean((choice == true_best)[strict])),
+            "regret_points": float(np.mean(regret) * 120),
+        }
 
-    print(f"baseline: points rmse {np.std(vy) * 120:.2f} (the mean)", flush=True)
+    line = f"baseline: points rmse {np.std(vt[vm]) * 120:.2f} (the mean)"
+    if "chosen" in va:  # `normal`'s own card there, valued as the network's is
+        at = (va["cards"] == va["chosen"][:, None]).argmax(axis=1)
+        normal_regret = vt[np.arange(len(vt)), true_best] - vt[np.arange(len(vt)), at]
+        agree = np.mean((at == true_best)[strict])
+        line += (
+            f"; normal: best_agree {agree:.4f}, regret_points {np.mean(normal_regret) * 120:.4f}"
+        )
+    print(line, flush=True)
     meta = {
         "name": "due",
         "inputs": "features.due_inputs",
