@@ -80,6 +80,9 @@ ISSUE_41 = "7ccd8aac34530f4083cc4b2f93f9e4b73eb424d3"
 # (made from an rng, the hard player's budget and its fixed iterations).
 BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
     "normal0": lambda rng, budget, iterations: NormalPlayer(rng, exact_endgame=False),
+    # `normal` without its sampled endgame two draws out (`normal.SAMPLE_TALON`): exact from
+    # the talon's last draw only
+    "normal1": lambda rng, budget, iterations: NormalPlayer(rng, sample_worlds=0),
     "normal1125": lambda rng, budget, iterations: frozen.normal_at(NORMAL_1125, rng),
     "normal1126": lambda rng, budget, iterations: frozen.normal_at(NORMAL_1126, rng),
     "hard1125": lambda rng, budget, iterations: frozen.hard_at(
