@@ -11,15 +11,17 @@ import subprocess
 import sys
 from collections import Counter
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bot.engine import PLAY, HandState, Options
-from bot.players import make_player
-from bot.players.hard import HardPlayer
+from bot.players import make_player, normal
+from bot.players.common import card_actions
+from bot.players.hard import HardPlayer, distinct_moves, exact_cards
 from bot.players.knowledge import Knowledge
-from bot.players.learned import features, infer, nets
+from bot.players.learned import due, features, infer, nets
 from bot.players.normal import NormalPlayer
 from tests.support.players import chiamata_state
 
@@ -288,3 +290,63 @@ def test_players_with_their_learned_parts_play_legal_hands(level: str, variant: 
         while not state.is_terminal():
             seat = state.current
             state.apply(bots[seat].act(state.observation(seat)), seat)
+
+
+@pytest.mark.usefixtures("stand_in_nets")
+def test_normal_and_hard_play_the_due_networks_card_until_the_last_draws() -> None:
+    """Due (§3): while more than `normal.SAMPLE_TALON` cards are left to draw, `normal`
+    plays the card the due network values most (the judgement breaks ties); so does `hard`
+    (of the cards that play alike, one) until the last ten cards, from where it solves its
+    worlds exactly (it searches). Without the network `normal` plays other cards in some of
+    these positions."""
+    options = Options.parse("due")
+    deck = options.rules().deck
+    checked = differs = searched = 0
+    for k in range(6):
+        state = HandState.deal(options, 12, k, k % 2)
+        rng = random.Random(k)
+        while not state.is_terminal():
+            obs = state.observation(state.current)
+            cards = sorted(set(obs.legal))
+            hard = HardPlayer(random.Random(k), iterations=3)
+            if len(cards) > 1 and obs.talon_left > normal.SAMPLE_TALON:
+                worth = due.card_values(obs, cards)
+                top = max(worth.values())
+                best = [c for c in cards if worth[c] == top]
+                assert NormalPlayer(random.Random(k)).act(obs) in best
+                # `hard` weighs one card of each set that play alike (`distinct_moves`)
+                moves = distinct_moves(obs, Knowledge.of(obs), card_actions(obs))
+                worth = due.card_values(obs, moves)
+                assert worth[hard.act(obs)] == max(worth.values()) and hard.last_worlds == 0
+                plain = NormalPlayer(random.Random(k), learned_due=False).act(obs)
+                differs += plain not in best
+                checked += 1
+            elif len(cards) > 1 and sum(obs.hand_sizes) + obs.talon_left <= exact_cards(obs.rules):
+                hard.act(obs)
+                searched += hard.last_worlds > 0
+            state.apply(cards[rng.randrange(len(cards))])
+    assert deck.size == 40 and checked >= 100 and differs >= 10 and searched >= 10
+
+
+def test_due_data_values_each_legal_card_by_playing_the_hand_out(tmp_path: Path) -> None:
+    """`train.due_data`: a chunk's decisions come with every legal card (canonical ids, the
+    briscola suit first) and its card points at the end of the hand, `normal`'s card among
+    them; the same seed makes the same chunk."""
+    from train import due_data
+
+    for out in (tmp_path / "a", tmp_path / "b"):
+        out.mkdir()
+        due_data.make_chunk(5, 0, 3, out)
+    with np.load(tmp_path / "a" / "due-0.npz") as a, np.load(tmp_path / "b" / "due-0.npz") as b:
+        assert sorted(a.files) == sorted(b.files)
+        for key in a.files:
+            assert np.array_equal(a[key], b[key])
+        rows, cards, values, chosen = a["rows"], a["cards"], a["values"], a["chosen"]
+    assert len(rows) > 60  # 3 hands, some 30 decisions each before the last draws
+    for row, cs, vs, c in zip(rows, cards, values, chosen, strict=True):
+        legal = [x for x in cs if x != due_data.NONE]
+        assert len(legal) >= 2 and len(set(legal)) == len(legal)
+        assert sorted(legal) == sorted(x for x in range(40) if row[x] == 1)  # its hand
+        assert c in legal
+        assert all(row[40] <= v <= 120 for v, x in zip(vs, cs, strict=True) if x != due_data.NONE)
+        assert row[42] > due_data.RECORD_TALON

@@ -1,10 +1,12 @@
 """`normal`: a strong heuristic player.
 
-Play: `heuristics.score_cards` on what the seat knows (`Knowledge`: cards played, trumps and
-carichi still out, who may hold what, the partner in pairs and chiamata, the socio inferred
-from play by a defender). Chiamata bidding: `bidding` (hand rating per suit, a rating
-threshold per called rank, points overbids, calling in one's own hand). Signals (§5.3): tells
-the partner about its briscola Asso and Tre.
+Play: in due, the card the due network values most (`learned.due`: `normal`'s own play one
+step improved, learned from hands played out), then the end of the hand solved exactly
+(`endgame`); elsewhere `heuristics.score_cards` on what the seat knows (`Knowledge`: cards
+played, trumps and carichi still out, who may hold what, the partner in pairs and chiamata,
+the socio inferred from play by a defender). Chiamata bidding: `bidding` (hand rating per
+suit, a rating threshold per called rank, points overbids, calling in one's own hand).
+Signals (§5.3): tells the partner about its briscola Asso and Tre.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class NormalPlayer:
         *,
         exact_endgame: bool = True,
         sample_worlds: int = SAMPLE_WORLDS,
-        learned_due: bool = False,
+        learned_due: bool = True,
         learned_infer: bool = False,
         learned_bid: bool = False,
     ) -> None:

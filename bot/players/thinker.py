@@ -2,9 +2,11 @@
 
 `hard` searches for up to its time budget per move (pure Python: a thread would hold the GIL
 and slow every table), so its decisions go to a pool of worker processes. The other levels
-decide in well under a millisecond (bench.strength), less than sending the job to another
-process costs, so they run inline. A job carries only the seat's observation, so a worker
-sees exactly what the seat may see.
+decide in about a tenth of a millisecond at the median, a few at most (`normal`'s sampled
+endgame in due; bench.strength), about what sending the job to another process costs, so
+they run inline; the due network they use is read on a thread as the thinker starts (numpy
+and the weights, some 0.2 s), not on the event loop at the first move. A job carries only
+the seat's observation, so a worker sees exactly what the seat may see.
 
 If a worker process dies the pool is rebuilt once; should that fail too, the decision runs
 on a thread, which is slower for the other tables but never stops a game.
@@ -26,6 +28,7 @@ from bot import players
 from bot.engine import Observation
 from bot.players import fastsolve
 from bot.players.hard import DEFAULT_BUDGET
+from bot.players.learned import nets
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +57,7 @@ def _init_worker(budget: float, parent: int) -> None:
     # `hard`'s exact search (numba): loaded from its disk cache (about 1 s), compiled the
     # first time after an install (about 10 s), here rather than in the middle of a move
     fastsolve.warm()
+    nets.get("due")  # `hard` plays its card in due
 
 
 def _leave_with(parent: int) -> None:
@@ -85,7 +89,9 @@ class Thinker:
         )
 
     def start(self) -> None:
-        """Start the workers now (a first `hard` move then does not wait for them)."""
+        """Start the workers now (a first `hard` move then does not wait for them), and read
+        the due network."""
+        threading.Thread(target=nets.get, args=("due",), daemon=True, name="due-net").start()
         if self._pool is None:
             self._pool = self._make_pool()
         if isinstance(self._pool, ProcessPoolExecutor):

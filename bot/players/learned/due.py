@@ -1,7 +1,10 @@
-"""The due network: what each card is worth in briscola a due, from the seat's
-own observation: its card points at the end of the hand, were it to play that card and both
-seats then play as `normal` does (trained on `normal`'s hands with random cards mixed in,
-`train.due_data`). `normal` plays the card worth most; `hard` anchors its search on it.
+"""The due network: what each card is worth in briscola a due, from the seat's own
+observation: its card points at the end of the hand, were it to play that card and both
+seats then play as `normal` did before it (`normal41`'s play), the last tricks exactly.
+Trained on 704,000 decisions of such hands, every legal card of each played out on the true deal
+(`train.due_data`, `train.fit due`): playing the card worth most is one step of policy
+iteration on `normal`. `normal` plays it until the talon's last two draws, `hard` until the
+last ten cards (from where both solve the worlds exactly).
 """
 
 from __future__ import annotations
