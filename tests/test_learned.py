@@ -350,3 +350,27 @@ def test_due_data_values_each_legal_card_by_playing_the_hand_out(tmp_path: Path)
         assert c in legal
         assert all(row[40] <= v <= 120 for v, x in zip(vs, cs, strict=True) if x != due_data.NONE)
         assert row[42] > due_data.RECORD_TALON
+
+
+def test_the_thinker_reads_the_due_network_on_a_thread_after_it_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bot's thinker (where `normal` decides on the event loop) reads the due network on
+    a thread of its own once started, so that the first due move does not wait for numpy
+    and the weights; before `WARM_AFTER` it has not read it."""
+    import threading
+    import time
+
+    from bot.players import thinker
+
+    read_by: list[str] = []
+    monkeypatch.setattr(nets, "get", lambda name: read_by.append(threading.current_thread().name))
+    monkeypatch.setattr(thinker, "WARM_AFTER", 0.2)
+    t = thinker.Thinker(workers=0)
+    t.start()
+    assert read_by == []
+    deadline = time.monotonic() + 5.0
+    while not read_by and time.monotonic() < deadline:
+        time.sleep(0.01)
+    t.close()
+    assert read_by == ["due-net"]

@@ -4,8 +4,8 @@
 and slow every table), so its decisions go to a pool of worker processes. The other levels
 decide in about a tenth of a millisecond at the median, a few at most (`normal`'s sampled
 endgame in due; bench.strength), about what sending the job to another process costs, so
-they run inline; the due network they use is read on a thread as the thinker starts (numpy
-and the weights, some 0.2 s), not on the event loop at the first move. A job carries only
+they run inline; the due network they use is read on a thread soon after the thinker starts
+(numpy and the weights, some 0.2 s), not on the event loop at the first move. A job carries only
 the seat's observation, so a worker sees exactly what the seat may see.
 
 If a worker process dies the pool is rebuilt once; should that fail too, the decision runs
@@ -32,6 +32,10 @@ from bot.players.learned import nets
 
 log = logging.getLogger(__name__)
 
+# Seconds after the thinker starts that the due network is read (numpy's import and the
+# weights, some 0.2 s of CPU): after the bot's own start, long before a due table is set and
+# dealt; a move before then reads it itself.
+WARM_AFTER = 3.0
 # Levels whose decisions are cheap enough to take on the event loop.
 INLINE_LEVELS = frozenset({"random", "simple", "easy", "normal"})
 
@@ -90,8 +94,11 @@ class Thinker:
 
     def start(self) -> None:
         """Start the workers now (a first `hard` move then does not wait for them), and read
-        the due network."""
-        threading.Thread(target=nets.get, args=("due",), daemon=True, name="due-net").start()
+        the due network a little later (`WARM_AFTER`), on a thread."""
+        warm = threading.Timer(WARM_AFTER, nets.get, args=("due",))
+        warm.daemon = True
+        warm.name = "due-net"
+        warm.start()
         if self._pool is None:
             self._pool = self._make_pool()
         if isinstance(self._pool, ProcessPoolExecutor):
