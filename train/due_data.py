@@ -37,7 +37,7 @@ RECORD_TALON = 2  # decisions recorded while more cards than this are left to dr
 NONE = 255  # no card in that place (fewer than three to choose from)
 
 
-def playout(state: HandState, card: int, seed: str) -> int:
+def playout(state: HandState, card: int, seed: str, learned: bool = False) -> int:
     """The seat to move's card points at the end of the hand after it plays `card` and both
     seats then play as `normal` does (their streams from `seed`), the last tricks (from the
     talon's last draw, where `normal` solves the few worlds left exactly) solved exactly on
@@ -46,7 +46,7 @@ def playout(state: HandState, card: int, seed: str) -> int:
     state = state.clone()
     state.apply(card, seat)
     bots = [
-        NormalPlayer(random.Random(f"{seed}:{s}"), exact_endgame=False, learned_due=False)
+        NormalPlayer(random.Random(f"{seed}:{s}"), exact_endgame=False, learned_due=learned)
         for s in range(2)
     ]
     while not state.is_terminal():
@@ -58,7 +58,7 @@ def playout(state: HandState, card: int, seed: str) -> int:
     return state.taken[seat]
 
 
-def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
+def make_chunk(seed: int, chunk: int, hands: int, out: Path, learned: bool = False) -> None:
     npz = out / f"due-{chunk}.npz"
     if npz.exists():
         return
@@ -72,7 +72,7 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
     for k in range(chunk * hands, (chunk + 1) * hands):
         state = HandState.deal(options, f"due:{seed}", k, k % 2)
         bots = [
-            NormalPlayer(random.Random(f"due:{seed}:{k}:{s}"), learned_due=False, sample_worlds=0)
+            NormalPlayer(random.Random(f"due:{seed}:{k}:{s}"), learned_due=learned, sample_worlds=0)
             for s in range(2)
         ]
         rng = random.Random(f"explore:{seed}:{k}")
@@ -85,7 +85,7 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
                 canon = canon_map(obs.briscola)
                 rows.append(due_row(obs))
                 stream = f"playout:{seed}:{k}:{turn}"
-                got = [(canon[c], playout(state, c, stream)) for c in obs.legal]
+                got = [(canon[c], playout(state, c, stream, learned)) for c in obs.legal]
                 got += [(NONE, 0)] * (3 - len(got))
                 cards.append([c for c, _ in got])
                 values.append([v for _, v in got])
@@ -117,11 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=2000)
     p.add_argument("--seed", type=int, default=41)
     p.add_argument("--out", default=".cache/due")
+    p.add_argument(
+        "--learned",
+        action="store_true",
+        help="normal with the shipped due network plays (a second round of policy iteration)",
+    )
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for chunk in chunk_range(args.chunks):
-        make_chunk(args.seed, chunk, args.hands, out)
+        make_chunk(args.seed, chunk, args.hands, out, args.learned)
     return 0
 
 

@@ -85,6 +85,22 @@ def export(model: Any, path: Path, meta: dict[str, Any]) -> None:
     np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
 
+def load_into(model: Any, path: Path) -> None:
+    """`export`ed weights (`path`) into `model`, a perceptron of the same shape."""
+    import torch
+
+    linear = [m for m in model if isinstance(m, torch.nn.Linear)]
+    with np.load(path) as data:
+        for i, lin in enumerate(linear):
+            w = torch.from_numpy(data[f"w{i}"].astype(np.float32).T.copy())
+            b = torch.from_numpy(data[f"b{i}"].astype(np.float32))
+            if w.shape != lin.weight.shape:
+                raise SystemExit(f"{path}: layer {i} is {tuple(w.shape)}, not {lin.weight.shape}")
+            with torch.no_grad():
+                lin.weight.copy_(w)
+                lin.bias.copy_(b)
+
+
 def train_and_write(
     model: Any,
     n_train: int,
@@ -97,7 +113,7 @@ def train_and_write(
 ) -> None:
     """`train` the model as `args` say, then `export` it to `--out` (default: the shipped
     weights of `meta["name"]`) with what it was trained on and its held-out losses."""
-    train(model, n_train, batch, loss_fn, valid, args.epochs, args.batch, args.seed)
+    train(model, n_train, batch, loss_fn, valid, args.epochs, args.batch, args.seed, args.lr)
     meta = {
         **meta,
         "seed": args.seed,
@@ -372,6 +388,8 @@ def fit_due(args: argparse.Namespace) -> None:
     print(f"decisions: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
     hidden = [int(x) for x in args.hidden.split(",")]
     model = mlp([features.DUE_INPUTS, *hidden, 40])
+    if args.init:  # a later round of policy iteration starts from the earlier network
+        load_into(model, Path(args.init))
     rng = np.random.default_rng(args.seed)
     none = 255  # `train.due_data.NONE`
 
@@ -448,7 +466,7 @@ def fit_due(args: argparse.Namespace) -> None:
         )
     print(line, flush=True)
     meta = {
-        "name": "due",
+        "name": args.name or "due",
         "inputs": "features.due_inputs",
         "outputs": "per canonical card: the seat's card points at the end / 120, playing it",
         "decisions": len(tr["rows"]),
@@ -466,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hidden", default="256,128")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out")
+    p.add_argument("--name", help="due: the network's name (default due)")
+    p.add_argument("--init", help="due: start from these weights (an earlier round's .npz)")
+    p.add_argument("--lr", type=float, default=1e-3)
     args = p.parse_args(argv)
     import torch
 
