@@ -85,6 +85,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine import actions as A
+from bot.players.thinker import WARM_AFTER
 from bot.telegram.outbox import NOTES_INTERVAL
 from bot.telegram.rate_limiter import PacedRateLimiter
 from tests.support.backends import PgStore, fresh_url, postgres_server
@@ -1156,7 +1157,9 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 f"bot pids {fleet.pids()} up ({fleet.describe()}, {args.database}); "
                 f"{args.tables} tables, {people} people"
             )
-            await asyncio.sleep(1.0 if args.quick else 3.0)  # post_init done, workers spawned
+            # post_init done, workers spawned, and (not quick) the due network read, on a
+            # thread after `WARM_AFTER` (numpy's 10 MB, once a process: not a table's)
+            await asyncio.sleep(1.0 if args.quick else WARM_AFTER + 1.5)
             base = sample(*fleet.pids())
             tasks.append(asyncio.create_task(progress(bench, fleet, store)))
 
