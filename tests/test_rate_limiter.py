@@ -51,14 +51,21 @@ async def test_a_group_window_is_never_overfilled_and_calls_go_in_arrival_order(
     assert rec.started == list(range(12))
 
 
-async def test_in_a_chat_new_messages_go_before_edits_and_have_room_kept() -> None:
+async def behind_edits(method: str) -> Recorder:
+    """Eight edits of a group's message queued, then one `method` call in the same group:
+    it must take the place kept for new messages at once (the 4th of the window)."""
     limiter, rec = PacedRateLimiter(FAST), Recorder()
     edits = [asyncio.create_task(call(limiter, rec, "editMessageText", GROUP, n)) for n in range(8)]
     await asyncio.sleep(0.01)  # 3 edits went; the rest wait, leaving the 4th place free
     t0 = time.monotonic()
-    await call(limiter, rec, "sendMessage", GROUP, 100)
+    await call(limiter, rec, method, GROUP, 100)
     assert time.monotonic() - t0 < FAST.minute / 2  # it took the kept place at once
     await asyncio.gather(*edits)
+    return rec
+
+
+async def test_in_a_chat_new_messages_go_before_edits_and_have_room_kept() -> None:
+    rec = await behind_edits("sendMessage")
     assert rec.started.index(100) == FAST.group_per_minute - FAST.group_reserve
     times = [(s, e) for m, _, s, e in rec.calls if m == "editMessageText"]
     assert max_in_window(times, FAST.minute) <= FAST.group_per_minute - FAST.group_reserve
@@ -68,13 +75,7 @@ async def test_an_admin_check_goes_with_the_replies_not_after_the_edits() -> Non
     """A command's reply may wait for getChatMember (is this person an admin?): it takes the
     room kept for new messages too. Last in line behind a busy table's edits, it made the
     admin check time out and an admin's /cancel was answered "Un momento, riprova"."""
-    limiter, rec = PacedRateLimiter(FAST), Recorder()
-    edits = [asyncio.create_task(call(limiter, rec, "editMessageText", GROUP, n)) for n in range(8)]
-    await asyncio.sleep(0.01)  # 3 edits went; the rest wait, leaving the 4th place free
-    t0 = time.monotonic()
-    await call(limiter, rec, "getChatMember", GROUP, 100)
-    assert time.monotonic() - t0 < FAST.minute / 2  # it took the kept place at once
-    await asyncio.gather(*edits)
+    await behind_edits("getChatMember")
 
 
 async def test_private_chats_have_their_own_window() -> None:
