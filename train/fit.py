@@ -437,33 +437,33 @@ def fit_due(args: argparse.Namespace) -> None:
     v_idx, v_target, v_mask = targets(va["cards"], va["values"])
     vm = v_mask.numpy().astype(bool)
     vt = v_target.numpy()
-    # how often the card valued most is the network's choice too (rows with a strict best)
-    true_best = np.where(vm, vt, -1.0).argmax(axis=1)
-    strict = (
-        np.sort(np.where(vm, vt, -1.0), axis=1)[:, -1]
-        - np.sort(np.where(vm, vt, -1.0), axis=1)[:, -2]
-    ) > 0
+    # a choice (the place of the card chosen per decision) against the card valued most:
+    # the card points it gives away, and how often it is that card (decisions with one best)
+    masked = np.where(vm, vt, -1.0)
+    ordered = np.sort(masked, axis=1)
+    top, true_best = ordered[:, -1], masked.argmax(axis=1)
+    strict = ordered[:, -1] > ordered[:, -2]
+    rows = np.arange(len(vt))
+
+    def judged(choice: np.ndarray) -> tuple[float, float]:
+        agree = float(np.mean((choice == true_best)[strict]))
+        return agree, float(np.mean(top - vt[rows, choice]) * 120)
 
     def valid() -> dict[str, float]:
         with torch.no_grad():
             q = model(vx).gather(1, v_idx).numpy()
         err = (q - vt)[vm]
-        choice = np.where(vm, q, -9.0).argmax(axis=1)
-        regret = vt[np.arange(len(vt)), true_best] - vt[np.arange(len(vt)), choice]
+        agree, regret = judged(np.where(vm, q, -9.0).argmax(axis=1))
         return {
             "points_rmse": float(np.sqrt(np.mean(err**2)) * 120),
-            "best_agree": float(np.mean((choice == true_best)[strict])),
-            "regret_points": float(np.mean(regret) * 120),
+            "best_agree": agree,
+            "regret_points": regret,
         }
 
     line = f"baseline: points rmse {np.std(vt[vm]) * 120:.2f} (the mean)"
     if "chosen" in va:  # `normal`'s own card there, valued as the network's is
-        at = (va["cards"] == va["chosen"][:, None]).argmax(axis=1)
-        normal_regret = vt[np.arange(len(vt)), true_best] - vt[np.arange(len(vt)), at]
-        agree = np.mean((at == true_best)[strict])
-        line += (
-            f"; normal: best_agree {agree:.4f}, regret_points {np.mean(normal_regret) * 120:.4f}"
-        )
+        agree, regret = judged((va["cards"] == va["chosen"][:, None]).argmax(axis=1))
+        line += f"; normal: best_agree {agree:.4f}, regret_points {regret:.4f}"
     print(line, flush=True)
     meta = {
         "name": args.name or "due",
