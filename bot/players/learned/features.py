@@ -323,6 +323,49 @@ def infer_inputs(rows: np.ndarray) -> np.ndarray:
     return out
 
 
+# --- chiamata cards (the card network): a seat's observation, the card it may play --------
+
+CARD_ROW = INFER_ROW + 5 + 1 + 4
+CARD_INPUTS = INFER_INPUTS + 5 + 1 + 4 * 41
+NO_CARD = 40  # an empty place on the table
+
+
+def card_row(obs: object) -> list[int]:
+    """A chiamata observation in the play phase for the card network: `infer_row`, then the
+    card points each relative seat has taken (public: the tricks are), the target and the
+    cards on the table in playing order (canonical, `NO_CARD` for a place still empty)."""
+    from bot.engine.observation import Observation
+
+    assert isinstance(obs, Observation)
+    n = obs.rules.n_players
+    me = obs.seat
+    canon = _CANON[obs.briscola]
+    taken = [0] * 5
+    for t in obs.tricks:
+        taken[(t.winner - me) % n] += t.points
+    table = [canon[c] for _, c in obs.trick]
+    return [*infer_row(obs), *taken, obs.target, *table, *([NO_CARD] * (4 - len(table)))]
+
+
+def card_inputs(rows: np.ndarray) -> np.ndarray:
+    """The card network's inputs (float32, `CARD_INPUTS` wide) of `card_row` rows."""
+    import numpy as np
+
+    rows = np.asarray(rows, dtype=np.int64)
+    m = rows.shape[0]
+    out = np.zeros((m, CARD_INPUTS), dtype=np.float32)
+    out[:, :INFER_INPUTS] = infer_inputs(rows[:, :INFER_ROW])
+    base, at = INFER_INPUTS, INFER_ROW
+    out[:, base : base + 5] = rows[:, at : at + 5] / 60.0
+    out[:, base + 5] = (rows[:, at + 5] - 61) / 59.0
+    base += 6
+    at += 6
+    idx = np.arange(m)
+    for i in range(4):
+        out[idx, base + i * 41 + rows[:, at + i]] = 1.0
+    return out
+
+
 # --- briscola a due (the due network): a seat's observation, the card it may play ----------
 
 DUE_CODES = 7  # unseen, mine, played by me, by the other, on the table, turned, known theirs

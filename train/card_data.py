@@ -1,0 +1,131 @@
+"""Chiamata decisions, each card valued by playing the hand out, for the card network
+(issue 41).
+
+    python -m train.card_data [--chunks 0-9] [--hands 1000] [--seed 41] [--out .cache/card]
+
+Five `normal` players bid and play each hand (a redeal or carichi is skipped); at each card
+play, with chance `EXPLORE`, the seat plays a random other card instead (so that the network
+sees positions off `normal`'s path too). Every decision with a choice before the last
+`RECORD_TRICKS` tricks (where `hard` solves each world exactly) is recorded: the observation
+of the seat to play (`features.card_row`), the card `normal` chose, and, for each card it
+could play, the caller's side's card points at the end of the hand were it to play that card
+and every seat then play as `normal` does, on the true deal, every card's playout with the
+same players' random streams (the differences between cards are then the cards', not the
+streams'). That is `normal`'s action value, as in `train.due_data`: a network that learns it
+and plays its best card improves on `normal` by one step of policy iteration. Chunk i holds
+hands i*hands .. (i+1)*hands - 1 in `OUT/card-<i>.npz`; a chunk already written is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bot.engine import PLAY, HandState, Options
+from bot.players.learned.features import CARD_ROW, canon_map, card_row
+from bot.players.normal import NormalPlayer
+from train.value_data import chunk_range, save_chunk
+
+EXPLORE = 0.1
+RECORD_TRICKS = 4  # decisions recorded while more tricks than this are left
+NONE = 255  # no card in that place (fewer than eight to choose from)
+WIDTH = 8
+
+
+def caller_points(state: HandState) -> int:
+    sides = state.sides()
+    return sum(state.taken[s] for s in range(state.rules.n_players) if sides[s] == 0)
+
+
+def playout(state: HandState, card: int, seed: str) -> int:
+    """The caller's side's card points at the end of the hand after the seat to move plays
+    `card` and every seat then plays as `normal` does (their streams from `seed`)."""
+    state = state.clone()
+    state.apply(card, state.current)
+    bots = [NormalPlayer(random.Random(f"{seed}:{s}")) for s in range(state.rules.n_players)]
+    while not state.is_terminal():
+        s = state.current
+        state.apply(bots[s].act(state.observation(s)), s)
+    return caller_points(state)
+
+
+def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
+    npz = out / f"card-{chunk}.npz"
+    if npz.exists():
+        return
+    options = Options.parse("chiamata")
+    rules = options.rules()
+    n = rules.n_players
+    rows: list[list[int]] = []
+    cards: list[list[int]] = []
+    values: list[list[int]] = []
+    chosen: list[int] = []
+    hand: list[int] = []
+    t = time.perf_counter()
+    played = 0
+    for k in range(chunk * hands, (chunk + 1) * hands):
+        state = HandState.deal(options, f"card:{seed}", k, k % n)
+        bots = [NormalPlayer(random.Random(f"card:{seed}:{k}:{s}")) for s in range(n)]
+        while state.phase != PLAY and not state.is_terminal():
+            seat = state.current
+            state.apply(bots[seat].act(state.observation(seat)), seat)
+        if state.is_terminal() or state.carichi or state.briscola < 0:
+            continue
+        played += 1
+        rng = random.Random(f"explore:{seed}:{k}")
+        turn = 0
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            card = bots[seat].act(obs)
+            if len(obs.legal) > 1 and len(state.tricks) < rules.hand_size - RECORD_TRICKS:
+                canon = canon_map(obs.briscola)
+                rows.append(card_row(obs))
+                stream = f"playout:{seed}:{k}:{turn}"
+                got = [(canon[c], playout(state, c, stream)) for c in obs.legal]
+                got += [(NONE, 0)] * (WIDTH - len(got))
+                cards.append([c for c, _ in got])
+                values.append([v for _, v in got])
+                chosen.append(canon[card])
+                hand.append(k)
+            if rng.random() < EXPLORE:
+                others = [c for c in obs.legal if c != card]
+                if others:
+                    card = rng.choice(others)
+            state.apply(card, seat)
+            turn += 1
+    save_chunk(
+        npz,
+        rows=np.array(rows, dtype=np.uint8).reshape(-1, CARD_ROW),
+        cards=np.array(cards, dtype=np.uint8).reshape(-1, WIDTH),
+        values=np.array(values, dtype=np.uint8).reshape(-1, WIDTH),
+        chosen=np.array(chosen, dtype=np.uint8),
+        hand=np.array(hand, dtype=np.int32),
+    )
+    print(
+        f"card chunk {chunk}: {played} hands, {len(rows)} decisions, "
+        f"{time.perf_counter() - t:.0f} s",
+        flush=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--chunks", default="0-9")
+    p.add_argument("--hands", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=41)
+    p.add_argument("--out", default=".cache/card")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for chunk in chunk_range(args.chunks):
+        make_chunk(args.seed, chunk, args.hands, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
