@@ -474,9 +474,127 @@ def fit_due(args: argparse.Namespace) -> None:
     train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
 
 
+CARD_WIN = 60.0  # card: winning the hand is worth this many card points (`hard.CHIAMATA_WIN`)
+
+
+def fit_card(args: argparse.Namespace) -> None:
+    """Chiamata decisions (`train.card_data`) -> per legal card, the caller's side's card
+    points at the end of the hand (/120, squared error, and `CENTRED` that of their
+    differences within a decision) and whether it reaches its target (a logit, log-loss):
+    outputs 0..39 and 40..79 by canonical card."""
+    import torch
+
+    torch.manual_seed(args.seed)
+    data = load_chunks(Path(args.data))
+    tr, va = data["train"], data["valid"]
+    print(f"decisions: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
+    hidden = [int(x) for x in args.hidden.split(",")]
+    model = mlp([features.CARD_INPUTS, *hidden, 80])
+    rng = np.random.default_rng(args.seed)
+    none = 255  # `train.card_data.NONE`
+    target_at = features.INFER_ROW + 5
+    table_at = target_at + 1
+    role_at = 46  # `features.infer_row`: this seat's role (0 caller, 1 socio, 2 defender)
+
+    def permuted(rows: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The three suits other than the briscola shuffled per row, wherever a card is
+        named: the cards' codes, the called card, the table, the cards to choose from."""
+        m = rows.shape[0]
+        perm = np.argsort(rng.random((m, 3)), axis=1) + 1
+        new_of = np.tile(np.arange(41), (m, 1))  # old canonical id -> new (40: no card)
+        for old in range(3):
+            for r in range(10):
+                new_of[:, (old + 1) * 10 + r] = perm[:, old] * 10 + r
+        out = rows.copy()
+        ar = np.arange(m)[:, None]
+        out[ar, new_of[:, :40]] = rows[:, :40]
+        out[:, 40] = new_of[np.arange(m), rows[:, 40]]
+        out[:, table_at:] = new_of[ar, rows[:, table_at:]]
+        return out, new_of[ar, np.minimum(cards, 40)]
+
+    def targets(rows: np.ndarray, cards: np.ndarray, values: np.ndarray) -> tuple[Any, ...]:
+        mask = cards != none
+        idx = np.where(mask, cards, 0).astype(np.int64)
+        won = values >= rows[:, target_at : target_at + 1]
+        return (
+            torch.from_numpy(idx),
+            torch.from_numpy((values / 120.0).astype(np.float32)),
+            torch.from_numpy(won.astype(np.float32)),
+            torch.from_numpy(mask.astype(np.float32)),
+        )
+
+    def batch(idx: np.ndarray, augment: bool) -> tuple[Any, Any]:
+        rows, cards = tr["rows"][idx].astype(np.int64), tr["cards"][idx].astype(np.int64)
+        if augment:
+            rows, cards = permuted(rows, cards)
+            cards = np.where(cards == 40, none, cards)
+        x = torch.from_numpy(features.card_inputs(rows))
+        return x, targets(rows, cards, tr["values"][idx])
+
+    bce = torch.nn.BCEWithLogitsLoss(reduction="none")
+
+    def loss_fn(out: Any, y: Any) -> Any:
+        idx, points, won, mask = y
+        q = out[:, :40].gather(1, idx)
+        logit = out[:, 40:].gather(1, idx)
+        err = (q - points) * mask
+        n = mask.sum(1, keepdim=True).clamp(min=1.0)
+        centred = (err - err.sum(1, keepdim=True) / n) * mask
+        win = (bce(logit, won) * mask).sum()
+        return ((err**2).sum() + CENTRED * (centred**2).sum() + 0.1 * win) / mask.sum()
+
+    va_rows = va["rows"].astype(np.int64)
+    vx = torch.from_numpy(features.card_inputs(va_rows))
+    v_idx, _, _, v_mask = targets(va_rows, va["cards"], va["values"])
+    vm = v_mask.numpy().astype(bool)
+    # each card's worth to the seat: its side's card points and the hand's win (`CARD_WIN`)
+    ours = va_rows[:, role_at : role_at + 1] < 2
+    pts = va["values"].astype(np.float64)
+    won = pts >= va_rows[:, target_at : target_at + 1]
+    worth = np.where(ours, pts, 120 - pts) + CARD_WIN * np.where(ours, won, ~won)
+    masked = np.where(vm, worth, -1e9)
+    ordered = np.sort(masked, axis=1)
+    top, true_best = ordered[:, -1], masked.argmax(axis=1)
+    strict = ordered[:, -1] > ordered[:, -2]
+    rows = np.arange(len(worth))
+
+    def judged(choice: np.ndarray) -> tuple[float, float]:
+        agree = float(np.mean((choice == true_best)[strict]))
+        return agree, float(np.mean(top - worth[rows, choice]))
+
+    def valid() -> dict[str, float]:
+        with torch.no_grad():
+            out = model(vx)
+            q = out[:, :40].gather(1, v_idx).numpy() * 120
+            p = torch.sigmoid(out[:, 40:].gather(1, v_idx)).numpy()
+        err = (q - pts)[vm]
+        mine = np.where(ours, q, 120 - q) + CARD_WIN * np.where(ours, p, 1 - p)
+        agree, regret = judged(np.where(vm, mine, -1e9).argmax(axis=1))
+        return {
+            "points_rmse": float(np.sqrt(np.mean(err**2))),
+            "best_agree": agree,
+            "regret": regret,
+        }
+
+    agree, regret = judged((va["cards"] == va["chosen"][:, None]).argmax(axis=1))
+    print(
+        f"baseline: points rmse {np.std(pts[vm]):.2f} (the mean); "
+        f"normal: best_agree {agree:.4f}, regret {regret:.4f}",
+        flush=True,
+    )
+    meta = {
+        "name": args.name or "card",
+        "inputs": "features.card_inputs",
+        "outputs": "per canonical card: the caller's side's card points / 120, then the logit "
+        "of reaching the target, playing it",
+        "decisions": len(tr["rows"]),
+    }
+    train_and_write(model, len(tr["rows"]), batch, loss_fn, valid, args, hidden, meta)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("part", choices=["value", "bid", "infer", "due"])
+    p.add_argument("part", choices=["value", "bid", "infer", "due", "card"])
     p.add_argument("--data")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--batch", type=int, default=1024)
@@ -491,7 +609,13 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    fits = {"value": fit_value, "bid": fit_bid, "infer": fit_infer, "due": fit_due}
+    fits = {
+        "value": fit_value,
+        "bid": fit_bid,
+        "infer": fit_infer,
+        "due": fit_due,
+        "card": fit_card,
+    }
     args.data = args.data or f".cache/{args.part}"
     fits[args.part](args)
     return 0
