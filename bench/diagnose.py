@@ -83,6 +83,7 @@ def learned(level: str, **parts: bool) -> Callable[..., Player]:
             learned_infer=infer,
             learned_bid=bid,
             learned_due=due,
+            learned_card=parts.get("learned_card", False),
         )
 
     return make
@@ -99,6 +100,7 @@ PLAYERS = {
     "hardb": learned("hard", learned_bid=True),
     "hardvib": learned("hard", learned_value=True, learned_infer=True, learned_bid=True),
     "hardd": learned("hard", learned_due=True),
+    "hardc": learned("hard", learned_due=True, learned_card=True),
     "normald": learned("normal", learned_due=True),
     "normali": learned("normal", learned_infer=True),
     "normalb": learned("normal", learned_bid=True),

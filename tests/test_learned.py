@@ -19,10 +19,18 @@ import pytest
 from bot.engine import PLAY, HandState, Options
 from bot.players import make_player, normal
 from bot.players.common import card_actions
-from bot.players.hard import HardPlayer, distinct_moves, exact_cards
+from bot.players.hard import (
+    CHIAMATA_WIN,
+    SOLVE_TRICKS,
+    HardPlayer,
+    carichi_onto_callers_side,
+    distinct_moves,
+    exact_cards,
+)
 from bot.players.knowledge import Knowledge
-from bot.players.learned import due, features, infer, nets
+from bot.players.learned import card, due, features, infer, nets
 from bot.players.normal import NormalPlayer
+from bot.players.partners import friend_takes
 from tests.support.players import chiamata_state
 
 INPUTS = {
@@ -30,8 +38,15 @@ INPUTS = {
     "bid": features.BID_INPUTS,
     "infer": features.INFER_INPUTS,
     "due": features.DUE_INPUTS,
+    "card": features.CARD_INPUTS,
 }
-OUTPUTS = {"value": 2, "bid": len(features.BID_THRESHOLDS), "infer": 40 * 5, "due": 40}
+OUTPUTS = {
+    "value": 2,
+    "bid": len(features.BID_THRESHOLDS),
+    "infer": 40 * 5,
+    "due": 40,
+    "card": 80,
+}
 # the networks shipped: only those that measured better than the players without them
 WEIGHTS = resources.files("bot.players.learned") / "weights"
 SHIPPED = sorted(
@@ -261,6 +276,41 @@ def test_due_row_codes_what_the_seat_has_seen() -> None:
     assert seen_turned > 0
 
 
+def test_card_row_codes_what_the_seat_has_seen_and_nothing_hidden() -> None:
+    """§7.6-7.10: the card network's row is the seat's observation: its own cards, every card
+    played and by whom, the cards on the table in order, each seat's card points taken (the
+    tricks are public), the target; two deals that differ only in other seats' hidden cards
+    give the same rows (nothing in another hand is seen, the socio is not given away)."""
+    options = Options.parse("chiamata")
+    checked = 0
+    for k in range(3):
+        state = chiamata_state({0: ["1B", "3B"]}, 0, "1C", 4)
+        state.hands[2], state.hands[3] = state.hands[3], state.hands[2]
+        other = chiamata_state({0: ["1B", "3B"]}, 0, "1C", 4)
+        bots = [make_player("normal", f"c{k}:{s}") for s in range(5)]
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            row = features.card_row(obs)
+            canon = features.canon_map(obs.briscola)
+            assert len(row) == features.CARD_ROW
+            mine = sorted(c for c in range(40) if row[c] == features.MINE)
+            assert mine == sorted(canon[c] for c in obs.hand)
+            table = row[features.INFER_ROW + 6 :]
+            assert table == [canon[c] for _, c in obs.trick] + [features.NO_CARD] * (
+                4 - len(obs.trick)
+            )
+            taken = row[features.INFER_ROW : features.INFER_ROW + 5]
+            assert sum(taken) == sum(t.points for t in obs.tricks)
+            assert row[features.INFER_ROW + 5] == obs.target == 61
+            if seat == 0 and not obs.tricks and not obs.trick:
+                # seats 2 and 3 swapped their hands: seat 0's first row is the same
+                assert row == features.card_row(other.observation(0))
+            checked += 1
+            state.apply(bots[seat].act(obs), seat)
+    assert options.rules().n_players == 5 and checked == 3 * 40
+
+
 def learned_player(level: str, rng: random.Random) -> HardPlayer | NormalPlayer:
     """`hard` or `normal` with every learned part it has."""
     if level == "hard":
@@ -328,6 +378,46 @@ def test_normal_and_hard_play_the_due_networks_card_until_the_last_draws() -> No
     assert deck.size == 40 and checked >= 100 and differs >= 10 and searched >= 10
 
 
+@pytest.mark.usefixtures("stand_in_nets")
+def test_hard_anchors_its_search_on_the_card_networks_card() -> None:
+    """Chiamata with five (§7): before the last four tricks, the card network's best card for
+    the seat's side is the card `hard`'s search must clearly beat (with one world, too few to
+    beat it, `hard` plays it; of the cards that play alike one, and never a defender's carico
+    thrown onto the caller's side's trick, `carichi_onto_callers_side`); in the last four
+    tricks it searches its worlds as without the network. Without the network it plays other
+    cards in some of these positions."""
+    options = Options.parse("chiamata")
+    checked = differs = searched = 0
+    for k in range(4):
+        state = HandState.deal(options, 13, k, k % 5)
+        bots = [make_player("normal", f"h{k}:{s}") for s in range(5)]
+        while state.phase != PLAY:
+            seat = state.current
+            state.apply(bots[seat].act(state.observation(seat)), seat)
+        if state.briscola < 0:
+            continue
+        rng = random.Random(k)
+        while not state.is_terminal():
+            obs = state.observation(state.current)
+            know = Knowledge.of(obs)
+            moves = distinct_moves(obs, know, card_actions(obs))
+            kept = [m for m in moves if m not in carichi_onto_callers_side(obs)] or moves
+            hard = HardPlayer(random.Random(k), iterations=1, learned_card=True)
+            if len(moves) > 1 and not friend_takes(obs, know):
+                got = hard.act(obs)
+                if len(obs.tricks) < 8 - SOLVE_TRICKS:
+                    worth = card.card_values(obs, kept, CHIAMATA_WIN)
+                    assert got in kept and worth[got] == max(worth.values())
+                    plain = HardPlayer(random.Random(k), iterations=1).act(obs)
+                    differs += plain != got
+                    checked += 1
+                else:
+                    searched += hard.last_worlds > 0
+            cards = sorted(set(obs.legal))
+            state.apply(cards[rng.randrange(len(cards))])
+    assert checked >= 40 and differs >= 5 and searched >= 10
+
+
 def test_due_data_values_each_legal_card_by_playing_the_hand_out(tmp_path: Path) -> None:
     """`train.due_data`: a chunk's decisions come with every legal card (canonical ids, the
     briscola suit first) and its card points at the end of the hand, `normal`'s card among
@@ -350,6 +440,32 @@ def test_due_data_values_each_legal_card_by_playing_the_hand_out(tmp_path: Path)
         assert c in legal
         assert all(row[40] <= v <= 120 for v, x in zip(vs, cs, strict=True) if x != due_data.NONE)
         assert row[42] > due_data.RECORD_TALON
+
+
+def test_card_data_values_each_legal_card_by_playing_the_hand_out(tmp_path: Path) -> None:
+    """`train.card_data`: a chunk's chiamata decisions before the last four tricks come with
+    every legal card (canonical ids) and the caller's side's card points at the end of the
+    hand were it played, `normal`'s card among them; the same seed makes the same chunk."""
+    from train import card_data
+
+    for out in (tmp_path / "a", tmp_path / "b"):
+        out.mkdir()
+        card_data.make_chunk(5, 0, 2, out)
+    with np.load(tmp_path / "a" / "card-0.npz") as a, np.load(tmp_path / "b" / "card-0.npz") as b:
+        assert sorted(a.files) == sorted(b.files)
+        for key in a.files:
+            assert np.array_equal(a[key], b[key])
+        rows, cards, values, chosen = a["rows"], a["cards"], a["values"], a["chosen"]
+    assert len(rows) >= 30  # two hands (unless redealt), 20 card plays each before the last 4
+    tricks_at = 45  # `features.infer_row`: tricks done
+    for row, cs, vs, c in zip(rows, cards, values, chosen, strict=True):
+        legal = [x for x in cs if x != card_data.NONE]
+        assert len(legal) >= 2 and len(set(legal)) == len(legal)
+        assert sorted(legal) == sorted(x for x in range(40) if row[x] == features.MINE)
+        assert c in legal
+        assert all(0 <= v <= 120 for v in vs)
+        assert row[tricks_at] < 8 - card_data.RECORD_TRICKS
+    assert len({tuple(v) for v in values}) > 1
 
 
 def test_the_thinker_reads_the_due_network_on_a_thread_after_it_starts(

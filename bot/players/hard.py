@@ -41,6 +41,7 @@ from bot.players.fastsolve import FastSolver, SolveLimit, fast_solver
 from bot.players.hard_bidding import HardBidder, recent_deals
 from bot.players.heuristics import NORMAL, score_cards
 from bot.players.knowledge import Knowledge
+from bot.players.learned import card as card_net
 from bot.players.learned import due as due_net
 from bot.players.learned import value as value_net
 from bot.players.partners import friend_takes
@@ -126,6 +127,7 @@ class HardPlayer:
         bid_shift: float = BID_SHIFT,
         learned_due: bool = True,
         partner_judgement: bool = True,
+        learned_card: bool = False,
     ) -> None:
         self._rng = rng
         self.budget = budget
@@ -146,6 +148,7 @@ class HardPlayer:
         self.bid_shift = bid_shift  # ... its logits moved by this much (`HardBidder`)
         self.learned_due = learned_due  # due: the due network's card before the exact tricks
         self.partner_judgement = partner_judgement  # chiamata: see `act` (`partners`)
+        self.learned_card = learned_card  # chiamata (five): the card network's anchor
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
 
     def _deadline(self) -> float:
@@ -278,6 +281,12 @@ class HardPlayer:
             return out
 
         prior = score_cards(obs, know, moves, ANCHOR)  # the judgement: anchor and tie-break
+        if self.learned_card and not self._exact_late(obs) and card_net.available(obs):
+            # Chiamata with five, before the tricks solved exactly: the card network's
+            # values (`normal`'s action values where the cards really lie) are the anchor the
+            # rollouts must clearly beat, the judgement's only the tie-break.
+            worth = card_net.card_values(obs, moves, CHIAMATA_WIN)
+            prior = {c: worth[c] + 0.001 * prior[c] for c in moves}
         if self.guard_load and rules.chiamata and rules.n_players >= 5:
             # No defender's carico onto a trick the caller's side may be taking
             # with someone still to play, whatever the worlds or the judgement say: in them
