@@ -281,6 +281,7 @@ class HardPlayer:
             return out
 
         prior = score_cards(obs, know, moves, ANCHOR)  # the judgement: anchor and tie-break
+        judged = max(moves, key=lambda c: (prior[c], -c))  # the judgement's own card
         if self.learned_card and not self._exact_late(obs) and card_net.available(obs):
             # Chiamata with five, before the tricks solved exactly: the card network's
             # values (`normal`'s action values where the cards really lie) are the anchor the
@@ -351,15 +352,18 @@ class HardPlayer:
             and not obs.partner_revealed
             and called in moves
             and anchor is not None
-            and moves[anchor] != called
+            and judged != called
             and not self._exact_late(obs)
         ):
             # Playing the called card gives the socio away, which the rollouts
             # value at little (their seats' play hardly changes with it); the hidden socio
-            # plays it only where the judgement would.
+            # plays it only where the judgement would (the card network, anchor or not,
+            # plays it early: in 12.7% of socios' first tricks against 2.3%).
             active = [i for i in active if moves[i] != called]
             if len(active) == 1:
                 return moves[active[0]]
+            if moves[anchor] == called:  # the card network's anchor
+                anchor = max(active, key=lambda i: (prior[moves[i]], -moves[i]))
         while worlds < max_worlds:
             world = know.sample_world(rng)
             if worlds == 0:
