@@ -68,7 +68,8 @@ def harddeep5(rng: random.Random, budget: float, iterations: int | None) -> Play
 
 def learned(level: str, **parts: bool) -> Callable[..., Player]:
     """`hard` or `normal` with some of their learned parts (issue 41 §2), to measure each
-    (`learned_value`, `learned_infer`, `learned_bid`, `learned_due`: see the players)."""
+    (`learned_value`, `learned_infer`, `learned_bid`, `learned_due`, `learned_card`: see the
+    players)."""
 
     def make(rng: random.Random, budget: float, iterations: int | None) -> Player:
         due, infer = parts.get("learned_due", False), parts.get("learned_infer", False)

@@ -4,7 +4,9 @@ reach the target, were the seat to play that card and every seat then play as `n
 Trained on decisions of hands `normal` played, every legal card of each played out on the true
 deal (`train.card_data`, `train.fit card`): playing the card worth most is one step of policy
 iteration on `normal`, with the hidden cards where they really are in such hands rather than
-where sampled worlds put them. `hard` plays it before the last tricks it solves exactly.
+where sampled worlds put them. With `learned_card` (off: it measured no better) `hard`'s
+search, before the tricks it solves exactly, must clearly beat its best card instead of the
+judgement's; the weights are not shipped (`train.card_data`, `train.fit card` make them).
 """
 
 from __future__ import annotations
