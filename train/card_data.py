@@ -4,8 +4,8 @@
     python -m train.card_data [--chunks 0-9] [--hands 1000] [--seed 41] [--out .cache/card]
 
 Five `normal` players bid and play each hand (a redeal or carichi is skipped); at each card
-play, with chance `EXPLORE`, the seat plays a random other card instead (so that the network
-sees positions off `normal`'s path too). Every decision with a choice before the last
+play, with chance `due_data.EXPLORE`, the seat plays a random other card instead (so that
+the network sees positions off `normal`'s path too). Every decision with a choice before the last
 `RECORD_TRICKS` tricks (where `hard` solves each world exactly) is recorded: the observation
 of the seat to play (`features.card_row`), the card `normal` chose, and, for each card it
 could play, the caller's side's card points at the end of the hand were it to play that card
@@ -23,17 +23,15 @@ import random
 import time
 from pathlib import Path
 
-import numpy as np
-
 from bot.engine import PLAY, HandState, Options
-from bot.players.learned.features import CARD_ROW, canon_map, card_row
+from bot.players.learned.features import CARD_ROW, card_row
 from bot.players.normal import NormalPlayer
-from train.value_data import chunk_range, save_chunk
+from train.due_data import NONE as NONE  # a place with no card (the chunks' padding)
+from train.due_data import Decisions
+from train.value_data import chunk_range
 
-EXPLORE = 0.1
 RECORD_TRICKS = 4  # decisions recorded while more tricks than this are left
-NONE = 255  # no card in that place (fewer than eight to choose from)
-WIDTH = 8
+WIDTH = 8  # cards a decision may have to choose from (the rest `NONE`)
 
 
 def caller_points(state: HandState) -> int:
@@ -60,11 +58,7 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
     options = Options.parse("chiamata")
     rules = options.rules()
     n = rules.n_players
-    rows: list[list[int]] = []
-    cards: list[list[int]] = []
-    values: list[list[int]] = []
-    chosen: list[int] = []
-    hand: list[int] = []
+    decisions = Decisions(WIDTH)
     t = time.perf_counter()
     played = 0
     for k in range(chunk * hands, (chunk + 1) * hands):
@@ -76,38 +70,18 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
         if state.is_terminal() or state.carichi or state.briscola < 0:
             continue
         played += 1
-        rng = random.Random(f"explore:{seed}:{k}")
-        turn = 0
-        while not state.is_terminal():
-            seat = state.current
-            obs = state.observation(seat)
-            card = bots[seat].act(obs)
-            if len(obs.legal) > 1 and len(state.tricks) < rules.hand_size - RECORD_TRICKS:
-                canon = canon_map(obs.briscola)
-                rows.append(card_row(obs))
-                stream = f"playout:{seed}:{k}:{turn}"
-                got = [(canon[c], playout(state, c, stream)) for c in obs.legal]
-                got += [(NONE, 0)] * (WIDTH - len(got))
-                cards.append([c for c, _ in got])
-                values.append([v for _, v in got])
-                chosen.append(canon[card])
-                hand.append(k)
-            if rng.random() < EXPLORE:
-                others = [c for c in obs.legal if c != card]
-                if others:
-                    card = rng.choice(others)
-            state.apply(card, seat)
-            turn += 1
-    save_chunk(
-        npz,
-        rows=np.array(rows, dtype=np.uint8).reshape(-1, CARD_ROW),
-        cards=np.array(cards, dtype=np.uint8).reshape(-1, WIDTH),
-        values=np.array(values, dtype=np.uint8).reshape(-1, WIDTH),
-        chosen=np.array(chosen, dtype=np.uint8),
-        hand=np.array(hand, dtype=np.int32),
-    )
+        decisions.play(
+            state,
+            bots,
+            seed,
+            k,
+            lambda state, _: len(state.tricks) < rules.hand_size - RECORD_TRICKS,
+            card_row,
+            playout,
+        )
+    decisions.save(npz, CARD_ROW)
     print(
-        f"card chunk {chunk}: {played} hands, {len(rows)} decisions, "
+        f"card chunk {chunk}: {played} hands, {len(decisions.rows)} decisions, "
         f"{time.perf_counter() - t:.0f} s",
         flush=True,
     )

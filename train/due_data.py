@@ -22,11 +22,13 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from bot.engine import HandState, Options
+from bot.engine.observation import Observation
 from bot.players.learned.features import DUE_ROW, canon_map, due_row
 from bot.players.normal import NormalPlayer
 from bot.players.search import Solver
@@ -58,16 +60,73 @@ def playout(state: HandState, card: int, seed: str, learned: bool = False) -> in
     return state.taken[seat]
 
 
+class Decisions:
+    """A chunk's decisions as `save` writes them: per decision the seat's row, each legal card
+    (canonical, padded with `NONE` to `width`) with its value played out, the card chosen,
+    the hand's number."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.rows: list[list[int]] = []
+        self.cards: list[list[int]] = []
+        self.values: list[list[int]] = []
+        self.chosen: list[int] = []
+        self.hand: list[int] = []
+
+    def play(
+        self,
+        state: HandState,
+        bots: list[NormalPlayer],
+        seed: int,
+        k: int,
+        recorded: Callable[[HandState, Observation], bool],
+        row: Callable[[Observation], list[int]],
+        value: Callable[[HandState, int, str], int],
+    ) -> None:
+        """Play hand `k` out from `state` by `bots`, each card with chance `EXPLORE` a random
+        other one; keep each decision with a choice that `recorded` asks for: the seat's
+        `row` and each legal card's `value` (played out with the same streams for every
+        card, from the decision's own seed)."""
+        rng = random.Random(f"explore:{seed}:{k}")
+        turn = 0
+        while not state.is_terminal():
+            seat = state.current
+            obs = state.observation(seat)
+            card = bots[seat].act(obs)
+            if len(obs.legal) > 1 and recorded(state, obs):
+                canon = canon_map(obs.briscola)
+                self.rows.append(row(obs))
+                stream = f"playout:{seed}:{k}:{turn}"
+                got = [(canon[c], value(state, c, stream)) for c in obs.legal]
+                got += [(NONE, 0)] * (self.width - len(got))
+                self.cards.append([c for c, _ in got])
+                self.values.append([v for _, v in got])
+                self.chosen.append(canon[card])
+                self.hand.append(k)
+            if rng.random() < EXPLORE:
+                others = [c for c in obs.legal if c != card]
+                if others:
+                    card = rng.choice(others)
+            state.apply(card, seat)
+            turn += 1
+
+    def save(self, npz: Path, row_width: int) -> None:
+        save_chunk(
+            npz,
+            rows=np.array(self.rows, dtype=np.uint8).reshape(-1, row_width),
+            cards=np.array(self.cards, dtype=np.uint8).reshape(-1, self.width),
+            values=np.array(self.values, dtype=np.uint8).reshape(-1, self.width),
+            chosen=np.array(self.chosen, dtype=np.uint8),
+            hand=np.array(self.hand, dtype=np.int32),
+        )
+
+
 def make_chunk(seed: int, chunk: int, hands: int, out: Path, learned: bool = False) -> None:
     npz = out / f"due-{chunk}.npz"
     if npz.exists():
         return
     options = Options.parse("due")
-    rows: list[list[int]] = []
-    cards: list[list[int]] = []
-    values: list[list[int]] = []
-    chosen: list[int] = []
-    hand: list[int] = []
+    decisions = Decisions(3)
     t = time.perf_counter()
     for k in range(chunk * hands, (chunk + 1) * hands):
         state = HandState.deal(options, f"due:{seed}", k, k % 2)
@@ -75,38 +134,19 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path, learned: bool = Fal
             NormalPlayer(random.Random(f"due:{seed}:{k}:{s}"), learned_due=learned, sample_worlds=0)
             for s in range(2)
         ]
-        rng = random.Random(f"explore:{seed}:{k}")
-        turn = 0
-        while not state.is_terminal():
-            seat = state.current
-            obs = state.observation(seat)
-            card = bots[seat].act(obs)
-            if len(obs.legal) > 1 and obs.talon_left > RECORD_TALON:
-                canon = canon_map(obs.briscola)
-                rows.append(due_row(obs))
-                stream = f"playout:{seed}:{k}:{turn}"
-                got = [(canon[c], playout(state, c, stream, learned)) for c in obs.legal]
-                got += [(NONE, 0)] * (3 - len(got))
-                cards.append([c for c, _ in got])
-                values.append([v for _, v in got])
-                chosen.append(canon[card])
-                hand.append(k)
-            if rng.random() < EXPLORE:
-                others = [c for c in obs.legal if c != card]
-                if others:
-                    card = rng.choice(others)
-            state.apply(card, seat)
-            turn += 1
-    save_chunk(
-        npz,
-        rows=np.array(rows, dtype=np.uint8).reshape(-1, DUE_ROW),
-        cards=np.array(cards, dtype=np.uint8).reshape(-1, 3),
-        values=np.array(values, dtype=np.uint8).reshape(-1, 3),
-        chosen=np.array(chosen, dtype=np.uint8),
-        hand=np.array(hand, dtype=np.int32),
-    )
+        decisions.play(
+            state,
+            bots,
+            seed,
+            k,
+            lambda _, obs: obs.talon_left > RECORD_TALON,
+            due_row,
+            lambda state, card, stream: playout(state, card, stream, learned),
+        )
+    decisions.save(npz, DUE_ROW)
     print(
-        f"due chunk {chunk}: {hands} hands, {len(rows)} decisions, {time.perf_counter() - t:.0f} s",
+        f"due chunk {chunk}: {hands} hands, {len(decisions.rows)} decisions, "
+        f"{time.perf_counter() - t:.0f} s",
         flush=True,
     )
 
