@@ -59,6 +59,25 @@ def permute_suits(rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def shuffle_suits(
+    rows: np.ndarray, cards: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows whose first 40 places are per canonical card, and the cards to choose from (40
+    or more: none), with the three suits other than the briscola shuffled (one order per
+    row); and per row the map old canonical id -> new (40 -> 40), for other places that
+    name a card."""
+    m = rows.shape[0]
+    perm = np.argsort(rng.random((m, 3)), axis=1) + 1
+    new_of = np.tile(np.arange(41), (m, 1))
+    for old in range(3):
+        for r in range(10):
+            new_of[:, (old + 1) * 10 + r] = perm[:, old] * 10 + r
+    out = rows.copy()
+    ar = np.arange(m)[:, None]
+    out[ar, new_of[:, :40]] = rows[:, :40]
+    return out, new_of[ar, np.minimum(cards, 40)], new_of
+
+
 def mlp(sizes: list[int]) -> Any:
     import torch
 
@@ -395,16 +414,8 @@ def fit_due(args: argparse.Namespace) -> None:
 
     def permuted(rows: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The three suits other than the briscola shuffled per row, in the rows and cards."""
-        m = rows.shape[0]
-        perm = np.argsort(rng.random((m, 3)), axis=1) + 1
-        new_of = np.tile(np.arange(41), (m, 1))  # old canonical id -> new (40: no card)
-        for old in range(3):
-            for r in range(10):
-                new_of[:, (old + 1) * 10 + r] = perm[:, old] * 10 + r
-        out = rows.copy()
-        ar = np.arange(m)[:, None]
-        out[ar, new_of[:, :40]] = rows[:, :40]
-        return out, new_of[ar, np.minimum(cards, 40)]
+        out, cards, _ = shuffle_suits(rows, cards, rng)
+        return out, cards
 
     def targets(cards: np.ndarray, values: np.ndarray) -> tuple[Any, Any, Any]:
         mask = cards != none
@@ -499,18 +510,11 @@ def fit_card(args: argparse.Namespace) -> None:
     def permuted(rows: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The three suits other than the briscola shuffled per row, wherever a card is
         named: the cards' codes, the called card, the table, the cards to choose from."""
+        out, cards, new_of = shuffle_suits(rows, cards, rng)
         m = rows.shape[0]
-        perm = np.argsort(rng.random((m, 3)), axis=1) + 1
-        new_of = np.tile(np.arange(41), (m, 1))  # old canonical id -> new (40: no card)
-        for old in range(3):
-            for r in range(10):
-                new_of[:, (old + 1) * 10 + r] = perm[:, old] * 10 + r
-        out = rows.copy()
-        ar = np.arange(m)[:, None]
-        out[ar, new_of[:, :40]] = rows[:, :40]
         out[:, 40] = new_of[np.arange(m), rows[:, 40]]
-        out[:, table_at:] = new_of[ar, rows[:, table_at:]]
-        return out, new_of[ar, np.minimum(cards, 40)]
+        out[:, table_at:] = new_of[np.arange(m)[:, None], rows[:, table_at:]]
+        return out, cards
 
     def targets(rows: np.ndarray, cards: np.ndarray, values: np.ndarray) -> tuple[Any, ...]:
         mask = cards != none
