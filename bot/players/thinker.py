@@ -62,7 +62,6 @@ def _init_worker(budget: float, parent: int) -> None:
     # first time after an install (about 10 s), here rather than in the middle of a move
     fastsolve.warm()
     nets.get("due")  # `hard` plays its card in due
-    nets.get("card")  # ... and anchors its chiamata search on this one's
 
 
 def _leave_with(parent: int) -> None:
