@@ -544,6 +544,20 @@ async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
                 for junk in garbage:
                     r = await client.post(f"/api/tables/{tid}/act", json=junk, headers=auth)
                     assert r.status_code == 400
+                seen = {"page": "p1", "visible": True}
+                r = await client.post(f"/api/tables/{tid}/visibility", json=seen, headers=auth)
+                assert r.status_code == 200 and r.json() == {"ok": False}  # no such page open
+                for seq in (-1, True, 1.5, "2", 10**20, [3]):
+                    r = await client.post(
+                        f"/api/tables/{tid}/visibility", json={**seen, "seq": seq}, headers=auth
+                    )
+                    assert r.status_code == 400, seq
+                for seq in ("-1", "x", "1e3", "٣"):
+                    r = await client.get(
+                        f"/api/tables/{tid}/events",
+                        params={"token": token, "k": table_key(tid), "seq": seq},
+                    )
+                    assert r.status_code == 400, seq
                 r = await client.get("/api/tables/999999/state", headers=auth)
                 assert r.status_code == 403
                 r = await client.get(

@@ -495,6 +495,33 @@ async def test_hub_knows_whether_a_visible_page_is_connected() -> None:
     assert first.closed
 
 
+async def test_an_older_visibility_report_overtaken_on_the_way_changes_nothing() -> None:
+    """Two reports sent close together (a heartbeat, then the page hides) may arrive in
+    either order: the hub keeps the newest by its number, for every stream of that page."""
+    from bot.webapp.hub import LiveHub
+
+    table = new_table("due", {}, "it", "order")
+    hub = LiveHub()
+    tid, ann = table.table_id, 7_000_000_001
+    viewer = Viewer(ann, "A", "it")
+    first = hub.open(table, viewer, "it", "p1", visible=True, seq=1)
+    assert hub.report(tid, ann, "p1", False, seq=3)  # hidden, sent last, arrives first
+    assert hub.report(tid, ann, "p1", True, seq=2)  # the heartbeat before it, late
+    assert not hub.visible(tid, ann)
+    assert hub.report(tid, ann, "p1", True, seq=3)  # the same number again: a replay
+    assert not hub.visible(tid, ann)
+    # the stream reopened while the old one lingers: a report reaches both
+    second = hub.open(table, viewer, "it", "p1", visible=False, seq=4)
+    assert hub.report(tid, ann, "p1", True, seq=5)
+    assert first.visible and second.visible and hub.visible(tid, ann)
+    hub.leave(second)
+    assert hub.report(tid, ann, "p1", False, seq=6)
+    assert not hub.visible(tid, ann)
+    assert hub.report(tid, ann, "p1", True)  # a page that does not number its reports
+    assert hub.visible(tid, ann)
+    await hub.close()
+
+
 async def test_static_files_are_compressed_versioned_and_cached() -> None:
     """The page names each file with its version; a versioned file is cached for a year,
     gzip-compressed when the browser accepts it; 304 for a file the browser has; a favicon."""

@@ -13,6 +13,9 @@ Who is looking (a player whose page is open and visible needs no private-chat
 traffic for that table). Each page reports whether it is visible: when it opens (`open`,
 `visible=`), on the browser's `visibilitychange` and `pagehide` and on Telegram's
 `activated` / `deactivated` (`report`), and again every `heartbeat` seconds while visible.
+Each report carries the page's count of reports so far (`seq`): two reports sent close
+together (a heartbeat, then the page hides) may reach the bot in either order, and the older
+one, arriving last, is ignored instead of undoing the newer.
 For every (table id, user id) the hub keeps whether a visible page is connected now:
 
     hub.visible(table_id, user_id) -> bool
@@ -57,7 +60,9 @@ Visibility = Callable[[int, int, bool], None]
 class Page:
     """One open page: who looks at which table, and the newest snapshot not yet sent."""
 
-    def __init__(self, table_id: int, viewer: Viewer, lang: str, page_id: str = "") -> None:
+    def __init__(
+        self, table_id: int, viewer: Viewer, lang: str, page_id: str = "", seq: int = 0
+    ) -> None:
         self.table_id = table_id
         self.viewer = viewer
         self.lang = lang
@@ -65,6 +70,7 @@ class Page:
         self.pending: dict[str, Any] | None = None
         self.closed = False
         self.visible = False
+        self.seq = seq  # the newest report's number (the stream's opening counts as one)
         self._lease: asyncio.TimerHandle | None = None
         self._ready = asyncio.Event()
 
@@ -111,10 +117,17 @@ class LiveHub:
         return snapshot(table, viewer_seat(table, viewer.user_id), lang, self.table_param)
 
     def open(
-        self, table: Table, viewer: Viewer, lang: str, page_id: str = "", visible: bool = False
+        self,
+        table: Table,
+        viewer: Viewer,
+        lang: str,
+        page_id: str = "",
+        visible: bool = False,
+        seq: int = 0,
     ) -> Page:
-        """A page starts watching `table`; its first snapshot is the table now."""
-        page = Page(table.table_id, viewer, lang, page_id)
+        """A page starts watching `table`; its first snapshot is the table now. `visible`
+        is the page's report number `seq`."""
+        page = Page(table.table_id, viewer, lang, page_id, seq)
         page.put(self.view(table, viewer, lang))
         self._pages.setdefault(table.table_id, set()).add(page)
         self._seen.setdefault(table.table_id, table.move_no)
@@ -148,14 +161,22 @@ class LiveHub:
 
         return unsubscribe
 
-    def report(self, table_id: int, user_id: int, page_id: str, visible: bool) -> bool:
-        """A page says it is visible (again) or not. False if `user_id` has no open page of
-        that name at that table (its stream is not connected here)."""
-        for page in self._pages.get(table_id, ()):
+    def report(
+        self, table_id: int, user_id: int, page_id: str, visible: bool, seq: int | None = None
+    ) -> bool:
+        """A page says it is visible (again) or not, in its report number `seq`; a report
+        older than one already heard changes nothing. False if `user_id` has no open page
+        of that name at that table (its stream is not connected here)."""
+        found = False
+        for page in list(self._pages.get(table_id, ())):  # a stream reopened may overlap
             if page.page_id == page_id and page.viewer.user_id == user_id and page_id:
+                found = True
+                if seq is not None:
+                    if seq <= page.seq:
+                        continue  # overtaken by a newer report
+                    page.seq = seq
                 self._set_visible(page, visible)
-                return True
-        return False
+        return found
 
     def _set_visible(self, page: Page, visible: bool) -> None:
         if page._lease is not None:

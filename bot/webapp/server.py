@@ -11,7 +11,7 @@ stream and, in webhook mode, Telegram's updates (`bot.telegram.webhook`).
     POST /api/tables/{id}/next            {"hand_index"} -> {"ok", "text"}
     POST /api/tables/{id}/rematch         -> {"ok", "text", "rematch"}
     POST /api/tables/{id}/start           -> {"ok", "text"}
-    POST /api/tables/{id}/visibility      {"page", "visible"} -> {"ok"}
+    POST /api/tables/{id}/visibility      {"page", "visible", "seq"} -> {"ok"}
 
 A session starts from Telegram's `initData`, checked on the server (`bot.webapp.auth`), and
 at most `SESSIONS_PER_ADDRESS` / `SESSIONS_PER_USER` sessions are opened in a burst. Every
@@ -25,7 +25,8 @@ names the ply it was made on: once the table has moved past it, the answer is a 
 spectator's view. The stream sends the whole snapshot on every (re)connect, then each new
 one, a keepalive comment between, and ends cleanly when the bot stops (the page reconnects
 to the next process). A page names itself (`page=`) and says whether it is visible
-(`visible=` on the stream, then `/visibility`): `LiveHub.visible` is what the bot asks.
+(`visible=` on the stream, then `/visibility`), each report numbered (`seq`) so that an
+older one overtaken on the way changes nothing: `LiveHub.visible` is what the bot asks.
 
 `local`: `python -m bot play --web` serves the same page on localhost without Telegram; a
 session is then opened without initData, for the one person at the table.
@@ -84,6 +85,15 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
         headers=headers,
         dumps=lambda d: json.dumps(d, ensure_ascii=False),
     )
+
+
+def _seq(value: Any) -> int | None:
+    """A page's report number (a count from 0), or None if `value` is not one."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 15:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**15:
+        return value
+    return None
 
 
 def _refuse(kind: type[web.HTTPException], error: str) -> web.HTTPException:
@@ -317,7 +327,10 @@ class MiniApp:
         table = await self._table(request, viewer)
         page_id = request.query.get("page", "")[:64]
         visible = request.query.get("visible") == "1"
-        page = self.hub.open(table, viewer, self._lang(viewer, table), page_id, visible)
+        seq = _seq(request.query.get("seq", "0"))
+        if seq is None:
+            raise _refuse(web.HTTPBadRequest, "bad request")
+        page = self.hub.open(table, viewer, self._lang(viewer, table), page_id, visible, seq)
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream; charset=utf-8",
@@ -423,14 +436,16 @@ class MiniApp:
         try:
             body = json.loads(await request.text())
             page_id, visible = body["page"], body["visible"]
-            token = body.get("token")
-        except (ValueError, KeyError, TypeError):
+            token, seq = body.get("token"), body.get("seq")
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise _refuse(web.HTTPBadRequest, "bad request") from None
         if not isinstance(page_id, str) or not isinstance(visible, bool) or len(page_id) > 64:
             raise _refuse(web.HTTPBadRequest, "bad request")
+        if seq is not None and (not isinstance(seq, int) or _seq(seq) is None):
+            raise _refuse(web.HTTPBadRequest, "bad request")
         viewer = self._viewer(request, token if isinstance(token, str) else None)
         found = self.hub.report(
-            int(request.match_info["table_id"]), viewer.user_id, page_id, visible
+            int(request.match_info["table_id"]), viewer.user_id, page_id, visible, seq
         )
         return _json({"ok": found})
 

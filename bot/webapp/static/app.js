@@ -31,6 +31,7 @@
     tokenExpires: 0,     // unix seconds
     userId: null,
     pageId: '',          // this page's name for itself (visibility reports)
+    reports: 0,          // visibility reports numbered so far (the server keeps the newest)
     snap: null,          // the snapshot on screen
     es: null,            // the EventSource
     connected: false,    // the stream is open and a snapshot came through it
@@ -610,6 +611,7 @@
     if (app.es) app.es.close();
     const query = new URLSearchParams({
       token: app.token || '', page: app.pageId, visible: isVisible() ? '1' : '0',
+      seq: String(++app.reports),
     });
     if (app.key) query.set('k', app.key);
     const es = new EventSource(`${tablePath('events')}?${query}`);
@@ -640,7 +642,7 @@
   function reportVisibility(leaving) {
     if (!app.token || app.tableId === null || !app.pageId) return;
     const visible = !leaving && isVisible();
-    const body = JSON.stringify({ page: app.pageId, visible, token: app.token });
+    const body = JSON.stringify({ page: app.pageId, visible, token: app.token, seq: ++app.reports });
     const url = tablePath('visibility');
     if (leaving && navigator.sendBeacon) {
       navigator.sendBeacon(url, new Blob([body], { type: 'text/plain' }));
