@@ -538,8 +538,11 @@ async def test_get_updates_offset_timeout_and_allowed_updates(fake: FakeTelegram
         # a second getUpdates ends the pending one with 409 Conflict
         latest = (await get_updates(offset=-1))[-1]["update_id"]
         after = {"timeout": "5", "offset": str(latest + 1)}
+        polls = fake.polls_started()
         pending = asyncio.create_task(client.post(url, data=after))
-        await asyncio.sleep(0.2)
+        async with asyncio.timeout(5):
+            while fake.polls_started() == polls:  # it has reached the server and waits
+                await asyncio.sleep(0.01)
         assert await get_updates(offset=latest + 1) == []
         conflict = await asyncio.wait_for(pending, 3)
         assert conflict.status_code == 409

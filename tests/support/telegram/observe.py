@@ -240,6 +240,11 @@ class _Observed(_BotApi):
         with self._lock:
             return [u.to_api() for u in self._updates]
 
+    def polls_started(self) -> int:
+        """How many getUpdates requests have reached the server so far."""
+        with self._lock:
+            return self._poll_generation
+
     # ---------------------------------------------------------------- fault injection
 
     def inject_error(
