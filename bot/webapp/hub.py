@@ -126,7 +126,7 @@ class LiveHub:
         seq: int = 0,
     ) -> Page:
         """A page starts watching `table`; its first snapshot is the table now. `visible`
-        is the page's report number `seq`."""
+        is what the page said in its report number `seq` (the stream's opening)."""
         page = Page(table.table_id, viewer, lang, page_id, seq)
         page.put(self.view(table, viewer, lang))
         self._pages.setdefault(table.table_id, set()).add(page)
