@@ -490,3 +490,32 @@ def test_the_thinker_reads_the_due_network_on_a_thread_after_it_starts(
         time.sleep(0.01)
     t.close()
     assert read_by == ["due-net"]
+
+
+def test_the_fits_suit_shuffle_moves_every_card_with_its_suit() -> None:
+    """`train.fit`'s augmentation: per row, the three suits other than the briscola (canonical
+    suit 0) are shuffled as wholes, and every array that names a card follows the same map:
+    per-card places (`moved`) and card ids (`renamed`, where 40 or more means none)."""
+    from train.fit import moved, renamed, shuffle_suits
+
+    rng = np.random.default_rng(5)
+    m = 200
+    rows = np.tile(np.arange(45), (m, 1))  # place c holds card c; 40-44: other columns
+    out, new_of = shuffle_suits(rows, rng)
+    assert np.array_equal(out[:, 40:], rows[:, 40:])  # only the per-card places move
+    for i in range(m):
+        assert np.array_equal(new_of[i, :10], np.arange(10))  # the briscola stays
+        assert sorted(new_of[i]) == list(range(40))
+        suit_of = {c // 10: new_of[i, c] // 10 for c in range(40)}
+        assert all(new_of[i, c] == suit_of[c // 10] * 10 + c % 10 for c in range(40))
+        assert all(out[i, new_of[i, c]] == c for c in range(40))
+    assert len({tuple(r) for r in new_of}) > 1  # rows get their own orders
+    ids = np.array([[3, 17, 40, 255], [25, 39, 0, 40]] * (m // 2))
+    got = renamed(ids, new_of)
+    assert np.array_equal(got[:, 2:][ids[:, 2:] >= 40], ids[:, 2:][ids[:, 2:] >= 40])
+    assert all(got[i, 0] == new_of[i, ids[i, 0]] for i in range(m))
+    assert np.array_equal(renamed(ids[:, 1], new_of), got[:, 1])  # one id per row
+    owner = rng.integers(-1, 5, size=(m, 40)).astype(np.int8)
+    placed = moved(owner, new_of)
+    assert placed.dtype == np.int8
+    assert all(placed[i, new_of[i, c]] == owner[i, c] for i in range(m) for c in range(40))

@@ -47,35 +47,33 @@ def load_chunks(data: Path) -> dict[str, dict[str, np.ndarray]]:
     }
 
 
-def permute_suits(rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The rows with the three suits other than the briscola shuffled (one order per row)."""
-    out = rows.copy()
+def shuffle_suits(rows: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose first 40 places are per canonical card, with the three suits other than the
+    briscola shuffled (one order per row); and per row the map old canonical id -> new, for
+    the other arrays that follow it (`moved`, `renamed`)."""
     m = rows.shape[0]
-    perms = np.argsort(rng.random((m, 3)), axis=1) + 1  # new suit for old suits 1..3
-    for old in range(3):
-        new = perms[:, old]
-        for r in range(10):
-            out[np.arange(m), new * 10 + r] = rows[:, (old + 1) * 10 + r]
-    return out
-
-
-def shuffle_suits(
-    rows: np.ndarray, cards: np.ndarray, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows whose first 40 places are per canonical card, and the cards to choose from (40
-    or more: none), with the three suits other than the briscola shuffled (one order per
-    row); and per row the map old canonical id -> new (40 -> 40), for other places that
-    name a card."""
-    m = rows.shape[0]
-    perm = np.argsort(rng.random((m, 3)), axis=1) + 1
-    new_of = np.tile(np.arange(41), (m, 1))
+    perm = np.argsort(rng.random((m, 3)), axis=1) + 1  # new suit for old suits 1..3
+    new_of = np.tile(np.arange(40), (m, 1))
     for old in range(3):
         for r in range(10):
             new_of[:, (old + 1) * 10 + r] = perm[:, old] * 10 + r
-    out = rows.copy()
-    ar = np.arange(m)[:, None]
-    out[ar, new_of[:, :40]] = rows[:, :40]
-    return out, new_of[ar, np.minimum(cards, 40)], new_of
+    return moved(rows, new_of), new_of
+
+
+def moved(a: np.ndarray, new_of: np.ndarray) -> np.ndarray:
+    """`a` (a row per position) with its first 40 places, one per canonical card, where
+    `new_of` puts each card."""
+    out = a.copy()
+    out[np.arange(len(a))[:, None], new_of] = a[:, :40]
+    return out
+
+
+def renamed(ids: np.ndarray, new_of: np.ndarray) -> np.ndarray:
+    """Canonical card ids (one row per position, or one id) under `new_of`; 40 or more
+    (no card) stay as they are."""
+    ar = np.arange(len(ids))
+    ar = ar[:, None] if ids.ndim == 2 else ar
+    return np.where(ids < 40, new_of[ar, np.minimum(ids, 39)], ids)
 
 
 def mlp(sizes: list[int]) -> Any:
@@ -207,7 +205,7 @@ def fit_value(args: argparse.Namespace) -> None:
     def batch(idx: np.ndarray, augment: bool) -> tuple[Any, Any]:
         rows = tr["rows"][idx]
         if augment:
-            rows = permute_suits(rows, rng)
+            rows, _ = shuffle_suits(rows, rng)
         x = torch.from_numpy(features.value_inputs(rows))
         y = torch.from_numpy(
             np.stack([tr["points"][idx] / 120.0, tr["won"][idx]], axis=1).astype(np.float32)
@@ -320,21 +318,9 @@ def fit_infer(args: argparse.Namespace) -> None:
 
     def permuted(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rows and owners with the three suits other than the briscola shuffled."""
-        rows = rows.copy()
-        owner = owner.copy()
-        m = rows.shape[0]
-        perm = np.argsort(rng.random((m, 3)), axis=1) + 1
-        src = np.tile(np.arange(40), (m, 1))
-        for old in range(3):
-            for r in range(10):
-                src[np.arange(m), perm[:, old] * 10 + r] = (old + 1) * 10 + r
-        ar = np.arange(m)[:, None]
-        rows[:, :40] = rows[ar, src]
-        owner = owner[ar, src]
-        called = rows[:, 40]
-        inverse = np.argsort(src, axis=1)
-        rows[:, 40] = inverse[np.arange(m), called]
-        return rows, owner
+        out, new_of = shuffle_suits(rows, rng)
+        out[:, 40] = renamed(rows[:, 40], new_of)
+        return out, moved(owner, new_of)
 
     def tensors(rows: np.ndarray, owner: np.ndarray) -> tuple[Any, Any]:
         x = torch.from_numpy(features.infer_inputs(rows))
@@ -414,8 +400,8 @@ def fit_due(args: argparse.Namespace) -> None:
 
     def permuted(rows: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The three suits other than the briscola shuffled per row, in the rows and cards."""
-        out, cards, _ = shuffle_suits(rows, cards, rng)
-        return out, cards
+        out, new_of = shuffle_suits(rows, rng)
+        return out, renamed(cards, new_of)
 
     def targets(cards: np.ndarray, values: np.ndarray) -> tuple[Any, Any, Any]:
         mask = cards != none
@@ -430,7 +416,6 @@ def fit_due(args: argparse.Namespace) -> None:
         rows, cards = tr["rows"][idx], tr["cards"][idx].astype(np.int64)
         if augment:
             rows, cards = permuted(rows, cards)
-            cards = np.where(cards == 40, none, cards)
         x = torch.from_numpy(features.due_inputs(rows))
         return x, targets(cards, tr["values"][idx])
 
@@ -510,11 +495,10 @@ def fit_card(args: argparse.Namespace) -> None:
     def permuted(rows: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The three suits other than the briscola shuffled per row, wherever a card is
         named: the cards' codes, the called card, the table, the cards to choose from."""
-        out, cards, new_of = shuffle_suits(rows, cards, rng)
-        m = rows.shape[0]
-        out[:, 40] = new_of[np.arange(m), rows[:, 40]]
-        out[:, table_at:] = new_of[np.arange(m)[:, None], rows[:, table_at:]]
-        return out, cards
+        out, new_of = shuffle_suits(rows, rng)
+        out[:, 40] = renamed(rows[:, 40], new_of)
+        out[:, table_at:] = renamed(rows[:, table_at:], new_of)
+        return out, renamed(cards, new_of)
 
     def targets(rows: np.ndarray, cards: np.ndarray, values: np.ndarray) -> tuple[Any, ...]:
         mask = cards != none
@@ -531,7 +515,6 @@ def fit_card(args: argparse.Namespace) -> None:
         rows, cards = tr["rows"][idx].astype(np.int64), tr["cards"][idx].astype(np.int64)
         if augment:
             rows, cards = permuted(rows, cards)
-            cards = np.where(cards == 40, none, cards)
         x = torch.from_numpy(features.card_inputs(rows))
         return x, targets(rows, cards, tr["values"][idx])
 
