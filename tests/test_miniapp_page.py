@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import math
 import time
 from collections.abc import AsyncIterator
@@ -674,6 +675,13 @@ async def test_the_page_tells_the_bot_whether_it_is_visible(tmp_path: Path) -> N
         stop = hub.on_visibility(lambda t, u, v: changes.append((t, u, v)))
         visible = lambda: hub.visible(tid, ann.id)  # noqa: E731
         context, page = await open_page(browser, rig, ann, tid)
+        sent: list[Any] = []  # the page's visibility reports' numbers, in the order sent
+
+        def report(request: Any) -> None:
+            if request.url.endswith("/visibility"):
+                sent.append(json.loads(request.post_data or "{}").get("seq"))
+
+        page.on("request", report)
         await until(visible, "the open page is visible")
         assert not hub.visible(tid, bob.id)
         assert changes == [(tid, ann.id, True)]
@@ -709,5 +717,8 @@ async def test_the_page_tells_the_bot_whether_it_is_visible(tmp_path: Path) -> N
         assert all(t == tid and u == ann.id for t, u, _ in changes)
         flips = [v for _, _, v in changes]
         assert flips == [True, False] * 4, flips
+        # each report numbered, in the order sent: an older one overtaken changes nothing
+        assert len(sent) >= 8 and all(type(n) is int for n in sent), sent
+        assert sent == sorted(set(sent)), sent
         stop()
     assert page_errors() == []
