@@ -493,10 +493,11 @@ def test_the_thinker_reads_the_due_network_on_a_thread_after_it_starts(
 
 
 def test_the_fits_suit_shuffle_moves_every_card_with_its_suit() -> None:
-    """`train.fit`'s augmentation: per row, the three suits other than the briscola (canonical
-    suit 0) are shuffled as wholes, and every array that names a card follows the same map:
-    per-card places (`moved`) and card ids (`renamed`, where 40 or more means none)."""
-    from train.fit import moved, renamed, shuffle_suits
+    """`train.suits`, the fits' augmentation: per row, the three suits other than the
+    briscola (canonical suit 0) are shuffled as wholes, and every array that names a card
+    follows the same map: per-card places (`moved`) and card ids (`renamed`, where 40 or more
+    means none)."""
+    from train.suits import moved, renamed, shuffle_suits
 
     rng = np.random.default_rng(5)
     m = 200
