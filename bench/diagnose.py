@@ -13,7 +13,12 @@ thinking per seat-hand, and the score by role):
 - `hardseer`: `hard` whose card play sees every hand (`bench/seers.py`), the same time;
 - `hardseer10`, `hardseer100`: the same at 10 and 100 times the time, solving its one world
   exactly from 5 and 6 tricks out (30 cards: some 4 s a world, `bench.solver`);
-- `harddeep5`: `hard` at 10 times the time, each world solved exactly from 5 tricks out.
+- `harddeep5`: `hard` at 10 times the time, each world solved exactly from 5 tricks out;
+- `hardseern`, `hardseern1`: the seer whose worlds are played on by `normal` itself in every
+  seat (a model of the opponents that is exact in this bench), to the end of the hand or for
+  the trick under way only (then the greedy rollout); `hardn`, `hardn1`: `hard` so (its
+  sampled worlds), `hardn5` the first at 5 times the time (`--only` them: not in the default
+  run).
 
 The players are bench-only baselines of `bench.strength` (`--matchups hardbid-normal`, ...).
 """
@@ -28,9 +33,11 @@ from typing import Any
 
 from bench.seers import Seer
 from bot.engine.observation import Observation
+from bot.engine.state import PLAY, HandState
 from bot.players.base import Player
 from bot.players.hard import HardPlayer
 from bot.players.normal import NormalPlayer
+from bot.players.search import rollout
 
 
 class Split:
@@ -66,6 +73,49 @@ def harddeep5(rng: random.Random, budget: float, iterations: int | None) -> Play
     return HardPlayer(rng, 10 * budget, iterations, solve_tricks=5, fast_nodes=4_000_000)
 
 
+def normal_playout(
+    state: HandState, rng: random.Random, stop_at_empty: bool, trick_only: bool
+) -> None:
+    """Play a world on with `normal` in every seat (each on its own observation of it), to
+    the end of the hand or (`trick_only`) to the end of the trick under way, then the
+    greedy `rollout`. Chiamata only (elsewhere the greedy rollout throughout)."""
+    if state.rules.chiamata:
+        base = rng.getrandbits(30)  # the card's stream (the same for every card of a world)
+        bots = [NormalPlayer(random.Random(base + s)) for s in range(state.rules.n_players)]
+        tricks = len(state.tricks)
+        while state.phase == PLAY and not (trick_only and len(state.tricks) > tricks):
+            seat = state.current
+            state.apply(bots[seat].act(state.observation(seat)), seat)
+    if state.phase == PLAY:
+        rollout(state, rng, stop_at_empty=stop_at_empty)
+
+
+class HardModel(HardPlayer):
+    """`hard` whose worlds are played on by `normal` (`normal_playout`)."""
+
+    trick_only = False
+
+    def _playout(self, state: HandState, rng: random.Random, stop_at_empty: bool) -> None:
+        normal_playout(state, rng, stop_at_empty, self.trick_only)
+
+
+class HardModel1(HardModel):
+    trick_only = True
+
+
+class SeerModel(Seer):
+    """The seer whose world is played on by `normal` (`normal_playout`)."""
+
+    trick_only = False
+
+    def _playout(self, state: HandState, rng: random.Random, stop_at_empty: bool) -> None:
+        normal_playout(state, rng, stop_at_empty, self.trick_only)
+
+
+class SeerModel1(SeerModel):
+    trick_only = True
+
+
 def learned(level: str, **parts: bool) -> Callable[..., Player]:
     """`hard` or `normal` with some of their learned parts (issue 41 §2), to measure each
     (`learned_value`, `learned_infer`, `learned_bid`, `learned_due`, `learned_card`: see the
@@ -96,6 +146,11 @@ PLAYERS = {
     "hardseer10": hardseer10,
     "hardseer100": hardseer100,
     "harddeep5": harddeep5,
+    "hardseern": lambda rng, budget, iterations: SeerModel(rng, budget, iterations, False),
+    "hardseern1": lambda rng, budget, iterations: SeerModel1(rng, budget, iterations, False),
+    "hardn": lambda rng, budget, iterations: HardModel(rng, budget, iterations),
+    "hardn1": lambda rng, budget, iterations: HardModel1(rng, budget, iterations),
+    "hardn5": lambda rng, budget, iterations: HardModel(rng, 5 * budget, iterations),
     "hardv": learned("hard", learned_value=True),
     "hardi": learned("hard", learned_infer=True),
     "hardb": learned("hard", learned_bid=True),

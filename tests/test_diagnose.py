@@ -12,6 +12,7 @@ from bot.engine.observation import Observation
 from bot.players import make_player
 from bot.players.common import use_clock
 from bot.players.hard import HardPlayer, exact_cards
+from bot.players.normal import NormalPlayer
 
 
 class Spy:
@@ -79,3 +80,64 @@ def test_hard_measures_its_budget_on_the_clock_it_is_given() -> None:
     steady = HardPlayer(random.Random(1), budget=0.2, guard_bare=False, guard_called=False)
     steady.act(obs)
     assert steady.last_worlds > 4
+
+
+def _mid_trick_chiamata(seed: int) -> HandState:
+    """A chiamata hand of `normal` players two tricks and two cards in (§7.6-7.9)."""
+    state = HandState.deal(Options.parse("chiamata"), seed, 0, 0)
+    bots = [make_player("normal", f"m{seed}:{s}") for s in range(5)]
+    while state.phase != "play" or len(state.tricks) < 2 or len(state.trick) < 2:
+        seat = state.current
+        state.apply(bots[seat].act(state.observation(seat)), seat)
+    return state
+
+
+def test_the_normal_model_plays_the_worlds_as_normal_would() -> None:
+    """`normal_playout`: every seat plays `normal`'s card on its own observation (the trick
+    under way only, with `trick_only`, then the greedy rollout to the hand's end, §2.3)."""
+    for seed in (3, 8):
+        start = _mid_trick_chiamata(seed)
+        base = random.Random(5).getrandbits(30)
+        expected = start.clone()
+        bots = [NormalPlayer(random.Random(base + s)) for s in range(5)]
+        while not expected.is_terminal():
+            seat = expected.current
+            expected.apply(bots[seat].act(expected.observation(seat)), seat)
+        whole = start.clone()
+        diagnose.normal_playout(whole, random.Random(5), False, False)
+        assert whole.is_terminal()
+        assert [t.cards for t in whole.tricks] == [t.cards for t in expected.tricks]
+        assert whole.taken == expected.taken
+        one = start.clone()
+        diagnose.normal_playout(one, random.Random(5), False, True)
+        assert one.is_terminal() and sum(one.taken) == 120
+        assert one.tricks[2].cards == expected.tricks[2].cards  # the trick under way
+
+
+def test_the_model_players_value_cards_by_the_normal_model() -> None:
+    """`hardn` and `hardseern` play each world on with `normal` (their `_playout`), and
+    choose a legal card; `hard`'s own rollouts are not touched."""
+    state = _mid_trick_chiamata(3)
+    obs = state.observation(state.current)
+    calls: list[bool] = []
+    real = diagnose.normal_playout
+
+    def spy(state: HandState, rng: random.Random, stop: bool, trick_only: bool) -> None:
+        calls.append(trick_only)
+        real(state, rng, stop, trick_only)
+
+    diagnose.normal_playout = spy  # type: ignore[assignment]
+    try:
+        for name, trick_only in (("hardn", False), ("hardn1", True), ("hardseern1", True)):
+            calls.clear()
+            bot = BASELINES[name](random.Random(1), 0.2, 8)
+            if isinstance(bot, seers.Seer):
+                bot.state = state
+            assert bot.act(obs) in obs.legal
+            assert calls and set(calls) == {trick_only}
+        calls.clear()
+        assert HardPlayer(random.Random(1), 0.2, 8).act(obs) in obs.legal
+        assert not calls
+    finally:
+        diagnose.normal_playout = real
+    assert BASELINES["hardn5"](random.Random(1), 0.2, None).budget == 1.0  # type: ignore[attr-defined]

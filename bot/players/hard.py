@@ -209,6 +209,11 @@ class HardPlayer:
         """What the seat knows of the hidden cards (the bench's seers know more)."""
         return Knowledge.of(obs, learned=self.learned_infer)
 
+    def _playout(self, state: HandState, rng: random.Random, stop_at_empty: bool) -> None:
+        """Play a world on from a card to be valued: the greedy `rollout` (the bench's
+        models of the other seats, `bench.diagnose`, play it otherwise)."""
+        rollout(state, rng, stop_at_empty=stop_at_empty)
+
     # ------------------------------------------------------------------ PIMC
 
     def _search(self, obs: Observation, know: Knowledge, moves: list[int], deadline: float) -> int:
@@ -263,7 +268,7 @@ class HardPlayer:
                 s = state.clone()
                 s.apply(c)
                 play_rng.seed(seed)  # the same stream for every card: paired estimates
-                rollout(s, play_rng, stop_at_empty=stop)
+                self._playout(s, play_rng, stop)
                 pts: float = side_points(s, my_side, sides)
                 if s.phase == PLAY:  # stopped where the talon ran out: solve the rest
                     lead = s.current
