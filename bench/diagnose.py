@@ -29,7 +29,7 @@ import argparse
 import json
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.seers import Seer
 from bot.engine.observation import Observation
@@ -90,8 +90,9 @@ def normal_playout(
         rollout(state, rng, stop_at_empty=stop_at_empty)
 
 
-class HardModel(HardPlayer):
-    """`hard` whose worlds are played on by `normal` (`normal_playout`)."""
+class NormalModel:
+    """For `HardPlayer` and its seers: the worlds played on by `normal` (`normal_playout`),
+    for the trick under way only where `trick_only` (see `modelled`)."""
 
     trick_only = False
 
@@ -99,21 +100,20 @@ class HardModel(HardPlayer):
         normal_playout(state, rng, stop_at_empty, self.trick_only)
 
 
-class HardModel1(HardModel):
-    trick_only = True
+class HardModel(NormalModel, HardPlayer):
+    """`hard` whose sampled worlds are played on by `normal`."""
 
 
-class SeerModel(Seer):
-    """The seer whose world is played on by `normal` (`normal_playout`)."""
-
-    trick_only = False
-
-    def _playout(self, state: HandState, rng: random.Random, stop_at_empty: bool) -> None:
-        normal_playout(state, rng, stop_at_empty, self.trick_only)
+class SeerModel(NormalModel, Seer):
+    """The seer whose world (the real one) is played on by `normal`."""
 
 
-class SeerModel1(SeerModel):
-    trick_only = True
+Modelled = TypeVar("Modelled", bound=NormalModel)
+
+
+def modelled(bot: Modelled, trick_only: bool) -> Modelled:
+    bot.trick_only = trick_only
+    return bot
 
 
 def learned(level: str, **parts: bool) -> Callable[..., Player]:
@@ -147,9 +147,11 @@ PLAYERS = {
     "hardseer100": hardseer100,
     "harddeep5": harddeep5,
     "hardseern": lambda rng, budget, iterations: SeerModel(rng, budget, iterations, False),
-    "hardseern1": lambda rng, budget, iterations: SeerModel1(rng, budget, iterations, False),
+    "hardseern1": lambda rng, budget, iterations: modelled(
+        SeerModel(rng, budget, iterations, False), True
+    ),
     "hardn": lambda rng, budget, iterations: HardModel(rng, budget, iterations),
-    "hardn1": lambda rng, budget, iterations: HardModel1(rng, budget, iterations),
+    "hardn1": lambda rng, budget, iterations: modelled(HardModel(rng, budget, iterations), True),
     "hardn5": lambda rng, budget, iterations: HardModel(rng, 5 * budget, iterations),
     "hardv": learned("hard", learned_value=True),
     "hardi": learned("hard", learned_infer=True),
