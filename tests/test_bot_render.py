@@ -192,9 +192,10 @@ def check_private(table: Table, seat: int) -> None:
     user_id = USER_BASE + seat
     moves = act_actions(r)
     plays = [(h, s, a, label) for h, s, a, label in moves if a < A.CALL_RANK]
+    my_turn = hand.current == seat and not hand.is_terminal()
     if hand.phase == PLAY and not rules.blind:
         offered = sorted(a for _, _, a, _ in plays)
-        if rules.follow_suit and hand.current == seat and not hand.is_terminal():
+        if my_turn:
             # §8.2: on one's turn only the cards one may play are buttons; the rest is named
             playable = [c for c in hand.hands[seat] if c in hand.legal_actions()]
             assert offered == sorted(playable)
@@ -203,11 +204,15 @@ def check_private(table: Table, seat: int) -> None:
                 line = next(x for x in plain.splitlines() if x.startswith("🚫"))
                 assert cards_named(line, options, lang) == unplayable, line
         else:
-            assert offered == sorted(hand.hands[seat])
+            # issue 49: out of turn no button (it would only answer "not your turn"); one's
+            # cards are named as text
+            assert offered == []
+            if hand.hands[seat] and not hand.is_terminal():
+                assert set(hand.hands[seat]) <= cards_named(plain, options, lang), plain
         for _, _, a, label in plays:
             assert cards_named(label, options, lang) == {a}
     if rules.blind and hand.phase == PLAY:
-        assert len(plays) == len(hand.hands[seat])
+        assert len(plays) == (len(hand.hands[seat]) if my_turn else 0)
         assert not cards_named(" ".join(label for *_, label in plays), options, lang)
     # every button is actionable exactly when it is this seat's turn, and legal then
     legal = set(hand.legal_actions()) if hand.current == seat else set()
@@ -541,7 +546,9 @@ def test_each_player_gets_their_own_end_of_hand_summary(lang: str) -> None:
             for s in range(5):
                 assert f"{short_name(table.seats[s].name)} {res.card_points[s]}" in plain
             assert not cards_named(plain, table.options, lang) - public_cards(hand)
-            assert [b.data for row in r.keyboard for b in row] == [f"n:{TABLE_ID}:0"]
+            # no button: the next hand comes by itself, or by the group's table message's
+            # button (issue 49: the summary stays as it is, no edit to take a button away)
+            assert r.keyboard == []
     # with a computer seat the ledger gets nothing, unless the table counts (then the
     # computer neither pays nor collects); at a match's end only, outside chiamata (§10.2)
     for counts in (False, True):
@@ -575,7 +582,8 @@ def test_each_player_gets_their_own_end_of_hand_summary(lang: str) -> None:
 def test_a_card_play_changes_no_other_players_buttons_in_chiamata(variant: str) -> None:
     """In chiamata's play phase a card play changes the other hand messages only in their
     text (the card now on the table, whose turn it is: issue 11 §2): nobody else's buttons
-    change, and everything the others' messages add is what the table shows anyway."""
+    change but those of the one whose turn it becomes (issue 49: buttons on one's turn
+    only), and everything the others' messages add is what the table shows anyway."""
     changed_text = 0
     for table, hand, rng in chiamata_hands(variant, range(15), offset=100):
         n = table.n_players
@@ -588,8 +596,8 @@ def test_a_card_play_changes_no_other_players_buttons_in_chiamata(variant: str) 
             for s in range(n):
                 if s == seat:
                     continue
-                if not hand.is_terminal():  # (at the end: the summary's "next hand")
-                    assert after[s].keyboard == before[s].keyboard, s
+                if not hand.is_terminal() and s != hand.current:  # (the end: "next hand")
+                    assert after[s].keyboard == before[s].keyboard == [], s
                 if after[s].text != before[s].text:
                     changed_text += 1
                     if not hand.is_terminal():  # the card just played is shown to everyone

@@ -402,7 +402,10 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
         assert to_act != person.user_id
         assert ("sendMessage", to_act) in sent, sent  # their turn, as a message that notifies
         assert ("editMessageText", CHAT) in sent, sent  # the group's table
-        assert not [m for m, chat in sent if chat == waiting], sent  # their turn comes later
+        # the one who moved: the message they tapped no longer says it is their turn (issue
+        # 49: an edit, which the dead worker owed too); their next turn comes later
+        assert waiting == person.user_id
+        assert [m for m, chat in sent if chat == waiting] == ["editMessageText"], sent
         assert (await other.db.message_state(tid, None)).version == table.move_no
         assert (await other.db.message_state(tid, to_act)).version == table.move_no
 
@@ -485,10 +488,16 @@ async def test_a_hand_message_is_edited_by_what_a_move_changes_not_by_the_worker
         table = await now_at(w, tid)
         person, index, stamp, action = tap_of(table, rng)
         w.out.private_shown.clear()
+        w.out.private_flags.clear()
         assert (await w.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
         await idle(workers)
-        # the next to act gets their turn; the other sees the card on their next turn
+        # the next to act gets their turn; the other sees the card on their next turn, but
+        # for the message they tapped, which only stops saying it is their turn (issue 49:
+        # `settle`, edited only if it still shows a turn)
         after = await now_at(w, tid)
         assert after.hand is not None
         to_act = after.seats[after.hand.current].user_id
-        assert set(w.out.private_shown) <= {to_act}, (w.out.private_shown, to_act)
+        shown = list(zip(w.out.private_shown, w.out.private_flags, strict=True))
+        assert {u for u, _ in shown} <= {to_act, person.user_id}, (shown, to_act)
+        if person.user_id != to_act:
+            assert all(f.get("settle") for u, f in shown if u == person.user_id), shown

@@ -76,6 +76,7 @@ class NoChat:
         *,
         urgent: bool = False,
         turn: str | None = None,
+        settle: bool = False,
     ) -> None:
         pass
 

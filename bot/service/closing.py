@@ -19,6 +19,9 @@ from storage import StorageError
 
 log = logging.getLogger(__name__)
 
+# why a running match closed, when nothing else tells the group (a new message does)
+ANNOUNCED = ("abandoned", "cancelled_agreed")
+
 
 class Closing:
     """Cancel, cancel consent, close."""
@@ -99,6 +102,12 @@ class Closing:
         self.play.settle(table)
         self.tables.render(table, urgent=True)  # nobody keeps live buttons
         self.lobby.drop_panels(table)
+        if table.hand is not None and closed.get("key") in ANNOUNCED:
+            # a match that ends without a result is news: a new message in the group, which
+            # notifies (each player's comes in private, `Tables.render`); a cancel by command
+            # is announced by its reply
+            text = t(table.lang, closed["key"], who=closed.get("who", ""))
+            self.tables.spawn(self.out.say(table.chat_id, text))
         return True
 
     async def _cancel_match(

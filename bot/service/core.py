@@ -12,7 +12,6 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 
-from bot.engine.phase import Phase
 from bot.i18n import t
 from bot.service.langs import Languages
 from bot.service.types import Live, Outbox, Timers
@@ -63,18 +62,16 @@ def _moment(table: Table) -> tuple[object, ...]:
     )
 
 
-_CALLED = (Phase.PLAY, Phase.OVER)  # the auction, the suit and the call are behind
-
-
 def _their_moment(table: Table, seat: int) -> tuple[object, ...]:
     """What a person's hand message must show as soon as it changes, though it is not their
-    turn: a hand dealt (their new cards), the call made (the socio learns it is them), the
-    hand's end, the table closed, their seat away or back, their language. A bid, a step of
-    the auction or a card played they see on their next turn, a few moves later, in its new
-    message (the group's table message and the Mini App show every move)."""
+    turn: a hand dealt (their new cards), the hand's end, the table closed, their seat away
+    or back, their language. A bid, the call, a card played they see on their next turn, a
+    few moves later, in its new message (the group's table message and the Mini App show
+    every move): the call, too, as the first trick comes round to every seat at once (issue
+    49: the budget their own tapped message's edit takes comes from here)."""
     hand = table.hand
     s = table.seats[seat]
-    phase = (hand.hand_index, hand.phase in _CALLED, hand.is_terminal()) if hand else None
+    phase = (hand.hand_index, hand.is_terminal()) if hand else None
     return (table.status, s.is_bot, s.lang or table.lang, phase)
 
 
@@ -131,6 +128,8 @@ class Tables:
         self._bid_pages: dict[tuple[int, int], tuple[int, int, int]] = {}
         # the moments last shown (`render`): the group's table message, each hand message
         self._moments: dict[tuple[int, int | None], tuple[object, ...]] = {}
+        # the hand messages this process last showed as their person's turn (`render`)
+        self._turn_open: set[tuple[int, int]] = set()
         # Other processes write the same database (several workers on PostgreSQL): the
         # database is the source of truth, `by_id` only a cache checked against the stored
         # version before each use (`current`), deadlines are claimed in the database
@@ -315,19 +314,33 @@ class Tables:
         abandoned = table.status == CANCELLED and (table.closed or {}).get("key") == "abandoned"
         ended = table.hand.is_terminal() or closed
         sweep = False
+        actions = table.hand.actions
+        last_actor = actions[-1][0] if actions else -1
         for seat, s in enumerate(table.seats):
             if s.user_id is None:
                 continue
             if not closed and self.live is not None and self.live.visible(tid, s.user_id):
+                self._turn_open.discard((tid, seat))  # the page shows it, and takes taps
                 continue  # their Mini App page is open and shows it: the chat stays quiet
             theirs = not s.is_bot and _their_turn(table, seat)
             now = _seat_moment(table, seat, paused)
-            if not (theirs or urgent or resend) and self._moments.get((tid, seat)) == now:
+            # their turn is over (they acted, the computer acted for them, the table closed)
+            # while their chat still shows it: that message changes at once to say what
+            # happened, without buttons (issue 49). Whoever acted last is checked too: with
+            # other workers the turn may have been shown by another (the outbox edits only a
+            # message that still shows a turn, `settle`).
+            settle = not theirs and ((tid, seat) in self._turn_open or seat == last_actor)
+            if theirs:
+                self._turn_open.add((tid, seat))
+            else:
+                self._turn_open.discard((tid, seat))
+            moved = self._moments.get((tid, seat)) != now
+            if not (theirs or urgent or resend or settle) and not moved:
                 continue  # they see this change on their next turn
-            if owed and not (theirs or ended) and (tid, seat) not in self._moments:
+            if owed and not (theirs or ended or settle) and (tid, seat) not in self._moments:
                 self._moments[(tid, seat)] = now
                 continue
-            sweep = sweep or (ended and self._moments.get((tid, seat)) != now)
+            sweep = sweep or (ended and moved)
             self._moments[(tid, seat)] = now
             plang = s.lang or lang  # each person in their own language
             if table.status == CANCELLED:  # nobody's buttons work any more
@@ -345,9 +358,14 @@ class Tables:
             # that the match waits for them (a key of its own), which its end as abandoned
             # then edits (its button goes: no dead button left once the table is closed)
             turn = f"{table.hand.hand_index}.{table.turn_start()}" if theirs else None
-            if s.is_bot and (paused or abandoned):
+            if table.status == CANCELLED:  # the match ended without a result: news too
+                turn = f"{table.hand.hand_index}.closed"
+            elif s.is_bot and paused:
                 turn = f"{table.hand.hand_index}.paused"
-            self.out.show_private(table, s.user_id, content, turn=turn)
+            # only a change of moment (or a resend) must show; a settled turn, only if the
+            # chat still shows that turn
+            only_turn = settle and not (moved or urgent or resend) and turn is None
+            self.out.show_private(table, s.user_id, content, turn=turn, settle=only_turn)
         if sweep:  # the hand is over: its replaced turn messages go, one call per chat
             self.out.sweep(table)
         if closed:
@@ -387,6 +405,7 @@ class Tables:
     def _forget_moments(self, table_id: int) -> None:
         for key in [k for k in self._moments if k[0] == table_id]:
             del self._moments[key]
+        self._turn_open = {k for k in self._turn_open if k[0] != table_id}
 
     def spawn(self, coro: Awaitable[None]) -> None:
         """Send a notice without holding the table (the group's budget may make it wait)."""

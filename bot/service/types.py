@@ -94,6 +94,7 @@ class Outbox(Protocol):
         *,
         urgent: bool = False,
         turn: str | None = None,
+        settle: bool = False,
     ) -> None: ...
 
     def sweep(self, table: Table) -> None: ...

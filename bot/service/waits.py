@@ -19,6 +19,7 @@ from bot.service.play import Play
 from bot.table.deadlines import Notice
 from bot.table.table import LOBBY, PLAYING, Table, TableError
 from bot.view.render import Rendered, group_title, mention
+from bot.view.render.hand import ABANDON_MINUTES
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +207,9 @@ class Waits:
             await self.play.move(table, seat, action, None)
         except TableError:
             return  # reloaded from the database: its deadlines are re-armed
-        notice = t(table.lang, "timeout_away" if away else "timeout_notice", who=s.name)
+        # a match that now waits for its people says so, not that a computer plays on
+        said = "timeout_paused" if table.paused() else "timeout_away" if away else "timeout_notice"
+        notice = t(table.lang, said, who=s.name, minutes=ABANDON_MINUTES)
         if table.hand is not None and not table.hand.is_terminal():  # (else: the hand's log)
             if mentioned is not None:
                 content = Rendered(notice, [])

@@ -94,6 +94,7 @@ class _Slot:
     edited_pace: float = 0.0
     shown_moment: str = ""
     turn: str | None = None  # `desired` is for the person's turn, this one (`show_private`)
+    settle: bool = False  # `desired` shows only if the message still shows a turn
     version: int = 0  # the table version `desired` was rendered from
     sending: int = 0  # ... and the one being sent now
     repost: bool = False  # the group's table message goes out anew at the bottom (`repost`)
@@ -186,12 +187,16 @@ class TelegramOutbox:
         *,
         urgent: bool = False,
         turn: str | None = None,
+        settle: bool = False,
     ) -> None:
         """Show `content` as the person's hand message. `turn` (it is their turn; the key of
         that turn): unless the message shown is already of this turn, it goes out as a new
         message (which notifies), and the one it replaces is deleted with the others of the
-        hand when the hand ends (`sweep`): one call per chat instead of one per turn."""
-        self._put(table, user_id, user_id, content, urgent, turn=turn)
+        hand when the hand ends (`sweep`): one call per chat instead of one per turn.
+        `settle` (their turn is over): the message is edited only if it still shows a turn,
+        so that no message says "your turn" once the turn is gone (as stored: whichever
+        worker or run sent it)."""
+        self._put(table, user_id, user_id, content, urgent, turn=turn, settle=settle)
 
     def sweep(self, table: Table) -> None:
         """Delete the table's hand messages that newer turn messages replaced: one
@@ -250,15 +255,19 @@ class TelegramOutbox:
         if self.shared:
             async with self.db.message_lock(tid, uid):
                 state = await self.db.message_state(tid, uid)
-                await self._keep_message(slot, state.message_id, content)
+                shown = state.digest if state.unsure is None else known(state.unsure)
+                await self._keep_message(slot, state.message_id, content, shown)
         else:
-            await self._keep_message(slot, await self._message_id(slot), content)
+            message_id = await self._message_id(slot)
+            await self._keep_message(slot, message_id, content, slot.sent)
 
-    async def _keep_message(self, slot: _Slot, message_id: int | None, content: Rendered) -> None:
+    async def _keep_message(
+        self, slot: _Slot, message_id: int | None, content: Rendered, shown: str | None
+    ) -> None:
         tid, uid = slot.table.table_id, slot.user_id
         assert uid is not None
-        if message_id is not None:
-            want = digest(content)
+        want = digest(content)
+        if message_id is not None and shown != want:  # (a summary without buttons: as it is)
             # noted first, as any edit (a bot killed meanwhile knows what it may show)
             await self.notes.editing(slot.chat_id, message_id, want)
             try:
@@ -354,6 +363,7 @@ class TelegramOutbox:
         turn: str | None = None,
         routine: bool = False,
         moment: str = "",
+        settle: bool = False,
     ) -> None:
         key = (table.table_id, user_id)
         slot = self._slots.get(key)
@@ -367,6 +377,8 @@ class TelegramOutbox:
             return
         # a change that matters, still to show, keeps its haste when a routine one follows
         slot.routine = routine and (slot.desired is None or slot.routine)
+        # a content that must show, still to send, keeps that when a settling one follows
+        slot.settle = settle and (slot.desired is None or slot.settle)
         slot.desired = content
         slot.moment = moment
         slot.version = table.move_no
@@ -398,15 +410,15 @@ class TelegramOutbox:
                     log.exception("outbox: keeping %s's message failed", slot.chat_id)
             if slot.user_id is None and slot.desired is not None:
                 await self._edit_wait(slot)
-            content, turn = slot.desired, slot.turn
+            content, turn, settle = slot.desired, slot.turn, slot.settle
             if content is not None:
                 slot.urgent = False
                 slot.sending, slot.sending_moment = slot.version, slot.moment
                 try:
                     if self.shared:
-                        sent = await self._send_shared(slot, content, turn)
+                        sent = await self._send_shared(slot, content, turn, settle)
                     else:
-                        sent = await self._send(slot, content, turn)
+                        sent = await self._send(slot, content, turn, settle)
                 except _Later:
                     slot.wake.set()  # back to `_edit_wait`, the newest content kept
                     continue
@@ -520,7 +532,9 @@ class TelegramOutbox:
             slot.sent = await self._stored.shows(slot.chat_id, slot.message_id)
         return slot.message_id
 
-    async def _send_shared(self, slot: _Slot, content: Rendered, turn: str | None) -> bool:
+    async def _send_shared(
+        self, slot: _Slot, content: Rendered, turn: str | None, settle: bool = False
+    ) -> bool:
         """`_send` with other workers sending for the same tables: under the message's lock
         (`Database.message_lock`, across workers), from the message as stored (its id, what
         it shows, the table version it shows), and only if that version is not newer than
@@ -548,7 +562,7 @@ class TelegramOutbox:
                 self._stored.drop_hand(tid, uid)
             else:
                 self._stored.set_hand(tid, uid, state.message_id)
-            sent = await self._send(slot, content, turn)
+            sent = await self._send(slot, content, turn, settle)
             if sent and slot.message_id is not None and slot.sent is not None:
                 await self._noted(slot, slot.message_id, slot.sent)
             return sent
@@ -572,12 +586,18 @@ class TelegramOutbox:
         else:
             self.notes.shown(slot.chat_id, message_id, shown)
 
-    async def _send(self, slot: _Slot, content: Rendered, turn: str | None = None) -> bool:
+    async def _send(
+        self, slot: _Slot, content: Rendered, turn: str | None = None, settle: bool = False
+    ) -> bool:
         """Send or edit the slot's message. True once Telegram shows `content`; False if it
         cannot (a person who has not started the bot, a group that removed the bot).
         `turn` (a private message for the person's turn, that turn's key): a new message
-        replaces the one shown, unless that one is already of this turn."""
+        replaces the one shown, unless that one is already of this turn; if the one replaced
+        still shows an earlier turn (its buttons live), it is deleted at once. `settle`: the
+        message is edited only if it shows a turn still (nothing to do otherwise)."""
         mid = await self._message_id(slot)
+        if settle and (mid is None or not (slot.sent or "").startswith(TURN_MARK)):
+            return True  # it shows no turn: what it shows stays true until the next moment
         want = digest(content)
         mark = None
         if turn is not None and slot.user_id is not None:
@@ -590,8 +610,10 @@ class TelegramOutbox:
         if mid is not None and slot.sent == want:
             return True
         replaced: int | None = None
+        live_turn = False
         if mark is not None and not (slot.sent or "").startswith(mark):
             replaced, mid = mid, None  # a fresh message notifies; an edit would not
+            live_turn = (slot.sent or "").startswith(TURN_MARK)
         tid = slot.table.table_id
         counted = replaced is not None  # a sweep of the hand waits for this one (`sending`)
         if counted:
@@ -621,7 +643,10 @@ class TelegramOutbox:
                             )
                             moved = None
                         if replaced is not None and replaced != mid:
-                            self._sweeper.replace(tid, slot.chat_id, replaced)
+                            if live_turn:  # its buttons are for a turn gone by: it goes now
+                                self._oneoff.delete_soon(slot.chat_id, [replaced])
+                            else:  # it says what happened: it goes with the hand's sweep
+                                self._sweeper.replace(tid, slot.chat_id, replaced)
                             replaced = None
                     else:
                         await self.notes.editing(slot.chat_id, mid, want)

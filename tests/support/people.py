@@ -102,6 +102,25 @@ def your_turn(msg: FakeMessage) -> bool:
     return "👉" in msg.text
 
 
+def untruths(fake: FakeTelegram, people: list[FakeUser], to_act: int | None) -> list[str]:
+    """Issue 49: what the people's private chats show that is no longer true: a message
+    that says it is its reader's turn when it is not (`to_act`: the user id of the one to act,
+    None for nobody), or an older one than the newest; more than one message with live
+    buttons in a chat. Empty when every chat tells the truth."""
+    found = []
+    for p in people:
+        msgs = fake.bot_messages(p)
+        live = [m.message_id for m in msgs if any(b.callback_data for b in m.buttons)]
+        if len(live) > 1:
+            found.append(f"{p.first_name}: {len(live)} messages with live buttons {live}")
+        turns = [m for m in msgs if your_turn(m)]
+        if turns and p.id != to_act:
+            found.append(f"{p.first_name}: 'your turn' though it is not: {turns[-1].text!r}")
+        if len(turns) > 1:
+            found.append(f"{p.first_name}: {len(turns)} messages say 'your turn'")
+    return found
+
+
 def action_of(button: FakeButton) -> int:
     assert button.callback_data is not None
     return int(button.callback_data.split(":")[-1])

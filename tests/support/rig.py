@@ -54,6 +54,7 @@ class Out:
         self.sweeps: list[int] = []
         self.group_flags: list[dict[str, object]] = []  # urgent, routine: of each `group`
         self.private_shown: list[int] = []  # whose hand message, at each `show_private`
+        self.private_flags: list[dict[str, object]] = []  # ... and its flags (turn, settle)
 
     def show_table(self, table: Table, content: Rendered, **flags: object) -> None:
         self.group.append(content)  # urgent and routine: when it is sent, not what
@@ -68,6 +69,7 @@ class Out:
     def show_private(self, table: Table, user_id: int, content: Rendered, **flags: object) -> None:
         self.private[user_id] = content  # urgent and turn: how it is sent, not what
         self.private_shown.append(user_id)
+        self.private_flags.append(flags)
 
     def sweep(self, table: Table) -> None:
         self.sweeps.append(table.table_id)

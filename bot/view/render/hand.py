@@ -3,16 +3,18 @@ takes when its buttons no longer work (frozen, away, kept once the next hand is 
 
 from __future__ import annotations
 
+from bot.engine import Observation
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.i18n import t, variant_name
-from bot.i18n.words import action_label, rank_name
+from bot.i18n.words import action_label, bid_label, rank_name
 from bot.table.deadlines import ABANDON_AFTER
 from bot.table.table import PLAYING, Table
 from bot.view.callback_data import callback_data
 from bot.view.render.auction import _bid_keyboard, _pm_chiamata, auction_prompt
 from bot.view.render.cards import (
     _briscola_line,
+    _card,
     _card_rows,
     _french,
     _hand_text,
@@ -50,13 +52,14 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
     kb: Keyboard = []
     if hand.is_terminal():
         lines.extend(pm_summary(table, seat, obs, nm, lang))
-        if table.status == PLAYING and table.match is not None and not table.match.over:
-            if table.paused():  # the match waits for them: the next hand when they are back
-                away = "paused_left" if table.seats[seat].away == "left" else "paused_timeout"
-                lines.append(t(lang, away, minutes=ABANDON_MINUTES))
-                kb.append([Button(t(lang, "btn_resume"), callback_data("b", tid))])
-            else:
-                kb.append([Button(t(lang, "btn_next"), callback_data("n", tid, hidx))])
+        # the next hand: by itself, or the group's table message's button (a summary without
+        # a button stays as it is, no edit, when the next hand is dealt); but the match waits
+        # for them: the next hand when they are back
+        on = table.status == PLAYING and table.match is not None and not table.match.over
+        if on and table.paused():
+            away = "paused_left" if table.seats[seat].away == "left" else "paused_timeout"
+            lines.append(t(lang, away, minutes=ABANDON_MINUTES))
+            kb.append([Button(t(lang, "btn_resume"), callback_data("b", tid))])
         return Rendered("\n".join(lines), kb)
 
     my_turn = obs.current == seat
@@ -69,6 +72,9 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
     elif obs.current >= 0:
         key = "pm_bid_of" if obs.phase == "auction" else "pm_turn_of"
         lines.append(t(lang, key, who=nm[obs.current]))
+        done = _what_you_did(obs, seat, lang)
+        if done:  # the turn that was theirs, as it went (issue 49: the tapped message says it)
+            lines.append(done)
     if obs.rules.chiamata:
         lines.extend(_pm_chiamata(obs, seat, nm, lang))
     briscola = _briscola_line(obs, lang)
@@ -99,17 +105,21 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
             # changes only when this seat plays, so nobody else's buttons change for it.
             played = table.plays_by(seat)
             lines.append(t(lang, "blind_hand", n=obs.hand_sizes[seat]))
-            kb.append(
-                [
-                    Button(f"🂠 {i + 1}", callback_data("a", tid, hidx, played, A.BLIND + i))
-                    for i in range(obs.hand_sizes[seat])
-                ]
-            )
+            if my_turn:
+                kb.append(
+                    [
+                        Button(f"🂠 {i + 1}", callback_data("a", tid, hidx, played, A.BLIND + i))
+                        for i in range(obs.hand_sizes[seat])
+                    ]
+                )
+        elif not my_turn:  # one's cards as text: no button that would only say "not yet"
+            if obs.hand:
+                lines.append(t(lang, "your_cards", cards_html=_hand_text(obs.hand, obs, lang)))
         else:
             lines.append(t(lang, "your_hand"))
             # §8.2 (Briscolone): on one's turn only the cards one may play are buttons; the
             # others are named, so no tap is wasted on a card that would be refused
-            held = tuple(c for c in obs.hand if not my_turn or c in obs.legal)
+            held = tuple(c for c in obs.hand if c in obs.legal)
             if len(held) < len(obs.hand):
                 unplayable = tuple(c for c in obs.hand if c not in held)
                 lines.append(
@@ -129,6 +139,23 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
         if my_turn:
             kb.extend(_bid_keyboard(obs, lang, tid, hidx, stamp, bid_page))
     return Rendered("\n".join(lines), kb)
+
+
+def _what_you_did(obs: Observation, seat: int, lang: str) -> str:
+    """What the seat did on its last turn, while it is someone else's: the card it played
+    in the trick on the table (or in the trick just taken, before the next is led), its
+    last word in the auction; "" otherwise."""
+    if obs.phase == "play":
+        plays = obs.trick or (obs.tricks[-1].plays if obs.tricks else ())
+        card = next((c for s, c in plays if s == seat), -1)
+        if card < 0 or card >= A.BLIND:
+            return ""
+        return t(lang, "pm_you_played", card_html=_card(card, obs, lang))
+    if obs.phase == "auction":
+        said = [a for s, a in obs.bids if s == seat]
+        if said:
+            return t(lang, "pm_you_bid", bid=bid_label(said[-1], obs, lang))
+    return ""
 
 
 def _pm_title(table: Table, lang: str, n: int | None = None) -> str:
