@@ -23,7 +23,7 @@ from bot.cli import render as R
 from bot.cli.play import add_play_parser, main_play, run_play
 from bot.engine import actions as A
 from bot.engine.cards import DECK32, DECK40, Deck
-from bot.engine.match import Match
+from bot.engine.match import HandRecord, Match
 from bot.engine.observation import Observation
 from bot.engine.options import Options
 from bot.engine.state import CALL_CARD, NAME_SUIT, OVER, PLAY, HandState
@@ -523,6 +523,48 @@ def test_other_seat_and_open_league(recorder: Recorder) -> None:
     script = Script(itertools.chain(["1"] * 60, ["q"]), default="")
     rc = run_play("chiamata", 3, {"target": "0"}, input_fn=script, output_fn=recorder)
     assert rc == 0 and "lega aperta" in recorder.text and "Partita interrotta" in recorder.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_s7_13_fixed_hands_progress_and_end_in_the_terminal(recorder: Recorder, lang: str) -> None:
+    """RULES §7.13: with hands=5 the standings after each hand say how many of the five were
+    played (not a target); the match ends after five counted hands, or more while the highest
+    scores are equal, and the highest score wins."""
+    options = {"hands": "5"}
+    assert play("chiamata", recorder, Script([]), seed=10, options=options, lang=lang) == 0
+    match = Match(Options.parse("chiamata", options), 10)
+    for state in recorder.states:  # the same hands into a fresh Match
+        match.record(state)
+    assert match.over and match.counted_hands() >= 5
+    assert match.winner == match.scores.index(max(match.scores))
+    text = recorder.text
+    for k in range(1, 5):
+        assert (f"mani giocate {k} su 5" if lang == "it" else f"hands played {k} of 5") in text
+    assert ("si vince a" if lang == "it" else "first to") not in text
+    names = cli_play.seat_names(5, HUMAN, lang)
+    assert R.render_match_result(match, names, HUMAN, lang) in text
+
+
+def test_s7_13_fixed_hands_standings_tie_and_tie_break_words() -> None:
+    """RULES §7.13: after the five hands with equal highest scores the standings say one more
+    hand is played; at the end they count the tie-break hands with the five."""
+    match = Match(Options.parse("chiamata", {"hands": "5"}), 1)
+    names = cli_play.seat_names(5, HUMAN, "it")
+    record = HandRecord(0, 0, False, False, (0,), (70, 50), (70, 0, 0, 0, 50), (0,) * 5)
+    match.records = [record] * 5
+    match.scores = [2, 2, 0, -2, -2]
+    assert "pari in testa dopo 5 mani: si gioca un'altra mano" in R.render_match_status(
+        match, names, "it"
+    )
+    assert "level at the top after 5 hands: one more hand" in R.render_match_status(
+        match, names, "en"
+    )
+    match.records = [record] * 6
+    match.scores, match.over, match.winners = [4, 1, -1, -2, -2], True, (0,)
+    assert "mani giocate 6: 5 più lo spareggio" in R.render_match_status(match, names, "it")
+    assert "hands played 6: 5 and the tie-break" in R.render_match_status(match, names, "en")
+    match.records = [record] * 5
+    assert "mani giocate 5 su 5" in R.render_match_status(match, names, "it")
 
 
 def test_bad_configuration_returns_2() -> None:

@@ -456,6 +456,21 @@ def test_end_of_hand_snapshot_is_a_table_with_the_standing(variant: str) -> None
             assert [len(r["seats"]) for r in st["rows"]] == [2, 2]
 
 
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_s7_13_snapshot_of_a_fixed_number_of_hands(lang: str) -> None:
+    """RULES §7.13: with hands=5 the Mini App's title says which of the five hands this is
+    and the standing names the five hands, not a target (which does not apply)."""
+    table = new_table("chiamata", {"hands": "5"}, lang, "fixed-hands")
+    snap = snapshot(table, 0, lang)
+    assert snap["title"].endswith("mano 1 di 5" if lang == "it" else "hand 1 of 5")
+    st = snap["standing"]
+    assert st["kind"] == "score" and st["target"] is None and st["fixed_hands"] == 5
+    assert st["hands"] == 0
+    plain = snapshot(new_table("chiamata", {}, lang, "target"), 0, lang)
+    assert plain["standing"]["target"] == 11 and plain["standing"]["fixed_hands"] is None
+    assert plain["title"].endswith("mano 1" if lang == "it" else "hand 1")
+
+
 async def test_hub_knows_whether_a_visible_page_is_connected() -> None:
     """Issue 39's interface: per (table, user), whether a page of theirs is open and
     visible now; told to whoever registered, once per change."""

@@ -46,7 +46,8 @@ def test_setting_values_are_read_from_the_options_own_types() -> None:
     assert SETTING_CHOICES["overbid"] == ("true", "false")  # the default first
     assert SETTING_CHOICES["teams"] == ("none", "pairs", "threes")
     assert SETTING_CHOICES["players"] == ("2", "3", "4")
-    assert SETTING_CHOICES["target"] == ("11", "21", "0")
+    assert SETTING_CHOICES["target"] == ("7", "11", "21", "0")  # §7.13
+    assert SETTING_CHOICES["hands"] == ("0", "4", "5", "8", "10")  # §7.13
     assert SETTING_CHOICES["timer"] == tuple(str(s) for s in TIMER_CHOICES)
     assert SETTING_CHOICES["pin"] == ("false", "true")
 

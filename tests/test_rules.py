@@ -29,6 +29,7 @@ from bot.engine import (
 )
 from bot.engine import actions as A
 from bot.engine.cards import card_id
+from bot.engine.options import option_choices
 from tests.support.deals import arrange, assert_illegal, opts, play
 
 # Italian numbers from the strongest to the weakest (§1.1).
@@ -1540,6 +1541,181 @@ def test_s7_13_several_players_reach_the_target_on_one_hand() -> None:
     hand(m, 2, 1, [0, 30, 40, 25, 25])
     hand(m, 1, 2, [0, 40, 30, 25, 25])  # seat 1 at 5, seat 2 at 4: both reached, 5 wins
     assert m.scores == [-3, 5, 4, -3, -3] and m.over and m.winner == 1
+
+
+def _chiamata_hand(m: Match, caller: int, partner: int, won: bool) -> None:
+    """Record one chiamata hand of `m`: `caller` (with `partner`, or alone when they are the
+    same seat) wins or loses it with card points on both sides (no cappotto, §7.12)."""
+    s = m.deal()
+    s.caller, s.partner, s.target = caller, partner, 61
+    side = {caller, partner}
+    ours = 70 if won else 50
+    taken = [0] * s.n_players
+    taken[caller] = ours - (10 if partner != caller else 0)
+    if partner != caller:
+        taken[partner] = 10
+    others = [x for x in range(s.n_players) if x not in side]
+    for i, x in enumerate(others):
+        taken[x] = (120 - ours) // len(others) + (1 if i < (120 - ours) % len(others) else 0)
+    m.record(finish_with(s, taken))
+
+
+def _redeal(m: Match) -> None:
+    """Record an all-pass chiamata hand (§7.4): dealt again by the next dealer, void."""
+    s = m.deal()
+    for _ in range(s.n_players):
+        s.apply(A.PASS)
+    assert s.result().redeal
+    m.record(s)
+
+
+def test_s7_13_target_seven_ends_at_seven() -> None:
+    """RULES §7.13: `target` 7 ends the game when a player reaches 7."""
+    m = Match(opts("chiamata", target=7), 3, dealer=0)
+    _chiamata_hand(m, 1, 1, won=True)  # seat 1 alone: +4
+    _chiamata_hand(m, 1, 2, won=True)  # seat 1 caller: +2
+    assert m.scores[1] == 6 and not m.over
+    _chiamata_hand(m, 2, 1, won=True)  # seat 1 partner: +1
+    assert m.scores[1] == 7 and m.over and m.winner == 1
+    assert m.counted_hands() == 3 and m.format == "target"
+
+
+def test_s7_13_target_twenty_one() -> None:
+    """RULES §7.13: `target` 21 plays on past 11 and ends when a player reaches 21."""
+    m = Match(opts("chiamata", target=21), 3, dealer=0)
+    for _ in range(5):
+        _chiamata_hand(m, 1, 1, won=True)  # +4 a hand
+    assert m.scores[1] == 20 and not m.over
+    _chiamata_hand(m, 1, 1, won=True)
+    assert m.scores[1] == 24 and m.over and m.winner == 1
+
+
+def test_s7_13_target_choices_are_seven_eleven_twenty_one_and_open() -> None:
+    """RULES §7.13: `target` 7, 11 or 21 (default 11); 0 is an open league."""
+    assert option_choices("target") == ("7", "11", "21", "0")
+    assert Options.parse("chiamata").target == 11
+    for value in option_choices("target"):
+        assert Options.parse("chiamata", {"target": value}).target == int(value)
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands"), [("chiamata", 5), ("chiamata", 10), ("chiamata4", 4), ("chiamata4", 8)]
+)
+def test_s7_13_fixed_hands_end_after_exactly_that_many_counted_hands(
+    variant: str, hands: int
+) -> None:
+    """RULES §7.13: option `hands` ends the game after that many counted hands, the highest
+    score winning; `target` does not apply (seat 1 passes 11 long before)."""
+    m = Match(opts(variant, hands=hands), 4, dealer=0)
+    assert m.format == "hands" and m.rules.hands == hands
+    for k in range(hands):
+        assert not m.over
+        _chiamata_hand(m, 1, 1, won=True)  # seat 1 alone wins every hand
+        assert m.counted_hands() == k + 1
+    # alone, +4 a hand with five, +3 with four (§7.12): past 11, which does not apply
+    assert m.scores[1] == (m.rules.n_players - 1) * hands > 11
+    assert m.over and m.winner == 1 and m.winners == (1,)
+    assert m.ledger_deltas() == tuple(m.scores) and sum(m.scores) == 0
+    with pytest.raises(ValueError):
+        m.deal()
+
+
+def test_s7_13_fixed_hands_winner_is_the_highest_score() -> None:
+    """RULES §7.13: when the fixed hands are played the highest score wins, whoever it is
+    (here not the seat that led after the first hands)."""
+    m = Match(opts("chiamata", hands=5), 4, dealer=0)
+    _chiamata_hand(m, 1, 1, won=True)  # [-1, 4, -1, -1, -1]
+    for _ in range(4):
+        _chiamata_hand(m, 3, 4, won=True)  # 3 +2, 4 +1 each
+    assert m.scores == [-5, 0, -5, 7, 3]
+    assert m.over and m.winner == 3 and m.counted_hands() == 5
+
+
+def test_s7_13_fixed_hands_tie_on_top_plays_one_more_hand_and_another() -> None:
+    """RULES §7.13: equal highest scores after the fixed hands play one more hand, and
+    another while they stay equal."""
+    m = Match(opts("chiamata", hands=5), 4, dealer=0)
+    _chiamata_hand(m, 1, 1, won=True)
+    _chiamata_hand(m, 2, 2, won=True)
+    _chiamata_hand(m, 0, 3, won=False)
+    _chiamata_hand(m, 4, 0, won=True)
+    _chiamata_hand(m, 3, 4, won=False)
+    assert m.scores == [-2, 4, 4, -6, 0] and m.counted_hands() == 5
+    assert not m.over  # seats 1 and 2 equal on top: one more hand
+    _chiamata_hand(m, 0, 0, won=True)  # seat 0 alone: 1 and 2 still equal
+    assert m.scores == [2, 3, 3, -7, -1] and not m.over
+    _chiamata_hand(m, 2, 2, won=True)
+    assert m.scores == [1, 2, 7, -8, -2]
+    assert m.over and m.winner == 2 and m.counted_hands() == 7
+
+
+def test_s7_13_fixed_hands_redeals_do_not_count() -> None:
+    """RULES §7.13 with §4.4 and §7.4: an all-pass redeal is void and is not one of the
+    fixed hands."""
+    m = Match(opts("chiamata", hands=5), 4, dealer=0)
+    for k in range(5):
+        _redeal(m)
+        assert not m.over and m.counted_hands() == k
+        _chiamata_hand(m, 1, 1, won=True)
+    assert m.over and m.winner == 1
+    assert m.counted_hands() == 5 and len(m.records) == 10
+    assert sum(r.void for r in m.records) == 5
+
+
+def test_s7_13_fixed_hands_validated_against_the_players() -> None:
+    """RULES §7.13: `hands` is a multiple of the players, 5 or 10 with five, 4 or 8 with
+    four (0, the default: play to the target); chiamata only; `target` does not apply with
+    it, so another target is refused rather than ignored."""
+    assert option_choices("hands") == ("0", "4", "5", "8", "10")
+    assert Options.parse("chiamata").hands == 0
+    assert Options.parse("chiamata", {"hands": "10"}).hands == 10
+    assert Options.parse("chiamata4", {"hands": "8"}).hands == 8
+    for variant, bad, allowed in (
+        ("chiamata", 4, "5 or 10"),
+        ("chiamata", 8, "5 or 10"),
+        ("chiamata", 3, "5 or 10"),
+        ("chiamata4", 5, "4 or 8"),
+        ("chiamata4", 10, "4 or 8"),
+    ):
+        with pytest.raises(OptionsError, match=allowed):
+            opts(variant, hands=bad)
+    for variant in ("due", "quattro", "briscolone"):
+        with pytest.raises(OptionsError, match="hands"):
+            opts(variant, hands=5)
+    for target in (7, 21, 0):
+        with pytest.raises(OptionsError, match="target"):
+            opts("chiamata", hands=5, target=target)
+    assert opts("chiamata", hands=5, target=11).rules().hands == 5  # the default is harmless
+    with pytest.raises(OptionsError):
+        opts("chiamata", hands=-5)
+
+
+def test_s7_13_refused_hands_change_nothing() -> None:
+    """RULES §7.13: a `hands` value the seats refuse leaves the options as they were; a
+    fixed number of hands takes a target that no longer applies back to its default."""
+    before = opts("chiamata", target=21)
+    with pytest.raises(OptionsError):
+        before.with_value("hands", "4")
+    assert before.target == 21 and before.hands == 0
+    fixed = before.with_value("hands", "5")
+    assert fixed.hands == 5 and fixed.target == 11 and "target" not in fixed.explicit()
+    assert fixed.with_value("hands", "0").hands == 0
+
+
+def test_s7_13_match_snapshot_keeps_the_hands_and_old_ones_load() -> None:
+    """RULES §7.13: a match with `hands` survives to_dict/from_dict; a snapshot stored
+    before the option existed loads as playing to its target (hands 0)."""
+    m = Match(opts("chiamata", hands=5), 4, dealer=0)
+    _chiamata_hand(m, 1, 1, won=True)
+    back = Match.from_dict(m.to_dict())
+    assert back == m and back.rules.hands == 5 and back.options.hands == 5
+    old = Match(opts("chiamata", target=21), 4, dealer=0)
+    _chiamata_hand(old, 1, 1, won=True)
+    data = old.to_dict()
+    assert "hands" not in data["options"]
+    loaded = Match.from_dict(data)
+    assert loaded.rules.hands == 0 and loaded.rules.target == 21 and loaded.format == "target"
+    assert loaded.scores == old.scores
 
 
 # --------------------------------------------------------------------------- §8 briscolone

@@ -171,7 +171,7 @@ def run_play(
     )
     output_fn(_msg(lang, "play_intro_seat", name=names[seat], n=seat + 1))
     match = Match(opts, seed)
-    open_league = match.rules.chiamata and match.rules.target == 0
+    open_league = match.open_league
     try:
         while not match.over:
             state = match.deal()

@@ -527,6 +527,13 @@ def render_match_status(match: Match, names: Sequence[str], lang: str = "it") ->
     side_of = rules.side_of
     if rules.chiamata:
         items = " · ".join(f"{names[s]}: {_signed(v)}" for s, v in enumerate(match.scores))
+        if rules.hands:  # §7.13: a fixed number of counted hands, then one more while tied
+            k, n = match.counted_hands(), rules.hands
+            if k < n or (match.over and k == n):
+                return _tr(lang, "cli_st_scores_hands", items=items, k=k, n=n)
+            if match.over:
+                return _tr(lang, "cli_st_scores_extra", items=items, k=k, n=n)
+            return _tr(lang, "cli_st_scores_tied", items=items, n=n)
         if rules.target > 0:
             return _tr(lang, "cli_st_scores", items=items, n=rules.target)
         return _tr(lang, "cli_st_scores_open", items=items)

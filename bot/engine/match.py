@@ -60,7 +60,15 @@ class Match:
 
     @property
     def format(self) -> str:
-        return "target" if self.rules.chiamata else self.rules.match
+        if self.rules.chiamata:
+            return "hands" if self.rules.hands else "target"
+        return self.rules.match
+
+    @property
+    def open_league(self) -> bool:
+        """§7.13: chiamata with `target` 0 and no fixed hands never ends; the players stop
+        after a hand."""
+        return self.rules.chiamata and not self.rules.hands and self.rules.target == 0
 
     def deal(self) -> HandState:
         if self.over:
@@ -109,7 +117,13 @@ class Match:
         fmt = self.rules.match
         if self.rules.chiamata:
             target = self.rules.target
-            if target > 0:
+            if self.rules.hands:
+                # §7.13: a fixed number of counted hands (redeals are void, never counted,
+                # §4.4); then the highest score wins, and equal highest scores play one more
+                # hand, and another while they stay equal. `target` does not apply.
+                if self.counted_hands() >= self.rules.hands:
+                    self._finish_if_unique_top(self.scores, max(self.scores))
+            elif target > 0:
                 # §7.13: several players at the target on the same hand: the highest score
                 # wins; equal highest scores play one more hand.
                 self._finish_if_unique_top(self.scores, target)

@@ -49,6 +49,7 @@ _CHIAMATA_OPTIONS = (
     "lead",
     "cappotto",
     "target",
+    "hands",
 )
 
 
@@ -61,7 +62,14 @@ REFINES: dict[str, tuple[str, ...]] = {
     "carichi_mode": ("carichi", "auction"),  # §7.8
     "overbid": ("auction",),  # §7.3: the rank auction's
     "carichi": ("auction",),  # §7.8: the rank auction's
+    "target": ("hands",),  # §7.13: a target applies only without a fixed number of hands
 }
+
+
+# §7.13: the fixed numbers of counted hands chiamata may play, by the number of players (a
+# multiple of them, so that every seat deals equally).
+FIXED_HANDS: dict[int, tuple[int, ...]] = {5: (5, 10), 4: (4, 8)}
+_CHIAMATA_PLAYERS = {"chiamata": 5, "chiamata4": 4}
 
 
 class OptionsError(ValueError):
@@ -99,7 +107,10 @@ class Options(BaseModel):
     auction: Literal["rank", "points"] = "rank"  # §7.9
     lead: Literal["dealer_right", "caller"] = "dealer_right"  # §7.10
     cappotto: Literal["zero_points", "all_tricks"] = "zero_points"  # §7.12
-    target: Annotated[int, Choices((11, 21, 0))] = 11  # §7.13; 0 = an open league, no end
+    target: Annotated[int, Choices((7, 11, 21, 0))] = 11  # §7.13; 0 = an open league, no end
+    # §7.13: a fixed number of counted hands, 0 = off (play to `target`); a multiple of the
+    # players so that every seat deals equally (`FIXED_HANDS`).
+    hands: Annotated[int, Choices((0, 4, 5, 8, 10))] = 0
 
     @model_validator(mode="after")
     def _check_combination(self) -> Options:
@@ -142,6 +153,19 @@ class Options(BaseModel):
             raise ValueError("option 'carichi_mode' needs carichi=true (§7.8)")
         if self.target < 0:
             raise ValueError("target must be 0 (open league) or a positive score")
+        if chiamata and self.hands:
+            n = _CHIAMATA_PLAYERS[v]
+            allowed = FIXED_HANDS[n]
+            if self.hands not in allowed:
+                raise ValueError(
+                    f"option 'hands' with {n} players is {' or '.join(map(str, allowed))}, so"
+                    " that every seat deals equally, or 0 to play to the target (§7.13)"
+                )
+            if self.target != Options.model_fields["target"].default:
+                raise ValueError(
+                    "option 'target' does not apply with a fixed number of hands (§7.13):"
+                    " set hands=0 to play to a target"
+                )
 
         if v in ("briskula32", "doppia"):
             allowed = (2, 3, 4) if v == "briskula32" else (2, 4)
@@ -289,7 +313,8 @@ class Rules:
     lead: str
     cappotto: str
     match: str
-    target: int
+    target: int  # §7.13; 0 = an open league (and unused with `hands`)
+    hands: int  # §7.13: a fixed number of counted hands, 0 = play to `target`
     seat_orders: tuple[tuple[int, ...], ...]  # seat_orders[s]: every seat, from s onwards
 
     @property
@@ -375,6 +400,7 @@ def rules_for(options: Options) -> Rules:
         cappotto=o.cappotto,
         match=o.resolved_match(),
         target=o.target,
+        hands=o.hands,
         seat_orders=tuple(tuple((s + i) % n for i in range(n)) for s in range(n)),
     )
     _RULES_CACHE[options] = rules

@@ -462,6 +462,8 @@ class Lobby:
         name = option_name(lang, key)
         allowed = setting_values(tb, key)
         if not allowed:
+            if key == "target" and tb.options.hands:  # §7.13: a fixed number of hands
+                raise TableError("err_target_with_hands", name=name)
             raise TableError("err_option_fixed", name=name)
         words = ", ".join(f"{v} ({value_name(lang, key, v)})" for v in allowed)
         if value not in SETTING_CHOICES[key]:

@@ -113,7 +113,7 @@ def snapshot(
     obs = hand.observation(seat) if seat >= 0 else observe(hand, SPECTATOR)
     cards = Cards(obs.rules.deck, lang, out["french"])
     out["title"] = plain(
-        t(lang, "miniapp_title", variant=out["title"], n=render.hand_number(table))
+        t(lang, "miniapp_title", variant=out["title"], n=render.hand_label(table, lang))
     )
     _seats(out["seats"], obs)
     out.update(
@@ -274,7 +274,8 @@ def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any
     rules = table.options.rules()
     hand_points: list[int | None]
     if rules.chiamata:
-        kind, target = "score", rules.target or None
+        # §7.13: a target, or a fixed number of hands (then the target does not apply)
+        kind, target = "score", (None if rules.hands else rules.target or None)
         groups = [[s] for s in range(rules.n_players)]
         values = list(m.scores)
     else:
@@ -300,6 +301,7 @@ def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any
         "format": rules.match if not rules.chiamata else "target",
         "target": target,
         "hands": m.counted_hands(),
+        "fixed_hands": rules.hands or None,  # §7.13: the hands to play, when fixed
         "rows": [
             {
                 "label": " & ".join(names[s] for s in g),

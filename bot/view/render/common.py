@@ -1,6 +1,7 @@
 """What every message is made of: `Button`, `Keyboard`, `Rendered`; escaping (`esc`), a
 mention, how people are named (a seat in the group, shortened in private, the group in a
-private title), numbers with their sign and unit, and the hand's number as people count it."""
+private title), numbers with their sign and unit, and the hand's number as people count it
+(with a fixed number of hands, §7.13: "3 of 5")."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import html
 import unicodedata
 from dataclasses import dataclass
 
-from bot.i18n import level_name, t, tn
+from bot.i18n import level_name, plain, t, tn
 from bot.table.table import Table
 
 
@@ -153,6 +154,18 @@ def hand_number(table: Table) -> int:
         and not (records[-1].void or records[-1].redeal)
     )
     return counted if done else counted + 1
+
+
+def hand_label(table: Table, lang: str) -> str:
+    """The hand's number as the titles give it (plain text): "3"; with a fixed number of hands
+    (§7.13) "3 di 5", and past them, while the highest scores are equal, "6 (spareggio)"."""
+    n = hand_number(table)
+    fixed = table.options.rules().hands
+    if not fixed:
+        return str(n)
+    if n <= fixed:
+        return plain(lang, "hand_of", k=n, n=fixed)
+    return plain(lang, "hand_extra", k=n)
 
 
 def closed_text(table: Table, lang: str) -> str:

@@ -16,7 +16,7 @@ from bot.view.render.common import (
     _names,
     closed_text,
     esc,
-    hand_number,
+    hand_label,
 )
 from bot.view.render.lobby import lobby_message
 from bot.view.render.summaries import _score, hand_result_lines, match_over_line
@@ -41,7 +41,7 @@ def table_message(table: Table, lang: str, app_link: str | None = None) -> Rende
             lang,
             "hand_title",
             variant=variant_name(lang, table.options.variant),
-            n=hand_number(table),
+            n=hand_label(table, lang),
         )
     ]
     for seat in range(n):

@@ -27,7 +27,7 @@ from bot.view.render.common import (
     Keyboard,
     Rendered,
     group_title,
-    hand_number,
+    hand_label,
     seat_short,
 )
 from bot.view.render.summaries import _pm_standing, pm_summary
@@ -48,7 +48,7 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
     nm = [seat_short(table, s, lang) for s in range(len(table.seats))]
     tid = table.table_id
     hidx = hand.hand_index
-    lines = [_pm_title(table, lang, hand_number(table))]
+    lines = [_pm_title(table, lang, hand_label(table, lang))]
     kb: Keyboard = []
     if hand.is_terminal():
         lines.extend(pm_summary(table, seat, obs, nm, lang))
@@ -158,7 +158,7 @@ def _what_you_did(obs: Observation, seat: int, lang: str) -> str:
     return ""
 
 
-def _pm_title(table: Table, lang: str, n: int | None = None) -> str:
+def _pm_title(table: Table, lang: str, n: str | None = None) -> str:
     """A private message's first line: the game, the hand, and the group it is played in."""
     variant = variant_name(lang, table.options.variant)
     if n is None:

@@ -110,10 +110,13 @@ def _current_value(options: Options, key: str) -> str:
 
 
 def options_summary(table: Table, lang: str) -> str:
-    """The table's rules in words: the match format (or chiamata's target), then every other
-    setting that differs from its default ("Formato: al meglio delle 5 mani · Carte: francesi")."""
+    """The table's rules in words: the match format (chiamata: its target, or its fixed number
+    of hands, §7.13), then every other setting that differs from its default ("Formato: al
+    meglio delle 5 mani · Carte: francesi")."""
     options = table.options
-    first = "target" if options.rules().chiamata else "match"
+    first = "match"
+    if options.rules().chiamata:  # §7.13: a fixed number of hands, or the target
+        first = "hands" if options.hands else "target"
     parts = [(first, setting_value(table, first))]
     explicit = {k for k in options.explicit() if k not in ("variant", first)}
     default = Options.parse(options.variant)

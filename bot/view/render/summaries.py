@@ -17,7 +17,7 @@ from bot.view.render.common import (
     Rendered,
     _names,
     esc,
-    hand_number,
+    hand_label,
     points_text,
     seat_short,
     signed,
@@ -98,7 +98,7 @@ def hand_log(table: Table, lang: str) -> Rendered:
     assert hand is not None and table.match is not None and table.match.records
     rec = table.match.records[-1]
     names = [seat_short(table, s, lang) for s in range(len(table.seats))]
-    title = t(lang, "log_title", n=hand_number(table))
+    title = t(lang, "log_title", n=hand_label(table, lang))
     if rec.redeal:
         return Rendered(t(lang, "log_redeal", title_html=title), [])
     if rec.void:

@@ -1032,10 +1032,19 @@
     return t('score');
   }
 
+  /** The match's end in the result's caption: " · partita a 11", " · partita: 5 mani" (§7.13). */
+  function matchOf(st) {
+    const of = t('matchOf').toLowerCase();
+    if (st.fixed_hands) return ` · ${of}: ${st.fixed_hands} ${t('hands')}`;
+    return st.target ? ` · ${of} ${t('upTo')} ${st.target}` : '';
+  }
+
   function standingTable(snap, st, captionText) {
     const kind = st.kind;
     const head = kind === 'hands' ? t('handsWon') : kind === 'points' ? t('matchPoints') : t('matchScore');
-    const target = st.target ? ` (${t('upTo')} ${st.target})` : '';
+    // §7.13: a target ("a 11"), or a fixed number of hands ("5 mani")
+    const target = st.fixed_hands ? ` (${st.fixed_hands} ${t('hands')})`
+      : st.target ? ` (${t('upTo')} ${st.target})` : '';
     const hasHand = (st.rows || []).some((r) => r.hand_points !== null && r.hand_points !== undefined);
     const teams = (st.rows || []).some((r) => (r.seats || []).length > 1);
     const table = h('table', { class: 'score-table' },
@@ -1321,7 +1330,7 @@
     if ((o.rows || []).length) {
       const roles = o.rows.some((r) => r.role);
       const table = h('table', { class: 'outcome' },
-        h('caption', { text: (snap.title || t('result')) + (totals && st.target ? ` · ${t('matchOf').toLowerCase()} ${t('upTo')} ${st.target}` : '') }),
+        h('caption', { text: (snap.title || t('result')) + (totals ? matchOf(st) : '') }),
         h('thead', null, h('tr', null,
           h('th', { scope: 'col', text: t('player') }),
           roles ? h('th', { scope: 'col', text: t('role') }) : null,
