@@ -290,6 +290,30 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     assert beer.keyboard is not None and beer.keyboard[0][0].text.startswith("✅ Mark paid: ")
 
 
+async def test_s10_3_beers_are_whole_and_less_than_one_is_said_in_points(rig: Rig) -> None:
+    """Issue 49: "1 punto (0,3 birre)" said nothing a person can buy. /score and /beer say the
+    same: whole beers, what is left over in points, and below one beer the points alone."""
+    svc = rig.svc
+    await hand(rig, "t5:h0", {ANA.user_id: 1, BEA.user_id: -1})
+    assert (await svc.league.beer(CHAT, ["3"], is_admin=True)).key == "lg_beer_value_set"
+    score, beer = await svc.league.season_score(CHAT), await svc.league.beer(CHAT)
+    for text in (score.text, beer.text):
+        assert "Bea &lt;&amp;&gt; → Ana: 1 punto" in text.splitlines(), text
+        assert "birre)" not in text and "0,3" not in text
+    assert beer.keyboard is not None and len(beer.keyboard) == 1  # no "one beer" button
+    await hand(rig, "t5:h1", {ANA.user_id: 6, BEA.user_id: -6})  # 7 points: 2 beers and 1
+    score, beer = await svc.league.season_score(CHAT), await svc.league.beer(CHAT)
+    for text in (score.text, beer.text):
+        assert "Bea &lt;&amp;&gt; → Ana: 7 punti (2 birre e 1 punto)" in text, text
+    await hand(rig, "t5:h2", {ANA.user_id: -4, BEA.user_id: 4})  # 3 points: one beer exactly
+    assert "→ Ana: 3 punti (1 birra)" in (await svc.league.season_score(CHAT)).text
+    await rig.db.set_chat_lang(CHAT, "en")
+    await hand(rig, "t5:h3", {ANA.user_id: 2, BEA.user_id: -2})  # 5 points
+    score, beer = await svc.league.season_score(CHAT), await svc.league.beer(CHAT)
+    for text in (score.text, beer.text):
+        assert "→ Ana: 5 points (1 beer and 2 points)" in text, text
+
+
 async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None:
     """Issue 38: a group says what a beer is worth (admins), /beer says "2 birre (20 punti)",
     and a debt is paid one beer at a time or all of it, marked by the payer or the one owed;
@@ -306,8 +330,8 @@ async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None
     assert set_.text == "🍺 Una birra vale 10 punti."
     beer = await svc.league.beer(CHAT)
     assert "una birra vale 10 punti" in beer.text
-    assert "Bea &lt;&amp;&gt; → Ana: 25 punti (2,5 birre)" in beer.text, beer.text
-    assert (await svc.league.season_score(CHAT)).text.count("25 punti (2,5 birre)") == 1
+    assert "Bea &lt;&amp;&gt; → Ana: 25 punti (2 birre e 5 punti)" in beer.text, beer.text
+    assert (await svc.league.season_score(CHAT)).text.count("25 punti (2 birre e 5 punti)") == 1
     assert beer.keyboard is not None
     labels = [row[0].text for row in beer.keyboard]
     assert labels == ["✅ Segna pagato: Bea <&> → Ana", "🍺 Una birra pagata: Bea <&> → Ana"]
@@ -320,7 +344,7 @@ async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None
     )
     assert ok.key == "lg_ok_paid"
     shown = rig.out.edits[-1][2]
-    assert "restano 15 punti (1,5 birre)" in shown.text, shown.text
+    assert "restano 15 punti (1 birra e 5 punti)" in shown.text, shown.text
     after = await snapshot(rig)
     again = await svc.league.mark_paid(
         CHAT, 7, ANA, 0, version, (BEA.user_id, ANA.user_id, 10), 0, is_admin=False
