@@ -115,7 +115,8 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             beer = await say(fake, ana, group, "/birra")
             assert "<Bea & Co> → Ana: 3 punti" in beer.text and len(beer.buttons) == 1
             button = beer.button("pagato")
-            assert button.text == "✅ Segna pagato: <Bea & Co> → Ana"
+            # owed, not paid: no ✅ on it (issue 49)
+            assert button.text == "💶 Segna pagato: <Bea & Co> → Ana"
             # (Eve's phone speaks English: the toast, hers alone, is in English, issue 38)
             assert "<Bea & Co> or Ana (or an admin)" in await answer(fake, eve, button)
             assert "Pulsante non valido" in await raw(
@@ -126,6 +127,7 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             assert await answer(fake, bea, button) == "Segnato come pagato."
             paid = await edited(fake, group, beer.message_id, "pagato")
             assert paid.buttons == [] and "Tutto pagato" in paid.text
+            assert "✅ <s>&lt;Bea &amp; Co&gt; → Ana: 3 punti</s> pagato" in paid.raw_text
             assert "Già segnato" in await raw(
                 fake, bea, group, beer.message_id, str(button.callback_data)
             )
