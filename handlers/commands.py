@@ -52,7 +52,9 @@ async def cmd_new(update: Update, context: BotContext, chat: Chat, user: User) -
 
 @with_sender
 async def cmd_join(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send(update, await context.service.lobby.join(chat.id, person(user)))
+    # at a running table the answer goes to the person's private chat when it can
+    # (`Lobby._join_running`): the group's messages are counted (20 a minute)
+    await send(update, await context.service.lobby.join(chat.id, person(user), command=True))
 
 
 @with_sender

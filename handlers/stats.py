@@ -1,7 +1,8 @@
 """Stats, ratings, head to head and charts from the chat: parse, call the service
 (`bot/service/stats.py`), send.
 
-    /stats [@person] [last|N|all] [chart]   (/statistiche) a person's numbers, per variant
+    /stats [@person] [last|N|all] [chart]   (/statistiche) a person's numbers, per variant;
+                                            in a private chat, the sender's own in every group
     /top [two|multi|chiamata]               (/classifica) the group's rating leaderboard
     /h2h @a [@b]                            (/scontri) head to head
     /score chart [last|N]                   (/score grafico) the season's balances, a picture
@@ -22,7 +23,7 @@ from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 from bot.service import Reply
 from bot.service.stats import Chart
 from bot.telegram.context import BotContext
-from handlers.common import group_only, person, reply_parameters, send
+from handlers.common import group_only, is_group, person, reply_parameters, send, with_sender
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,11 @@ async def _answer(update: Update, context: BotContext, chat: Chat, result: Reply
         await send(update, result)
 
 
-@group_only
+@with_sender
 async def cmd_stats(update: Update, context: BotContext, chat: Chat, user: User) -> None:
+    if not is_group(chat):  # privately: their own numbers, in every group they play in
+        await send(update, await context.service.stats.mine(person(user)))
+        return
     ids, words = _named(update.effective_message, list(context.args or []))
     await _answer(
         update, context, chat, await context.service.stats.stats(chat.id, person(user), words, ids)

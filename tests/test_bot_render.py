@@ -110,9 +110,9 @@ def check_state(table: Table) -> None:
         assert sitting.name in plain
     if not terminal:
         who = table.seats[hand.current].name
-        # Italian: "tocca ad Anna" before the vowel a, else "tocca a Mario" (issue 11 §6)
-        first = next((c for c in who if c.isalpha()), "")
-        to = "ad" if first in "aA" else "a"
+        # Italian: "tocca ad Anna" before the letter a, else "tocca a Mario" (issue 11 §6),
+        # "tocca a 🤖 Ada" (issue 49)
+        to = "ad" if who[:1] in ("a", "A") else "a"
         if hand.phase == "play":
             assert (f"Tocca {to} {who}." if lang == "it" else f"{who} to play.") in plain
         elif hand.phase == "auction":  # in the auction one bids (issue 38)

@@ -282,6 +282,29 @@ async def test_greeting_commands_settings_table_and_pin(tmp_path: Path) -> None:
             assert [m.message_id for m in live_tables(fake, group)] == [moved.message_id]
             assert fake.pinned(group) == [moved.message_id]
             assert int(store.table(group.id)["table_message_id"]) == moved.message_id
+
+            # /join during the game spares the group's messages (issue 49): the player in her
+            # seat is told privately, so is anyone with a private chat with the bot; without
+            # one, a short reply in the group, once
+            mark = fake.last_id(group)
+            seated = await fake.send_text(anna, group, "/join")
+            told = await fake.wait_for_text(anna, "Sei già al tavolo", timeout=WAIT)
+            assert "di Bar &lt;Sport&gt;: la partita è in corso" in told.raw_text, told.raw_text
+            await say(fake, luigi, luigi, "/start")
+            late = await fake.send_text(luigi, group, "/join")
+            await fake.wait_for_text(luigi, "la partita è già iniziata", timeout=WAIT)
+            stranger = await fake.send_text(mallory, group, "/join")
+            answer = await reply_to(fake, group, stranger)
+            assert answer.text == "La partita è già iniziata."
+            again = await fake.send_text(mallory, group, "/join")
+            await bot.idle()
+            commands = {seated.message_id, late.message_id, again.message_id}
+            said = [
+                m
+                for m in fake.bot_messages(group, after=mark)
+                if m.reply_to_message_id in commands or "già" in m.text
+            ]
+            assert [m.message_id for m in said] == [answer.message_id], [m.text for m in said]
             assert await bot.stop() == 0
             bot.check_logs()
 

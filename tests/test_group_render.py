@@ -252,7 +252,14 @@ def test_computer_players_have_names_not_numbers() -> None:
 
 def test_italian_that_reads_right() -> None:
     assert t("it", "turn_line", who="Anna") == "Tocca ad <b>Anna</b>."
-    assert t("it", "turn_line", who="🤖 Ada (difficile)") == "Tocca ad <b>🤖 Ada (difficile)</b>."
+    # "ad" only before the letter a itself, never before an emoji or a symbol (issue 49)
+    assert t("it", "turn_line", who="🤖 Ada (difficile)") == "Tocca a <b>🤖 Ada (difficile)</b>."
+    assert t("it", "turn_line", who="«Alba»") == "Tocca a <b>«Alba»</b>."
+    assert t("it", "turn_line", who="Àlvaro") == "Tocca ad <b>Àlvaro</b>."
+    assert t("it", "turn_line", who="Elena") == "Tocca a <b>Elena</b>."
+    assert t("it", "pm_turn_of", who="🤖 Ada") == "⏳ Tocca a <b>🤖 Ada</b>."
+    assert t("it", "pm_bid_of", who="🤖 Ada") == "⏳ Asta: tocca a <b>🤖 Ada</b>."
+    assert t("it", "turn_line_bid", who="🤖 Ada") == "Asta: tocca a <b>🤖 Ada</b>."
     assert t("it", "turn_line", who="Mario") == "Tocca a <b>Mario</b>."
     # in the auction one bids, not plays; the suit is named "con l'Asso", not "col Asso"
     assert t("it", "turn_line_bid", who="Anna") == "Asta: tocca ad <b>Anna</b>."

@@ -115,7 +115,8 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             beer = await say(fake, ana, group, "/birra")
             assert "<Bea & Co> → Ana: 3 punti" in beer.text and len(beer.buttons) == 1
             button = beer.button("pagato")
-            assert button.text == "✅ Segna pagato: <Bea & Co> → Ana"
+            # owed, not paid: no ✅ on it (issue 49)
+            assert button.text == "💶 Segna pagato: <Bea & Co> → Ana"
             # (Eve's phone speaks English: the toast, hers alone, is in English, issue 38)
             assert "<Bea & Co> or Ana (or an admin)" in await answer(fake, eve, button)
             assert "Pulsante non valido" in await raw(
@@ -126,6 +127,7 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             assert await answer(fake, bea, button) == "Segnato come pagato."
             paid = await edited(fake, group, beer.message_id, "pagato")
             assert paid.buttons == [] and "Tutto pagato" in paid.text
+            assert "✅ <s>&lt;Bea &amp; Co&gt; → Ana: 3 punti</s> pagato" in paid.raw_text
             assert "Già segnato" in await raw(
                 fake, bea, group, beer.message_id, str(button.callback_data)
             )
@@ -235,8 +237,14 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
                 assert await db.record_ledger(GROUP, "t2:match", 2, "due", deltas, names, WHEN)
             finally:
                 await db.close()
+            # a beer worth 10 points: 1 point is said in points, not "0.1 beers" (issue 49)
+            assert "A beer is worth 10 points" in (await say(fake, boss, group, "/beer 10")).text
+            score = await say(fake, eve, group, "/score")
+            assert "Ana → Eve: 1 point" in score.text.splitlines(), score.text
             beer = await say(fake, eve, group, "/beer")
-            assert beer.text.startswith("🍺 Who buys the beer (season 2)")
+            assert beer.text.startswith("🍺 Who buys the beer (season 2; a beer is worth 10")
+            assert "Ana → Eve: 1 point" in beer.text.splitlines(), beer.text
+            assert "0.1" not in score.text + beer.text
             # (Ana's toast, hers alone: in her phone's Italian, issue 38)
             assert await answer(fake, ana, beer.button("paid")) == "Segnato come pagato."
             await edited(fake, group, beer.message_id, "All paid")

@@ -233,10 +233,11 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     beer = await svc.league.beer(CHAT)
     assert beer.keyboard is not None and len(beer.keyboard) == 2
     assert "Bea &lt;&amp;&gt; → Ana: 1 punto" in beer.text
-    # "Segna pagato" until it is paid (not "pagato" before anyone paid)
+    # "Segna pagato" until it is paid (not "pagato" before anyone paid); no ✅ on a button of
+    # a payment still owed: it reads as paid (issue 49)
     assert [row[0].text for row in beer.keyboard] == [
-        "✅ Segna pagato: Bea <&> → Ana",
-        "✅ Segna pagato: Ciro → Ana",
+        "💶 Segna pagato: Bea <&> → Ana",
+        "💶 Segna pagato: Ciro → Ana",
     ]
     version = await rig.db.ledger_version(CHAT)
     assert beer.keyboard[0][0].data == paid_data(0, version, (BEA.user_id, ANA.user_id, 1))
@@ -258,8 +259,8 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     ok = await svc.league.mark_paid(CHAT, 60, BEA, 0, version, bea_pays, is_admin=False)
     assert ok.key == "lg_ok_paid"
     shown = rig.out.edits[-1][2]
-    assert "✅ <s>Bea &lt;&amp;&gt; → Ana: 1 punto</s> pagato" in shown.text
-    assert [row[0].text for row in shown.keyboard] == ["✅ Segna pagato: Ciro → Ana"]
+    assert "✅ <s>Bea &lt;&amp;&gt; → Ana: 1 punto</s> pagato" in shown.text  # paid: ✅
+    assert [row[0].text for row in shown.keyboard] == ["💶 Segna pagato: Ciro → Ana"]
     after = await snapshot(rig)
     double = await svc.league.mark_paid(CHAT, 60, BEA, 0, version, bea_pays, is_admin=False)
     assert double.key == "lg_err_paid_already" and await snapshot(rig) == after
@@ -287,7 +288,31 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     await hand(rig, "t5:h3", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
     beer = await svc.league.beer(CHAT)
     assert beer.text.startswith("🍺 Who buys the beer (season 1)")
-    assert beer.keyboard is not None and beer.keyboard[0][0].text.startswith("✅ Mark paid: ")
+    assert beer.keyboard is not None and beer.keyboard[0][0].text.startswith("💶 Mark paid: ")
+
+
+async def test_s10_3_beers_are_whole_and_less_than_one_is_said_in_points(rig: Rig) -> None:
+    """Issue 49: "1 punto (0,3 birre)" said nothing a person can buy. /score and /beer say the
+    same: whole beers, what is left over in points, and below one beer the points alone."""
+    svc = rig.svc
+    await hand(rig, "t5:h0", {ANA.user_id: 1, BEA.user_id: -1})
+    assert (await svc.league.beer(CHAT, ["3"], is_admin=True)).key == "lg_beer_value_set"
+    score, beer = await svc.league.season_score(CHAT), await svc.league.beer(CHAT)
+    for text in (score.text, beer.text):
+        assert "Bea &lt;&amp;&gt; → Ana: 1 punto" in text.splitlines(), text
+        assert "birre)" not in text and "0,3" not in text
+    assert beer.keyboard is not None and len(beer.keyboard) == 1  # no "one beer" button
+    await hand(rig, "t5:h1", {ANA.user_id: 6, BEA.user_id: -6})  # 7 points: 2 beers and 1
+    score, beer = await svc.league.season_score(CHAT), await svc.league.beer(CHAT)
+    for text in (score.text, beer.text):
+        assert "Bea &lt;&amp;&gt; → Ana: 7 punti (2 birre e 1 punto)" in text, text
+    await hand(rig, "t5:h2", {ANA.user_id: -4, BEA.user_id: 4})  # 3 points: one beer exactly
+    assert "→ Ana: 3 punti (1 birra)" in (await svc.league.season_score(CHAT)).text
+    await rig.db.set_chat_lang(CHAT, "en")
+    await hand(rig, "t5:h3", {ANA.user_id: 2, BEA.user_id: -2})  # 5 points
+    score, beer = await svc.league.season_score(CHAT), await svc.league.beer(CHAT)
+    for text in (score.text, beer.text):
+        assert "→ Ana: 5 points (1 beer and 2 points)" in text, text
 
 
 async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None:
@@ -306,11 +331,11 @@ async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None
     assert set_.text == "🍺 Una birra vale 10 punti."
     beer = await svc.league.beer(CHAT)
     assert "una birra vale 10 punti" in beer.text
-    assert "Bea &lt;&amp;&gt; → Ana: 25 punti (2,5 birre)" in beer.text, beer.text
-    assert (await svc.league.season_score(CHAT)).text.count("25 punti (2,5 birre)") == 1
+    assert "Bea &lt;&amp;&gt; → Ana: 25 punti (2 birre e 5 punti)" in beer.text, beer.text
+    assert (await svc.league.season_score(CHAT)).text.count("25 punti (2 birre e 5 punti)") == 1
     assert beer.keyboard is not None
     labels = [row[0].text for row in beer.keyboard]
-    assert labels == ["✅ Segna pagato: Bea <&> → Ana", "🍺 Una birra pagata: Bea <&> → Ana"]
+    assert labels == ["💶 Segna pagato: Bea <&> → Ana", "🍺 Segna pagata una birra: Bea <&> → Ana"]
     version = await rig.db.ledger_version(CHAT)
     one = beer.keyboard[1][0].data
     assert one == paid_data(0, version, (BEA.user_id, ANA.user_id, 10))
@@ -320,7 +345,7 @@ async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None
     )
     assert ok.key == "lg_ok_paid"
     shown = rig.out.edits[-1][2]
-    assert "restano 15 punti (1,5 birre)" in shown.text, shown.text
+    assert "restano 15 punti (1 birra e 5 punti)" in shown.text, shown.text
     after = await snapshot(rig)
     again = await svc.league.mark_paid(
         CHAT, 7, ANA, 0, version, (BEA.user_id, ANA.user_id, 10), 0, is_admin=False

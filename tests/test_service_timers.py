@@ -399,6 +399,49 @@ async def test_storage_writes_deadlines_without_changing_the_version(tmp_path: P
         await db.close()
 
 
+async def test_join_at_a_running_table_spares_the_groups_messages(rig: Rig) -> None:
+    """Issue 49: the group's /join at a running table answers in the group only when nothing
+    else reaches the person (the group's messages are counted, 20 a minute): a player in their
+    seat is told privately, so is anyone else with a private chat with the bot; without one,
+    a short reply once per table, then nothing. /join after /leave still takes the seat back,
+    in the group."""
+    await rig.svc.tables.note_chat(CHAT, "Bar <Sport>")
+    tid = await open_game(rig, "due", [ANA, BEA], timer="0")
+    said = len(rig.out.said)
+    mine = await rig.svc.lobby.join(CHAT, BEA, command=True)
+    assert mine.text == "" and mine.key == "join_running_seated"
+    assert rig.out.said[said:] == [
+        (BEA.user_id, "🃏 Sei già al tavolo di Bar &lt;Sport&gt;: la partita è in corso e le"
+         " tue carte sono qui.")
+    ]  # fmt: skip
+    # someone else, with a private chat (and their own language): told there
+    dan = Person(14, "Dan", "en")
+    await rig.db.upsert_user(dan.user_id, dan.name, can_dm=True)
+    late = await rig.svc.lobby.join(CHAT, dan, command=True)
+    assert late.text == "" and late.key == "join_running"
+    assert rig.out.said[-1][0] == dan.user_id
+    assert "has already started" in rig.out.said[-1][1], rig.out.said[-1]
+    # without a private chat: a short reply in the group, once; again, nothing
+    said = len(rig.out.said)
+    first = await rig.svc.lobby.join(CHAT, CLEO, command=True)
+    assert first.text == "La partita è già iniziata."
+    again = await rig.svc.lobby.join(CHAT, CLEO, command=True)
+    assert again.text == "" and again.key == "err_started"
+    assert len(rig.out.said) == said
+    # nobody seated by any of it; /leave then /join: the seat back, said in the group
+    table = rig.table()
+    assert table.table_id == tid and sorted(table.people()) == [ANA.user_id, BEA.user_id]
+    assert "gioca il computer" in (await rig.svc.lobby.leave(CHAT, BEA)).text
+    back = await rig.svc.lobby.join(CHAT, BEA, command=True)
+    assert back.text == "Bentornato: il posto è di nuovo tuo."
+    seat = rig.table().seats[table.seat_of(BEA.user_id) or 0]
+    assert not seat.is_bot and seat.away is None
+    # a player who never opened the private chat gets its link in the group: their cards
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=False)
+    link = await rig.svc.lobby.join(CHAT, ANA, command=True)
+    assert link.keyboard is not None and link.keyboard[0][0].url, link
+
+
 async def test_a_seat_taken_back_while_the_computer_thinks_is_not_played_for(rig: Rig) -> None:
     # issue 11 §3: "Riprendo il posto" (or /join after /leave) gives the seat back at once;
     # a move the computer was still thinking about for it is dropped, not played

@@ -3,8 +3,8 @@ stand-in Bot API. A due match played through the chat writes its hand and match 
 its ledger entry (migration 6); chiamata hands are added to the database as a finished table
 writes them. /stats (/statistiche) by default, by @username, by name and by replying to a
 message; /top; /h2h; /stats grafico and /score grafico as PNG photos; in Italian and then in
-English; refusals (garbage arguments, an unknown person, a private chat) answer clearly and
-change nothing."""
+English; in a private chat one's own numbers in every group; refusals (garbage arguments, an
+unknown person, /top in a private chat) answer clearly and change nothing."""
 
 from __future__ import annotations
 
@@ -178,7 +178,15 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
                 reply = await say(fake, ana, group, command)
                 assert want in reply.text, (command, reply.text)
                 assert reply.photo is None
-            assert "si usa in un gruppo" in (await say(fake, ana, ana, "/stats")).text
+            # privately, /stats is one's own numbers in every group (issue 49), not a refusal
+            mine = await say(fake, ana, ana, "/stats")
+            assert "📊 Ana — i tuoi numeri" in mine.text and "👥 Lega 📊" in mine.text
+            assert f"Briscola a due: 1 partita, vinte {won_due}" in mine.text, mine.text
+            assert "Briscola chiamata (5): 4 mani, vinte 2 (50%)" in mine.text
+            assert "Rating chiamata:" in mine.text and "Conti della stagione 1" in mine.text
+            bea_mine = await say(fake, bea, bea, "/statistiche")
+            assert "&lt;Bea &amp; Co&gt;" in bea_mine.raw_text
+            assert "non hai ancora partite" in (await say(fake, zoe, zoe, "/stats")).text
             assert "si usa in un gruppo" in (await say(fake, ana, ana, "/top")).text
             assert "📊 Eva" in (await say(fake, ana, group, "/stats eva")).text
             zoe_stats = await say(fake, zoe, group, "/stats")

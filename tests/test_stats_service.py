@@ -15,7 +15,7 @@ from bot.service.stats import Chart
 from bot.view import charts
 from storage import Database
 from storage.stats import PlayRecord, StoredPlay
-from tests.support.history import CHAT, HANDS, MATCHES, NAMES, T0, A, B, hand, match
+from tests.support.history import CHAT, HANDS, MATCHES, NAMES, T0, A, B, C, hand, match
 from tests.support.rig import Rig
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -142,3 +142,43 @@ async def test_stats_names_and_refusals(rig: Rig) -> None:
     assert (await svc.stats.h2h(CHAT, ANA, ["@bea_b"])).key == "st_h2h"
     assert (await svc.stats.h2h(CHAT, ANA, ["bea", "bea"])).key == "st_err_h2h_same"
     assert (await svc.stats.top(CHAT, ["x"])).key == "st_err_top_usage"
+
+
+async def test_stats_in_a_private_chat_are_ones_own_in_every_group(rig: Rig) -> None:
+    """Issue 49: /stats in a private chat shows the sender's own numbers, per group they play
+    in (titles escaped) and across groups, not a refusal; nobody's else."""
+    svc = rig.svc
+    nobody = await svc.stats.mine(Person(77, "Zed"))
+    assert nobody.key == "st_me_none" and "non hai ancora partite" in nobody.text
+    assert "Zed" in nobody.text
+    await history(rig.db)
+    await rig.db.update_chat_settings(CHAT, title="<Lega> & co")
+    one = await svc.stats.mine(ANA)
+    assert one.key == "st_mine", one
+    text = one.text
+    assert "📊 <b>Ana</b>" in text and "👥 <b>&lt;Lega&gt; &amp; co</b>" in text, text
+    assert "In tutti i gruppi" not in text  # one group: the same numbers twice would say nothing
+    assert "Briscola a due: 2 partite, vinte 1 (50%)" in text, text
+    assert "Rating due squadre:" in text and "Rating chiamata:" in text
+    assert "Conti della stagione 1: saldo" in text
+    assert "Bea" not in text  # her numbers, nobody else's
+    # a second group, without a name known yet: both, and the sum across groups
+    other = CHAT - 5
+    due = match(40, [A, C], winners=[0], counted=[1, -1], minute=60)
+    due_hand = hand(40, 0, [A, C], side_of=[0, 1], winning=[0], points=[80, 40],
+                    variant="due", minute=60)  # fmt: skip
+    record = as_record(due_hand, due)
+    await rig.db.record_play(
+        PlayRecord(other, 40, 0, "due", "two", record.finished_at, record.hand, record.match)
+    )
+    two = (await svc.stats.mine(ANA)).text
+    assert "🌍 <b>In tutti i gruppi</b>" in two, two
+    assert "Briscola a due: 3 partite, vinte 2 (67%)" in two  # across groups
+    assert "👥 <b>Gruppo senza nome</b>" in two
+    assert "Briscola a due: 1 partita, vinte 1 (100%)" in two  # the new group alone
+    # the latest played in first
+    assert two.index("Gruppo senza nome") < two.index("&lt;Lega&gt;")
+    # in their own language
+    english = (await svc.stats.mine(Person(A, "Ana", "en"))).text
+    assert "📊 <b>Ana</b> — your numbers" in english and "Across groups" in english
+    assert "Two-player Briscola: 3 games, won 2 (67%)" in english, english

@@ -104,7 +104,7 @@ def t(lang: str, key: str, **kw: Any) -> str:
     safe = {
         k: (v if k.endswith("_html") else html.escape(str(v), quote=False)) for k, v in kw.items()
     }
-    if "{ad}" in text:  # Italian: "tocca ad Anna", "tocca a Mario"
+    if "{ad}" in text:  # Italian: "tocca ad Anna", "tocca a Mario", "tocca a 🤖 Ada"
         safe["ad"] = _a_or_ad(str(kw.get("who", "")))
     return text.format(**safe) if safe or "{" in text else text
 
@@ -206,8 +206,11 @@ def variant_name(lang: str, variant: str) -> str:
 
 
 def _a_or_ad(name: str) -> str:
-    """The Italian preposition before `name`: "ad" before the vowel a (ad Anna), else "a"."""
-    first = next((c for c in name if c.isalpha()), "")
+    """The Italian preposition before `name`: "ad" when the name begins with the letter a
+    (the euphonic d: "tocca ad Anna"), else "a" ("a Mario", "a Elena"); a name that begins
+    with anything but a letter, an emoji or a symbol, takes "a" whatever follows ("tocca a
+    🤖 Ada", never "ad 🤖 Ada": the d is said before the vowel, and none is said there)."""
+    first = name.lstrip()[:1]
     return "ad" if first.lower() in ("a", "à", "á") else "a"
 
 

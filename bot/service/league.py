@@ -134,11 +134,11 @@ class League:
 
     @staticmethod
     def _amount(lang: str, points: int, beer: int) -> str:
-        """ "20 punti", or with a beer's worth set "20 punti (2 birre)" (plain text)."""
+        """ "20 punti", or with a beer's worth set "20 punti (2 birre)", "25 punti (2 birre e
+        5 punti)"; below one beer the points alone (plain text)."""
         text = points_text(lang, points)
-        if beer:
-            text = t(lang, "amount_beers", points=text, beers=beers_text(lang, points, beer))
-        return text
+        beers = beers_text(lang, points, beer) if beer else ""
+        return t(lang, "amount_beers", points=text, beers=beers) if beers else text
 
     async def beer_value(self, chat_id: int) -> int:
         """What a beer is worth in the group, in points (0: not said)."""

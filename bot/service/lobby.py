@@ -33,6 +33,7 @@ from bot.view.render import (
     Button,
     Rendered,
     applicable_settings,
+    group_title,
     option_message,
     options_summary,
     setting_values,
@@ -57,6 +58,8 @@ class Lobby:
         self.play = play
         self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
         self._panels: dict[int, set[int]] = {}  # table -> its settings panels' message ids
+        # chat -> (its running table, who was told in the group that /join is too late)
+        self._told_running: dict[int, tuple[int, set[int]]] = {}
 
     async def new_table(
         self,
@@ -325,9 +328,21 @@ class Lobby:
                 self.tables.by_id.pop(tid, None)
         return Reply(t(reply_lang(lang), msg) if msg else "", key=msg)
 
-    async def join(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
+    async def join(
+        self, chat_id: int, person: Person, table_id: int | None = None, *, command: bool = False
+    ) -> Reply:
+        """Sit at the table (its lobby), or take one's seat back from the computer after
+        /leave. `command`: the group's /join, whose answer costs the group one of its
+        messages: at a running table it is spared whenever something else reaches the
+        person (`_join_running`)."""
         user = await note_person(self.db, person)
         plang = own_lang(person, user)
+        if command:
+            running = await self.tables.table_for_chat(chat_id)
+            if running is not None and running.status == PLAYING:
+                spared = await self._join_running(running, person, user, plang)
+                if spared is not None:
+                    return spared
 
         def op(tb: Table) -> str:
             if tb.status == PLAYING and tb.seat_of(person.user_id) is not None:
@@ -345,6 +360,36 @@ class Lobby:
         if reply.text and table is not None and table.seat_of(person.user_id) is not None:
             return self._with_link(table, person, reply, user)
         return reply
+
+    async def _join_running(
+        self, table: Table, person: Person, user: UserRow | None, plang: str | None
+    ) -> Reply | None:
+        """/join in a group whose table is playing, answered in the group only when nothing
+        else reaches the person:
+        - a player in their seat has nothing to do: told so in their private chat;
+        - anybody else is told there that the match is on and nobody can join it; without
+          a private chat with the bot, a short reply in the group, once per table and
+          person (the same /join again: nothing).
+        None: the usual answer, in the group, which it is worth a message to: a seat taken
+        back after /leave ("ok_back"), or a player without a private chat given its link
+        (their cards are there)."""
+        seat = table.seat_of(person.user_id)
+        can_dm = user is not None and user.can_dm
+        if seat is not None and (table.seats[seat].away or not can_dm):
+            return None
+        if can_dm:
+            key = "join_running_seated" if seat is not None else "join_running"
+            text = t(plang or table.lang, key, group_html=group_title(table))
+            await self.out.say(person.user_id, text)
+            return Reply("", key=key)
+        told_table, told = self._told_running.get(table.chat_id, (table.table_id, set()))
+        if told_table != table.table_id:  # another table since: told of that one only
+            told = set()
+        self._told_running[table.chat_id] = (table.table_id, told)
+        if person.user_id in told:
+            return Reply("", key="err_started")
+        told.add(person.user_id)
+        return Reply(t(reply_lang(table.lang), "err_started"), key="err_started")
 
     def _with_link(self, table: Table, person: Person, reply: Reply, user: UserRow | None) -> Reply:
         """A seated person who never opened a private chat with the bot (`user`, as `note_person`

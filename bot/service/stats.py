@@ -5,6 +5,8 @@ writes with its ledger (`bot.table.stats`, `bot.table.rating`; storage's migrati
                                             author of the message replied to), per variant;
                                             the current season by default; `chart`: their
                                             rating over time, as a picture
+    /stats in a private chat                the sender's own numbers in each group they play
+                                            in, and across groups (`mine`)
     /top [two|multi|chiamata]               the group's leaderboard per family
     /h2h @a [@b]                            two people together and against each other
     /score chart                            the season's balances over time, as a picture
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Final
 
 from bot.i18n import plain, t, tn, variant_name
@@ -47,7 +50,7 @@ from bot.table.stats import (
     views,
 )
 from bot.view import charts
-from bot.view.render import points_text
+from bot.view.render import points_text, short_name
 from storage import Database
 from storage.league import PAYMENT
 
@@ -65,6 +68,8 @@ FAMILY_WORDS: Final = {
     "called": "chiamata",
 }
 TOP_ROWS: Final = 10
+MINE_GROUPS: Final = 8  # groups a private /stats shows, the latest played in first
+GROUP_TITLE_MAX: Final = 40  # characters of a group's name in a private /stats
 NAME_MAX: Final = 64  # a name or @username asked for, beyond which it is not looked up
 
 Who = int | str
@@ -102,6 +107,34 @@ def _rated_events(
         )
         out.extend(events(chat, hv, mv))
     return out
+
+
+Played = dict[int, tuple[list[HandView], list[MatchView]]]
+
+
+def _own_views(
+    user_id: int,
+    hands: list[StoredPlay],
+    matches: list[StoredPlay],
+    undone: set[tuple[int, str]],
+) -> Played:
+    """Per group, the hands and matches `user_id` played there (`views`: without the undone
+    ones)."""
+    by_chat: dict[int, tuple[list[StoredPlay], list[StoredPlay]]] = {}
+    for i, plays in enumerate((hands, matches)):
+        for p in plays:
+            if user_id in (p.data.get("users") or ()):
+                by_chat.setdefault(p.chat_id, ([], []))[i].append(p)
+    return {
+        chat: views(hv, mv, {key for c, key in undone if c == chat})
+        for chat, (hv, mv) in by_chat.items()
+    }
+
+
+def _last_played(played: Played, chat_id: int) -> datetime:
+    hands, matches = played.get(chat_id, ([], []))
+    times = [h.finished_at for h in hands] + [m.finished_at for m in matches]
+    return max(times, default=datetime.min.replace(tzinfo=UTC))
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +409,106 @@ class Stats:
             float(NEWCOMER.shown),
         )
         return Chart(png, t(lang, "st_chart_rating_caption", name=name))
+
+    # ------------------------------------------------------------------ /stats, privately
+
+    async def mine(self, me: Person) -> Reply:
+        """/stats in a private chat: the sender's own numbers, every season, in each group
+        whose records or ledger name them (the latest played in first, at most
+        `MINE_GROUPS`), with the group's ratings and the current season's balance; and,
+        when they play in more than one group, across groups with the global ratings."""
+        lang = reply_lang(await self.langs.person(me) or self.langs.default)
+        hands, matches = await self.db.plays()
+        undone = await self.db.undone_keys()
+        played = await asyncio.to_thread(_own_views, me.user_id, hands, matches, undone)
+        in_ledger = set(await self.db.ledger_chats(me.user_id))
+        chats = sorted(
+            set(played) | in_ledger,
+            key=lambda c: (_last_played(played, c), c in in_ledger, c),
+            reverse=True,
+        )
+        if not chats:
+            return Reply(t(lang, "st_me_none", name=me.name), key="st_me_none")
+        lines = [t(lang, "st_me_title", name=me.name)]
+        if len(chats) > 1:
+            every_hand = sorted(
+                (h for hv, _ in played.values() for h in hv),
+                key=lambda h: (h.finished_at, h.table_id, h.hand_index),
+            )
+            every_match = sorted(
+                (m for _, mv in played.values() for m in mv),
+                key=lambda m: (m.finished_at, m.table_id),
+            )
+            _, world = await self._ratings(chats[0])
+            lines.append("")
+            lines.append(t(lang, "st_me_all"))
+            lines.extend(self._own_lines(lang, me.user_id, every_hand, every_match, world))
+        for chat in chats[:MINE_GROUPS]:
+            title = (await self.db.chat_settings(chat)).get("title")
+            shown = short_name(title, GROUP_TITLE_MAX) if title else plain(lang, "st_me_untitled")
+            group, _ = await self._ratings(chat)
+            lines.append("")
+            lines.append(t(lang, "st_me_group", group=shown))
+            chat_hands, chat_matches = played.get(chat, ([], []))
+            lines.extend(self._own_lines(lang, me.user_id, chat_hands, chat_matches, group))
+            if chat in in_ledger:
+                epoch = await self.db.league_epoch(chat)
+                _, _, balance = await self._beers(chat, me.user_id, epoch)
+                lines.append(
+                    t(
+                        lang,
+                        "st_me_balance",
+                        n=epoch + 1,
+                        balance=points_text(lang, balance, sign=True),
+                    )
+                )
+        if len(chats) > MINE_GROUPS:
+            lines.append("")
+            lines.append(tn(lang, "st_me_more", len(chats) - MINE_GROUPS))
+        lines.append("")
+        lines.append(t(lang, "st_me_note"))
+        return Reply("\n".join(lines), key="st_mine")
+
+    def _own_lines(
+        self,
+        lang: str,
+        user_id: int,
+        hands: list[HandView],
+        matches: list[MatchView],
+        ratings: Ratings,
+    ) -> list[str]:
+        """One line per variant (games won, or hands for chiamata and for a match still
+        on) and one per rated family."""
+        lines: list[str] = []
+        per_variant = player_stats(user_id, hands, matches)
+        for variant in sorted(per_variant):
+            s = per_variant[variant]
+            if s.games and not variant.startswith("chiamata"):
+                count, won, unit = s.games, s.wins, "st_games_n"
+            else:
+                count, won, unit = s.hands, s.hands_won, "st_hands_n"
+            lines.append(
+                t(
+                    lang,
+                    "st_me_variant",
+                    variant=variant_name(lang, variant),
+                    games_html=tn(lang, unit, count),
+                    won=won,
+                    pct=_pct(won, count),
+                )
+            )
+        for family in FAMILIES:
+            rating = ratings.get(family, user_id)
+            if rating is not None:
+                lines.append(
+                    t(
+                        lang,
+                        "st_me_rating",
+                        family=t(lang, f"st_family_{family}"),
+                        rating_html=self._rating_text(lang, rating),
+                    )
+                )
+        return lines
 
     # ------------------------------------------------------------------ /top
 

@@ -76,6 +76,15 @@ class StatsStore(Store):
             )
         return {(int(r["chat_id"]), str(r["target_key"])) for r in rows}
 
+    async def ledger_chats(self, user_id: int) -> list[int]:
+        """The chats whose ledger names `user_id` (any season), for their own /stats."""
+        async with self._read() as conn:
+            rows = await conn.all(
+                "SELECT DISTINCT chat_id FROM ledger_entries WHERE user_id = ? ORDER BY chat_id",
+                (user_id,),
+            )
+        return [int(r["chat_id"]) for r in rows]
+
     async def note_username(self, user_id: int, name: str, username: str | None) -> None:
         """Remember a person's Telegram @username (None: they have none), for /stats @name."""
         async with self._write(BACKGROUND) as conn:

@@ -55,12 +55,16 @@ def points_text(lang: str, n: int, *, sign: bool = False) -> str:
 
 
 def beers_text(lang: str, points: int, beer: int) -> str:
-    """`points` in beers of `beer` points each (plain text): "2 birre", "1,5 birre"."""
-    tenths = round(10 * points / beer)
-    if tenths % 10 == 0:
-        return tn(lang, "beers_unit", tenths // 10, value=str(tenths // 10))
-    value = f"{tenths / 10:.1f}"
-    return tn(lang, "beers_unit", 2, value=value.replace(".", ",") if lang == "it" else value)
+    """`points` in whole beers of `beer` points each, what is left over in points (plain
+    text): "2 birre", "2 birre e 5 punti"; "" below one beer (a fraction of a beer, "0,3
+    birre", says nothing a person can buy: the points say it)."""
+    whole, rest = divmod(abs(points), beer)
+    if not whole:
+        return ""
+    beers = tn(lang, "beers_unit", whole, value=str(whole))
+    if not rest:
+        return beers
+    return t(lang, "beers_and_points", beers=beers, points=points_text(lang, rest))
 
 
 def seat_name(table: Table, seat: int, lang: str) -> str:
