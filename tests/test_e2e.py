@@ -290,7 +290,8 @@ async def test_quattro_partner_hand_after_talon_and_a_player_without_private_cha
                 raise AssertionError("a hand message reached Ana before she started the bot")
             reply = await say(fake, ana, ana, f"/start t{tid}")
             assert "Sei al tavolo" in reply.text
-            await fake.wait_for(lambda: len(card_buttons(hand_message(fake, ana))) == 3, WAIT)
+            # her hand (buttons only on her turn: issue 49)
+            await fake.wait_for(lambda: len(own_cards(hand_message(fake, ana))) == 3, WAIT)
 
             names = {0: luigi, 1: ana}  # seats in join order; 2 and 3 are computers
             seen_partner = {luigi.id: 0, ana.id: 0}
@@ -495,9 +496,10 @@ async def test_chiamata_five_people_overbid_call_in_hand_safety_and_cost(tmp_pat
                 partner = by_seat[st.partner]
                 if st.reveal_trick < 0:
                     assert "socio" not in text and "🤝" not in text, text
-                    await fake.wait_for(
-                        lambda: "Sei il socio" in hand_message(fake, partner).text, WAIT
-                    )
+                    if st.current == st.partner:  # told with their turn (issue 49)
+                        await fake.wait_for(
+                            lambda: "Sei il socio" in hand_message(fake, partner).text, WAIT
+                        )
                 elif f"Il socio è {partner.first_name}" in text:
                     revealed_seen = True
 
@@ -629,7 +631,11 @@ async def safety_checks(
     assert (await game.turn())[0] == current  # their hand message of this turn is out
     cur_msg = hand_message(fake, current)
     other_msg = hand_message(fake, other)
-    their_card = card_buttons(other_msg)[0].callback_data or ""
+    # out of turn their message has no card button (issue 49): the data one would carry,
+    # from a phone that kept an old keyboard or a tampered client
+    assert not card_buttons(other_msg)
+    other_seat = (st.current + 1) % 5
+    their_card = f"a:{tid}:{st.hand_index}:0:{st.hands[other_seat][0]}"
     my_card = st.hands[st.current][0]
     not_mine = next(c for c in range(40) if c not in st.hands[st.current])
     bidder, bid_data = old_bid[0]
@@ -677,7 +683,8 @@ async def safety_checks(
     await fake.wait_for(lambda: game.table().text != table_text, WAIT)
     log = game.store.moves(tid)
     assert [m[3] for m in log[moves:] if m[4] == current.id] == [my_card]
-    # their hand message stays as it was until their next turn (its buttons are stale now)
+    # the message they tapped says what they played at once, with no button left (issue 49)
+    await fake.wait_for(lambda: not fake.message(current, cur_msg.message_id).buttons, WAIT)
     game.card_presses += 1
 
 

@@ -30,6 +30,7 @@ from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, export
 from tests.support.cards import cards_named
 from tests.support.people import (
     Game,
+    act_buttons,
     action_of,
     hand_message,
     open_table,
@@ -40,6 +41,7 @@ from tests.support.people import (
     start_table,
     suit_button,
     suit_phase,
+    untruths,
 )
 from tests.support.stand_in import telegram
 from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
@@ -297,6 +299,13 @@ async def test_due_against_a_computer_waits_for_the_person_who_walked_away(
             told = [m for m in fake.bot_messages(lucy) if "⏸" in m.text]
             assert told and told[-1].button("Take my seat back"), [m.text for m in told]
             assert told[-1].message_id not in fake.silent(lucy)  # it rings
+            # issue 49: while it waits, no message offers her a move or says it is her turn,
+            # and the group is not told that a computer plays for her
+            assert not untruths(fake, [lucy], None), untruths(fake, [lucy], None)
+            assert not [m.text for m in fake.bot_messages(lucy) if act_buttons(m)]
+            notices = [m.text for m in fake.bot_messages(group) if "⏱" in m.text]
+            assert notices and "paused" in notices[-1], notices
+            assert not [x for x in notices if "computer plays" in x], notices
 
             # the timer's notices were deleted once their turn was over: none is left
             reminders = [m for m in fake.messages(lucy, include_deleted=True) if "⏰" in m.text]
@@ -313,9 +322,16 @@ async def test_due_against_a_computer_waits_for_the_person_who_walked_away(
                 message="the match abandoned",
             )
             await bot.idle()
-            assert any("abandoned" in m.text.lower() for m in fake.bot_messages(group))
+            # issue 49: the end is news: a new message in the group and in her chat, which
+            # ring (not an edit of an old message)
+            said = [m for m in fake.bot_messages(group) if "abandoned" in m.text.lower()]
+            assert said and said[-1].message_id not in fake.silent(group), [m.text for m in said]
+            assert said[-1].message_id > game.table().message_id
             gone = [m for m in fake.bot_messages(lucy) if "abandoned" in m.text.lower()]
             assert gone, [m.text for m in fake.bot_messages(lucy)]
+            assert gone[-1].message_id > told[-1].message_id
+            assert gone[-1].message_id not in fake.silent(lucy)
+            assert len(gone[-1].versions) == 1  # sent as it is, not an edit
             assert not any(
                 b.text == "Take my seat back" for m in fake.bot_messages(lucy) for b in m.buttons
             )

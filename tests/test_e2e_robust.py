@@ -206,7 +206,10 @@ async def test_a_tap_is_answered_before_computer_players_think(tmp_path: Path) -
                 # wait for Ana's turn: her cards are buttons and the computers have moved
                 def ana_to_play() -> Any:
                     hand = store.hand(g1.id)
-                    return hand_message(fake, ana) if hand_turn(hand) == 0 else None
+                    if hand_turn(hand) != 0:
+                        return None
+                    msg = hand_message(fake, ana)  # her turn's message, once it has come
+                    return msg if card_buttons(msg) else None
 
                 msg = await fake.wait_for(ana_to_play, 60, message="Ana's turn")
                 before = len(store.moves(tid))
@@ -348,8 +351,17 @@ async def test_leftover_buttons_are_frozen_or_cleared(tmp_path: Path) -> None:
                 lambda: "Entra" not in str(table_message(fake, group).keyboard), WAIT
             )
             assert asyncio.get_running_loop().time() - t0 < 2.0
+            for p in (ana, bea, cleo):  # everyone's hand; buttons for the one to act only
+                await hand_when(fake, p, lambda m: "🃏" in m.text)
+
+            def first_person() -> FakeUser | None:
+                seat = hand_turn(store.hand(group.id))
+                return (ana, bea, cleo)[seat] if seat < 3 else None  # (3: the computer)
+
+            first = await fake.wait_for(first_person, WAIT)
+            await hand_when(fake, first, card_buttons)
             for p in (ana, bea, cleo):
-                await hand_when(fake, p, card_buttons)
+                assert bool(card_buttons(hand_message(fake, p))) == (p is first), p.first_name
             # Cleo leaves the running game: her hand message keeps no card buttons
             reply = await say(fake, cleo, group, "/leave")
             assert "computer" in reply.text

@@ -243,8 +243,10 @@ async def test_deadlines_survive_a_kill_and_a_restart(tmp_path: Path) -> None:
             assert fired >= second - 0.3, "fired before its deadline"
             assert fired <= max(second, up) + 3.0, (fired - second, fired - up)
             assert fired - up < 5.5, "a fresh timer after the restart, not the stored one"
-            # the two timeouts in a row were counted across the restart: the seat is kept
-            away = "⏱ Mario: tempo scaduto due volte di fila"
+            # the two timeouts in a row were counted across the restart: the seat is kept,
+            # and as no other person plays, the match waits for him (issue 49: the group is
+            # told it is paused, not that a computer plays on)
+            away = "⏸ Mario: tempo scaduto due volte di fila. La partita è in pausa"
             await fake.wait_for(lambda: notices(fake, group, away), WAIT)
             resume = await fake.wait_for(
                 lambda: hand_message(fake, mario).button("Riprendo il posto"), WAIT

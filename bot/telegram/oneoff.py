@@ -100,6 +100,14 @@ class OneOff:
             return None
         return msg.message_id
 
+    async def delete_now(self, chat_id: int, message_ids: list[int]) -> None:
+        """Delete these messages now, in one call (a message already gone is skipped; a
+        refusal is only logged)."""
+        try:
+            await self.bot.delete_messages(chat_id, message_ids)
+        except TelegramError as exc:
+            log.info("deleting %d messages in %s failed: %s", len(message_ids), chat_id, exc)
+
     def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
         """Delete these messages (notices no longer true): the ids asked for in the same
         moment go in one `deleteMessages` call per chat (up to 100 ids). A message already

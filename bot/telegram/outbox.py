@@ -644,7 +644,9 @@ class TelegramOutbox:
                             moved = None
                         if replaced is not None and replaced != mid:
                             if live_turn:  # its buttons are for a turn gone by: it goes now
-                                self._oneoff.delete_soon(slot.chat_id, [replaced])
+                                # (awaited here: with other workers, the chat's pace counts
+                                # from this call, noted with the message after it)
+                                await self._oneoff.delete_now(slot.chat_id, [replaced])
                             else:  # it says what happened: it goes with the hand's sweep
                                 self._sweeper.replace(tid, slot.chat_id, replaced)
                             replaced = None
