@@ -146,9 +146,10 @@ class Play:
 
     def summaries(self, table: Table) -> dict[int, Rendered]:
         """Before the next hand is dealt: each person's summary of the hand just over, as
-        it stays in their chat (`keep_summaries`); none after a void hand or a redeal."""
+        it stays in their chat (`keep_summaries`), a void hand's too (it was played: §4.1's
+        60-60 is a result); none after a redeal (nothing was played)."""
         m = table.match
-        if m is None or not m.records or m.records[-1].void or m.records[-1].redeal:
+        if m is None or not m.records or m.records[-1].redeal:
             return {}
         return {
             s.user_id: kept_summary(table, seat, s.lang or table.lang)
