@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import signal
@@ -28,7 +29,7 @@ from bot.table.deadlines import Timing
 from bot.telegram.admins import AdminCache, AdminUnknown
 from bot.telegram.context import CONTEXT_TYPES, BotContext, BotData
 from bot.telegram.outbox import Notes, TelegramOutbox
-from bot.telegram.rate_limiter import Limits, PacedRateLimiter
+from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Stopping
 from bot.webapp.auth import TableKeys
 from bot.webapp.hub import LiveHub
 from bot.webapp.server import MiniApp, WebServer
@@ -154,6 +155,9 @@ async def on_error(update: object, context: BotContext) -> None:
     """The last resort for an exception in a handler: log it with the update, and tell the
     person something went wrong (a tap is always answered by its own handler)."""
     error = context.error
+    if isinstance(error, Stopping):  # SIGTERM: a reply not sent; the next run shows the table
+        log.info("an update's reply was not sent: the bot is stopping")
+        return
     if isinstance(error, AdminUnknown):  # Telegram is slow to say who the admins are
         key = "err_busy"
     else:
@@ -243,6 +247,8 @@ def _post_init(settings: Settings) -> Any:
                 web_application(application, settings), settings.webhook_listen, settings.port
             )
             await data.web.start()
+        if not settings.webhook_url:  # polling: SIGTERM lets the limiter go first
+            _on_stop_signals(application)
 
     return post_init
 
@@ -300,6 +306,31 @@ async def _set_commands(application: Application[Any, Any, Any, Any, Any, Any]) 
             await application.bot.set_my_commands(cmds, scope=scope, language_code=code)
 
 
+def _stop_waiting(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Stopping (issue 50.2): no call waits for Telegram's room any more (`Stopping`), so
+    the updates in hand finish at once (a tap is still answered: that call waits for no
+    chat) and the process exits within seconds; what was not sent, the next run shows."""
+    limiter = application.bot.rate_limiter
+    if isinstance(limiter, PacedRateLimiter):
+        limiter.stop_waiting()
+
+
+def _on_stop_signals(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Polling: SIGINT and SIGTERM stop the application as PTB's own handlers would, but
+    the rate limiter lets go of its waiting calls first (PTB's `stop` processes every update
+    in hand: a reply waiting for a group's room held SIGTERM for half a minute)."""
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        log.info("stop signal: the calls waiting for Telegram's room give up")
+        _stop_waiting(application)
+        application.stop_running()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop)
+
+
 async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """After the updates in hand are processed and before the bot's HTTP client is closed:
     stop the computer players and send what the outbox still holds, for a few seconds (every
@@ -343,7 +374,7 @@ def run(settings: Settings) -> int:
             application.run_polling(
                 # MY_CHAT_MEMBER: the bot was added to a group (it greets)
                 allowed_updates=ALLOWED_UPDATES,
-                stop_signals=(signal.SIGINT, signal.SIGTERM),
+                stop_signals=(),  # our own (`_on_stop_signals`): the limiter lets go first
                 close_loop=False,
             )
     except InvalidToken:
@@ -378,6 +409,7 @@ async def _run_webhook(
                 app = web_application(application, settings, endpoint)
                 await serve(WebServer(app, settings.webhook_listen, settings.port))
             finally:
+                _stop_waiting(application)
                 await application.stop()
                 await _post_stop(application)
     finally:

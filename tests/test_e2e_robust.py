@@ -502,3 +502,47 @@ async def test_the_search_workers_leave_with_a_killed_bot(tmp_path: Path) -> Non
                 10,
                 message="the worker processes ended",
             )
+
+
+async def test_sigterm_after_a_fast_tapping_group_exits_within_ten_seconds(
+    tmp_path: Path,
+) -> None:
+    """Issue 50.2: a two-person table tapped as fast as fingers go for 40 s, with the group
+    asking /score meanwhile (its 20 calls a minute spent), then SIGTERM: the bot exits in
+    under 10 s (it took 34 s: the updates in hand waited for the group's room), with status 0,
+    and what it did not show is shown by the next run."""
+    async with asyncio.timeout(180), strict_telegram() as fake:
+        ana, bea = fake.user(311, "Ana"), fake.user(312, "Bea")
+        group = fake.group(-100311, "Quick fingers", members=[ana, bea])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            store = await start_bot(bot, [ana, bea])
+            await open_due(fake, group, ana, bea)
+            await start(fake, group, ana)
+            loop = asyncio.get_running_loop()
+            until = loop.time() + 40
+
+            async def ask_scores() -> None:
+                while loop.time() < until:
+                    await fake.send_text(bea, group, "/score")
+                    await asyncio.sleep(2.0)
+
+            (played, _), (played_bea, _), _ = await asyncio.gather(
+                tap_cards(fake, ana, until, random.Random(3)),
+                tap_cards(fake, bea, until, random.Random(4)),
+                ask_scores(),
+            )
+            assert played + played_bea >= 10, (played, played_bea)
+            moves = len(store.moves(int(store.table(group.id)["table_id"])))
+            t0 = time.monotonic()
+            assert await bot.stop(signal.SIGTERM) == 0
+            took = time.monotonic() - t0
+            print(f"\n[sigterm] {played + played_bea} cards in 40 s, exit after {took:.1f} s")
+            assert took < 10.0, took
+            bot.check_logs()
+            # the next run carries on from what was stored, and shows the table as it is
+            await bot.start()
+            tid = int(store.table(group.id)["table_id"])
+            assert len(store.moves(tid)) >= moves
+            await fake.wait_for(lambda: "mano" in table_message(fake, group).text, 2 * WAIT)
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()

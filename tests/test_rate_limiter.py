@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
+from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Stopping, Window
 from storage import Database
 from tests.support.limiter import Recorder, call, max_in_window
 
@@ -306,3 +306,24 @@ async def test_without_the_database_two_workers_overfill_a_groups_window() -> No
     )
     times = [(s, e) for _, chat, s, e in rec.calls if chat == GROUP]
     assert max_in_window(times, FAST.minute) > FAST.group_per_minute
+
+
+async def test_stopping_lets_go_of_every_call_waiting_for_room() -> None:
+    """Issue 50.2: SIGTERM (`stop_waiting`): the calls waiting for a group's room give up at
+    once (`Stopping`, not retried), later ones that would wait too, and one with room, a tap's
+    answer or a private chat's, still goes."""
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    edits = [asyncio.create_task(call(limiter, rec, "editMessageText", GROUP, n)) for n in range(8)]
+    await asyncio.sleep(0.01)  # three went; the rest wait for the group's window
+    made = len(rec.started)
+    t0 = time.monotonic()
+    limiter.stop_waiting()
+    results = await asyncio.gather(*edits, return_exceptions=True)
+    assert time.monotonic() - t0 < FAST.minute / 4
+    stopped = [r for r in results if isinstance(r, Stopping)]
+    assert len(stopped) == 8 - made and len(rec.started) == made
+    with pytest.raises(Stopping):  # the group still has no room: not made, not retried
+        await call(limiter, rec, "editMessageText", GROUP, 100)
+    await call(limiter, rec, "answerCallbackQuery", None, 101)
+    await call(limiter, rec, "sendMessage", PERSON, 102)
+    assert rec.started[made:] == [101, 102]

@@ -54,6 +54,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from bot.table.table import CANCELLED, FINISHED, Table
 from bot.telegram.notes import NOTES_INTERVAL, Notes
 from bot.telegram.oneoff import OneOff, markup
+from bot.telegram.rate_limiter import Stopping
 from bot.telegram.replaced import Sweeper, drop_replaced
 from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
 from bot.telegram.stored import StoredMessages
@@ -421,6 +422,9 @@ class TelegramOutbox:
                         sent = await self._send(slot, content, turn, settle)
                 except _Later:
                     slot.wake.set()  # back to `_edit_wait`, the newest content kept
+                    continue
+                except Stopping:  # SIGTERM: the next run shows it (what it shows is noted)
+                    log.info("outbox: %s left for the next run", slot.chat_id)
                     continue
                 except Exception as exc:
                     sent = False

@@ -175,6 +175,14 @@ class Window:
         return self.in_flight == 0 and (not self.done or self.done[-1] <= now - self.period)
 
 
+class Stopping(NetworkError):
+    """The bot is stopping (SIGTERM): a call that would have to wait for room is not made.
+    Every move is stored, and what a message was to show is noted: the next run shows it."""
+
+    def __init__(self) -> None:
+        super().__init__("the bot is stopping: not sent, the next run shows it")
+
+
 class _Gate:
     """A window's room, handed out by (priority, arrival); `blocked` (a time on `clock`)
     holds everything back until then (a 429). Calls of lower priority than new messages
@@ -191,8 +199,28 @@ class _Gate:
         self._seq = itertools.count()
         self._wake = asyncio.Event()
         self._pump: asyncio.Task[None] | None = None
+        self.stopping = False
+
+    def room_now(self, priority: int) -> bool:
+        """Whether a call of this priority would go at once (nobody waiting before it)."""
+        now = self.clock()
+        keep = self.reserve if priority > PRIORITY_SEND else 0
+        free = self.window.wait_time(now, keep) <= 0 and self.blocked_until <= now
+        return free and not self._heap
+
+    def stop_waiting(self) -> None:
+        """The bot is stopping: the calls waiting for room give up (`Stopping`), and so does
+        every later one that would have to wait; one with room now still goes."""
+        self.stopping = True
+        for _, _, fut in self._heap:
+            if not fut.done():
+                fut.set_exception(Stopping())
+        self._heap.clear()
+        self._wake.set()
 
     async def acquire(self, priority: int) -> None:
+        if self.stopping and not self.room_now(priority):
+            raise Stopping()
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, (priority, next(self._seq), fut))
         self._ensure_pump()
@@ -278,6 +306,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         self.group_calls: GroupCalls | None = None
         self._claimed: dict[int, list[float]] = {}  # Unix times of own claims under way
         self.stats: dict[str, int] = {"retry_after": 0, "server_error": 0, "gave_up": 0}
+        self._stopping = False  # `stop_waiting`
 
     def now(self) -> float:
         return asyncio.get_running_loop().time()
@@ -293,12 +322,25 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         for gate in [*self._chats.values(), *([self._shared] if self._shared else [])]:
             await gate.close()
 
+    def stop_waiting(self) -> None:
+        """SIGTERM (issue 50.2): nothing waits for Telegram's room any more, so the updates in
+        hand and the outbox finish within seconds; what was not sent is stored as owed (every
+        move is stored, every message's content noted) and the next run sends it."""
+        self._stopping = True
+        for gate in [*self._chats.values(), *([self._shared] if self._shared else [])]:
+            gate.stop_waiting()
+
     # ------------------------------------------------------------------ the windows
 
     def _window(self, size: int, period: float) -> Window:
         return Window(size, period * (1.0 + self.limits.margin))
 
     def _chat(self, chat_id: int | str) -> _Gate:
+        gate = self._chat_gate(chat_id)
+        gate.stopping = gate.stopping or self._stopping
+        return gate
+
+    def _chat_gate(self, chat_id: int | str) -> _Gate:
         gate = self._chats.get(chat_id)
         if gate is None:
             group = isinstance(chat_id, str) or chat_id < 0
@@ -361,6 +403,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         if self._shared is None:
             lim = self.limits
             self._shared = _Gate(self._window(lim.overall_per_second, lim.second), self.now)
+            self._shared.stopping = self._stopping
         return self._shared
 
     @staticmethod
@@ -400,6 +443,8 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             if claim is not None:
                 break
             chat.give_back()  # the window, now with the others' calls, says how long to wait
+            if self._stopping:
+                raise Stopping()
             if chat.window.wait_time(self.now()) <= 0:
                 await asyncio.sleep(CLAIM_PAUSE)
         refused = False
@@ -480,6 +525,8 @@ class PacedRateLimiter(BaseRateLimiter[None]):
     ) -> Result:
         wait = self._chatless_blocked_until - self.now()
         if wait > 0:
+            if self._stopping:
+                raise Stopping()
             await asyncio.sleep(wait)
         return await callback(*args, **kwargs)
 
@@ -539,8 +586,8 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                     self._chat(chat_id).block(until)
                 delay = 0.0  # the chat's block is the wait
                 error: Exception = exc
-            except BadRequest:
-                raise  # a NetworkError subclass, but the same call fails the same way
+            except (BadRequest, Stopping):
+                raise  # NetworkError subclasses, but the same call fails the same way
             except TimedOut as exc:
                 if endpoint in NOT_IDEMPOTENT:
                     raise
@@ -555,7 +602,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 if chat_id is None
                 else self._chat(chat_id).blocked_until
             )
-            if attempt >= lim.attempts or max(now + delay, blocked) > deadline:
+            if self._stopping or attempt >= lim.attempts or max(now + delay, blocked) > deadline:
                 self.stats["gave_up"] += 1
                 log.warning(
                     "%s to %s failed after %d attempt(s): %s", endpoint, chat_id, attempt, error
