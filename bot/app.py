@@ -26,8 +26,10 @@ from bot.i18n import COMMANDS, t
 from bot.players.thinker import Thinker
 from bot.service import TableService
 from bot.table.deadlines import Timing
+from bot.table.table import PLAYING
 from bot.telegram.admins import AdminCache, AdminUnknown
 from bot.telegram.context import CONTEXT_TYPES, BotContext, BotData
+from bot.telegram.metrics import Metrics
 from bot.telegram.outbox import Notes, TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Stopping
 from bot.webapp.auth import TableKeys
@@ -131,6 +133,7 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
         private_per_second=settings.private_rate_per_second,
         overall_per_second=settings.rate_per_second,
     ).shared_by(settings.workers)
+    metrics = Metrics()  # a registry of its own: several bots may run in one process
     builder = ApplicationBuilder()
     if settings.webhook_url:  # updates come from the HTTP server (`_run_webhook`), no updater
         builder = builder.updater(None)
@@ -139,7 +142,7 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
         .base_url(settings.telegram_base_url)
         .defaults(Defaults(parse_mode=ParseMode.HTML))  # every message the bot sends is HTML
         .context_types(CONTEXT_TYPES)
-        .rate_limiter(PacedRateLimiter(limits))
+        .rate_limiter(PacedRateLimiter(limits, metrics))
         .concurrent_updates(True)
         .post_init(_post_init(settings))
         .post_stop(_post_stop)
@@ -148,6 +151,7 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
     )
     register(application)
     application.add_error_handler(on_error)
+    application.bot_data.metrics = metrics
     return application
 
 
@@ -227,6 +231,7 @@ def _post_init(settings: Settings) -> Any:
         data: BotData = application.bot_data
         data.db, data.outbox, data.service = db, outbox, service
         data.admins = AdminCache(application.bot)
+        await _open_metrics(application, settings)  # before `restore` shows and moves
         if settings.public_url is not None:
             _open_miniapp(application, settings, service, shared)
         await _set_commands(application)
@@ -251,6 +256,30 @@ def _post_init(settings: Settings) -> Any:
             _on_stop_signals(application)
 
     return post_init
+
+
+async def _open_metrics(
+    application: Application[Any, Any, Any, Any, Any, Any], settings: Settings
+) -> None:
+    """The metrics read at each scrape, the ones the service and the outbox tell of, and
+    /metrics on METRICS_PORT when it is set (the server on PORT serves it too)."""
+    data: BotData = application.bot_data
+    metrics, service, outbox = data.metrics, data.service, data.outbox
+    if metrics is None or service is None or outbox is None:
+        return
+    limiter = application.bot.rate_limiter
+    tables = service.tables.by_id
+    metrics.watch(
+        waiting=limiter.waiting if isinstance(limiter, PacedRateLimiter) else None,
+        live_tables=lambda: sum(1 for t in tables.values() if t.status == PLAYING),
+    )
+    service.play.on_move = metrics.move_stored
+    outbox.on_turn = metrics.turn_sent
+    if settings.metrics_port:
+        data.metrics_web = WebServer(
+            metrics.web_application(), settings.metrics_listen, settings.metrics_port
+        )
+        await data.metrics_web.start()
 
 
 def _open_miniapp(
@@ -285,8 +314,8 @@ def web_application(
     settings: Settings,
     webhook: WebhookEndpoint | None = None,
 ) -> web.Application:
-    """The bot's HTTP application: the webhook's route (webhook mode) and the Mini App's
-    (PUBLIC_URL)."""
+    """The bot's HTTP application: the webhook's route (webhook mode), the Mini App's
+    (PUBLIC_URL), and Prometheus's /metrics."""
     app = web.Application(client_max_size=1 << 20)
     if webhook is not None:
         webhook.add_routes(app)
@@ -295,6 +324,8 @@ def web_application(
         MiniApp(
             lambda: application.bot_data.service, settings.bot_token.get_secret_value(), data.hub
         ).add_routes(app)
+    if data.metrics is not None:  # Prometheus's /metrics (docs/operating.md, "Metrics")
+        data.metrics.add_routes(app)
     return app
 
 
@@ -346,6 +377,8 @@ async def _post_stop(application: Application[Any, Any, Any, Any, Any, Any]) -> 
 
 async def _post_shutdown(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     data: BotData = application.bot_data
+    if data.metrics_web is not None:
+        await data.metrics_web.stop()
     if data.web is not None:
         await data.web.stop()
     if data.hub is not None:

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "0.0.0.0"
     port: int = Field(default=8080, ge=1, le=65535)
+    # Prometheus's /metrics (docs/operating.md, "Metrics"): served by the HTTP server on PORT
+    # whenever it runs (webhook mode, the Mini App), and by a server of its own on
+    # METRICS_LISTEN:METRICS_PORT when that is set (0 or unset: none), for polling, which
+    # has no other.
+    metrics_port: int = Field(default=0, ge=0, le=65535)
+    metrics_listen: str = "127.0.0.1"
     # How many worker processes of this bot share its database (webhook mode on PostgreSQL,
     # docs/operating.md, "Several workers"): each takes this share of Telegram's 30 calls a
     # second, which are the bot's as a whole (a group's 20 a minute are claimed call by call

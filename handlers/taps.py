@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
@@ -68,6 +69,9 @@ def answering(action: Action) -> Handler:
     """The handler of one kind of tap: runs `action` and answers the query, once."""
 
     async def on_tap(update: Update, context: BotContext) -> None:
+        # the tap's arrival, as near as the handler knows it: PTB keeps no time of an
+        # update's arrival, and with concurrent updates a handler starts at once
+        began = time.perf_counter()
         query = update.callback_query
         if query is None:
             return
@@ -89,6 +93,8 @@ def answering(action: Action) -> Handler:
         finally:
             try:
                 await query.answer(reply.text[:200] or None, show_alert=reply.alert)
+                if (metrics := context.bot_data.metrics) is not None:
+                    metrics.tap_answer.observe(time.perf_counter() - began)
             except Exception as exc:  # an expired query cannot be answered; nothing else to do
                 log.info("answering a callback failed: %s", exc)
         # A reply with buttons (the deep link to the private chat) cannot ride on the answer:

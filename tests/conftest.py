@@ -52,6 +52,8 @@ SLOW_TESTS = frozenset(
         "test_normal_keeps_its_high_briscole_in_chiamata",
         "test_normal_bids_looser_with_four_players",
         "test_normal_auction_stops_at_the_rank_the_strongest_hand_affords",
+        # ... and one that starts the bot, in a file of quick tests
+        "test_polling_bot_serves_metrics_that_agree_with_telegram",
     }
 )
 

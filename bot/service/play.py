@@ -65,6 +65,8 @@ class Play:
         # told of every table that closes, once it is let go (`TableService`: the group's
         # tournament, which then plays its next match)
         self.on_closed: Callable[[Table], None] = lambda table: None
+        # told of every move stored, and whether it ended the hand (the metrics)
+        self.on_move: Callable[[int, bool], None] = lambda table_id, hand_over: None
 
     async def act(
         self,
@@ -308,6 +310,8 @@ class Play:
             )
             if hand_over:  # the group's log hears of it (a table that writes nothing too)
                 self._announce_hand(table)
+            if move is not None:
+                self.on_move(table.table_id, hand_over)
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
             await self.tables.reload(table.table_id)

@@ -10,6 +10,7 @@ from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
 from bot.service import TableService
 from bot.telegram.admins import AdminCache
+from bot.telegram.metrics import Metrics
 from bot.telegram.outbox import TelegramOutbox
 from storage import Database
 
@@ -28,6 +29,8 @@ class BotData:
         self.admins: AdminCache | None = None
         self.hub: LiveHub | None = None  # the Mini App's open pages (PUBLIC_URL)
         self.web: WebServer | None = None  # its HTTP server, when polling
+        self.metrics: Metrics | None = None  # what an operator sees (`bot.telegram.metrics`)
+        self.metrics_web: WebServer | None = None  # /metrics on METRICS_PORT
 
 
 class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):

@@ -146,6 +146,7 @@ class TelegramOutbox:
         self.group_interval = group_interval
         self.resync_after = resync_after
         self.on_blocked = on_blocked
+        self.on_turn: Callable[[int], None] = lambda table_id: None  # a turn message went out
         self._slots: dict[tuple[int, int | None], _Slot] = {}
         self._blocked: set[tuple[int, int]] = set()
         self._stored = StoredMessages(db)
@@ -638,6 +639,8 @@ class TelegramOutbox:
                         await self._remember(slot, msg, want)  # its digest written there
                         mid = msg.message_id
                         sent_new = True
+                        if mark is not None:  # the metrics time it from the move (`on_turn`)
+                            self.on_turn(tid)
                         if moved is not None and moved != mid:
                             # noted first: a bot restarted meanwhile edits the new one
                             slot.sent = want

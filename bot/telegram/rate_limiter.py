@@ -36,6 +36,9 @@ safe to repeat (everything but sending a new message, which may have arrived). E
 a deadline (answers to taps: `answer_deadline`, since Telegram forgets a query after about
 15 s; everything else `call_deadline`) and a number of attempts; past either the last error
 is raised to the caller. No other layer of the bot retries.
+
+Metrics (`metrics`, `bot.telegram.metrics`): each attempt is counted as it is made, by method
+and kind of chat, with the time it waited for room; each 429; `waiting()` at each scrape.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ from typing import Any, Protocol
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
+
+from bot.telegram.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -294,8 +299,9 @@ class _Gate:
 class PacedRateLimiter(BaseRateLimiter[None]):
     """See the module docstring."""
 
-    def __init__(self, limits: Limits | None = None) -> None:
+    def __init__(self, limits: Limits | None = None, metrics: Metrics | None = None) -> None:
         self.limits = limits or Limits()
+        self.metrics = metrics  # every call made, the 429s, the waits (`bot.telegram.metrics`)
         self._chats: dict[int | str, _Gate] = {}
         self._shared: _Gate | None = None
         self._chatless_blocked_until = 0.0
@@ -398,6 +404,11 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         about 20 s the bot opens no new table)."""
         gate = self._shared
         return 0.0 if gate is None else gate.waiting / self.limits.overall_per_second
+
+    def waiting(self) -> int:
+        """Calls waiting for room now, in their chat's window or the bot-wide budget."""
+        gates = [*self._chats.values(), *([self._shared] if self._shared else [])]
+        return sum(gate.waiting for gate in gates)
 
     def _budget(self) -> _Gate:
         if self._shared is None:
@@ -567,14 +578,26 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             lim.answer_deadline if endpoint == "answerCallbackQuery" else lim.call_deadline
         )
         attempt = 0
+        began = self.now()  # each attempt's start (below)
+
+        async def made(*a: Any, **kw: Any) -> Result:  # an attempt, made now: counted
+            if self.metrics is not None:
+                self.metrics.api_call(endpoint, chat_id)
+                if chat_id is not None:  # the wait for room (calls without a chat have none)
+                    self.metrics.limiter_wait.observe(self.now() - began)
+            return await callback(*a, **kw)
+
         while True:
             attempt += 1
+            began = self.now()
             try:
                 if chat_id is None:
-                    return await self._call_without_chat(callback, args, kwargs)
-                return await self._call_in_chat(chat_id, priority, callback, args, kwargs)
+                    return await self._call_without_chat(made, args, kwargs)
+                return await self._call_in_chat(chat_id, priority, made, args, kwargs)
             except RetryAfter as exc:
                 self.stats["retry_after"] += 1
+                if self.metrics is not None:
+                    self.metrics.api_429.inc()
                 with warnings.catch_warnings():  # int today, a timedelta in a later PTB
                     warnings.simplefilter("ignore", PTBDeprecationWarning)
                     pause = exc.retry_after
