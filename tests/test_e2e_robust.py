@@ -201,6 +201,7 @@ async def test_a_tap_is_answered_before_computer_players_think(tmp_path: Path) -
             await open_due(fake, g2, bea, None)
             await start(fake, g2, bea)
             tid = int(store.table(g1.id)["table_id"])
+            bea_tid = int(store.table(g2.id)["table_id"])
             other_answers: list[float] = []
             for checked in range(4):
                 # wait for Ana's turn: her cards are buttons and the computers have moved
@@ -220,13 +221,22 @@ async def test_a_tap_is_answered_before_computer_players_think(tmp_path: Path) -
                 assert len(store.moves(tid)) == before + 1
                 # meanwhile, at the other table, Bea's taps are answered at once
                 t0 = asyncio.get_running_loop().time()
-                cards = card_buttons(hand_message(fake, bea))
-                await answered(fake, await fake.press(bea, cards[0]))
+                bea_msg = hand_message(fake, bea)
+                cards = card_buttons(bea_msg)
+                if cards:
+                    qid = await fake.press(bea, cards[0])
+                else:  # out of turn her message has no button: one her phone kept (issue 49)
+                    data = f"a:{bea_tid}:0:0:{BEA_CARD}"
+                    qid = await fake.press_raw(bea, bea, bea_msg.message_id, data)
+                await answered(fake, qid)
                 other_answers.append(asyncio.get_running_loop().time() - t0)
                 await card_left(fake, ana, action_of(button))
             assert max(other_answers) < 1.0, other_answers
             assert await bot.stop(signal.SIGTERM) == 0
             bot.check_logs()
+
+
+BEA_CARD = 0  # a card in a tap from an old keyboard: answered (refused) like any tap
 
 
 def hand_turn(hand: dict[str, Any]) -> int:
