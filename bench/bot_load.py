@@ -5,6 +5,7 @@
                              [--no-restart] [--quick] [--json]
     python -m bench.bot_load --compare [--quick]    # issue 15: one process, or two workers
     python -m bench.bot_load --scenario five-humans --tables 60 --duration 180 --no-restart
+    python -m bench.bot_load --scenario rush --tables 50 --duration 150 --no-restart
 
 `python -m bot` runs as its own process with Telegram's real numbers (20 calls a minute per
 group, 30 a second overall, one a second per private chat, a group's table message edited
@@ -26,6 +27,16 @@ a chat per move (a bid, a call or a card) and per card, in the groups and the pr
 by method; calls a second and the busiest second against Telegram's 30; the time from a move
 to the next turn message; cards a minute per table. The bot runs with its own defaults for
 the group's routine edits (`GROUP_ROUTINE_INTERVAL`, 20 s).
+
+`--scenario rush` (issue 50 §6): the same tables of five people, all opened at once (their
+lobbies within `--ramp`, 5 s), then played as in five-humans; besides, every 3-8 s that a
+person's screen still shows their turn after their move (the card still in their hand, the bid
+buttons unchanged, or the group's table message still saying "Tocca a" them) they tap again
+with probability `--retap` (0.3): the same button, or a card. The window of
+`--duration` seconds starts at the first lobby action: the rush is what is measured. Printed
+besides: the tap answer latency (update delivered -> answerCallbackQuery) per 15-s window by
+when the tap was made, from the first lobby tap on; the time from the first /new to each
+table's first card (its auction over), p50 and max and how many within 3 minutes.
 
 By default the bot is one process polling with getUpdates. `--webhook` runs it in webhook
 mode; `--workers N` runs N processes in webhook mode on the one database (SQLite file or
@@ -124,6 +135,12 @@ OPEN_WAIT = 150.0  # one lobby step while many tables open at once
 POLL = 0.5  # how often a person looks at the screen
 THINK = (0.5, 3.0)
 HUMAN_THINK = (2.0, 6.0)  # five-humans: the one whose turn it is taps 2-6 s after its message
+HUMAN_SCENARIOS = ("five-humans", "rush")  # chiamata tables of five people
+RUSH_RAMP = 5.0  # rush: every table's lobby opens within these seconds
+RUSH_RETAP = 0.3  # rush: chance, every 3-8 s, of tapping again a move the screen still shows
+RETAP_EVERY = (3.0, 8.0)
+RUSH_BUCKET = 15.0  # rush: tap latencies per window of this many seconds
+RUSH_AUCTION_TARGET = 180.0  # rush: tables past their auction within 3 minutes of the first /new
 
 LEVELS = ("facile", "normale", "difficile")
 NAMES = ("Ana", "Bea", "Cleo", "Dario", "Elio", "Fede", "Gino", "Ines", "Lia", "Marco", "Nina")
@@ -320,6 +337,7 @@ class Person:
     acted_on: tuple[int, int] | None = None  # the private turn message I last acted on
     refused: set[str] = field(default_factory=set)  # cards refused (must follow) this turn
     next_glance: float = 0.0
+    next_retap: float = 0.0  # --retap: when I may tap again a turn the group still shows
 
     @property
     def name(self) -> str:
@@ -397,6 +415,7 @@ class Bench:
         # the same order, so each latency can be put in its phase of the run
         self.press_times: list[float] = []
         self.command_times: list[float] = []
+        self.first_new: float | None = None  # when the first /new was made (rush)
 
     def now(self) -> float:
         return self.loop.time()
@@ -407,7 +426,7 @@ class Bench:
         weights = [r[3] for r in RECIPES]
         for i in range(self.args.tables):
             rng = random.Random(self.rng.random())
-            if self.args.scenario == "five-humans" or i % 10 == 3:  # chiamata, five people
+            if self.args.scenario in HUMAN_SCENARIOS or i % 10 == 3:  # chiamata, five people
                 variant, seats, humans = "chiamata", 5, 5
             else:
                 variant, seats, choices, _ = rng.choices(RECIPES, weights)[0]
@@ -467,6 +486,8 @@ class Bench:
         self.stats.commands[text.split()[0]] += 1
         self.command_times.append(time.monotonic())
         self.stats.actions.append(Action(made, text.split()[0], chat=chat.id))
+        if self.first_new is None and text.startswith("/new"):
+            self.first_new = made
 
     async def wait(self, what: Callable[[], Any], timeout: float, interval: float = 0.4) -> Any:
         """Poll `what` (LookupError = not yet) until truthy; TimeoutError after `timeout`."""
@@ -614,13 +635,21 @@ class Bench:
                 f"Tocca a {p.name}." in tmsg.text or f"Tocca ad {p.name}." in tmsg.text
             )
             seen = (tmsg.message_id, tmsg.edited) if tmsg is not None else None
-            if my_turn and p.tapped_table_edit == seen:
+            stale = my_turn and p.tapped_table_edit == seen
+            if stale:
                 my_turn = False  # the table has not shown my last move yet
             # the phone rings: a new turn message in the private chat ("👉 Tocca a te")
             hand = self.hand_of(p, table)
             if hand is not None and your_turn(hand):
                 my_turn = my_turn or (hand.message_id, hand.edited) != p.acted_on
             now = self.now()
+            if stale and not my_turn and self.args.retap and now >= p.next_retap:
+                # the group still says it is my turn: now and then I tap a card again
+                p.next_retap = now + rng.uniform(*RETAP_EVERY)
+                cards = card_buttons(hand) if hand is not None else []
+                if cards and rng.random() < self.args.retap:
+                    await self.tap(p, rng.choice(cards), "retap", table)
+                    continue
             if not my_turn and now < p.next_glance:
                 continue
             p.next_glance = now + 2.0  # a glance at the private chat now and then
@@ -654,8 +683,7 @@ class Bench:
                 now = self.hand_of(p, table)
                 return now is None or (now.message_id, now.edited) != version
 
-            with contextlib.suppress(TimeoutError):
-                await self.wait(moved_on, 60.0)
+            await self.wait_or_retap(table, p, button, moved_on)
 
     async def play(self, table: Table, p: Person, seen: tuple[int, int] | None) -> None:
         rng = p.rng
@@ -673,6 +701,8 @@ class Bench:
         if answer in (OK, ""):
             p.refused.clear()
             p.tapped_table_edit = seen
+            if self.args.retap:  # the group may go on showing my turn: a look in 3-8 s
+                p.next_retap = self.now() + rng.uniform(*RETAP_EVERY)
             p.acted_on = (hand.message_id, hand.edited)
             data = button.callback_data
 
@@ -680,13 +710,31 @@ class Bench:
                 now = self.hand_of(p, table)
                 return now is None or data not in [b.callback_data for b in now.buttons]
 
-            with contextlib.suppress(TimeoutError):
-                await self.wait(card_gone, 60.0)
+            await self.wait_or_retap(table, p, button, card_gone)
         elif answer is not None and ANSWER_KINDS.get(answer) == "must_follow":
             p.refused.add(button.callback_data or "")
         else:  # not my turn after all (the table showed an older state): wait for news
             p.tapped_table_edit = seen
             await asyncio.sleep(1.0)
+
+    async def wait_or_retap(
+        self, table: Table, p: Person, button: FakeButton, done: Callable[[], bool]
+    ) -> None:
+        """Wait (60 s at most) until the screen shows the move made (`done`). With `--retap`,
+        every 3-8 s that it still shows it as to be made, tap it again with that chance."""
+        if not self.args.retap:
+            with contextlib.suppress(TimeoutError):
+                await self.wait(done, 60.0)
+            return
+        deadline = self.now() + 60.0
+        while (left := deadline - self.now()) > 0:
+            try:
+                await self.wait(done, min(left, p.rng.uniform(*RETAP_EVERY)))
+                return
+            except TimeoutError:
+                pass
+            if self.now() < deadline and p.rng.random() < self.args.retap:
+                await self.tap(p, button, "retap", table)
 
     async def run_table(self, table: Table, delay: float) -> None:
         await asyncio.sleep(delay)
@@ -1055,7 +1103,7 @@ def window_actions(
                 accepted += 1
             elif label in ("timeout", "anomaly", "unanswered", "error"):
                 failed[f"tap {label}"] += 1
-            elif a.kind not in ("impatient", "double"):  # refused on purpose
+            elif a.kind not in ("impatient", "double", "retap"):  # refused on purpose
                 refused[label] += 1
         else:  # a command
             times = sends.get(a.chat or 0, [])
@@ -1078,6 +1126,63 @@ def window_actions(
         "labels": dict(labels),
         "refused": dict(refused),
         "failed": dict(failed),
+    }
+
+
+def tap_windows(
+    fake: FakeTelegram, actions: list[Action], bucket: float = RUSH_BUCKET
+) -> dict[str, Any]:
+    """Rush: tap answer latency (update delivered -> answerCallbackQuery) per `bucket`-second
+    window by when the tap was made, from the first lobby tap to the last tap; a tap without
+    an answer counts in its window's `unanswered`."""
+    latency = fake.tap_latencies_by_query()
+    taps = [a for a in actions if a.qid is not None]
+    lobby = [a.made for a in taps if a.kind == "lobby"]
+    if not lobby:
+        return {"bucket_s": bucket, "windows": []}
+    t0 = min(lobby)
+    values: dict[int, list[float]] = {}
+    unanswered: Counter[int] = Counter()
+    for a in taps:
+        if a.made < t0:
+            continue
+        k = int((a.made - t0) // bucket)
+        values.setdefault(k, [])
+        if a.qid in latency:
+            values[k].append(latency[a.qid])
+        else:
+            unanswered[k] += 1
+    windows = [
+        {
+            "from_s": k * bucket,
+            "to_s": (k + 1) * bucket,
+            **latency_summary(values.get(k, [])),
+            "unanswered": unanswered[k],
+        }
+        for k in range(max(values, default=-1) + 1)
+    ]
+    return {"bucket_s": bucket, "windows": windows}
+
+
+def past_auction(
+    fake: FakeTelegram, actions: list[Action], tables: list[Table], first_new: float | None
+) -> dict[str, Any]:
+    """Rush: seconds from the first /new to each table's first card played (its auction over:
+    the bot's answer to the first card tap it accepted reached the stand-in)."""
+    answered, _ = reply_times(fake)
+    first: dict[int, float] = {}
+    for a in actions:
+        if a.kind == "card" and a.label == "ok" and a.table is not None and a.qid in answered:
+            first[a.table] = min(first.get(a.table, math.inf), answered[a.qid])
+    times = sorted(t - first_new for t in first.values()) if first_new is not None else []
+    return {
+        "tables": len(tables),
+        "reached": len(times),
+        "within_target": sum(1 for t in times if t <= RUSH_AUCTION_TARGET),
+        "target_s": RUSH_AUCTION_TARGET,
+        "p50_s": pct(times, 0.5),
+        "max_s": max(times, default=None),
+        "all_reached": len(times) == len(tables),
     }
 
 
@@ -1118,6 +1223,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "think_s": list(args.think),
             "scenario": args.scenario,
             "double_tap": args.double_tap,
+            **({"retap": args.retap} if args.scenario == "rush" else {}),
             "bot_env": BOT_ENV,
             "cpus": os.cpu_count(),
             "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
@@ -1166,36 +1272,55 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             # ---- ramp: open the tables one after another over `ramp` seconds
             bench.active = True
             t_ramp = bench.now()
+            rush = args.scenario == "rush"
+
+            def open_window() -> tuple[ProcSample, float | None, int, tuple[int, int], int, float]:
+                """The measurement window starts: its counters, and the commands spread."""
+                opened = (
+                    sample(*fleet.pids()),
+                    tree_cpu(db_pid),
+                    fake.mark(),
+                    cards_played(store),
+                    moves_made(store),
+                    time.monotonic(),
+                )
+                bench.window_end = bench.now() + args.duration
+                for t in bench.tables:  # a few commands per table, spread over the window
+                    t.commands_at = sorted(
+                        t.rng.uniform(bench.now(), bench.window_end) for _ in range(args.commands)
+                    )
+                return opened
+
+            if rush:  # the window starts with the first lobby action: the rush is measured
+                start, db_cpu0, mark0, cards0, moves0, t_window = open_window()
             spacing = args.ramp / max(1, args.tables)
             tasks += [
                 asyncio.create_task(bench.run_table(t, i * spacing))
                 for i, t in enumerate(bench.tables)
             ]
             deadline = t_ramp + args.ramp + args.ramp_timeout
+            if rush:
+                deadline = min(deadline, t_ramp + args.duration)
             while bench.now() < deadline and not all(t.playing or t.failed for t in bench.tables):
                 await asyncio.sleep(0.5)
             ramp_s = bench.now() - t_ramp
             playing = sum(1 for t in bench.tables if t.playing)
             log(f"{playing}/{args.tables} tables playing after {ramp_s:.1f} s of ramp")
 
-            # ---- the measurement window
-            start = sample(*fleet.pids())
-            db_cpu0 = tree_cpu(db_pid)
-            mark0 = fake.mark()
-            cards0 = cards_played(store)
-            moves0 = moves_made(store)
-            t_window = time.monotonic()
-            bench.window_end = bench.now() + args.duration
-            for t in bench.tables:  # a few commands per table, spread over the window
-                t.commands_at = sorted(
-                    t.rng.uniform(bench.now(), bench.window_end) for _ in range(args.commands)
-                )
+            # ---- the measurement window (rush: under way since the ramp began)
+            if rush:
+                all_playing = sample(*fleet.pids())  # memory with every table playing
+            else:
+                start, db_cpu0, mark0, cards0, moves0, t_window = open_window()
+                all_playing = start
             kill: tuple[float, float] | None = None
             if args.kill_worker is not None:  # a third of the way in, one worker dies
-                await asyncio.sleep(args.duration / 3)
+                await asyncio.sleep(max(0.0, t_window + args.duration / 3 - time.monotonic()))
                 log(f"SIGKILL worker0, down {args.kill_worker:g} s")
                 kill = await fleet.kill_one(args.kill_worker)
                 log(f"worker0 serves again {kill[1] - kill[0]:.1f} s after its SIGKILL")
+                await asyncio.sleep(max(0.0, t_window + args.duration - time.monotonic()))
+            elif rush:
                 await asyncio.sleep(max(0.0, t_window + args.duration - time.monotonic()))
             else:
                 await asyncio.sleep(args.duration)
@@ -1302,8 +1427,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         kids_cpu = children_cpu_delta(start, end)
         db_cpu = db_cpu1 - db_cpu0 if db_cpu0 is not None and db_cpu1 is not None else None
         bench_cpu = end.bench_cpu - start.bench_cpu
-        kb_main = (start.bot_rss_kb - base.bot_rss_kb) / max(1, playing)
-        kb_kids = (start.children_rss_kb - base.children_rss_kb) / max(1, playing)
+        kb_main = (all_playing.bot_rss_kb - base.bot_rss_kb) / max(1, playing)
+        kb_kids = (all_playing.children_rss_kb - base.children_rss_kb) / max(1, playing)
         kb_end = (end.bot_rss_kb - base.bot_rss_kb) / max(1, playing)
         tap_p99 = pct(window_taps, 0.99)  # the target: every table playing
         errors = sum(1 for line in log_text.splitlines() if " ERROR " in line)
@@ -1369,7 +1494,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             },
             memory_kb={
                 "bot_before_tables": base.bot_rss_kb,
-                "bot_all_playing": start.bot_rss_kb,
+                "bot_all_playing": all_playing.bot_rss_kb,
                 "bot_end_of_window": end.bot_rss_kb,
                 "per_table": round(kb_main, 1),
                 "per_table_end_of_window": round(kb_end, 1),
@@ -1377,7 +1502,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                     str(p): [lab, rss] for p, (lab, rss, _) in base.children.items()
                 },
                 "children_all_playing": {
-                    str(p): [lab, rss] for p, (lab, rss, _) in start.children.items()
+                    str(p): [lab, rss] for p, (lab, rss, _) in all_playing.children.items()
                 },
                 "children_per_table": round(kb_kids, 1),
             },
@@ -1414,6 +1539,16 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             total_seconds=round(t_total, 1),
             internal_errors_of_fake=len(fake.internal_errors),
         )
+        if rush:
+            result["rush"] = {
+                "tap_answer_by_window": tap_windows(fake, bench.stats.actions),
+                "past_auction": {
+                    **past_auction(fake, bench.stats.actions, bench.tables, bench.first_new),
+                    "window_s": args.duration,
+                },
+                "own_429s": len(fake.limit_violations),
+                "retaps": sum(1 for a in bench.stats.actions if a.kind == "retap"),
+            }
         result["targets"] = {
             # the target is set for 200 tables: with fewer it says only how p99 compares
             "tap_p99_le_250ms_at_200_tables": verdict(
@@ -1624,7 +1759,9 @@ def report(r: dict[str, Any]) -> list[str]:
             if r["ramp"]["open_failures"]
             else ""
         ),
-        f"window: {w['seconds']} s once all were playing: {w['cards']} cards "
+        f"window: {w['seconds']} s "
+        + ("from the first lobby action" if c["scenario"] == "rush" else "once all were playing")
+        + f": {w['cards']} cards "
         f"({w['cards_by_people']} by people) = {w['cards_per_second']} cards/s; "
         f"{r['reopened_tables']} tables reopened after a match",
         f"actions (the people's taps and commands made in the window): {act['made']} made, "
@@ -1729,7 +1866,39 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{r['bot']['children_left_by_sigterm']} by the SIGTERM (the bench ended them); "
         f"whole bench {r['total_seconds']} s",
     ]
+    if "rush" in r:
+        lines += rush_lines(r["rush"])
     return lines
+
+
+def span(begin: float, end: float) -> str:
+    return f"{begin:g}-{end:g} s"
+
+
+def rush_lines(rush: dict[str, Any]) -> list[str]:
+    tw, pa = rush["tap_answer_by_window"], rush["past_auction"]
+    return [
+        f"rush: tap -> answer (update delivered -> answerCallbackQuery) per {tw['bucket_s']:g}-s"
+        " window by when the tap was made, from the first lobby tap:",
+        *(
+            f"  {span(v['from_s'], v['to_s']):>11}: p50 {ms(v['p50'])}, p99 {ms(v['p99'])},"
+            f" max {ms(v['max'])} (n={v['n']}"
+            + (f", {v['unanswered']} unanswered" if v["unanswered"] else "")
+            + ")"
+            for v in tw["windows"]
+        ),
+        f"rush: past the auction (first /new -> the table's first card): p50 "
+        f"{secs(pa['p50_s'])}, max {secs(pa['max_s'])} over the {pa['reached']}/{pa['tables']}"
+        f" tables that got there; {pa['within_target']}/{pa['tables']} within "
+        f"{pa['target_s'] / 60:g} minutes"
+        + (
+            f" (the window saw only {pa['window_s']:g} s)"
+            if pa["window_s"] < pa["target_s"]
+            else ""
+        ),
+        f"rush: 429s of the bot's own making: {rush['own_429s']}; re-taps of a turn the screen"
+        f" still showed: {rush['retaps']}",
+    ]
 
 
 def key_value(text: str) -> tuple[str, str]:
@@ -1814,7 +1983,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--ramp",
         type=float,
         default=None,
-        help="seconds over which tables open (0.3 s a table, <= 60)",
+        help="seconds over which tables open (0.3 s a table, <= 60; rush 5)",
     )
     p.add_argument(
         "--ramp-timeout", type=float, default=None, help="extra seconds for the last tables (150)"
@@ -1828,10 +1997,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--scenario",
-        choices=("mixed", "five-humans"),
+        choices=("mixed", "five-humans", "rush"),
         default="mixed",
         help="mixed: every variant, mostly computer seats; five-humans: chiamata tables of five"
-        " people who act on their turn message after 2-6 s (mixed)",
+        " people who act on their turn message after 2-6 s; rush: five-humans' tables all"
+        " opened at once, measured from the first lobby action (mixed)",
     )
     p.add_argument(
         "--commands",
@@ -1843,7 +2013,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--double-tap",
         type=float,
         default=None,
-        help="chance that a card tap is followed by a second one (0; five-humans: 0.05)",
+        help="chance that a card tap is followed by a second one (0; five-humans, rush: 0.05)",
+    )
+    p.add_argument(
+        "--retap",
+        type=float,
+        default=None,
+        help="chance, every 3-8 s that a person's screen (their hand, or the group's table)"
+        " still shows their turn after their move, that they tap again (0; rush: 0.3)",
     )
     p.add_argument(
         "--impatience",
@@ -1922,11 +2099,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.kill_worker is not None and args.workers < 2:
         p.error("--kill-worker needs --workers 2 or more")
-    humans = args.scenario == "five-humans"
+    humans = args.scenario in HUMAN_SCENARIOS
+    rush = args.scenario == "rush"
     if args.think is None:
         args.think = HUMAN_THINK if humans else THINK
     if args.double_tap is None:
         args.double_tap = 0.05 if humans else 0.0
+    if args.retap is None:
+        args.retap = RUSH_RETAP if rush else 0.0
     if args.compare and args.duration is None and not args.quick:
         args.duration = COMPARE_DURATION
     for key, value in DEFAULTS.items():
@@ -1937,7 +2117,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.workers < 1:
         p.error("--workers must be at least 1")
     if args.ramp is None:
-        args.ramp = QUICK["ramp"] if args.quick else min(60.0, 0.3 * args.tables)
+        if rush:
+            args.ramp = RUSH_RAMP
+        else:
+            args.ramp = QUICK["ramp"] if args.quick else min(60.0, 0.3 * args.tables)
     if args.restart is None:
         args.restart = not (args.quick or args.compare)
     if args.commands is None:  # five-humans: about one command per group a minute

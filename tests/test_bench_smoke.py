@@ -60,6 +60,23 @@ def test_a_small_bot_load_run_plays_within_the_limits(scenario: str, tmp_path: P
     assert r["bot"]["log_errors"] == 0, r["bot"]
 
 
+def test_a_small_rush_opens_every_table_at_once_and_times_the_taps(tmp_path: Path) -> None:
+    """`--scenario rush` (issue 50 §6): three tables of five open within the first seconds;
+    the taps' answer latency comes per 15-s window from the first lobby tap, each table's
+    auction is timed from the first /new, and the bot stays within Telegram's limits."""
+    args = ["--quick", "--scenario", "rush", "--tables", "3", "--duration", "25"]
+    r = bench_json("bench.bot_load", [*args, "--workdir", str(tmp_path), "--json"], timeout=400)
+    assert r["config"]["ramp_s"] == 5.0 and r["config"]["retap"] > 0, r["config"]
+    assert r["ramp"]["tables_playing"] == 3, r["ramp"]
+    windows = r["rush"]["tap_answer_by_window"]["windows"]
+    assert windows and windows[0]["n"] > 0, windows  # the lobby's taps, in the first window
+    assert sum(w["n"] + w["unanswered"] for w in windows) == r["taps"]["total"], windows
+    assert r["rush"]["past_auction"]["tables"] == 3, r["rush"]
+    assert r["rush"]["own_429s"] == 0 == r["limit_violations"]["total"], r["rush"]
+    assert r["taps"]["unanswered"] == 0, r["taps"]
+    assert r["bot"]["log_errors"] == 0, r["bot"]
+
+
 def test_a_small_pages_run_plays_in_visible_pages_with_no_private_traffic() -> None:
     """`bench.pages`: one table of five playing in visible Mini App pages moves, with no call
     into a private chat (issue 39 §1: a visible page keeps the chat quiet) and no 429."""

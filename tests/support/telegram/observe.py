@@ -181,6 +181,17 @@ class _Observed(_BotApi):
                 and query.update.delivered_at is not None
             ]
 
+    def tap_latencies_by_query(self) -> dict[str, float]:
+        """:meth:`tap_latencies` by callback query id (the id :meth:`press` returned)."""
+        with self._lock:
+            return {
+                query.id: query.answered_at - query.update.delivered_at
+                for query in self._queries.values()
+                if query.answered_at is not None
+                and query.update is not None
+                and query.update.delivered_at is not None
+            }
+
     def toasts(self, user: FakeUser) -> list[str]:
         """The texts of the answers to `user`'s button presses (what their phone shows as a
         toast or an alert), in the order of the presses; empty answers left out."""
