@@ -22,23 +22,13 @@ from telegram.error import RetryAfter
 from bot.app import build_application, web_application
 from bot.config import Settings
 from bot.telegram.metrics import Metrics, chat_kind
-from bot.telegram.rate_limiter import Limits, PacedRateLimiter
+from bot.telegram.rate_limiter import PacedRateLimiter
 from tests.support.bot_process import TOKEN, ProbedBot, Store, bot_guard, free_port
-from tests.support.limiter import Recorder, call
+from tests.support.limiter import FAST, Recorder, call
 from tests.support.people import started_game
 from tests.support.stand_in import telegram
 
 GROUP, PERSON = -1001, 42
-FAST = Limits(
-    group_per_minute=4,
-    group_reserve=1,
-    private_per_second=2,
-    overall_per_second=50,
-    margin=0.05,
-    minute=0.4,
-    second=0.1,
-    backoff=0.01,
-)
 TOO_MANY = "Too Many Requests"
 
 

@@ -15,19 +15,9 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Stopping, Window
 from storage import Database
-from tests.support.limiter import Recorder, call, max_in_window
+from tests.support.limiter import FAST, Recorder, call, max_in_window
 
 GROUP, OTHER_GROUP, PERSON = -1001, -1002, 42
-FAST = Limits(
-    group_per_minute=4,
-    group_reserve=1,
-    private_per_second=2,
-    overall_per_second=50,
-    margin=0.05,
-    minute=0.4,
-    second=0.1,
-    backoff=0.01,
-)
 
 
 def short_budget(per_second: int, second: float) -> Limits:

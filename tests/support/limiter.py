@@ -8,7 +8,19 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from bot.telegram.rate_limiter import PacedRateLimiter
+from bot.telegram.rate_limiter import Limits, PacedRateLimiter
+
+# a rate limiter's windows on a short clock: a group's minute of 0.4 s, four calls in it
+FAST = Limits(
+    group_per_minute=4,
+    group_reserve=1,
+    private_per_second=2,
+    overall_per_second=50,
+    margin=0.05,
+    minute=0.4,
+    second=0.1,
+    backoff=0.01,
+)
 
 
 class Recorder:
