@@ -546,7 +546,7 @@ class TelegramOutbox:
         this content's: a worker that was slower to send never puts an older state over a
         newer one, and one that finds its content shown already sends nothing."""
         tid, uid = slot.table.table_id, slot.user_id
-        if self.room is not None:  # the other workers' edits of this message do not wait
+        if self.room is not None and not settle:  # (a settle waits only if it sends)
             while (wait := await self.room(slot.chat_id)) > 0 and not self._closing:
                 await asyncio.sleep(min(wait, 1.0))
         async with self.db.message_lock(tid, uid):
@@ -555,11 +555,13 @@ class TelegramOutbox:
                 return True  # a newer state of the table is shown: this one is moot
             if uid is None and not slot.urgent and self._too_soon(slot, state):
                 raise _Later  # two workers past `_edit_wait` at once: one edits
+            shown = state.digest if state.unsure is None else known(state.unsure)
+            if settle and not (state.message_id and (shown or "").startswith(TURN_MARK)):
+                return True  # it shows no turn (any worker's): nothing to settle, nothing noted
             if uid is not None and self.private_gap > 0:
                 wait = state.sent_at + self.private_gap - time.time()
                 if wait > 0:  # another worker called into this chat just now
                     await asyncio.sleep(min(wait, self.private_gap))
-            shown = state.digest if state.unsure is None else known(state.unsure)
             slot.message_id, slot.sent, slot.loaded = state.message_id, shown, True
             if uid is None:
                 slot.table.table_message_id = state.message_id
