@@ -322,7 +322,10 @@ def web_application(
     data: BotData = application.bot_data
     if data.hub is not None and settings.bot_token is not None:
         MiniApp(
-            lambda: application.bot_data.service, settings.bot_token.get_secret_value(), data.hub
+            lambda: application.bot_data.service,
+            settings.bot_token.get_secret_value(),
+            data.hub,
+            trusted_proxies=settings.trusted_proxy_networks(),
         ).add_routes(app)
     if data.metrics is not None:  # Prometheus's /metrics (docs/operating.md, "Metrics")
         data.metrics.add_routes(app)

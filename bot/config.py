@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import re
 from typing import Literal
 from urllib.parse import urlsplit
@@ -58,6 +59,19 @@ class Settings(BaseSettings):
     # METRICS_LISTEN:METRICS_PORT when that is set (0 or unset: none), for polling, which
     # has no other.
     metrics_port: int = Field(default=0, ge=0, le=65535)
+    # The reverse proxies in front of PORT (docs/operating.md): addresses or networks, comma
+    # separated ("127.0.0.1,10.0.0.0/8"). A request from one of them counts, for the Mini
+    # App's session limit, against the client address it forwards in X-Forwarded-For; any
+    # other request against its own address. Empty: nobody's forwarding is believed.
+    trusted_proxies: str = ""
+
+    def trusted_proxy_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        return [
+            ipaddress.ip_network(part.strip(), strict=False)
+            for part in self.trusted_proxies.split(",")
+            if part.strip()
+        ]
+
     metrics_listen: str = "127.0.0.1"
     # How many worker processes of this bot share its database (webhook mode on PostgreSQL,
     # docs/operating.md, "Several workers"): each takes this share of Telegram's 30 calls a
@@ -77,6 +91,17 @@ class Settings(BaseSettings):
         if url is not None and (urlsplit(url).scheme != "https" or not urlsplit(url).netloc):
             raise ValueError("Telegram posts to an https:// address only")
         return url
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for part in value.split(","):
+            if part.strip():
+                try:
+                    ipaddress.ip_network(part.strip(), strict=False)
+                except ValueError:
+                    raise ValueError(f"not an address or a network: {part.strip()!r}") from None
+        return value
 
     @field_validator("timezone")
     @classmethod

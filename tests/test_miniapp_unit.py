@@ -572,3 +572,47 @@ async def test_static_files_are_compressed_versioned_and_cached() -> None:
         assert total < 40_000  # the whole page, compressed
         assert (await client.get("/favicon.ico")).status == 200
         assert (await client.get("/app/static/nope.js")).status == 404
+
+
+@pytest.mark.parametrize(
+    ("trusted", "forwarded", "refused"),
+    [
+        ("127.0.0.1", True, False),  # behind the trusted proxy: each player is their own
+        ("", True, True),  # no proxy trusted: X-Forwarded-For is not believed
+        ("10.0.0.0/8", True, True),  # a connection from elsewhere cannot pose as others
+        ("127.0.0.0/8, ::1", False, True),  # the proxy forwards nothing: its own address
+    ],
+)
+async def test_sessions_behind_a_trusted_proxy_count_per_player(
+    trusted: str, forwarded: bool, refused: bool
+) -> None:
+    """Issue 52.3: 80 players open the Mini App within a minute through the reverse proxy that
+    docs/operating.md asks for (every connection from its address): with the proxy trusted
+    (`TRUSTED_PROXIES`) none is refused, each counted at the address it forwards; otherwise
+    X-Forwarded-For is ignored and the one address's burst of 60 ends in 429s."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from bot.config import Settings
+    from bot.webapp.hub import LiveHub
+    from bot.webapp.server import SESSIONS_PER_ADDRESS, MiniApp
+    from tests.support.browser import signed_init_data
+    from tests.support.telegram import FakeUser
+
+    networks = Settings(bot_token=TOKEN, trusted_proxies=trusted).trusted_proxy_networks()
+    app = web.Application()
+    MiniApp(lambda: None, TOKEN, LiveHub(), trusted_proxies=networks).add_routes(app)
+    codes = []
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        for i in range(80):
+            user = FakeUser(id=5000 + i, first_name=f"P{i}", language_code="it")
+            # what a client wrote itself stands left of what the proxy adds
+            headers = {"X-Forwarded-For": f"6.6.6.6, 203.0.113.{i}"} if forwarded else {}
+            body = {"init_data": signed_init_data(user, None, token=TOKEN)}
+            r = await client.post("/api/session", json=body, headers=headers)
+            codes.append(r.status)
+    burst = SESSIONS_PER_ADDRESS[0]
+    if refused:
+        assert codes[:burst] == [200] * burst and set(codes[burst:]) == {429}, codes
+    else:
+        assert codes == [200] * 80, codes

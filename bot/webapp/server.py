@@ -37,9 +37,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 import hashlib
+import ipaddress
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,38 @@ class Static:
         return asset.response(request, cache, **{"X-Content-Type-Options": "nosniff"})
 
 
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _in(address: str, networks: Sequence[IPNetwork]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    return any(ip in net for net in networks)
+
+
+def client_address(request: web.Request, trusted: Sequence[IPNetwork]) -> str:
+    """Whom the sessions' rate limit counts a request against (issue 52.3): its connection's
+    address, unless that is a trusted reverse proxy, then the client it forwards: the rightmost
+    address of X-Forwarded-For that is not a trusted proxy (what a client writes there itself
+    stands left of what the proxies add, so it cannot pose as another). Behind the proxy that
+    docs/operating.md asks for, every player came from one address, and 60 sessions filled it."""
+    remote = request.remote or ""
+    if not trusted or not _in(remote, trusted):
+        return remote
+    forwarded = [
+        a.strip()
+        for header in request.headers.getall("X-Forwarded-For", [])
+        for a in header.split(",")
+        if a.strip()
+    ]
+    for address in reversed(forwarded):
+        if not _in(address, trusted):
+            return address
+    return forwarded[0] if forwarded else remote
+
+
 class MiniApp:
     """The Mini App's routes. `service()` is the table service once the bot is up (None
     before). `local`: the one person of `python -m bot play --web` (no Telegram)."""
@@ -175,8 +208,12 @@ class MiniApp:
         bot_token: str,
         hub: LiveHub,
         local: Viewer | None = None,
+        trusted_proxies: Sequence[IPNetwork] = (),
     ) -> None:
         self._service = service
+        # the reverse proxies in front (`TRUSTED_PROXIES`): a request from one of them is
+        # keyed on the client address it forwards (`client_address`), any other on its own
+        self.trusted_proxies = tuple(trusted_proxies)
         self.bot_token = bot_token
         self.tokens = Tokens(bot_token)
         self.keys = TableKeys(bot_token)
@@ -243,7 +280,7 @@ class MiniApp:
         )
 
     async def session(self, request: web.Request) -> web.Response:
-        wait = self.by_address.take(request.remote or "")
+        wait = self.by_address.take(client_address(request, self.trusted_proxies))
         if wait:
             return self._too_many(wait)
         try:
