@@ -179,3 +179,21 @@ async def test_s7_13_five_hands_against_computers_end_with_the_winner(rig: Rig) 
         c.text for chat, c, _ in rig.out.announced if chat == CHAT and "Partita finita" in c.text
     ]
     assert len(ends) == 1 and winner in html.unescape(ends[0])
+
+
+@pytest.mark.parametrize(
+    ("word", "stored"),
+    [("yes", True), ("sì", True), ("si", True), ("on", True), ("TRUE", True), ("no", False)],
+)
+async def test_a_switch_takes_the_words_people_type(rig: Rig, word: str, stored: bool) -> None:
+    """Issue 54.8: `/settings counts=yes` was refused (only true/false were): a switch takes
+    sì/no, yes/no, on/off, true/false (§10.5's `counts`, at a table with computer seats);
+    a word that is none of them is refused, naming the values, and changes nothing."""
+    await new_lobby(rig, "due")
+    await rig.svc.lobby.add_bot(CHAT)
+    assert rig.table().computer_seats()
+    assert await settings(rig, ("counts", word)) == "Impostato."
+    assert rig.table().counts is stored
+    said = await settings(rig, ("counts", "forse"))
+    assert "forse" in said and "true" in said, said
+    assert rig.table().counts is stored

@@ -47,6 +47,22 @@ log = logging.getLogger(__name__)
 REPOST_EVERY = 5.0  # seconds: /table re-posts a group's table message at most this often
 
 
+# The words people type for a switch (issue 54.8: `/settings counts=yes` was refused): each
+# means what the settings store, "true" or "false".
+SWITCH_WORDS = {
+    **dict.fromkeys(("true", "yes", "y", "si", "sì", "on", "1", "vero"), "true"),
+    **dict.fromkeys(("false", "no", "n", "off", "0", "falso"), "false"),
+}
+
+
+def switch_word(key: str, value: str) -> str:
+    """`value` as stored, for a setting that is a switch (its values "true" and "false");
+    any other setting's value as it is."""
+    if set(SETTING_CHOICES.get(key, ())) == {"true", "false"}:
+        return SWITCH_WORDS.get(value.strip().lower(), value)
+    return value
+
+
 class Lobby:
     """What a tap or command does before (and around) the start: every change through
     `lobby_op`, a start written with the match (`play`)."""
@@ -459,6 +475,7 @@ class Lobby:
         panel (`message_id`), which shows the list again (a /settings k=v command leaves the
         lobby, which lists the settings, in place). `bot_admin`: whether the bot administers
         the group, asked only to turn `pin` on."""
+        pairs = [(key, switch_word(key, value)) for key, value in pairs]
         admin = await self.admin(chat_id, person, is_admin, table_id)
         may_pin = True
         if ("pin", "true") in pairs and bot_admin is not None:
