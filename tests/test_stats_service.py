@@ -182,3 +182,32 @@ async def test_stats_in_a_private_chat_are_ones_own_in_every_group(rig: Rig) -> 
     english = (await svc.stats.mine(Person(A, "Ana", "en"))).text
     assert "📊 <b>Ana</b> — your numbers" in english and "Across groups" in english
     assert "Two-player Briscola: 3 games, won 2 (67%)" in english, english
+
+
+async def test_someone_whose_only_match_was_undone_is_known_by_name(rig: Rig) -> None:
+    """Issue 54.4: `/stats Zia` answered "Non conosco «Zia»" when her only match had been
+    undone (§10.4): people who played in the group are known by name whatever the ledger
+    holds; her numbers are then empty, and /h2h finds her too."""
+    svc = rig.svc
+    await history(rig.db)
+    zia = 6  # nobody else's records name her
+    zia_match = match(40, [A, zia], winners=[1], counted=[-1, 1], minute=90)
+    zia_hand = hand(40, 0, [A, zia], side_of=[0, 1], winning=[1], points=[50, 70],
+                    variant="due", minute=90)  # fmt: skip
+    zia_match.data["names"] = ["Ana", "Zia"]
+    zia_hand.data["players"] = ["Ana", "Zia"]
+    await rig.db.record_play(as_record(zia_hand, zia_match))
+    assert await rig.db.record_ledger(
+        CHAT, "t40:match", 40, "due", {A: -1, zia: 1}, {A: "Ana", zia: "Zia"}, T0
+    )
+    found = await svc.stats.stats(CHAT, ANA, ["Zia"])
+    assert isinstance(found, Reply) and "📊 <b>Zia</b>" in found.text, found
+    entry = next(e for e in await rig.db.season_entries(CHAT) if e.hand_key == "t40:match")
+    outcome, _ = await rig.db.undo_entry(CHAT, entry.hand_id, A, "Ana", T0)
+    assert outcome == "done"
+    after = await svc.stats.stats(CHAT, ANA, ["Zia"])
+    assert isinstance(after, Reply) and after.key != "st_err_unknown", after
+    assert "📊 <b>Zia</b>" in after.text and "Partite:" not in after.text, after.text
+    assert (await svc.stats.h2h(CHAT, ANA, ["zia"])).key == "st_h2h"
+    unknown = await svc.stats.stats(CHAT, ANA, ["Zoe"])
+    assert isinstance(unknown, Reply) and unknown.key == "st_err_unknown"

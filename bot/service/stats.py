@@ -186,6 +186,15 @@ class Stats:
             matches = [uid for uid, n in names.items() if n.casefold().split()[:1] == [folded]]
         return (matches[0], names[matches[0]]) if len(matches) == 1 else None
 
+    async def _known(
+        self, chat_id: int, hands: list[HandView], matches: list[MatchView]
+    ) -> dict[int, str]:
+        """Everyone the group knows by name: whoever played a hand there, undone or not
+        (issue 54.4: someone whose only match an admin undid was "unknown"), by the last name
+        they played under in the records that count, else in any."""
+        every = known_names(*views(*await self.db.plays(chat_id, None)))
+        return {**every, **known_names(hands, matches)}
+
     async def _user_name(self, user_id: int) -> str | None:
         row = await self.db.get_user(user_id)
         return None if row is None else row.name
@@ -266,7 +275,7 @@ class Stats:
             key = "lg_season_current" if epoch == current else "lg_season_archived"
             which = t(lang, key, n=epoch + 1)
         all_hands, all_matches = await self._views(chat_id)
-        names = known_names(all_hands, all_matches)
+        names = await self._known(chat_id, all_hands, all_matches)
         names.setdefault(me.user_id, me.name)
         if named:
             who = await self._resolve(named[0], names)
@@ -560,7 +569,7 @@ class Stats:
         if not 1 <= len(named) <= 2:
             return Reply(t(reply_lang(lang), "st_err_h2h_usage"), key="st_err_h2h_usage")
         hands, matches = await self._views(chat_id)
-        names = known_names(hands, matches)
+        names = await self._known(chat_id, hands, matches)
         names.setdefault(me.user_id, me.name)
         found: list[tuple[int, str]] = [] if len(named) == 2 else [(me.user_id, names[me.user_id])]
         for word in named:
