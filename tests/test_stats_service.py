@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bot.service import Person, Reply
@@ -211,3 +212,27 @@ async def test_someone_whose_only_match_was_undone_is_known_by_name(rig: Rig) ->
     assert (await svc.stats.h2h(CHAT, ANA, ["zia"])).key == "st_h2h"
     unknown = await svc.stats.stats(CHAT, ANA, ["Zoe"])
     assert isinstance(unknown, Reply) and unknown.key == "st_err_unknown"
+
+
+def test_the_balance_chart_puts_every_point_where_it_is() -> None:
+    """Issue 54.2: `/score grafico` drew each line nudged by up to 0.17 point so that equal
+    balances showed (a 0 at -0.15, +1 at 1.08) and wrote "+0 +0 +0" and an ASCII "-1" at the
+    ends with no names. Every plotted value is the balance; the legend names each person with
+    their final balance, a real minus sign; lines that run together differ in dash and marker."""
+    series = {"Ana": [1, 0, -1], "Bea": [1, 0, 2], "Ciro": [-2, 0, -1], "Dario": [0, 0, 0]}
+    fig = charts.balance_figure(series, "t", "x", "y")
+    ax = fig.axes[0]
+    lines = [ln for ln in ax.get_lines() if not str(ln.get_label()).startswith("_")]
+    plotted = {str(ln.get_label()): [float(y) for y in np.asarray(ln.get_ydata())] for ln in lines}
+    assert plotted == {
+        "Ana (\u22121)": [0, 1, 0, -1],
+        "Bea (+2)": [0, 1, 0, 2],
+        "Ciro (\u22121)": [0, -2, 0, -1],
+        "Dario (0)": [0, 0, 0, 0],
+    }
+    legend = ax.get_legend()
+    assert legend is not None
+    assert [t.get_text() for t in legend.get_texts()] == list(plotted)
+    assert len({(ln.get_linestyle(), ln.get_marker()) for ln in lines}) == len(lines)
+    assert not ax.texts  # no bare numbers at the lines' ends
+    assert charts.balance_chart(series, "t", "x", "y").startswith(PNG)

@@ -74,46 +74,55 @@ def _finish(fig: Figure, ax: Axes, title: str, x_label: str, y_label: str, legen
 
 STYLES: Final = ("-", "--", "-.", ":")  # lines that run together stay told apart
 MARKERS: Final = ("o", "s", "^", "D", "v", "P")
-NUDGE: Final = 0.08  # of a point: equal balances drawn side by side, not on top of each other
 
 
-def balance_chart(
+def signed(value: int) -> str:
+    """A balance as a person reads it: "+2", "−1" (a real minus sign), "0"."""
+    return f"{value:+d}".replace("-", "\u2212") if value else "0"
+
+
+def balance_figure(
     series: Mapping[str, Sequence[int]], title: str, x_label: str, y_label: str
-) -> bytes:
+) -> Figure:
     """One line per person: their balance after each ledger entry (1, 2, ...), every line
-    as long as the longest (a person who joined later starts at 0). People with equal
-    balances would hide each other: each line is nudged up or down by a fraction of a point,
-    with its own dash and marker, and its final balance is written at its end."""
+    as long as the longest (a person who joined later starts at 0), every point where it is
+    (issue 54.2: a chart of money is not nudged). Lines that run together stay told apart by
+    their dash and marker (the earlier ones' markers larger, so the later ones show inside
+    them), and the legend gives each name with its final balance."""
     fig = _figure()
     ax = fig.add_subplot()
     kept = sorted(series.items(), key=lambda kv: (-abs(kv[1][-1]) if kv[1] else 0, kv[0]))
     shown = sorted(kept[:MAX_LINES])
     for i, (name, values) in enumerate(shown):
         xs = list(range(len(values) + 1))
-        nudge = (i - (len(shown) - 1) / 2) * NUDGE
-        ys = [v + nudge for v in (0, *values)]
+        ys = [0, *values]
+        final = values[-1] if values else 0
         ax.step(
             xs,
             ys,
             where="post",
-            label=_text(name),
+            label=_text(f"{name} ({signed(final)})"),
             linewidth=2,
             linestyle=STYLES[i % len(STYLES)],
             marker=MARKERS[i % len(MARKERS)],
-            markersize=4,
+            markersize=4 + 2 * (len(shown) - 1 - i),
         )
-        if values:
-            ax.annotate(
-                f"{values[-1]:+d}",
-                (xs[-1], ys[-1]),
-                xytext=(4, 0),
-                textcoords="offset points",
-                va="center",
-                fontsize="small",
-            )
     ax.axhline(0, color="grey", linewidth=0.8)
     _integer_ticks(ax, y=True)
-    return _finish(fig, ax, title, x_label, y_label, legend=bool(series))
+    ax.set_title(_text(title))
+    ax.set_xlabel(_text(x_label))
+    ax.set_ylabel(_text(y_label))
+    ax.grid(True, alpha=0.3)
+    if series:
+        ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def balance_chart(
+    series: Mapping[str, Sequence[int]], title: str, x_label: str, y_label: str
+) -> bytes:
+    """`balance_figure` as a PNG."""
+    return _png(balance_figure(series, title, x_label, y_label))
 
 
 def rating_chart(
