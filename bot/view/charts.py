@@ -61,14 +61,19 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def _finish(fig: Figure, ax: Axes, title: str, x_label: str, y_label: str, legend: bool) -> bytes:
-    """The titles, the grid and (when there are lines) the legend; the picture as PNG."""
+def _label(ax: Axes, title: str, x_label: str, y_label: str, legend: bool) -> None:
+    """The titles, the grid and (when there are lines) the legend."""
     ax.set_title(_text(title))
     ax.set_xlabel(_text(x_label))
     ax.set_ylabel(_text(y_label))
     ax.grid(True, alpha=0.3)
     if legend:
         ax.legend(loc="best", fontsize="small")
+
+
+def _finish(fig: Figure, ax: Axes, title: str, x_label: str, y_label: str, legend: bool) -> bytes:
+    """`_label`, then the picture as PNG."""
+    _label(ax, title, x_label, y_label, legend)
     return _png(fig)
 
 
@@ -109,12 +114,7 @@ def balance_figure(
         )
     ax.axhline(0, color="grey", linewidth=0.8)
     _integer_ticks(ax, y=True)
-    ax.set_title(_text(title))
-    ax.set_xlabel(_text(x_label))
-    ax.set_ylabel(_text(y_label))
-    ax.grid(True, alpha=0.3)
-    if series:
-        ax.legend(loc="best", fontsize="small")
+    _label(ax, title, x_label, y_label, legend=bool(series))
     return fig
 
 

@@ -148,7 +148,7 @@ def _what_you_did(obs: Observation, seat: int, lang: str) -> str:
     if obs.phase == "play":
         plays = obs.trick or (obs.tricks[-1].plays if obs.tricks else ())
         card = next((c for s, c in plays if s == seat), -1)
-        if card < 0 or card >= A.BLIND:
+        if card < 0:
             return ""
         return t(lang, "pm_you_played", card_html=_card(card, obs, lang))
     if obs.phase == "auction":
