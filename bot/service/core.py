@@ -313,6 +313,9 @@ class Tables:
         paused = table.paused()
         abandoned = table.status == CANCELLED and (table.closed or {}).get("key") == "abandoned"
         ended = table.hand.is_terminal() or closed
+        # an all-pass redeal (§7.4) is over before any card: its replaced turn messages go
+        # with the next played hand's (one deleteMessages per chat and hand played)
+        redeal = table.hand.is_terminal() and not closed and table.hand.result().redeal
         sweep = False
         actions = table.hand.actions
         last_actor = actions[-1][0] if actions else -1
@@ -340,7 +343,7 @@ class Tables:
             if owed and not (theirs or ended or settle) and (tid, seat) not in self._moments:
                 self._moments[(tid, seat)] = now
                 continue
-            sweep = sweep or (ended and moved)
+            sweep = sweep or (ended and moved and not redeal)
             self._moments[(tid, seat)] = now
             plang = s.lang or lang  # each person in their own language
             if table.status == CANCELLED:  # nobody's buttons work any more
