@@ -11,14 +11,17 @@ import csv
 import io
 import json
 import sqlite3
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from storage import Database
 from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
 from tests.support.people import say
-from tests.support.stand_in import telegram
+from tests.support.stand_in import REAL_PACE, strict_telegram, telegram
 from tests.support.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 GROUP = -100777001
@@ -263,3 +266,79 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
         finally:
             conn.close()
         assert sums and all(s == 0 for (s,) in sums)
+
+
+@pytest.mark.slow
+async def test_ledger_taps_are_answered_at_once_when_the_group_has_spent_its_minute(
+    tmp_path: Path,
+) -> None:
+    """Issue 54 §1: a tap on /beer's "Segna pagato" or on /undo's confirm is answered within
+    1 s even when the group's 20 calls a minute are spent (here by replies to a burst of
+    /help, as after a match's end): the change is stored and answered first, the message
+    shows it when the group's budget lets it (two groups: one pays, one undoes)."""
+    async with asyncio.timeout(240), strict_telegram() as fake:
+        boss = fake.user(811, "Boss")
+        ana = fake.user(812, "Ana")
+        bea = fake.user(813, "Bea")
+        pub = fake.group(GROUP, "Lega 🍺", owner=boss, members=[ana, bea])
+        bar = fake.group(GROUP - 1, "Bar", owner=boss, members=[ana, bea])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            await bot.start()
+            store = Store(bot.db_path)
+            db = await Database.open(f"sqlite:///{bot.db_path}")
+            try:
+                deltas = {ana.id: 2, bea.id: -2}
+                names = {ana.id: "Ana", bea.id: "Bea"}
+                for chat in (pub, bar):
+                    assert await db.record_ledger(chat.id, "t1:h0", 1, "due", deltas, names, WHEN)
+            finally:
+                await db.close()
+            beer = await say(fake, bea, pub, "/beer")
+            ask = await say(fake, boss, bar, "/undo")
+            assert "Ana +2" in ask.text, ask.text
+            # each group's minute spent: a burst of commands, each answered in the group
+            for _ in range(22):
+                for chat in (pub, bar):
+                    await fake.send_text(ana, chat, "/help")
+
+            def replies(chat: FakeChat) -> int:  # the bot's messages in `chat` so far
+                return len(
+                    [c for c in fake.calls_of("sendMessage") if c.params.get("chat_id") == chat.id]
+                )
+
+            await fake.wait_for(
+                lambda: min(replies(pub), replies(bar)) >= 4 or None, WAIT, message="replies"
+            )
+            # the replies to /help still wait for the groups' budgets when the taps come
+            assert replies(pub) < 22 and replies(bar) < 22, (replies(pub), replies(bar))
+
+            began = time.monotonic()
+            assert await answer(fake, bea, beer.button("pagato")) == "Segnato come pagato."
+            paid_in = time.monotonic() - began
+            began = time.monotonic()
+            assert await answer(fake, boss, ask.button("Annulla")) == "Fatto."
+            undone_in = time.monotonic() - began
+            assert paid_in <= 1.0 and undone_in <= 1.0, (paid_in, undone_in)
+            # stored at once
+            audit = store.rows("SELECT chat_id, action FROM ledger_audit ORDER BY audit_id")
+            assert [(r["chat_id"], r["action"]) for r in audit] == [
+                (pub.id, "payment"),
+                (bar.id, "undo"),
+            ]
+            # the messages catch up when each group's budget allows, without their buttons
+            paid = await fake.wait_for(
+                lambda: (
+                    m if "Tutto pagato" in (m := fake.message(pub, beer.message_id)).text else None
+                ),
+                90.0,
+                message="the /beer message showing the payment",
+            )
+            done = await fake.wait_for(
+                lambda: (
+                    m if "ha annullato" in (m := fake.message(bar, ask.message_id)).text else None
+                ),
+                90.0,
+                message="the /undo message showing the undo",
+            )
+            assert paid.buttons == [] and done.buttons == []
+            assert fake.max_group_calls_per_minute().calls <= 20

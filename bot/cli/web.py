@@ -89,6 +89,9 @@ class NoChat:
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         pass
 
+    def edit_soon(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        pass
+
     async def post(self, chat_id: int, content: Rendered) -> int | None:
         return None
 

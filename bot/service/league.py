@@ -194,7 +194,7 @@ class League:
         if epoch != current:
             return Reply(t(reply_lang(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         if not yes:
-            await self.out.edit(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
+            self.out.edit_soon(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
             return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
         new = await self.db.new_season(
             chat_id, epoch, person.user_id, person.name, datetime.now(UTC)
@@ -202,7 +202,7 @@ class League:
         if new is None:
             return Reply(t(reply_lang(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         text = t(lang, "lg_season_started", who=person.name, n=new + 1, old=new)
-        await self.out.edit(chat_id, message_id, Rendered(text, []))
+        self.out.edit_soon(chat_id, message_id, Rendered(text, []))
         return Reply(t(reply_lang(lang), "ok_played"), key="lg_season_started")
 
     # ------------------------------------------------------------------ /undo
@@ -271,7 +271,7 @@ class League:
             last = await self.db.last_undoable(chat_id)
             if last is None or last.hand_id != hand_id:
                 return Reply(t(reply_lang(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
-            await self.out.edit(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
+            self.out.edit_soon(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
             return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
         outcome, entry = await self.db.undo_entry(
             chat_id, hand_id, person.user_id, person.name, datetime.now(UTC)
@@ -284,7 +284,7 @@ class League:
         entries = await self.db.season_entries(chat_id, entry.epoch)
         undone = next(e for e in entries if e.hand_key == target)
         text = t(lang, "lg_undone", who=person.name, entry_html=self._describe(lang, undone))
-        await self.out.edit(chat_id, message_id, Rendered(text, []))
+        self.out.edit_soon(chat_id, message_id, Rendered(text, []))
         return Reply(t(reply_lang(lang), "ok_played"), key="lg_undone")
 
     # ------------------------------------------------------------------ /export
@@ -548,7 +548,7 @@ class League:
         paid[(debtor, creditor)] = done + amount
         beer = await self.beer_value(chat_id)
         shown = self._beer_message(lang, epoch, version, payments, paid, names, beer)
-        await self.out.edit(chat_id, message_id, shown)
+        self.out.edit_soon(chat_id, message_id, shown)
         return Reply(t(reply_lang(lang), "lg_ok_paid"), key="lg_ok_paid")
 
 

@@ -168,7 +168,7 @@ class Lobby:
         lang = table.lang
         if picker_message_id is not None:  # the variant picker of a /new that came too late
             gone = Rendered(t(lang, "err_table_exists"), [])
-            await self.out.edit(table.chat_id, picker_message_id, gone)
+            self.out.edit_soon(table.chat_id, picker_message_id, gone)
         return Reply(t(reply_lang(lang), "table_exists_moved"), repost=table.table_id)
 
     async def _create(self, table: Table) -> bool:

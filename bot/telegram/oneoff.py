@@ -49,6 +49,10 @@ class OneOff:
         self.closing = closing
         self._doomed: dict[int, set[int]] = {}  # chat -> message ids to delete (`delete_soon`)
         self._deleting: asyncio.Task[None] | None = None
+        # (chat, message) -> the content it should show next (`edit_soon`), and the tasks
+        # that edit them
+        self._wanted: dict[tuple[int, int], Rendered] = {}
+        self._editing: dict[tuple[int, int], asyncio.Task[None]] = {}
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
         try:
@@ -67,6 +71,24 @@ class OneOff:
             )
         except TelegramError as exc:
             log.info("editing %s/%s failed: %s", chat_id, message_id, exc)
+
+    def edit_soon(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        """Edit a message the outbox does not keep, off the caller's path (a tap is answered
+        first; the group's budget may make the edit wait): edits of one message go in order,
+        and while one waits only the newest content asked for is kept."""
+        key = (chat_id, message_id)
+        self._wanted[key] = content
+        task = self._editing.get(key)
+        if task is None or task.done():
+            task = asyncio.create_task(self._edit_wanted(key), name=f"outbox:edit:{chat_id}")
+            self._editing[key] = task
+
+    async def _edit_wanted(self, key: tuple[int, int]) -> None:
+        try:
+            while (content := self._wanted.pop(key, None)) is not None:
+                await self.edit(key[0], key[1], content)
+        finally:
+            self._editing.pop(key, None)
 
     async def post(self, chat_id: int, content: Rendered) -> int | None:
         """Send a new message the outbox does not keep (a request with buttons, edited
@@ -145,10 +167,11 @@ class OneOff:
     def pending(self) -> bool:
         """Deletions gathered or under way."""
         deleting = self._deleting is not None and not self._deleting.done()
-        return deleting or bool(self._doomed)
+        return deleting or bool(self._doomed) or bool(self._wanted) or bool(self._editing)
 
     async def close(self, timeout: float) -> None:
         """Let the deletions under way end, for at most `timeout` seconds."""
-        if self._deleting is not None and not self._deleting.done():  # gathered: at once
+        waiting = [t for t in (self._deleting, *self._editing.values()) if t and not t.done()]
+        if waiting:  # gathered deletions go at once
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._deleting), timeout)
+                await asyncio.wait_for(asyncio.shield(asyncio.gather(*waiting)), timeout)

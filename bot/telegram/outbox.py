@@ -295,6 +295,9 @@ class TelegramOutbox:
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         await self._oneoff.edit(chat_id, message_id, content)
 
+    def edit_soon(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        self._oneoff.edit_soon(chat_id, message_id, content)
+
     async def post(self, chat_id: int, content: Rendered) -> int | None:
         return await self._oneoff.post(chat_id, content)
 

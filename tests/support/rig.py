@@ -80,6 +80,9 @@ class Out:
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         self.edits.append((chat_id, message_id, content))
 
+    def edit_soon(self, chat_id: int, message_id: int, content: Rendered) -> None:
+        self.edits.append((chat_id, message_id, content))
+
     def _next_id(self) -> int:
         self._ids += 1
         return self._ids
