@@ -148,17 +148,18 @@ def reply_parameters(update: Update) -> ReplyParameters | None:
     return ReplyParameters(message.message_id, allow_sending_without_reply=True)
 
 
-async def send(update: Update, reply: Reply, context: BotContext | None = None) -> None:
+async def send(update: Update, reply: Reply, context: BotContext | None = None) -> int | None:
     """Reply to a command in its chat (nothing when the service has nothing to say). In a
     group the answer is a reply to the command, so it is clear whom it speaks to. A reply
     that asks for it (`Reply.repost`, with `context`) is followed by the table message,
-    re-posted below."""
+    re-posted below. The id of the reply sent, if one was."""
     chat = update.effective_chat
     if chat is None:
-        return
+        return None
+    sent = None
     if reply.text:
         try:
-            await chat.send_message(
+            sent = await chat.send_message(
                 reply.text,
                 reply_markup=markup(reply.keyboard),
                 reply_parameters=reply_parameters(update) if is_group(chat) else None,
@@ -169,6 +170,7 @@ async def send(update: Update, reply: Reply, context: BotContext | None = None) 
             log.warning("replying in %s failed: %s", chat.id, exc)
     if reply.repost is not None and context is not None:
         await context.service.lobby.repost(chat.id, reply.repost)
+    return None if sent is None else sent.message_id
 
 
 async def send_to(context: BotContext, chat_id: int, reply: Reply) -> None:

@@ -30,9 +30,9 @@ from bot.view import callback_data as cb
 from handlers.common import (
     admin_check,
     group_only,
+    person,
     reply_parameters,
     send,
-    send_admin_call,
     with_chat,
 )
 from handlers.taps import Tap, TapRoute, chat_tap, tap_handlers
@@ -48,19 +48,37 @@ async def cmd_score(update: Update, context: BotContext, chat: Chat) -> None:
 
 @group_only
 async def cmd_season(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send_admin_call(update, context, chat, user, context.service.league.ask_new_season)
+    admin = admin_check(context, chat, user)
+    reply = await context.service.league.ask_new_season(chat.id, person(user), is_admin=admin)
+    await send_live(update, context, reply)
 
 
 @group_only
 async def cmd_undo(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send_admin_call(update, context, chat, user, context.service.league.ask_undo)
+    admin = admin_check(context, chat, user)
+    await send_live(
+        update,
+        context,
+        await context.service.league.ask_undo(chat.id, person(user), is_admin=admin),
+    )
 
 
 @group_only
 async def cmd_beer(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     args = list(context.args or [])
     admin = admin_check(context, chat, user)
-    await send(update, await context.service.league.beer(chat.id, args, is_admin=admin))
+    await send_live(
+        update, context, await context.service.league.beer(chat.id, args, is_admin=admin)
+    )
+
+
+async def send_live(update: Update, context: BotContext, reply: Reply) -> None:
+    """Send `reply`; if its buttons act on the ledger (`Reply.live`), the league keeps the
+    message true as the ledger changes."""
+    message_id = await send(update, reply)
+    chat = update.effective_chat
+    if message_id is not None and chat is not None and reply.live is not None:
+        context.service.league.shown(chat.id, message_id, reply.live)
 
 
 @group_only

@@ -342,3 +342,73 @@ async def test_ledger_taps_are_answered_at_once_when_the_group_has_spent_its_min
             )
             assert paid.buttons == [] and done.buttons == []
             assert fake.max_group_calls_per_minute().calls <= 20
+
+
+async def test_ledger_messages_stay_true_when_another_one_changes_the_ledger(
+    tmp_path: Path,
+) -> None:
+    """Issue 54 §6: a second /undo question loses its buttons once the first was used; a
+    /beer message that showed a payment as paid shows it owed again once the payment is
+    undone (and a second /beer message shows a payment marked on the first); after a new
+    season, the older /season and /beer messages say they are out of date."""
+    async with asyncio.timeout(150), telegram() as fake:
+        boss = fake.user(821, "Boss")
+        ana = fake.user(822, "Ana")
+        bea = fake.user(823, "Bea")
+        group = fake.group(GROUP, "Lega 🍺", owner=boss, members=[ana, bea])
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            db = await Database.open(f"sqlite:///{bot.db_path}")
+            try:
+                names = {ana.id: "Ana", bea.id: "Bea"}
+                for key in ("t1:h0", "t1:h1"):
+                    deltas = {ana.id: 2, bea.id: -2}
+                    assert await db.record_ledger(GROUP, key, 1, "due", deltas, names, WHEN)
+            finally:
+                await db.close()
+
+            # two questions for the same entry: the second loses its buttons after the first
+            first = await say(fake, boss, group, "/undo")
+            second = await say(fake, boss, group, "/undo")
+            assert second.buttons
+            assert await answer(fake, boss, first.button("Annulla")) == "Fatto."
+            gone = await edited(fake, group, second.message_id, "Il registro è cambiato")
+            assert gone.buttons == []
+            assert "Boss ha annullato" in fake.message(group, first.message_id).text
+
+            # a payment marked on one /beer message shows on the other
+            beer = await say(fake, bea, group, "/beer")
+            other = await say(fake, ana, group, "/beer")
+            assert "Bea → Ana: 2 punti" in beer.text and beer.buttons and other.buttons
+            assert await answer(fake, bea, beer.button("pagato")) == "Segnato come pagato."
+            await edited(fake, group, beer.message_id, "Tutto pagato")
+            synced = await edited(fake, group, other.message_id, "Tutto pagato")
+            assert synced.buttons == []
+            # the payment undone: both show it owed again, with the button back
+            ask = await say(fake, boss, group, "/undo")
+            assert "pagamento Bea → Ana" in ask.text, ask.text
+            assert await answer(fake, boss, ask.button("Annulla")) == "Fatto."
+            for m in (beer, other):
+                owed = await fake.wait_for(
+                    lambda m=m: (
+                        x  # type: ignore[misc]
+                        if (x := fake.message(group, m.message_id)).buttons
+                        else None
+                    ),
+                    WAIT,
+                    message="the /beer message showing the payment owed again",
+                )
+                assert "Tutto pagato" not in owed.text and "✅" not in owed.text, owed.text
+                assert "Bea → Ana: 2 punti" in owed.text, owed.text
+            # its button, on the settlement as it is now, works
+            button = fake.message(group, beer.message_id).button("pagato")
+            assert await answer(fake, ana, button) == "Segnato come pagato."
+
+            # a new season: the other /season question and the /beer messages are out of date
+            season = await say(fake, boss, group, "/stagione")
+            again = await say(fake, boss, group, "/stagione")
+            later = await say(fake, ana, group, "/beer")
+            assert "Nessuna partita" in later.text or later.buttons == []
+            assert await answer(fake, boss, season.button("Nuova stagione")) == "Fatto."
+            stale = await edited(fake, group, again.message_id, "La stagione è già cambiata")
+            assert stale.buttons == []

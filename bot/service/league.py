@@ -69,6 +69,9 @@ def parse_season(word: str, current_epoch: int) -> int | str:
     return "lg_err_season_arg"
 
 
+LIVE_KEPT = 8  # /beer and /undo messages kept true per chat (the newest)
+
+
 class League:
     """Seasons, /score of a season, /export, /undo, /beer and its payments: the ledger in
     the database, the chat's language (`langs`), the messages edited (`out`: a confirmation
@@ -79,6 +82,50 @@ class League:
         self.out = out
         self.langs = langs
         self.zone = zone
+        # the /beer and /undo messages with live buttons, by chat: message -> what it shows
+        # (`Reply.live`); a change of the ledger brings them up to date (`_keep_true`)
+        self._live: dict[int, dict[int, tuple[Any, ...]]] = {}
+
+    def shown(self, chat_id: int, message_id: int, live: tuple[Any, ...]) -> None:
+        """A /beer or /undo message with buttons was sent (`Reply.live`): kept true from now
+        on (the last `LIVE_KEPT` of the chat; this worker's only)."""
+        kept = self._live.setdefault(chat_id, {})
+        kept[message_id] = live
+        while len(kept) > LIVE_KEPT:
+            del kept[next(iter(kept))]
+
+    async def _keep_true(
+        self, chat_id: int, lang: str, done_on: int, *, season: bool, version: int | None = None
+    ) -> None:
+        """The ledger changed through message `done_on` (which shows it already): every
+        other /undo question of the chat is out of date (it loses its buttons and says so),
+        and after a new season every other /season question too. Every other /beer message
+        shows the payments of its settlement as they are now if `version` is its settlement
+        (a payment of it was marked), else the settlement as it is now (its buttons would
+        be refused: the ledger changed since), or, after a new season, that it is out of
+        date."""
+        kept = self._live.get(chat_id, {})
+        now = await self.db.ledger_version(chat_id)
+        for message_id, live in list(kept.items()):
+            if message_id == done_on:
+                continue
+            if live[0] == "beer" and not season:
+                epoch = live[1]
+                at = live[2] if live[2] == version else now
+                payments, paid, names = await self._settlement(chat_id, epoch, at)
+                beer = await self.beer_value(chat_id)
+                shown = self._beer_message(lang, epoch, at, payments, paid, names, beer)
+                if live[2:] != (at, shown.key()):
+                    kept[message_id] = ("beer", epoch, at, shown.key())
+                    self.out.edit_soon(chat_id, message_id, shown)
+                continue
+            if live[0] == "season" and not season:
+                continue  # a new season can still start
+            stale = {"undo": "lg_err_undo_stale", "season": "lg_err_season_stale"}.get(
+                live[0], "lg_err_beer_stale"
+            )
+            del kept[message_id]
+            self.out.edit_soon(chat_id, message_id, Rendered(t(lang, stale), []))
 
     async def _season_arg(self, chat_id: int, lang: str, word: str) -> tuple[int, int] | Reply:
         """(the epoch `word` names, the current epoch), or the refusal."""
@@ -173,7 +220,7 @@ class League:
         if unpaid:
             lines.append(t(lang, "lg_season_unpaid"))
             lines.extend(self._settle_row(lang, names, p, beer) for p in unpaid)
-        return Reply("\n".join(lines), keyboard, key="lg_season_ask")
+        return Reply("\n".join(lines), keyboard, key="lg_season_ask", live=("season", epoch))
 
     async def confirm_new_season(
         self,
@@ -194,6 +241,7 @@ class League:
         if epoch != current:
             return Reply(t(reply_lang(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         if not yes:
+            self._live.get(chat_id, {}).pop(message_id, None)
             self.out.edit_soon(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
             return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
         new = await self.db.new_season(
@@ -202,7 +250,9 @@ class League:
         if new is None:
             return Reply(t(reply_lang(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         text = t(lang, "lg_season_started", who=person.name, n=new + 1, old=new)
+        self._live.get(chat_id, {}).pop(message_id, None)
         self.out.edit_soon(chat_id, message_id, Rendered(text, []))
+        await self._keep_true(chat_id, lang, message_id, season=True)
         return Reply(t(reply_lang(lang), "ok_played"), key="lg_season_started")
 
     # ------------------------------------------------------------------ /undo
@@ -250,7 +300,7 @@ class League:
             ]
         ]
         text = t(lang, "lg_undo_ask", entry_html=self._describe(lang, entry))
-        return Reply(text, keyboard, key="lg_undo_ask")
+        return Reply(text, keyboard, key="lg_undo_ask", live=("undo", entry.hand_id))
 
     async def confirm_undo(
         self,
@@ -271,6 +321,7 @@ class League:
             last = await self.db.last_undoable(chat_id)
             if last is None or last.hand_id != hand_id:
                 return Reply(t(reply_lang(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
+            self._live.get(chat_id, {}).pop(message_id, None)
             self.out.edit_soon(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
             return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
         outcome, entry = await self.db.undo_entry(
@@ -284,7 +335,9 @@ class League:
         entries = await self.db.season_entries(chat_id, entry.epoch)
         undone = next(e for e in entries if e.hand_key == target)
         text = t(lang, "lg_undone", who=person.name, entry_html=self._describe(lang, undone))
+        self._live.get(chat_id, {}).pop(message_id, None)
         self.out.edit_soon(chat_id, message_id, Rendered(text, []))
+        await self._keep_true(chat_id, lang, message_id, season=False)
         return Reply(t(reply_lang(lang), "ok_played"), key="lg_undone")
 
     # ------------------------------------------------------------------ /export
@@ -477,7 +530,8 @@ class League:
             return Reply(t(reply_lang(lang), "err_no_ledger"), key="err_no_ledger")
         beer = await self.beer_value(chat_id)
         shown = self._beer_message(lang, epoch, version, payments, paid, names, beer)
-        return Reply(shown.text, shown.keyboard or None, key="lg_beer")
+        live = ("beer", epoch, version, shown.key()) if shown.keyboard else None
+        return Reply(shown.text, shown.keyboard or None, key="lg_beer", live=live)
 
     async def _set_beer_value(
         self, chat_id: int, words: list[str], is_admin: bool | AdminCheck
@@ -549,6 +603,9 @@ class League:
         beer = await self.beer_value(chat_id)
         shown = self._beer_message(lang, epoch, version, payments, paid, names, beer)
         self.out.edit_soon(chat_id, message_id, shown)
+        if message_id in self._live.get(chat_id, {}):
+            self._live[chat_id][message_id] = ("beer", epoch, version, shown.key())
+        await self._keep_true(chat_id, lang, message_id, season=False, version=version)
         return Reply(t(reply_lang(lang), "lg_ok_paid"), key="lg_ok_paid")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.i18n import t
 from bot.table.table import Table, TableError
@@ -50,6 +50,9 @@ class Reply:
     alert: bool = False
     repost: int | None = None  # re-post this table's message below the reply (`repost`)
     key: str = ""  # the `bot.i18n` key of the outcome, for callers to compare (not `text`)
+    # what a message with buttons shows, for the service to keep it true once sent
+    # (`League.shown`: ("beer", epoch, version) or ("undo", entry))
+    live: tuple[Any, ...] | None = None
 
 
 def refusal(lang: str, exc: TableError) -> Reply:
