@@ -156,10 +156,11 @@ async def test_new_messages_go_before_edits_when_the_bot_wide_budget_is_short() 
     assert max_in_window(times, tight.second) <= tight.overall_per_second
 
 
-async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_rest() -> None:
-    """Issue 39 §2: with the bot-wide budget short, waiting calls go out by priority: a hand
-    message's calls (a new turn message, an edit of it), a new group message (a reply), the
-    group's table edit, then deletes; in arrival order within each."""
+async def test_short_budget_goes_to_turns_then_the_table_then_replies_then_the_rest() -> None:
+    """Issue 39 §2, issue 50 §4: with the bot-wide budget short, waiting calls go out by
+    priority: a hand message's calls (a new turn message, an edit of it), the group's table
+    edit (it never stands still behind replies and notices), a new group message (a reply),
+    then deletes; in arrival order within each."""
     tight = short_budget(1, second=0.05)
     limiter, rec = PacedRateLimiter(tight), Recorder()
     first = asyncio.create_task(call(limiter, rec, "editMessageText", PERSON + 50))
@@ -178,7 +179,7 @@ async def test_short_budget_goes_to_turns_then_replies_then_the_table_then_the_r
         await asyncio.sleep(0.001)
     await asyncio.gather(first, *tasks)
     order = [chat for _, chat, _, _ in rec.calls][1:]
-    assert order == [PERSON + 2, PERSON + 3, PERSON + 4, OTHER_GROUP, GROUP, PERSON + 1]
+    assert order == [PERSON + 2, PERSON + 3, PERSON + 4, GROUP, OTHER_GROUP, PERSON + 1]
 
 
 async def test_backlog_is_the_seconds_of_budget_the_waiting_calls_need() -> None:
@@ -317,3 +318,21 @@ async def test_stopping_lets_go_of_every_call_waiting_for_room() -> None:
     await call(limiter, rec, "answerCallbackQuery", None, 101)
     await call(limiter, rec, "sendMessage", PERSON, 102)
     assert rec.started[made:] == [101, 102]
+
+
+async def test_in_a_group_the_table_edit_goes_before_replies_waiting_with_it() -> None:
+    """Issue 50 §4: replies to a burst of commands fill a group's window; the table's edit
+    that comes after them goes as soon as there is room beyond the reserve, before the
+    replies still waiting (which keep the reserve: each new message still has room)."""
+    limiter, rec = PacedRateLimiter(FAST), Recorder()
+    replies = [
+        asyncio.create_task(call(limiter, rec, "sendMessage", GROUP, n))
+        for n in range(FAST.group_per_minute + 4)
+    ]
+    await asyncio.sleep(0.01)  # the window is full: the last replies wait
+    edit = asyncio.create_task(call(limiter, rec, "editMessageText", GROUP, 100))
+    await asyncio.gather(edit, *replies)
+    started = rec.started
+    waiting = [n for n in started if n != 100][FAST.group_per_minute :]
+    assert waiting, started  # some replies did wait for the window to turn
+    assert started.index(100) < started.index(waiting[-1]), started

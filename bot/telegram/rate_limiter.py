@@ -76,8 +76,16 @@ NOT_IDEMPOTENT = frozenset(
 ANSWERING = frozenset({"getChatMember", "getChatAdministrators"})
 UNNOTED = 2  # calls a run that died may have made about a group without noting them
 CLAIM_PAUSE = 0.05  # seconds before asking again when the database and our window disagree
-# New messages first: an answer to a command or a notice outranks an edit of a table.
-PRIORITY_TURN, PRIORITY_SEND, PRIORITY_TABLE, PRIORITY_OTHER = 0, 1, 2, 3
+# A person's hand message first, then the reads an answer waits for, then the group's table
+# message (issue 50: it never stands still behind replies and notices), then new messages
+# in a group (answers to commands, notices), then the rest. Edits (and the rest) leave the
+# group's `group_reserve` free for new messages, so an answer never waits long either.
+PRIORITY_TURN, PRIORITY_ANSWER, PRIORITY_TABLE, PRIORITY_SEND, PRIORITY_OTHER = 0, 1, 2, 3, 4
+
+
+def keeps_reserve(priority: int) -> bool:
+    """Whether a call of this priority leaves a group's reserve free (`_Gate`)."""
+    return priority in (PRIORITY_TABLE, PRIORITY_OTHER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +217,7 @@ class _Gate:
     def room_now(self, priority: int) -> bool:
         """Whether a call of this priority would go at once (nobody waiting before it)."""
         now = self.clock()
-        keep = self.reserve if priority > PRIORITY_SEND else 0
+        keep = self.reserve if keeps_reserve(priority) else 0
         free = self.window.wait_time(now, keep) <= 0 and self.blocked_until <= now
         return free and not self._heap
 
@@ -273,8 +281,10 @@ class _Gate:
             if not self._heap:
                 break
             now = self.clock()
-            keep = self.reserve if self._heap[0][0] > PRIORITY_SEND else 0
+            keep = self.reserve if keeps_reserve(self._heap[0][0]) else 0
             delay = max(self.window.wait_time(now, keep), self.blocked_until - now)
+            if delay > 0 and keep and self._take_reserved(now):
+                continue  # a new message behind the first in line took the room kept for it
             if delay > 0:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
@@ -284,6 +294,22 @@ class _Gate:
             if not fut.done():
                 self.window.start()
                 fut.set_result(None)
+
+    def _take_reserved(self, now: float) -> bool:
+        """The first in line must leave the reserve free and waits: the best waiting call
+        that may use the reserve (a new message) goes now if there is room for it."""
+        if self.blocked_until > now or self.window.wait_time(now, 0) > 0:
+            return False
+        best = min(
+            (e for e in self._heap if not keeps_reserve(e[0]) and not e[2].done()), default=None
+        )
+        if best is None:
+            return False
+        self._heap.remove(best)
+        heapq.heapify(self._heap)
+        self.window.start()
+        best[2].set_result(None)
+        return True
 
     async def close(self) -> None:
         if self._pump is not None:
@@ -484,7 +510,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         them, and waits for the oldest to leave). If the database cannot be asked, the call
         goes by this worker's window alone (at worst a 429, held back and tried again)."""
         assert self.group_calls is not None
-        keep = chat.reserve if priority > PRIORITY_SEND else 0
+        keep = chat.reserve if keeps_reserve(priority) else 0
         room = max(1, chat.window.size - keep)
         at = time.time()
         try:
@@ -544,9 +570,10 @@ class PacedRateLimiter(BaseRateLimiter[None]):
     @staticmethod
     def priority_of(endpoint: str, chat_id: int | str | None) -> int:
         """When the budget is short: a person's hand message (a turn message, or an edit of
-        it), then replies and notices (and the reads a reply waits for: an admin's /cancel
-        answered "try again" when getChatMember came last, behind the table's edits), then
-        the group's table message, then everything else
+        it), then the reads a reply waits for (an admin's /cancel answered "try again" when
+        getChatMember came last, behind the table's edits), then the group's table message
+        (issue 50: 23-29 s without an edit while replies to /score and the lobby's notices
+        spent the group's minute), then replies and notices, then everything else
         (a superseded edit is dropped before it gets here: the outbox keeps one pending state
         per message). bench.bot_load five-humans at 100 tables and twice the pace: with
         private edits last, a starved edit held back its person's next turn message, p99 56 s
@@ -554,10 +581,12 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         group = isinstance(chat_id, str) or (chat_id is not None and chat_id < 0)
         if not group and (endpoint in NOT_IDEMPOTENT or endpoint.startswith("edit")):
             return PRIORITY_TURN
-        if endpoint in NOT_IDEMPOTENT or endpoint in ANSWERING:
-            return PRIORITY_SEND
+        if endpoint in ANSWERING:
+            return PRIORITY_ANSWER
         if group and endpoint.startswith("edit"):
             return PRIORITY_TABLE
+        if endpoint in NOT_IDEMPOTENT:
+            return PRIORITY_SEND
         return PRIORITY_OTHER
 
     # ------------------------------------------------------------------ the one retry layer
