@@ -53,7 +53,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import diagnose, frozen, partnerplay, seers
+from bench import frozen, hard_variants, partnerplay, seers
 from bot.engine import PLAY, HandState, Options, first_dealer
 from bot.engine.options import OptionsError
 from bot.engine.tricks import trick_winner
@@ -94,7 +94,7 @@ BASELINES: dict[str, Callable[[random.Random, float, int | None], Player]] = {
     "hard41": lambda rng, budget, iterations: frozen.hard_at(ISSUE_41, rng, budget, iterations),
     "hardseer": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, False),
     "hardsocio": lambda rng, budget, iterations: seers.Seer(rng, budget, iterations, True),
-    **diagnose.PLAYERS,
+    **hard_variants.PLAYERS,
 }
 
 

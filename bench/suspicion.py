@@ -21,7 +21,8 @@ import numpy as np
 
 from bot.engine import PLAY, HandState, Options, first_dealer
 from bot.players import make_player
-from bot.players.knowledge import SUSPICION, suspicion_events
+from bot.players.knowledge import SUSPICION
+from bot.players.suspicion import suspicion_events
 
 EVENTS = tuple(SUSPICION)
 

@@ -1,11 +1,11 @@
-"""The diagnostic's bench-only players (issue 41 §1, `bench/diagnose.py`)."""
+"""The diagnostic's bench-only players (issue 41 §1, `bench/hard_variants.py`)."""
 
 from __future__ import annotations
 
 import random
 import time
 
-from bench import diagnose, frozen, seers
+from bench import frozen, hard_variants, seers
 from bench.strength import BASELINES, ISSUE_41
 from bot.engine import HandState, Options
 from bot.engine.observation import Observation
@@ -29,7 +29,7 @@ class Spy:
 def test_split_bids_with_one_player_and_plays_with_the_other() -> None:
     """§7.2-7.5 go to the bidder (auction, naming the suit), §2 play to the player."""
     bidder, player = Spy(), Spy()
-    split = diagnose.Split(bidder, player)
+    split = hard_variants.Split(bidder, player)
     state = HandState.deal(Options.parse("chiamata"), 1, 0, 0)
     while not state.is_terminal():
         seat = state.current
@@ -42,10 +42,10 @@ def test_split_bids_with_one_player_and_plays_with_the_other() -> None:
 def test_the_diagnostic_players_think_as_named() -> None:
     """10x and 100x the time, exact from five and six tricks out (§7.1: 25 and 30 cards)."""
     rules = Options.parse("chiamata").rules()
-    assert set(diagnose.PLAYERS) <= set(BASELINES)
-    seer10 = diagnose.hardseer10(random.Random(1), 0.2, None)
-    seer100 = diagnose.hardseer100(random.Random(1), 0.2, None)
-    deep5 = diagnose.harddeep5(random.Random(1), 0.2, None)
+    assert set(hard_variants.PLAYERS) <= set(BASELINES)
+    seer10 = hard_variants.hardseer10(random.Random(1), 0.2, None)
+    seer100 = hard_variants.hardseer100(random.Random(1), 0.2, None)
+    deep5 = hard_variants.harddeep5(random.Random(1), 0.2, None)
     assert isinstance(seer10, seers.Seer) and isinstance(seer100, seers.Seer)
     assert isinstance(deep5, HardPlayer) and not isinstance(deep5, seers.Seer)
     assert (seer10.budget, exact_cards(rules, seer10.solve_tricks)) == (2.0, 25)
@@ -104,12 +104,12 @@ def test_the_normal_model_plays_the_worlds_as_normal_would() -> None:
             seat = expected.current
             expected.apply(bots[seat].act(expected.observation(seat)), seat)
         whole = start.clone()
-        diagnose.normal_playout(whole, random.Random(5), False, False)
+        hard_variants.normal_playout(whole, random.Random(5), False, False)
         assert whole.is_terminal()
         assert [t.cards for t in whole.tricks] == [t.cards for t in expected.tricks]
         assert whole.taken == expected.taken
         one = start.clone()
-        diagnose.normal_playout(one, random.Random(5), False, True)
+        hard_variants.normal_playout(one, random.Random(5), False, True)
         assert one.is_terminal() and sum(one.taken) == 120
         assert one.tricks[2].cards == expected.tricks[2].cards  # the trick under way
 
@@ -120,13 +120,13 @@ def test_the_model_players_value_cards_by_the_normal_model() -> None:
     state = _mid_trick_chiamata(3)
     obs = state.observation(state.current)
     calls: list[bool] = []
-    real = diagnose.normal_playout
+    real = hard_variants.normal_playout
 
     def spy(state: HandState, rng: random.Random, stop: bool, trick_only: bool) -> None:
         calls.append(trick_only)
         real(state, rng, stop, trick_only)
 
-    diagnose.normal_playout = spy  # type: ignore[assignment]
+    hard_variants.normal_playout = spy  # type: ignore[assignment]
     try:
         for name, trick_only in (("hardn", False), ("hardn1", True), ("hardseern1", True)):
             calls.clear()
@@ -139,5 +139,5 @@ def test_the_model_players_value_cards_by_the_normal_model() -> None:
         assert HardPlayer(random.Random(1), 0.2, 8).act(obs) in obs.legal
         assert not calls
     finally:
-        diagnose.normal_playout = real
+        hard_variants.normal_playout = real
     assert BASELINES["hardn5"](random.Random(1), 0.2, None).budget == 1.0  # type: ignore[attr-defined]

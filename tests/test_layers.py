@@ -301,3 +301,14 @@ def test_the_check_sees_a_cycle_for_a_type_and_not_one_of_lazy_imports(tmp_path:
     on_import = module_graph(("pkg",), root=tmp_path, every_import=False)
     assert on_import["pkg.c"] == {"pkg.d"} and on_import["pkg.d"] == set()
     assert cycles(on_import) == []
+
+
+def test_no_import_cycle_between_the_modules_of_bot_handlers_storage_bench() -> None:
+    """Issue 53.5: every import counted (lazy ones in a function, and those for a type),
+    module by module: the last ones closed by an import inside a function are gone
+    (`bot.players.knowledge` and the learned players' features: `bot.players.suspicion`;
+    `bench.strength` and `bench.diagnose`: `bench.hard_variants`)."""
+    graph = module_graph(("bot", "handlers", "storage", "bench"), every_import=True)
+    assert {"bot.players.knowledge", "bot.players.learned.features", "bench.strength"} <= set(graph)
+    assert "bot.players.suspicion" in graph["bot.players.learned.features"]
+    assert cycles(graph) == []

@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.state import World
-from bot.engine.tricks import trick_winner
 from bot.players.learned import infer
+from bot.players.suspicion import suspicion_events
 
 TALON = -2
 REMOVED = -3
@@ -504,53 +503,6 @@ SUSPICION_FOUR = {
     "leads_briscola": 1.0,
 }
 SUSPICION_CAP = 6.0
-
-
-def suspicion_events(obs: Observation) -> list[tuple[int, str]]:
-    """Chiamata: the public plays of non-callers that `SUSPICION` weighs, as (seat, event),
-    in every trick so far, this one too."""
-    plays_list = [t.plays for t in obs.tricks]
-    if obs.trick:
-        plays_list.append(obs.trick)
-    out: list[tuple[int, str]] = []
-    for plays in plays_list:
-        cards: list[int] = []
-        for seat, c in plays:
-            if seat != obs.caller:
-                event = _suspicion_event(obs, plays, cards, c)
-                if event:
-                    out.append((seat, event))
-            cards.append(c)
-    return out
-
-
-def _suspicion_event(
-    obs: Observation, plays: Sequence[tuple[int, int]], cards: list[int], c: int
-) -> str:
-    """The `SUSPICION` event of a non-caller playing `c` after `cards` of `plays`, or ""."""
-    deck = obs.rules.deck
-    suit, strength, points = deck.suit, deck.strength, deck.points
-    b = obs.briscola
-    plain = suit[c] != b
-    if not cards:
-        return "" if plain else "leads_briscola"
-    win = trick_winner(cards, suit, strength, b)
-    wc = cards[win]
-    beats = trick_winner((wc, c), suit, strength, b) == 1
-    carico = plain and points[c] >= 10
-    if plays[win][0] == obs.caller:
-        if beats:
-            if sum(points[x] for x in cards) < 4:
-                return ""
-            return "trumps_caller" if not plain and suit[wc] != b else "takes_caller"
-        if carico:
-            return "loads_caller"
-        if points[c] >= 2:
-            return "points_caller"
-        return "liscio_caller_trump" if suit[wc] == b and plain else ""
-    if beats:
-        return "trumps_other" if not plain and suit[wc] != b else ""
-    return "carico_other" if carico else ""
 
 
 def partner_suspicion(obs: Observation) -> list[float]:

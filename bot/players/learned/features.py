@@ -18,6 +18,7 @@ from bot.engine import actions as A
 from bot.engine.cards import DECK40
 from bot.engine.options import Rules
 from bot.engine.tricks import take
+from bot.players.suspicion import suspicion_events
 
 if TYPE_CHECKING:
     import numpy as np
@@ -234,7 +235,6 @@ def infer_row(obs: object) -> list[int]:
     points bid (§7.2-7.3); per relative seat the counts of the public plays of
     `knowledge.SUSPICION`; per relative seat the cards in hand."""
     from bot.engine.observation import Observation
-    from bot.players.knowledge import suspicion_events
 
     assert isinstance(obs, Observation)
     n = obs.rules.n_players
