@@ -13,15 +13,14 @@ import pytest
 from bot.engine import VARIANTS, Options
 from bot.engine import actions as A
 from bot.i18n import LANGS, option_help, option_text, t, value_text
+from bot.table.settings import SETTING_CHOICES, setting_values
 from bot.table.table import Seat, Table
 from bot.view.render import (
-    SETTING_CHOICES,
     Rendered,
     lobby_message,
     option_message,
     private_message,
     seat_name,
-    setting_values,
     settings_message,
     table_message,
 )

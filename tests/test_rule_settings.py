@@ -10,8 +10,8 @@ from bot.engine import VARIANTS, Options
 from bot.engine.options import MATCH_FORMATS, option_choices
 from bot.i18n import LANGS, option_help, option_text, value_text
 from bot.table.deadlines import TIMER_CHOICES
+from bot.table.settings import SETTING_CHOICES, TABLE_SETTINGS, applicable_settings
 from bot.table.table import Seat, Table
-from bot.view.render import SETTING_CHOICES, TABLE_SETTINGS, applicable_settings
 
 NEW = ("auction_start", "first_must_call", "two_caller_raises", "carichi_mode")
 
@@ -102,7 +102,7 @@ def test_no_setting_is_stuck_behind_another() -> None:
     its default (carichi=false: carichi_mode=ends; overbid=false: two_caller_raises=true), in
     the panel's choices and at the table; a value refused by itself still is."""
     from bot.engine import OptionsError
-    from bot.view.render import setting_values
+    from bot.table.settings import setting_values
 
     carichi = Options.parse("chiamata", {"carichi": "true", "carichi_mode": "continues"})
     off = carichi.with_value("carichi", "false")

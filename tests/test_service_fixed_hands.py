@@ -11,13 +11,13 @@ import pytest
 
 from bot.i18n import option_name, value_name
 from bot.service import Person
+from bot.table.settings import setting_values
 from bot.table.table import FINISHED, LOBBY
 from bot.view.render import (
     Rendered,
     lobby_message,
     option_message,
     options_summary,
-    setting_values,
     settings_message,
 )
 from tests.support.rig import CHAT, Rig

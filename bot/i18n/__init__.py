@@ -14,7 +14,7 @@ bids) are in `bot.i18n.words`.
 
 A new text: add its msgid and msgstr to every language's .po file (tests/test_i18n.py checks
 that every language has every msgid, that the placeholders agree, and that every key the code
-passes to `t` / `tn` / `plain` exists). A setting of `bot.view.render.SETTING_CHOICES`
+passes to `t` / `tn` / `plain` exists). A setting of `bot.table.settings.SETTING_CHOICES`
 needs `opt_<key>`, `opt_<key>_help` and a name per value, `val_<key>_<value>` or the generic
 `val_<value>`. A new language: copy a .po file to `locale/<lang>/LC_MESSAGES/`, set its
 `Language` and `Plural-Forms` headers, translate, and add the code to `LANGS`.

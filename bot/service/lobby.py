@@ -26,17 +26,19 @@ from bot.service.types import (
     refusal,
     reply_lang,
 )
-from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
-from bot.view.render import (
+from bot.table.settings import (
     SETTING_CHOICES,
     TABLE_SETTINGS,
+    applicable_settings,
+    setting_values,
+)
+from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Seat, Table, TableError
+from bot.view.render import (
     Button,
     Rendered,
-    applicable_settings,
     group_title,
     option_message,
     options_summary,
-    setting_values,
     settings_message,
     variant_picker,
 )

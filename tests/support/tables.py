@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.engine import VARIANTS, Options, OptionsError
+from bot.table.settings import SETTING_CHOICES
 from bot.table.table import Table
-from bot.view.render import (
-    SETTING_CHOICES,
-)
 
 NAMES = [
     "<Luigi & Co>",

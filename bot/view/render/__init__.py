@@ -59,13 +59,8 @@ from bot.view.render.hand import (
 )
 from bot.view.render.lobby import lobby_message, variant_picker
 from bot.view.render.settings import (
-    SETTING_CHOICES,
-    TABLE_SETTINGS,
-    applicable_settings,
     option_message,
     options_summary,
-    setting_value,
-    setting_values,
     settings_message,
 )
 from bot.view.render.summaries import (
@@ -87,14 +82,11 @@ __all__ = [
     "PAGE_SPANS",
     "PRIVATE_NAME_MAX",
     "QUICK_RAISES",
-    "SETTING_CHOICES",
-    "TABLE_SETTINGS",
     "TITLE_MAX",
     "WORD_MAX",
     "Button",
     "Keyboard",
     "Rendered",
-    "applicable_settings",
     "auction_prompt",
     "away_private",
     "beers_text",
@@ -122,8 +114,6 @@ __all__ = [
     "private_message",
     "seat_name",
     "seat_short",
-    "setting_value",
-    "setting_values",
     "settings_message",
     "short_name",
     "signed",
