@@ -13,7 +13,9 @@
  * trick's pause (snapshot.trick_ms) has ended.
  *
  * Seats and trick cards share one geometry (`layout`): each trick card lies on the line from
- * the table's centre to its player's seat, nearer that seat than any other.
+ * the table's centre to its player's seat, nearer that seat than any other. It is measured
+ * on the felt as the controls around it left it (they are drawn first), and again whenever
+ * the felt changes size between renders (a ResizeObserver).
  */
 'use strict';
 
@@ -977,18 +979,18 @@
       app.armTimer = setTimeout(() => { if (app.snap) renderControls(app.snap); }, ARM_MS + 10);
     }
 
-    const geometry = layout(snap);
+    // what sits above and below the felt first: the seats are placed on the felt as it is
+    // after the auction panel, the choices and the hand took their height (issue 52)
     renderTop(snap);
     renderAuction(snap);
-    renderSeats(snap, geometry);
-    renderTrick(snap, geometry);
+    renderControls(snap);
+    $('status').textContent = app.quiet || snap.message || '';
+    $('status').classList.toggle('quiet', !!app.quiet);
+    placeTable(snap);
     renderDeck(snap);
     renderLastTrick(snap);
     renderResult(snap);
-    renderControls(snap);
     if (!$('score-sheet').hidden) renderScoreSheet(snap);
-    $('status').textContent = app.quiet || snap.message || '';
-    $('status').classList.toggle('quiet', !!app.quiet);
 
     const table = $('table');
     table.dataset.status = snap.status || '';
@@ -996,6 +998,23 @@
     table.dataset.move = String(snap.move);
     table.dataset.ply = String(snap.ply);
     table.dataset.pause = app.pause ? '1' : '0';
+  }
+
+  /** The seats and the trick, on the felt as it is now. */
+  function placeTable(snap) {
+    const geometry = layout(snap);
+    renderSeats(snap, geometry);
+    renderTrick(snap, geometry);
+  }
+
+  /** The felt's size changed without a render (the controls' height, the viewport, a font):
+   * the seats and the trick are placed again, nothing else is redrawn (a slider being
+   * dragged stays the same element). */
+  function onFeltResize() {
+    const geo = app.geometry;
+    const table = $('table');
+    if (!app.snap || !geo || (table.clientWidth === geo.W && table.clientHeight === geo.H)) return;
+    placeTable(app.snap);
   }
 
   /** The hand and the choices, live or inert. */
@@ -1611,6 +1630,7 @@
     document.addEventListener('visibilitychange', onVisibility);
     window.addEventListener('pagehide', () => reportVisibility(true));
     window.addEventListener('pageshow', (ev) => { if (ev.persisted) onVisibility(); });
+    if (typeof ResizeObserver === 'function') new ResizeObserver(onFeltResize).observe($('table'));
     let resizeTimer = null;
     window.addEventListener('resize', () => {
       clearTimeout(resizeTimer);
