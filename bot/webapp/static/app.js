@@ -12,8 +12,17 @@
  * After an accepted tap everything is inert until a later turn is shown and the completed
  * trick's pause (snapshot.trick_ms) has ended.
  *
+ * A tap that comes too early is not lost (issue 52): one made while a completed trick is on
+ * show, or on the viewer's turn before its controls answer, waits in a queue ("in coda" on
+ * the card) and acts as soon as it can, once, if it is then the viewer's turn and the move
+ * is still theirs to make; else the page says why it was not made. Any other tap that
+ * cannot act says why at once ("not your turn"). The second tap of a double tap (DOUBLE_MS
+ * after the first) is the first tap's, and does nothing.
+ *
  * Seats and trick cards share one geometry (`layout`): each trick card lies on the line from
- * the table's centre to its player's seat, nearer that seat than any other.
+ * the table's centre to its player's seat, nearer that seat than any other. It is measured
+ * on the felt as the controls around it left it (they are drawn first), and again whenever
+ * the felt changes size between renders (a ResizeObserver).
  */
 'use strict';
 
@@ -21,6 +30,8 @@
   // ------------------------------------------------------------------ state
 
   const ARM_MS = 500;          // a turn's controls answer taps this long after they appear
+  const DOUBLE_MS = 600;       // a tap this soon after one that acted is a double tap's second
+  const QUEUE_MS = 5000;       // a tap waits in the queue this long at most
 
   const app = {
     tg: null,            // window.Telegram.WebApp, or null outside Telegram
@@ -46,7 +57,10 @@
     turnKey: '',         // hand:ply:move of the controls on screen
     armedAt: 0,          // performance.now() from which they answer taps
     armTimer: null,
-    down: null,          // {el, key, armed}: what was under the finger at pointer-down
+    down: null,          // {el, key, armed, want, at}: what was under the finger at pointer-down
+    lastTap: -Infinity,  // performance.now() of the last tap that acted or was queued
+    queued: null,        // {action, table, hand, at}: a tap made too early, acted on when it can
+    queueTimer: null,
     pause: null,         // {until, trick, timer}: a completed trick on show
     bid: null,           // {key, value}: the overbid being chosen
     callSuit: null,      // the suit whose cards the call grid shows
@@ -76,6 +90,9 @@
       movedOn: 'Già giocato: ecco il tavolo com\'è ora.', bidLess: 'Meno', bidMore: 'Più',
       bidMore5: 'Più cinque', bidValue: 'Offerta', chooseSuit: 'Seme', won: 'vinta',
       hands: 'mani', matchOf: 'Partita', tricks: 'prese', reopen: 'Sessione scaduta: riapri il tavolo da Telegram.',
+      queued: 'in coda', queuedNote: 'In coda: si gioca appena tocca a te.',
+      notYourTurn: 'Non è il tuo turno.', chooseFirst: 'Prima scegli qui sopra.',
+      notPlayed: 'Non giocata: ora non tocca a te.',
     },
     en: {
       talon: 'Talon', lastTrick: 'Last trick', briscola: 'Briscola', auction: 'Auction',
@@ -95,6 +112,9 @@
       movedOn: 'Already played: this is the table now.', bidLess: 'Less', bidMore: 'More',
       bidMore5: 'Five more', bidValue: 'Bid', chooseSuit: 'Suit', won: 'won',
       hands: 'hands', matchOf: 'Match', tricks: 'tricks', reopen: 'Session expired: open the table again from Telegram.',
+      queued: 'queued', queuedNote: 'Queued: it goes as soon as it is your turn.',
+      notYourTurn: 'It is not your turn.', chooseFirst: 'Choose above first.',
+      notPlayed: 'Not played: it is not your turn now.',
     },
   };
 
@@ -468,6 +488,7 @@
       const hf = app.tg && app.tg.HapticFeedback;
       if (!hf) return;
       if (kind === 'error') { if (typeof hf.notificationOccurred === 'function') hf.notificationOccurred('error'); }
+      else if (kind === 'select') { if (typeof hf.selectionChanged === 'function') hf.selectionChanged(); }
       else if (typeof hf.impactOccurred === 'function') hf.impactOccurred('light');
     } catch (e) { /* older client */ }
   }
@@ -756,27 +777,94 @@
     return performance.now() >= app.armedAt;
   }
 
+  // what a tap may act on: a move (data-action), a command (data-cmd), any card of the hand
+  const TAPPABLE = '[data-action], [data-cmd], #hand .card';
+
   function onPointerDown(ev) {
     const target = ev.target instanceof Element ? ev.target : null;
-    const el = target && target.closest('[data-action], [data-cmd]');
-    app.down = el ? { el, key: app.turnKey, armed: el.dataset.cmd ? true : live() } : null;
+    const el = target && target.closest(TAPPABLE);
+    app.down = el ? {
+      el, key: app.turnKey, armed: el.dataset.cmd ? true : live(), want: el.dataset.want, at: performance.now(),
+    } : null;
   }
 
   function onClick(ev) {
     const target = ev.target instanceof Element ? ev.target : null;
     if (!target) return;
-    const el = target.closest('[data-action], [data-cmd]');
+    const el = target.closest(TAPPABLE);
     if (!el || el.disabled) return;
     const down = app.down;
     app.down = null;
     // a pointer's click acts on what was under the finger at pointer-down, for that turn;
     // a keyboard's click (detail 0) has no pointer-down
     const keyboard = ev.detail === 0;
-    if (!keyboard && (!down || down.el !== el || down.key !== app.turnKey)) return;
+    const fresh = keyboard || (!!down && down.el === el && down.key === app.turnKey);
     const cmd = el.dataset.cmd;
-    if (cmd) return command(cmd, el);
-    if (!(keyboard ? live() : down.armed) || !live()) return;
-    act(el);
+    if (cmd) return fresh ? command(cmd, el) : undefined;
+    // the same card of the hand, drawn again under the finger (a new state came meanwhile)
+    const same = fresh || (!!down && down.want !== undefined && down.want === el.dataset.want);
+    if (!same) return;
+    const at = keyboard ? performance.now() : down.at;
+    if (at - app.lastTap < DOUBLE_MS) return;  // a double tap's second: the first one counts
+    if (fresh && el.dataset.action !== undefined && (keyboard || down.armed) && live()) {
+      app.lastTap = at;
+      return act(el);
+    }
+    early(el, at);
+  }
+
+  /** A tap that cannot act now: queued while a trick is on show or the viewer's turn is being
+   * drawn, else answered with why not (issue 52: no tap vanishes without a word). */
+  function early(el, at) {
+    const snap = app.snap;
+    // offline: the banner says so; a move on its way: its card is lifted
+    if (!snap || snap.me < 0 || app.stopped || !app.connected || app.sent) return;
+    const action = Number(el.dataset.action !== undefined ? el.dataset.action : el.dataset.want);
+    if (!Number.isInteger(action)) return;
+    const mine = (snap.playable || []).includes(action)
+      || (snap.choices || []).some((c) => c.action === action);
+    if (app.pause || (mine && performance.now() < app.armedAt)) {
+      app.lastTap = at;
+      if (app.queued && app.queued.action === action) return;
+      app.queued = { action, table: snap.table_id, hand: snap.hand_index, at: performance.now() };
+      clearTimeout(app.queueTimer);
+      app.queueTimer = setTimeout(settleQueue, QUEUE_MS + 10);
+      haptic('select');
+      render(snap);
+      return;
+    }
+    const choosing = (snap.choices || []).some((c) => c.kind !== 'blind');
+    toast(snap.current === snap.me && choosing ? t('chooseFirst') : t('notYourTurn'));
+  }
+
+  /** The queued tap acts once it can (no trick on show, the turn's controls armed), if it is
+   * still the viewer's to make; else it is dropped with a word. Called after each render and
+   * when the controls arm. */
+  function settleQueue() {
+    const q = app.queued;
+    const snap = app.snap;
+    if (!q) return;
+    const drop = () => {
+      app.queued = null;
+      clearTimeout(app.queueTimer);
+      if (app.snap) { renderControls(app.snap); showStatus(app.snap); }
+    };
+    // the hand is over or another table is shown; a move of this page's on its way
+    if (!snap || snap.table_id !== q.table || snap.hand_index !== q.hand || snap.me < 0 || app.stopped
+        || app.sent) return drop();
+    const late = performance.now() - q.at > QUEUE_MS;
+    if (!late && (app.pause || !app.connected || performance.now() < app.armedAt)) return;  // it waits
+    const el = late || !live() ? null
+      : document.querySelector(`#hand [data-action="${q.action}"], #choices [data-action="${q.action}"]`);
+    if (el) {
+      app.queued = null;
+      clearTimeout(app.queueTimer);
+      app.lastTap = performance.now();  // as if tapped now: a second tap of impatience is not a move
+      act(el);
+      return;
+    }
+    drop();
+    toast(t('notPlayed'));
   }
 
   /** Controls that are not moves: the overbid's steps, the call grid's suit, the sheets. */
@@ -858,6 +946,7 @@
     app.snap = null;
     app.pause = null;
     app.sent = null;
+    app.queued = null;
     try { history.replaceState(null, '', `?t=${m[0]}`); } catch (e) { /* ignore */ }
     boot();
   }
@@ -974,21 +1063,20 @@
       app.turnKey = key;
       app.armedAt = performance.now() + ARM_MS;
       clearTimeout(app.armTimer);
-      app.armTimer = setTimeout(() => { if (app.snap) renderControls(app.snap); }, ARM_MS + 10);
+      app.armTimer = setTimeout(() => { if (app.snap) { renderControls(app.snap); settleQueue(); } }, ARM_MS + 10);
     }
 
-    const geometry = layout(snap);
+    // what sits above and below the felt first: the seats are placed on the felt as it is
+    // after the auction panel, the choices and the hand took their height (issue 52)
     renderTop(snap);
     renderAuction(snap);
-    renderSeats(snap, geometry);
-    renderTrick(snap, geometry);
+    renderControls(snap);
+    showStatus(snap);
+    placeTable(snap);
     renderDeck(snap);
     renderLastTrick(snap);
     renderResult(snap);
-    renderControls(snap);
     if (!$('score-sheet').hidden) renderScoreSheet(snap);
-    $('status').textContent = app.quiet || snap.message || '';
-    $('status').classList.toggle('quiet', !!app.quiet);
 
     const table = $('table');
     table.dataset.status = snap.status || '';
@@ -996,6 +1084,30 @@
     table.dataset.move = String(snap.move);
     table.dataset.ply = String(snap.ply);
     table.dataset.pause = app.pause ? '1' : '0';
+    settleQueue();
+  }
+
+  function showStatus(snap) {
+    const quiet = app.queued ? t('queuedNote') : app.quiet;
+    $('status').textContent = quiet || snap.message || '';
+    $('status').classList.toggle('quiet', !!quiet);
+  }
+
+  /** The seats and the trick, on the felt as it is now. */
+  function placeTable(snap) {
+    const geometry = layout(snap);
+    renderSeats(snap, geometry);
+    renderTrick(snap, geometry);
+  }
+
+  /** The felt's size changed without a render (the controls' height, the viewport, a font):
+   * the seats and the trick are placed again, nothing else is redrawn (a slider being
+   * dragged stays the same element). */
+  function onFeltResize() {
+    const geo = app.geometry;
+    const table = $('table');
+    if (!app.snap || !geo || (table.clientWidth === geo.W && table.clientHeight === geo.H)) return;
+    placeTable(app.snap);
   }
 
   /** The hand and the choices, live or inert. */
@@ -1004,6 +1116,14 @@
     renderHand(snap, on);
     renderChoices(snap, on);
     $('app').classList.toggle('live', on);
+    const q = app.queued;
+    if (!q) return;
+    for (const el of document.querySelectorAll('#hand [data-want], #choices [data-action]')) {
+      const want = el.dataset.want !== undefined ? el.dataset.want : el.dataset.action;
+      if (Number(want) !== q.action) continue;
+      el.classList.add('queued');
+      if (el.closest('#hand')) el.appendChild(h('span', { class: 'queued-tag', text: t('queued') }));
+    }
   }
 
   function renderTop(snap) {
@@ -1414,11 +1534,12 @@
       for (let k = 0; k < snap.blind; k++) {
         const choice = blindChoices.find((c) => c.action === 100 + k);
         const btn = backEl(choice ? 'playable' : 'dimmed', `${t('hidden')} ${k + 1}`, true);
+        btn.dataset.want = String(100 + k);
         if (choice) {
           btn.dataset.action = String(choice.action);
           btn.dataset.stamp = String(choice.stamp);
           if (!on) btn.setAttribute('aria-disabled', 'true');
-        } else btn.disabled = true;
+        } else btn.setAttribute('aria-disabled', 'true');  // a tap on it is told why not
         place(btn, k);
       }
       return;
@@ -1427,12 +1548,13 @@
       const ok = playable.has(card.id);
       const sent = app.sent && app.sent.action === card.id;
       const btn = cardEl(card, { button: true, cls: (ok ? 'playable' : 'dimmed') + (sent ? ' pending' : '') });
+      btn.dataset.want = String(card.id);
       if (ok) {
         btn.dataset.action = String(card.id);
         btn.dataset.stamp = String(snap.card_stamp);
         if (!on) btn.setAttribute('aria-disabled', 'true');
       } else {
-        btn.disabled = true;
+        btn.setAttribute('aria-disabled', 'true');  // a tap on it is queued or told why not
       }
       place(btn, k);
     });
@@ -1611,6 +1733,7 @@
     document.addEventListener('visibilitychange', onVisibility);
     window.addEventListener('pagehide', () => reportVisibility(true));
     window.addEventListener('pageshow', (ev) => { if (ev.persisted) onVisibility(); });
+    if (typeof ResizeObserver === 'function') new ResizeObserver(onFeltResize).observe($('table'));
     let resizeTimer = null;
     window.addEventListener('resize', () => {
       clearTimeout(resizeTimer);
