@@ -42,6 +42,18 @@ class TournamentRow:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentMatch:
+    """A table that played a tournament's match (what /export marks): the tournament, the
+    group's how-manieth tournament it is (1 for its first one that started), and the
+    match's number in the schedule (0-based)."""
+
+    table_id: int
+    tournament_id: int
+    number: int
+    match_no: int
+
+
+@dataclass(frozen=True, slots=True)
 class NewFixture:
     match_no: int
     round: int

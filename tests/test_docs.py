@@ -1,6 +1,6 @@
 """docs/RULES.md is the specification the code cites, kept in the repository so that a clone is
 self-contained: it is the shared one, word for word, and every section the code or the tests
-cite (`§7.3`) exists in it."""
+cite (`§7.3`) exists in it. The README says what the bot does where an issue found it did not."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from bot.i18n import plain
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "docs" / "RULES.md"
@@ -42,3 +44,15 @@ def test_every_cited_section_exists() -> None:
                 if number not in sections:
                     missing.setdefault(number, []).append(str(path.relative_to(REPO)))
     assert not missing, f"sections cited but not in docs/RULES.md: {missing}"
+
+
+def test_readme_says_who_may_mark_a_payment_paid() -> None:
+    """Issue 54.8: the README said only the payer (or an admin) marks a payment of /beer paid,
+    while the bot lets the one owed do it too (`League.mark_paid`; its refusal to anyone else
+    names both, tests/test_league_service.py has the one owed mark one). The README says the
+    bot's rule."""
+    refusal = plain("en", "lg_err_not_payer", who="Payer", to="Owed")
+    assert "Payer" in refusal and "Owed" in refusal and "admin" in refusal
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    (sentence,) = [s for s in re.split(r"(?<=\.) ", text) if "**pagato**" in s]
+    assert "the payer, the one owed, or an admin taps it" in sentence, sentence

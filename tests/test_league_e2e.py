@@ -12,13 +12,15 @@ import io
 import json
 import sqlite3
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from storage import Database
+from storage.tournaments import NewFixture
 from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
 from tests.support.people import say
 from tests.support.stand_in import REAL_PACE, strict_telegram, telegram
@@ -266,6 +268,131 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
         finally:
             conn.close()
         assert sums and all(s == 0 for (s,) in sums)
+
+
+def local_times(rows: list[dict[str, str]], day: str, hour: str) -> list[datetime]:
+    """Each CSV row's date and time (the groups' clock) as a naive datetime."""
+    return [datetime.strptime(f"{r[day]} {r[hour]}", "%d/%m/%Y %H:%M") for r in rows]
+
+
+async def test_export_in_time_order_with_undos_tournaments_and_the_zone(tmp_path: Path) -> None:
+    """Issue 54.7: /export (CSV and JSON) lists the season in time order, the new season's
+    row first where it began (it came last); an undo row names the entry it undid and when
+    (it said only "Annulla: Pagamento"); a tournament's match is marked; both formats say
+    the groups' clock (TIMEZONE): the CSV's time column names the zone, the JSON names it
+    and gives every time on it with its offset (it gave UTC while the CSV was local)."""
+    rome = ZoneInfo("Europe/Rome")
+    async with asyncio.timeout(120), telegram() as fake:
+        boss = fake.user(821, "Boss")
+        ana = fake.user(822, "Ana")
+        bea = fake.user(823, "<Bea & Co>")
+        group = fake.group(GROUP - 2, "Lega 🏆", owner=boss, members=[ana, bea])
+        names = {ana.id: "Ana", bea.id: "<Bea & Co>"}
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            await bot.start()
+            db = await Database.open(f"sqlite:///{bot.db_path}")
+            try:
+                # a hand at a table of the group, then a tournament's match (its table 7)
+                deltas = {ana.id: 2, bea.id: -2}
+                assert await db.record_ledger(group.id, "t6:h0", 6, "due", deltas, names, WHEN)
+                tour = await db.create_tournament(
+                    group.id, boss.id, "Boss", "it", "{}", "[]", "due"
+                )
+                assert tour is not None
+                await db.update_tournament(
+                    tour.tournament_id,
+                    tour.version,
+                    status="finished",
+                    schedule=[NewFixture(0, 0, 0, 1)],
+                    table=(0, 7, None),
+                )
+                later = WHEN + timedelta(hours=1)
+                deltas = {ana.id: 1, bea.id: -1}
+                assert await db.record_ledger(group.id, "t7:match", 7, "due", deltas, names, later)
+            finally:
+                await db.close()
+            # Bea pays (now), and the admin undoes the payment
+            beer = await say(fake, bea, group, "/beer")
+            assert await answer(fake, bea, beer.button("pagato")) == "Segnato come pagato."
+            ask = await say(fake, boss, group, "/undo")
+            assert "pagamento <Bea & Co> → Ana: 3" in ask.text, ask.text
+            assert await answer(fake, boss, ask.button("Annulla")) == "Fatto."
+            await edited(fake, group, ask.message_id, "Boss ha annullato")
+
+            # ---- CSV: time order, the zone in the header, the undo names its entry
+            text = (await document(fake, ana, group, "/export")).decode("utf-8-sig")
+            rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+            hour = "Ora (Europe/Rome)"
+            assert list(rows[0])[:5] == ["Data", hour, "Voce", "Gioco", "Torneo"], list(rows[0])
+            times = local_times(rows, "Data", hour)
+            assert times == sorted(times)
+            entries = [r["Voce"] for r in rows[::2]]  # two people per entry
+            assert entries[:2] == ["Tavolo 6, mano 1", "Tavolo 7, partita"], entries
+            assert entries[2] == "Pagamento" and entries[3].startswith("Annulla: Pagamento ")
+            marked = "Torneo 1, partita 1"
+            assert [r["Torneo"] for r in rows] == ["", "", marked, marked, *[""] * 4]
+            assert (rows[0]["Data"], rows[0][hour]) == ("20/11/2026", "22:00")  # 21:00 UTC
+            paid_at = f"{rows[4]['Data']} {rows[4][hour]}"
+            assert entries[3] == f"Annulla: Pagamento <Bea & Co> → Ana ({paid_at})", entries
+            assert rows[6]["Segnato da"] == "Boss" and rows[4]["Note"].endswith("annullata")
+
+            # ---- JSON: the same order, the zone named, every time on it with its offset
+            data = json.loads(await document(fake, ana, group, "/export json"))
+            assert data["timezone"] == "Europe/Rome"
+            hands = data["hands"]
+            assert [h["hand_key"] for h in hands[:2]] == ["t6:h0", "t7:match"]
+            assert [h["kind"] for h in hands] == ["game", "game", "payment", "undo"]
+            assert hands[0]["finished_at"] == "2026-11-20T22:00:00+01:00"
+            stamps = [h["finished_at"] for h in hands] + [a["at"] for a in data["audit"]]
+            for stamp in stamps:
+                at = datetime.fromisoformat(stamp)
+                assert at.utcoffset() == at.astimezone(rome).utcoffset(), stamp
+            moments = [datetime.fromisoformat(h["finished_at"]) for h in hands]
+            assert moments == sorted(moments)
+            # the CSV and the JSON say the same local time of each entry
+            assert [h["finished_at"][11:16] for h in hands] == [r[hour] for r in rows[::2]]
+            payment, undo = hands[2], hands[3]
+            assert undo["undoes"] == payment["hand_key"] and payment["undoes"] is None
+            assert undo["hand_key"] == f"undo:{payment['hand_key']}"
+            assert payment["undone_by"] == undo["hand_key"]
+            tournament = {"tournament_id": tour.tournament_id, "number": 1, "match": 1}
+            assert [h["tournament"] for h in hands] == [None, tournament, None, None]
+
+            # ---- a new season: its row comes first in its export, not last
+            ask = await say(fake, boss, group, "/stagione")
+            assert await answer(fake, boss, ask.button("Nuova stagione")) == "Fatto."
+            await edited(fake, group, ask.message_id, "Boss ha iniziato la stagione 2")
+            db = await Database.open(f"sqlite:///{bot.db_path}")
+            try:
+                deltas = {ana.id: -1, bea.id: 1}
+                now = datetime.now(UTC)
+                assert await db.record_ledger(group.id, "t8:match", 8, "due", deltas, names, now)
+            finally:
+                await db.close()
+            text = (await document(fake, ana, group, "/export")).decode("utf-8-sig")
+            rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+            assert [(r["Voce"], r["Segnato da"]) for r in rows] == [
+                ("Inizia la stagione 2", "Boss"),
+                ("Tavolo 8, partita", ""),
+                ("Tavolo 8, partita", ""),
+            ]
+            times = local_times(rows, "Data", hour)
+            assert times == sorted(times)
+            data = json.loads(await document(fake, ana, group, "/export json"))
+            (season,) = data["audit"]
+            assert season["action"] == "season" and season["season"] == 2
+            began = datetime.fromisoformat(season["at"])
+            assert began.utcoffset() == began.astimezone(rome).utcoffset()
+            assert began <= datetime.fromisoformat(data["hands"][0]["finished_at"])
+
+            # ---- English: commas, the same zone named
+            assert "English" in (await say(fake, boss, group, "/lang en")).text
+            text = (await document(fake, ana, group, "/export last")).decode("utf-8-sig")
+            en = list(csv.reader(io.StringIO(text)))
+            assert en[0][:5] == ["Date", "Time (Europe/Rome)", "Entry", "Game", "Tournament"]
+            assert en[3][2:5] == ["Table 7, match", "Two-player Briscola", "Tournament 1, match 1"]
+            assert en[7][2].startswith("Undo: Payment <Bea & Co> → Ana (2026-"), en[7]
+            bot.check_logs()
 
 
 @pytest.mark.slow

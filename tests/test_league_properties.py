@@ -171,6 +171,8 @@ async def run(ops: list[tuple[object, ...]]) -> None:
             assert [w == "Pagamento" for w in what] == [k == PAYMENT for k in kinds]
             seasons = [r["Voce"] for r in rows if not r["Punti"]]
             assert all(v == f"Inizia la stagione {season}" for v in seasons)
+            # the new season's row where it began: before its entries (issue 54.7)
+            assert [bool(r["Punti"]) for r in rows] == sorted(bool(r["Punti"]) for r in rows)
             doc = await svc.league.export_season(CHAT, ["json", season])
             assert isinstance(doc, Document)
             data = json.loads(doc.data)

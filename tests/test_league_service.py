@@ -166,11 +166,13 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     text = doc.data.decode("utf-8-sig")
     assert "t5:h" not in text and "pay:" not in text and "+00:00" not in text
     rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+    # issue 54.7: the time's column names the groups' clock; a tournament's column
     assert list(rows[0]) == [
         "Data",
-        "Ora",
+        "Ora (Europe/Rome)",
         "Voce",
         "Gioco",
+        "Torneo",
         "Giocatore",
         "Punti",
         "Segnato da",
@@ -178,18 +180,20 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     ]
     got = [(r["Voce"], r["Giocatore"], int(r["Punti"])) for r in rows]
     names = {"t5:h0": "Tavolo 5, mano 1", "t5:h1": "Tavolo 5, mano 2"}
-    names[f"undo:{last.hand_key}"] = "Annulla: Tavolo 5, mano 2"
+    # an undo names the entry it undid and when that was written (issue 54.7)
+    names[f"undo:{last.hand_key}"] = "Annulla: Tavolo 5, mano 2 (20/11/2026 22:00)"
     names[stored[3].hand_key] = "Pagamento"
     assert got == [(names[x.hand_key], x.names[u], d) for x in stored for u, d in x.deltas.items()]
     first = rows[0]
-    assert (first["Data"], first["Ora"], first["Gioco"]) == (
+    assert (first["Data"], first["Ora (Europe/Rome)"], first["Gioco"], first["Torneo"]) == (
         "20/11/2026",
         "22:00",
         "Briscola chiamata (5)",
+        "",
     )
     by = {(r["Voce"], r["Segnato da"], r["Note"]) for r in rows}
     assert ("Tavolo 5, mano 2", "", "annullata") in by  # undone, and by whom below
-    assert ("Annulla: Tavolo 5, mano 2", "Boss", "") in by
+    assert ("Annulla: Tavolo 5, mano 2 (20/11/2026 22:00)", "Boss", "") in by
     assert ("Pagamento", BEA.name, "Bea <&> → Ana") in by
 
     doc = await svc.league.export_season(CHAT, ["json"])
@@ -223,7 +227,8 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     doc = await svc.league.export_season(CHAT, ["1"])
     assert isinstance(doc, Document) and "season1" in doc.filename and "entries" in doc.caption
     en_rows = list(csv.reader(io.StringIO(doc.data.decode("utf-8-sig"))))  # English: commas
-    assert en_rows[0][:3] == ["Date", "Time", "Entry"] and en_rows[1][:2] == ["2026-11-20", "22:00"]
+    assert en_rows[0][:3] == ["Date", "Time (Europe/Rome)", "Entry"]
+    assert en_rows[1][:2] == ["2026-11-20", "22:00"]
 
 
 async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from storage import MIGRATIONS, SCHEMA_VERSION, Database, migrate, schema_version, sqlite_path
 from storage.league import ALREADY, DONE, STALE, payment_key, undo_key
+from storage.tournaments import NewFixture, TournamentMatch
 from tests.support.backends import RAW_CONFLICT, raw_rows, raw_sql
 from tests.support.old_schema import old_group, old_hand
 
@@ -190,3 +191,38 @@ async def test_s10_3_a_payment_is_an_entry_written_once_while_the_settlement_sta
     with pytest.raises(ValueError):
         await db.record_payment(CHAT, 1, fresh, (ANA, ANA, 1), NAMES, ANA, "Ana", T0)
     await sums_to_zero(any_url)
+
+
+async def test_the_tables_of_a_groups_tournaments_for_the_export(db: Database) -> None:
+    """Issue 54.7: which tables played a tournament's match (a ledger entry's `table_id`),
+    for /export to mark: the tournament, its number among the group's tournaments that
+    started (one cancelled while registering is not counted), the match; a match played
+    again names its new table only; another group's tournament is not this group's."""
+    assert await db.tournament_tables(CHAT) == {}
+
+    async def started(chat: int, tables: list[tuple[int, int | None]]) -> int:
+        tour = await db.create_tournament(chat, ANA, "Ana", "it", "{}", "[]", "due")
+        assert tour is not None
+        fixtures = [NewFixture(i, 0, 0, 1) for i in range(len(tables))]
+        version = await db.update_tournament(
+            tour.tournament_id, tour.version, status="running", schedule=fixtures
+        )
+        for match_no, table_id in tables:
+            version = await db.update_tournament(
+                tour.tournament_id, version, table=(match_no, table_id, None)
+            )
+        await db.update_tournament(tour.tournament_id, version, status="finished")
+        return tour.tournament_id
+
+    never = await db.create_tournament(CHAT, ANA, "Ana", "it", "{}", "[]", "due")
+    assert never is not None
+    await db.update_tournament(never.tournament_id, never.version, status="cancelled")
+    first = await started(CHAT, [(0, 11), (1, 12)])
+    elsewhere = await started(CHAT - 1, [(0, 21)])
+    second = await started(CHAT, [(0, 13), (0, None), (0, 14)])  # cancelled, played again
+    assert await db.tournament_tables(CHAT) == {
+        11: TournamentMatch(11, first, 1, 0),
+        12: TournamentMatch(12, first, 1, 1),
+        14: TournamentMatch(14, second, 2, 0),
+    }
+    assert await db.tournament_tables(CHAT - 1) == {21: TournamentMatch(21, elsewhere, 1, 0)}

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from bot.engine import Options
 from bot.service.play import ledger_record
 from bot.table.ledger import hand_key
+from bot.table.plays import FAMILIES, rated_family
 from bot.table.rating import PROVISIONAL_GAMES, Event, events, rate
 from bot.table.stats import (
     HandView,
@@ -97,10 +98,12 @@ def test_stats_of_every_season_and_the_self_call() -> None:
 
 def test_head_to_head_by_hand() -> None:
     h2h = head_to_head(A, B, *season(None))
-    ch, two = h2h["chiamata"], h2h["two"]
+    # due, one against one: its own family, not two teams' (issue 54.8)
+    ch, one = h2h["chiamata"], h2h["one"]
+    assert "two" not in h2h
     # together in hand 0 (won); against in hands 2 (Bea's side won) and 3 (Ana's)
     assert (ch.together, ch.together_won, ch.against, ch.a_won, ch.b_won) == (1, 1, 2, 1, 1)
-    assert (two.together, two.against, two.a_won, two.b_won) == (0, 2, 1, 1)
+    assert (one.together, one.against, one.a_won, one.b_won) == (0, 2, 1, 1)
     assert head_to_head(A, 99, *season(None)) == {}
 
 
@@ -131,10 +134,12 @@ def test_what_is_rated() -> None:
     ratings = rate(evs)
     ana = ratings.get("chiamata", A)
     assert ana is not None and ana.games == 3 and ana.provisional
-    assert ratings.get("two", A) is not None and ratings.get("multi", A) is None
+    # due is one against one (issue 54.8): not rated with two teams
+    assert ratings.get("one", A) is not None and ratings.get("multi", A) is None
+    assert ratings.get("two", A) is None
     # the winner of the single due match against each other: equal after one win each
-    two = ratings.by_family["two"]
-    assert two[A].games == two[B].games == 2
+    one = ratings.by_family["one"]
+    assert one[A].games == one[B].games == 2
     assert len(ratings.history[("chiamata", A)]) == 3
     board = ratings.leaderboard("chiamata")
     assert board[0][0] == A  # won 2 of 3, one alone against four
@@ -231,6 +236,8 @@ async def test_a_played_match_is_recorded_and_counted(db: Database, any_url: str
     hands, matches = await db.plays(CHAT, 0)
     assert len(hands) == len(records) and len(matches) == 1
     hv, mv = views(hands, matches)
+    # stored as two sides, rated and shown as one against one (issue 54.8)
+    assert {h.family for h in hv} == {m.family for m in mv} == {"one"}
     assert match_winner(table) in (A, B)
     for uid in (A, B):
         s = player_stats(uid, hv, mv)["due"]
@@ -246,6 +253,33 @@ async def test_a_played_match_is_recorded_and_counted(db: Database, any_url: str
     for sql in ("DELETE FROM hand_records", "UPDATE match_records SET epoch = 3"):
         with pytest.raises(RAW_CONFLICT, match="append-only"):
             await raw_sql(any_url, sql)
+
+
+@pytest.mark.parametrize(
+    ("variant", "options", "family"),
+    [
+        ("due", {}, "one"),
+        ("briscolone", {}, "one"),
+        ("briskula32", {"players": "2"}, "one"),
+        ("quattro", {}, "two"),  # two pairs
+        ("sei", {"teams": "threes"}, "two"),
+        ("tre", {}, "multi"),  # three single players
+        ("sei", {}, "multi"),  # three pairs
+        ("briskula32", {"players": "4", "teams": "none"}, "multi"),
+        ("chiamata", {}, "chiamata"),
+    ],
+)
+def test_one_against_one_is_rated_apart_from_two_teams(
+    variant: str, options: dict[str, str], family: str
+) -> None:
+    """Issue 54.8: a game of two single players was rated and shown under "due squadre" (two
+    teams). Its family, as rated, is "one" (one against one); "two" is two teams. The stored
+    family (`family_of`) is as before, so records from before are rated the same way."""
+    rules = Options.parse(variant, options).rules()
+    stored = family_of(rules)
+    assert stored == ("two" if family == "one" else family)
+    assert rated_family(stored, rules.side_of) == family
+    assert family in FAMILIES
 
 
 def match_winner(table: Table) -> int:

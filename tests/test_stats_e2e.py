@@ -69,6 +69,39 @@ def chiamata_hand(
     return PlayRecord(GROUP, 900, index, "chiamata", "chiamata", when, data)
 
 
+def quattro_match(users: list[int], names: list[str]) -> PlayRecord:
+    """A Briscola a quattro match of one hand (two pairs: seats 0 and 2 beat 1 and 3), as a
+    finished table writes its last hand and the match's result."""
+    side_of = [0, 1, 0, 1]
+    hand = {
+        "players": names,
+        "users": users,
+        "computers": [],
+        "card_points": [40, 20, 30, 30],
+        "counted": [0] * 4,
+        "caller": None,
+        "partner": None,
+        "auction": [],
+        "result": {
+            "side_of": side_of,
+            "winning_sides": [0],
+            "void": False,
+            "redeal": False,
+            "cappotto": False,
+        },
+    }
+    result = {
+        "users": users,
+        "names": names,
+        "computers": [],
+        "side_of": side_of,
+        "winners": [0],
+        "counted": [1, -1, 1, -1],
+    }
+    when = WHEN + timedelta(minutes=30)
+    return PlayRecord(GROUP, 901, 0, "quattro", "two", when, hand, result)
+
+
 async def photo(fake: FakeTelegram, user: FakeUser, chat: FakeChat, text: str) -> FakeMessage:
     reply = await say(fake, user, chat, text)
     assert reply.photo is not None, reply.text
@@ -124,6 +157,9 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
                     [(0, 1, True), (2, 0, False), (0, 0, True), (3, 4, True)]
                 ):
                     await db.record_play(chiamata_hand(i, five, names, caller, partner, won))
+                # two pairs: Ciro and Eva beat Dario and Gino (issue 54.8: two teams)
+                pairs = [ciro.id, dario.id, eva.id, 907]
+                await db.record_play(quattro_match(pairs, ["Ciro", "Dario", "Eva", "Gino"]))
             finally:
                 await db.close()
 
@@ -198,12 +234,25 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
 
             # ---- /top: each family, the uncertainty in words; /top chiamata alone
             top = await say(fake, ana, group, "/top")
-            assert "🏆 Classifica — due squadre" in top.text
-            assert "🏆 Classifica — chiamata" in top.text
+            # issue 54.8: the due match is one against one, not "due squadre" (two teams);
+            # "due squadre" is the pairs' board
+            boards = {b.splitlines()[0]: b for b in top.text.split("🏆 ")[1:]}
+            assert list(boards) == [
+                "Classifica — uno contro uno",
+                "Classifica — due squadre",
+                "Classifica — chiamata",
+            ], top.text
+            one = boards["Classifica — uno contro uno"]
+            assert "Ana" in one and "<Bea & Co>" in one and "Ciro" not in one
+            teams = boards["Classifica — due squadre"]
+            assert all(n in teams for n in ("Ciro", "Dario", "Eva", "Gino")) and "Ana" not in teams
             assert "provvisorio (1 su 10)" in top.text and "1 partita" in top.text
             assert "mani" in top.text and "sotto 10 partite" in top.text
             only = await say(fake, ana, group, "/classifica chiamata")
             assert "chiamata" in only.text and "due squadre" not in only.text
+            assert "uno contro uno" not in only.text
+            only = await say(fake, ana, group, "/top uno")
+            assert "Classifica — uno contro uno" in only.text and "squadre" not in only.text
             # ---- /h2h: me against Bea, and two others
             h2h = await say(fake, ana, group, "/h2h @bea")
             assert "⚔️ Ana e <Bea & Co>" in h2h.text
@@ -232,7 +281,8 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
             assert "Two-player Briscola" in stats.text and "Games: 1, won" in stats.text
             assert "As chiamante: won 0 of 0" in stats.text and "Tab: paid 0 points" in stats.text
             top = await say(fake, bea, group, "/top")
-            assert "🏆 Leaderboard — two sides" in top.text and "provisional (1 of 10)" in top.text
+            assert "🏆 Leaderboard — one-on-one" in top.text and "provisional (1 of 10)" in top.text
+            assert "🏆 Leaderboard — two teams" in top.text and "sides" not in top.text
             h2h = await say(fake, bea, group, "/h2h @ana_b")
             assert "⚔️ <Bea & Co> and Ana" in h2h.text and "Together: 2 hands, won 1" in h2h.text
             assert "Against each other: 2 hands — <Bea & Co> 1, Ana 1" in h2h.text

@@ -16,7 +16,7 @@ from bot.service.stats import Chart
 from bot.view import charts
 from storage import Database
 from storage.stats import PlayRecord, StoredPlay
-from tests.support.history import CHAT, HANDS, MATCHES, NAMES, T0, A, B, C, hand, match
+from tests.support.history import CHAT, HANDS, MATCHES, NAMES, T0, A, B, C, D, hand, match
 from tests.support.rig import Rig
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -99,7 +99,9 @@ async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
     await history(rig.db)
     top = await svc.stats.top(CHAT, [])
     assert top.key == "st_top"
-    assert "due squadre" in top.text and "chiamata" in top.text
+    # due is one against one, not "due squadre" (issue 54.8)
+    assert "uno contro uno" in top.text and "chiamata" in top.text
+    assert "due squadre" not in top.text
     two = await svc.stats.top(CHAT, ["due"])
     assert "chiamata" not in two.text.split("\n")[0] and "1 partita" not in two.text
     assert "2 partite" in two.text  # Ana and Bea played both due matches
@@ -160,7 +162,8 @@ async def test_stats_in_a_private_chat_are_ones_own_in_every_group(rig: Rig) -> 
     assert "📊 <b>Ana</b>" in text and "👥 <b>&lt;Lega&gt; &amp; co</b>" in text, text
     assert "In tutti i gruppi" not in text  # one group: the same numbers twice would say nothing
     assert "Briscola a due: 2 partite, vinte 1 (50%)" in text, text
-    assert "Rating due squadre:" in text and "Rating chiamata:" in text
+    assert "Rating uno contro uno:" in text and "Rating chiamata:" in text
+    assert "due squadre" not in text  # due is one against one (issue 54.8)
     assert "Conti della stagione 1: saldo" in text
     assert "Bea" not in text  # her numbers, nobody else's
     # a second group, without a name known yet: both, and the sum across groups
@@ -236,3 +239,47 @@ def test_the_balance_chart_puts_every_point_where_it_is() -> None:
     assert len({(ln.get_linestyle(), ln.get_marker()) for ln in lines}) == len(lines)
     assert not ax.texts  # no bare numbers at the lines' ends
     assert charts.balance_chart(series, "t", "x", "y").startswith(PNG)
+
+
+async def test_one_against_one_and_two_teams_are_apart_and_named_so(rig: Rig) -> None:
+    """Issue 54.8: a due match (one against one) was rated and shown under "due squadre"
+    (two teams). Now one against one has its own leaderboard and rating ("uno contro uno",
+    "one-on-one"); "due squadre" is only for pairs (a quattro match here); /top uno,
+    /top squadre name one, /top due (two sides, as before) both; in English too."""
+    svc = rig.svc
+    await history(rig.db)  # due matches between Ana and Bea
+    # a quattro match: Ana and Ciro (seats 0 and 2) beat Bea and Dario
+    four = [A, B, C, D]
+    quattro = match(30, four, winners=[0], counted=[1, -1, 1, -1], minute=50,
+                    variant="quattro", side_of=[0, 1, 0, 1])  # fmt: skip
+    last = hand(30, 0, four, side_of=[0, 1, 0, 1], winning=[0], points=[40, 20, 30, 30],
+                variant="quattro", minute=50)  # fmt: skip
+    await rig.db.record_play(as_record(last, quattro))
+    top = (await svc.stats.top(CHAT, [])).text
+    assert "🏆 <b>Classifica — uno contro uno</b>" in top, top
+    assert "🏆 <b>Classifica — due squadre</b>" in top
+    boards = top.split("🏆")
+    one = next(b for b in boards if "uno contro uno" in b)
+    teams = next(b for b in boards if "due squadre" in b)
+    assert "Ana" in one and "Bea" in one and "Ciro" not in one and "Dario" not in one
+    assert all(name in teams for name in ("Ana", "Bea", "Ciro", "Dario"))
+    assert "2 partite" in one and "1 partita" in teams
+    only_one = (await svc.stats.top(CHAT, ["uno"])).text
+    assert "uno contro uno" in only_one and "due squadre" not in only_one
+    only_teams = (await svc.stats.top(CHAT, ["squadre"])).text
+    assert "due squadre" in only_teams and "uno contro uno" not in only_teams
+    both = (await svc.stats.top(CHAT, ["due"])).text
+    assert "uno contro uno" in both and "due squadre" in both
+    assert "Classifica — chiamata" not in both
+    stats = await svc.stats.stats(CHAT, ANA, [])
+    assert isinstance(stats, Reply)
+    assert "Rating uno contro uno:" in stats.text and "Rating due squadre:" in stats.text
+    h2h = (await svc.stats.h2h(CHAT, ANA, ["Ciro"])).text
+    assert "<b>due squadre</b>" in h2h and "uno contro uno" not in h2h, h2h
+    refused = await svc.stats.top(CHAT, ["boh"])
+    assert refused.key == "st_err_top_usage" and "/top [uno|squadre|tre|chiamata]" in refused.text
+    await rig.db.set_chat_lang(CHAT, "en")
+    top = (await svc.stats.top(CHAT, ["two"])).text
+    assert "Leaderboard — one-on-one" in top and "Leaderboard — two teams" in top, top
+    assert "sides" not in top
+    assert "two teams" not in (await svc.stats.top(CHAT, ["one"])).text

@@ -9,11 +9,15 @@ standings computed here, independently of the bot's code."""
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import random
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
+from storage import Database
 from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from tests.support.people import OK, card_buttons, hand_message, say, your_turn
 from tests.support.stand_in import telegram
@@ -295,3 +299,78 @@ async def test_singles_tournament_end_to_end_with_a_restart(tmp_path: Path) -> N
         assert len(tables) == 3
         assert all(v == "due" and len(json.loads(s)["seats"]) == 2 for v, s in tables)
         assert "🏆 Vince " in final.text and "Squadra" not in final.text
+
+
+async def test_a_tournament_match_is_marked_in_the_export(tmp_path: Path) -> None:
+    """Issue 54.7: a tournament's match played by two people writes the ledger like any table
+    (§10.2), and /export marks it as the tournament's: the CSV's "Torneo" column ("Torneo 1,
+    partita 1"), the JSON's `tournament`; an ordinary table's entry is not marked."""
+    rng = random.Random(5)
+    async with asyncio.timeout(150), telegram() as fake:
+        mario = fake.user(321, "Mario")
+        luigi = fake.user(322, "Luigi")
+        group = fake.group(-100902, "Coppa", members=[mario, luigi])
+        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
+            store = Store(bot.db_path)
+            await bot.start()
+            for p in (mario, luigi):
+                await say(fake, p, p, "/start")
+            await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
+            await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            assert await tap(fake, mario, group, "Entra") == "Sei iscritto al torneo (giocatore 1)."
+            assert await tap(fake, luigi, group, "Entra") == "Sei iscritto al torneo (giocatore 2)."
+            await fake.wait_for(
+                lambda: "Giocatori iscritti: 2" in tour_message(fake, group).text, WAIT
+            )
+            assert await tap(fake, mario, group, "Avvia il torneo") == ""
+
+            def first_table() -> tuple[int, int] | None:
+                rows = store.rows(
+                    "SELECT t.table_id, t.table_message_id FROM tournament_matches m JOIN tables t"
+                    " ON t.table_id = m.table_id WHERE m.match_no = 0"
+                )
+                return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+
+            table_id, message_id = await fake.wait_for(first_table, WAIT, message="the table")
+            assert await play_match(fake, group, [mario, luigi], message_id, rng) > 0
+            key = f"t{table_id}:match"
+            await fake.wait_for(
+                lambda: store.rows("SELECT 1 FROM ledger_hands WHERE hand_key = ?", key),
+                WAIT,
+                message="the match's ledger entry",
+            )
+            await fake.wait_for(
+                lambda: store.rows("SELECT status FROM tournaments")[0][0] == "finished", WAIT
+            )
+            # an ordinary table's match after it: not the tournament's
+            db = await Database.open(f"sqlite:///{bot.db_path}")
+            try:
+                deltas = {mario.id: 1, luigi.id: -1}
+                names = {mario.id: "Mario", luigi.id: "Luigi"}
+                now = datetime.now(UTC)
+                other = f"t{table_id + 100}:match"
+                assert await db.record_ledger(
+                    group.id, other, table_id + 100, "due", deltas, names, now
+                )
+            finally:
+                await db.close()
+            reply = await say(fake, mario, group, "/export")
+            assert reply.document is not None, reply.text
+            rows = list(
+                csv.DictReader(io.StringIO(reply.document.data.decode("utf-8-sig")), delimiter=";")
+            )
+            assert [(r["Voce"], r["Torneo"]) for r in rows] == [
+                (f"Tavolo {table_id}, partita", "Torneo 1, partita 1"),
+                (f"Tavolo {table_id}, partita", "Torneo 1, partita 1"),
+                (f"Tavolo {table_id + 100}, partita", ""),
+                (f"Tavolo {table_id + 100}, partita", ""),
+            ]
+            reply = await say(fake, mario, group, "/export json")
+            assert reply.document is not None, reply.text
+            hands = json.loads(reply.document.data)["hands"]
+            (tour_id,) = store.rows("SELECT tournament_id FROM tournaments")[0]
+            assert [(h["hand_key"], h["tournament"]) for h in hands] == [
+                (key, {"tournament_id": tour_id, "number": 1, "match": 1}),
+                (other, None),
+            ]
+            bot.check_logs()

@@ -18,6 +18,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +40,7 @@ from bot.view.render import (
 )
 from storage import Database
 from storage.league import ALREADY, DONE, PAYMENT, UNDO, AuditRow, LedgerEntry, payment_key
+from storage.tournaments import TournamentMatch
 
 LAST_WORDS = frozenset({"last", "previous", "ultima", "precedente", "scorsa"})
 FORMATS = frozenset({"csv", "json"})
@@ -53,6 +55,11 @@ class Document:
     filename: str
     data: bytes
     caption: str
+
+
+def _aware(at: datetime) -> datetime:
+    """A stored moment as an aware datetime (a naive one is UTC)."""
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 def parse_season(word: str, current_epoch: int) -> int | str:
@@ -279,7 +286,7 @@ class League:
 
     def _when(self, lang: str, at: datetime) -> str:
         """A moment on the groups' clock (`TIMEZONE`): "23/11/2026 21:34"."""
-        local = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(self.zone)
+        local = _aware(at).astimezone(self.zone)
         return local.strftime(plain(lang, "lg_date_format") + " %H:%M")
 
     async def ask_undo(self, chat_id: int, person: Person, *, is_admin: bool | AdminCheck) -> Reply:
@@ -344,7 +351,9 @@ class League:
 
     async def export_season(self, chat_id: int, args: list[str]) -> Reply | Document:
         """/export [csv|json] [last|N]: the season's ledger as a file, with its audit trail
-        (undos, payments, who and when). A refusal is a Reply."""
+        (undos, payments, who and when), in time order (the order written), each time on the
+        groups' clock with the zone said, a tournament's matches marked. A refusal is a
+        Reply."""
         lang = await self.langs.chat(chat_id)
         words = [a.strip().lower() for a in args if a.strip()]
         fmt = "csv"
@@ -364,64 +373,73 @@ class League:
         audit = await self.db.ledger_audit(chat_id, epoch)
         if not entries:
             return Reply(t(reply_lang(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
+        tours = await self.db.tournament_tables(chat_id)
         if fmt == "csv":
-            data = self._readable_csv(lang, entries, audit).encode("utf-8-sig")
+            data = self._readable_csv(lang, entries, audit, tours).encode("utf-8-sig")
         else:
             balances = await self.db.balances(chat_id, epoch)
-            content = export_json(chat_id, balances, entries, season=epoch + 1, audit=audit)
+            content = export_json(
+                chat_id,
+                balances,
+                entries,
+                season=epoch + 1,
+                audit=audit,
+                zone=self.zone,
+                tournaments=tours,
+            )
             data = (json.dumps(content, indent=2, ensure_ascii=False) + "\n").encode()
         filename = f"briscola-{abs(chat_id)}-{plain(lang, 'lg_file_season')}{epoch + 1}.{fmt}"
         caption = tn(lang, "lg_export_caption", len(entries), season=epoch + 1)
         return Document(filename, data, caption)
 
-    def _readable_csv(self, lang: str, entries: list[LedgerEntry], audit: list[AuditRow]) -> str:
-        """The season's ledger for a spreadsheet, in the group's language: one row per
-        person and entry (date and time on the groups' clock, what the entry is, the game,
-        who, the points), who marked or undid it; a new season's row. Italian spreadsheets
-        read `;` between columns (the comma is their decimal mark), English ones `,`; a BOM
-        (the caller's encoding) says it is UTF-8."""
+    def _readable_csv(
+        self,
+        lang: str,
+        entries: list[LedgerEntry],
+        audit: list[AuditRow],
+        tours: Mapping[int, TournamentMatch],
+    ) -> str:
+        """The season's ledger for a spreadsheet, in the group's language, in time order:
+        the new season's row (who began it, when) and then one row per person and entry in
+        the order they were written (date and time on the groups' clock, whose zone the
+        header names; what the entry is, an undo naming the entry it undid; the game; the
+        tournament's match it was; who, the points; who marked or undid it). Italian
+        spreadsheets read `;` between columns (the comma is their decimal mark), English
+        ones `,`; a BOM (the caller's encoding) says it is UTF-8."""
         out = io.StringIO()
         writer = csv.writer(out, delimiter=";" if lang == "it" else ",", lineterminator="\n")
-        writer.writerow(plain(lang, "lg_csv_header").split("|"))
+        writer.writerow(plain(lang, "lg_csv_header", zone=self.zone.key).split("|"))
+
+        def write(at: datetime, *line: object) -> None:
+            local = _aware(at).astimezone(self.zone)
+            day, hour = local.strftime(plain(lang, "lg_date_format")), local.strftime("%H:%M")
+            writer.writerow((day, hour, *line))
+
+        # The new season's row first: every entry of a season is written after it began. The
+        # entries follow in the order written, the ledger's order in time (whatever the
+        # clocks of several workers stamped).
+        for a in audit:
+            if a.hand_key is None:
+                season = plain(lang, "lg_csv_season", n=a.epoch + 1)
+                write(a.at, season, "", "", "", "", a.actor_name, "")
         by_key = {a.hand_key: a for a in audit if a.hand_key is not None}
-        described = {e.hand_key: self._entry_name(lang, e) for e in entries}
-        payers = {e.hand_key: self._payment_note(lang, e) for e in entries if e.kind == PAYMENT}
+        keyed = {e.hand_key: e for e in entries}
         for e in entries:
-            local = e.finished_at if e.finished_at.tzinfo else e.finished_at.replace(tzinfo=UTC)
-            local = local.astimezone(self.zone)
             row = by_key.get(e.hand_key)
             note = plain(lang, "lg_csv_undone") if e.undone_by is not None else ""
-            note = " · ".join(x for x in (payers.get(e.hand_key, ""), note) if x)
+            payer = self._payment_note(lang, e) if e.kind == PAYMENT else ""
+            note = " · ".join(x for x in (payer, note) if x)
+            match = tours.get(e.table_id) if e.table_id is not None else None
+            tour = (
+                plain(lang, "lg_csv_tournament", n=match.number, k=match.match_no + 1)
+                if match is not None
+                else ""
+            )
+            what = self._entry_name(lang, e, keyed)
+            game = variant_name(lang, e.variant) if e.variant else ""
             by = row.actor_name if row is not None else ""
             for uid, delta in e.deltas.items():
-                writer.writerow(
-                    (
-                        local.strftime(plain(lang, "lg_date_format")),
-                        local.strftime("%H:%M"),
-                        described[e.hand_key],
-                        variant_name(lang, e.variant) if e.variant else "",
-                        e.names.get(uid, ""),
-                        delta,
-                        by,
-                        note,
-                    )
-                )
-        for a in audit:
-            if a.hand_key is None:  # a new season
-                local = (a.at if a.at.tzinfo else a.at.replace(tzinfo=UTC)).astimezone(self.zone)
-                season = plain(lang, "lg_csv_season", n=a.epoch + 1)
-                writer.writerow(
-                    (
-                        local.strftime(plain(lang, "lg_date_format")),
-                        local.strftime("%H:%M"),
-                        season,
-                        "",
-                        "",
-                        "",
-                        a.actor_name,
-                        "",
-                    )
-                )
+                write(e.finished_at, what, game, tour, e.names.get(uid, ""), delta, by, note)
         return out.getvalue()
 
     @staticmethod
@@ -430,9 +448,10 @@ class League:
         (debtor, _), (creditor, _) = sorted(e.deltas.items(), key=lambda kv: -kv[1])
         return f"{e.names.get(debtor, '')} → {e.names.get(creditor, '')}"
 
-    @staticmethod
-    def _entry_name(lang: str, e: LedgerEntry) -> str:
-        """What a ledger entry is, in words: "Tavolo 12, mano 3", "Pagamento", ..."""
+    def _entry_name(self, lang: str, e: LedgerEntry, keyed: Mapping[str, LedgerEntry]) -> str:
+        """What a ledger entry is, in words: "Tavolo 12, mano 3", "Pagamento", ...; an undo
+        names the entry it undid (`keyed`: the season's entries by key) and when it was
+        written: "Annulla: Pagamento Lucia → Mario (23/11/2026 21:34)"."""
         key = e.hand_key.removeprefix("undo:")
         if e.kind == PAYMENT or key.startswith("pay:"):
             what = plain(lang, "lg_csv_payment")
@@ -442,7 +461,15 @@ class League:
             what = plain(lang, "lg_csv_match", table=m[1])
         else:
             what = key
-        return plain(lang, "lg_csv_undo", entry=what) if e.kind == UNDO else what
+        if e.kind != UNDO:
+            return what
+        undone = keyed.get(key)
+        if undone is None:
+            return plain(lang, "lg_csv_undo", entry=what)
+        if undone.kind == PAYMENT:
+            what = f"{what} {self._payment_note(lang, undone)}"
+        when = self._when(lang, undone.finished_at)
+        return plain(lang, "lg_csv_undo_of", entry=what, when=when)
 
     # ------------------------------------------------------------------ /beer (§10.3)
 

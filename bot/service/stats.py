@@ -7,7 +7,8 @@ writes with its ledger (`bot.table.stats`, `bot.table.rating`; storage's migrati
                                             rating over time, as a picture
     /stats in a private chat                the sender's own numbers in each group they play
                                             in, and across groups (`mine`)
-    /top [two|multi|chiamata]               the group's leaderboard per family
+    /top [one|teams|multi|chiamata]         the group's leaderboard per family (`two`: both
+                                            two-sided ones, one against one and two teams)
     /h2h @a [@b]                            two people together and against each other
     /score chart                            the season's balances over time, as a picture
 
@@ -56,16 +57,26 @@ from storage.league import PAYMENT
 
 CHART_WORDS: Final = frozenset({"chart", "grafico", "graph", "grafici"})
 ALL_WORDS: Final = frozenset({"all", "tutte", "sempre", "ever"})
-FAMILY_WORDS: Final = {
-    "two": "two",
-    "due": "two",
-    "2": "two",
-    "multi": "multi",
-    "tre": "multi",
-    "three": "multi",
-    "3": "multi",
-    "chiamata": "chiamata",
-    "called": "chiamata",
+FAMILY_WORDS: Final[dict[str, tuple[str, ...]]] = {
+    "one": ("one",),
+    "uno": ("one",),
+    "1": ("one",),
+    "singles": ("one",),
+    "singoli": ("one",),
+    "teams": ("two",),
+    "squadre": ("two",),
+    "pairs": ("two",),
+    "coppie": ("two",),
+    # two sides, as the word meant before one against one was rated apart: both
+    "two": ("one", "two"),
+    "due": ("one", "two"),
+    "2": ("one", "two"),
+    "multi": ("multi",),
+    "tre": ("multi",),
+    "three": ("multi",),
+    "3": ("multi",),
+    "chiamata": ("chiamata",),
+    "called": ("chiamata",),
 }
 TOP_ROWS: Final = 10
 MINE_GROUPS: Final = 8  # groups a private /stats shows, the latest played in first
@@ -522,8 +533,9 @@ class Stats:
     # ------------------------------------------------------------------ /top
 
     async def top(self, chat_id: int, words: Sequence[str]) -> Reply:
-        """/top [two|multi|chiamata]: the group's leaderboard (every family with ratings, or
-        the one named), with each rating's uncertainty in words."""
+        """/top [one|teams|multi|chiamata]: the group's leaderboard (every family with
+        ratings, or the one named; `two` both two-sided ones), with each rating's uncertainty
+        in words."""
         lang = await self.langs.chat(chat_id)
         wanted = [FAMILY_WORDS.get(w.strip().lower()) for w in words]
         if len(wanted) > 1 or None in wanted:
@@ -531,7 +543,8 @@ class Stats:
         group, _ = await self._ratings(chat_id)
         hands, matches = await self._views(chat_id)
         names = known_names(hands, matches)
-        families = [f for f in wanted if f] or [f for f in FAMILIES if group.by_family.get(f)]
+        named = [f for found in wanted if found for f in found]
+        families = named or [f for f in FAMILIES if group.by_family.get(f)]
         lines: list[str] = []
         for family in families:
             board = group.leaderboard(family)[:TOP_ROWS]

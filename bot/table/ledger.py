@@ -22,7 +22,9 @@ takes at most size - 1 payments because each payment clears at least one of the 
 accept any objects with the right attributes (storage.Balance, storage.LedgerHand). Given the
 season's audit trail (`audit=`, storage.league.AuditRow) and its entries with their kind
 (storage.league.LedgerEntry: a game, an undo, a payment), they show who undid or marked paid
-what, and when (`/export` in the group).
+what, and when (`/export` in the group); `export_json` given the groups' clock (`zone=`) says
+every time on it, with its offset, and which tables played a tournament's match
+(`tournaments=`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
+from zoneinfo import ZoneInfo
 
 MAX_EXACT: Final = 16
 """Largest number of players (after pairing opposites) settled with the exact DP."""
@@ -271,6 +274,15 @@ class AuditLike(Protocol):
     def at(self) -> datetime: ...
 
 
+class TournamentLike(Protocol):
+    @property
+    def tournament_id(self) -> int: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def match_no(self) -> int: ...
+
+
 def _kind(hand: HandLike) -> str:
     """An entry's kind (game, undo, payment); a plain ledger hand is a game."""
     return str(getattr(hand, "kind", "game"))
@@ -281,10 +293,10 @@ def _undone_by(hand: HandLike) -> str | None:
     return None if undone is None else str(undone)
 
 
-def _audit_json(row: AuditLike) -> dict[str, Any]:
+def _audit_json(row: AuditLike, zone: ZoneInfo | None) -> dict[str, Any]:
     return {
         "action": row.action,
-        "at": iso_utc(row.at),
+        "at": iso_at(row.at, zone),
         "by": {"user_id": row.actor_id, "name": row.actor_name},
         "hand_key": row.hand_key,
         "target_key": row.target_key,
@@ -299,6 +311,16 @@ def iso_utc(when: datetime) -> str:
     return when.astimezone(UTC).isoformat()
 
 
+def iso_at(when: datetime, zone: ZoneInfo | None) -> str:
+    """ISO-8601 on the clock `zone` with its offset ("2026-11-20T22:00:00+01:00"), or in UTC
+    (`iso_utc`)."""
+    if zone is None:
+        return iso_utc(when)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(zone).isoformat()
+
+
 def export_json(
     chat_id: int,
     balances: Iterable[BalanceLike],
@@ -306,17 +328,23 @@ def export_json(
     *,
     season: int | None = None,
     audit: Iterable[AuditLike] | None = None,
+    zone: ZoneInfo | None = None,
+    tournaments: Mapping[int, TournamentLike] | None = None,
 ) -> dict[str, Any]:
     """`{"chat_id", "balances": [{"user_id", "name", "balance"}], "hands": [{"finished_at",
     "variant", "deltas": {"<user_id>": delta}, "hand_key", "table_id"}]}`, in the given order.
     Entries that carry their kind (storage.league.LedgerEntry) add `"kind"` (game, undo,
-    payment) and `"undone_by"` (the key of the entry that undid it, or null); `season` adds
-    `"season"` (1-based), `audit` the audit trail as `"audit": [{"action", "at", "by":
-    {"user_id", "name"}, "hand_key", "target_key", "season"}]`."""
+    payment), `"undone_by"` (the key of the entry that undid it, or null) and `"undoes"` (an
+    undo: the key of the entry it undid; else null); `season` adds `"season"` (1-based),
+    `audit` the audit trail as `"audit": [{"action", "at", "by": {"user_id", "name"},
+    "hand_key", "target_key", "season"}]`. Times are ISO-8601 in UTC; with `zone` (the
+    groups' clock) on that clock with its offset, and `"timezone"` names it. `tournaments`
+    (by table id, `Database.tournament_tables`) adds to every entry `"tournament"`: null, or
+    the match's `{"tournament_id", "number"` (the group's how-manieth), `"match"}` (1-based)."""
     rows: list[dict[str, Any]] = []
     for h in hands:
         row: dict[str, Any] = {
-            "finished_at": iso_utc(h.finished_at),
+            "finished_at": iso_at(h.finished_at, zone),
             "variant": h.variant,
             "deltas": {str(uid): delta for uid, delta in h.deltas.items()},
             "hand_key": h.hand_key,
@@ -325,16 +353,30 @@ def export_json(
         if hasattr(h, "kind"):
             row["kind"] = _kind(h)
             row["undone_by"] = _undone_by(h)
+            row["undoes"] = h.hand_key.removeprefix("undo:") if row["kind"] == "undo" else None
+        if tournaments is not None:
+            match = tournaments.get(h.table_id) if h.table_id is not None else None
+            row["tournament"] = (
+                None
+                if match is None
+                else {
+                    "tournament_id": match.tournament_id,
+                    "number": match.number,
+                    "match": match.match_no + 1,
+                }
+            )
         rows.append(row)
     out: dict[str, Any] = {"chat_id": chat_id}
     if season is not None:
         out["season"] = season
+    if zone is not None:
+        out["timezone"] = zone.key
     out["balances"] = [
         {"user_id": b.user_id, "name": b.name, "balance": b.balance} for b in balances
     ]
     out["hands"] = rows
     if audit is not None:
-        out["audit"] = [_audit_json(a) for a in audit]
+        out["audit"] = [_audit_json(a, zone) for a in audit]
     return out
 
 

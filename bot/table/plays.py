@@ -4,15 +4,28 @@ stores and hands back these (`storage.stats` re-exports them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal
 
-FAMILIES: Final = ("two", "multi", "chiamata")
-"""The rating families: two sides (or two pairs, two threes), three or more sides, chiamata."""
-
 Family = Literal["two", "multi", "chiamata"]
+"""The family a record is stored under (`bot.table.stats.family_of`): two sides, three or more
+sides, chiamata."""
+
+FAMILIES: Final = ("one", "two", "multi", "chiamata")
+"""The rating families, as rated and shown (`rated_family`): one against one (two single
+players), two teams (two pairs, two threes), three or more sides (single players or pairs),
+chiamata."""
+
+
+def rated_family(family: str, side_of: Sequence[int]) -> str:
+    """The rating family of a stored record: its stored family, except that two sides of one
+    player each are "one" (one against one), not "two" (two teams). Read from each record,
+    so records stored before the split are rated the same way."""
+    if family == "two" and len(set(side_of)) == len(side_of):
+        return "one"
+    return family
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Ratings: a multi-team Bayesian rating with `openskill`'s Plackett-Luce model, one
-per variant family (`bot.table.stats.family_of`: two sides; three or more sides; chiamata), per
-group and global. Pure: no I/O.
+per variant family (`bot.table.plays.FAMILIES`: one against one; two teams; three or more
+sides; chiamata), per group and global. Pure: no I/O.
 
 Why openskill rather than a hand-rolled Elo: teams of unequal size (a chiamata hand is the
 chiamante and the socio against three, or the chiamante alone against four, §7) and three or

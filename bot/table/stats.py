@@ -31,15 +31,15 @@ from typing import Any
 
 from bot.engine.options import Rules
 from bot.table.ledger import hand_key, match_key
-from bot.table.plays import Family, HandEnd, PlayRecord, StoredPlay
+from bot.table.plays import Family, HandEnd, PlayRecord, StoredPlay, rated_family
 from bot.table.record import hand_record
 from bot.table.table import Table
 
 
 def family_of(rules: Rules) -> Family:
-    """The rating family of a variant as played (§5, §7, §9): chiamata; two sides (two
+    """The family a variant as played is stored under (§5, §7, §9): chiamata; two sides (two
     players, two pairs, two threes); three or more sides (three players, three pairs, four
-    single players)."""
+    single players). Rated and shown, two single players are apart (`rated_family`)."""
     if rules.chiamata:
         return "chiamata"
     return "two" if rules.n_sides == 2 else "multi"
@@ -141,7 +141,7 @@ class HandView:
     table_id: int
     hand_index: int
     variant: str
-    family: str
+    family: str  # as rated (`bot.table.plays.FAMILIES`)
     finished_at: datetime
     epoch: int  # the group's season (league epoch) when it finished
     users: tuple[int | None, ...]
@@ -186,7 +186,7 @@ class HandView:
             table_id=play.table_id,
             hand_index=int(play.hand_index or 0),
             variant=play.variant,
-            family=play.family,
+            family=rated_family(play.family, result["side_of"]),
             finished_at=play.finished_at,
             epoch=play.epoch,
             users=tuple(d["users"]),
@@ -212,7 +212,7 @@ class MatchView:
 
     table_id: int
     variant: str
-    family: str
+    family: str  # as rated (`bot.table.plays.FAMILIES`)
     finished_at: datetime
     epoch: int
     users: tuple[int | None, ...]
@@ -238,7 +238,7 @@ class MatchView:
         return cls(
             table_id=play.table_id,
             variant=play.variant,
-            family=play.family,
+            family=rated_family(play.family, d["side_of"]),
             finished_at=play.finished_at,
             epoch=play.epoch,
             users=tuple(d["users"]),

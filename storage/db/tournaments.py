@@ -11,7 +11,13 @@ from storage.backend import Conn, Row
 from storage.db.base import Store, _dt, _now
 from storage.errors import Conflict, StaleMove, TableNotFound
 from storage.models import UNSET, Unset
-from storage.tournaments import TOURNAMENT_STATUSES, FixtureRow, NewFixture, TournamentRow
+from storage.tournaments import (
+    TOURNAMENT_STATUSES,
+    FixtureRow,
+    NewFixture,
+    TournamentMatch,
+    TournamentRow,
+)
 
 
 class TournamentStore(Store):
@@ -112,6 +118,32 @@ class TournamentStore(Store):
                 "SELECT * FROM tournaments WHERE status = 'running' ORDER BY tournament_id",
             )
             return [await self._tournament(conn, r) for r in rows]
+
+    async def tournament_tables(self, chat_id: int) -> dict[int, TournamentMatch]:
+        """The chat's tables that played (or play) a tournament's match, by table id: a
+        ledger entry of such a table (`table_id`) is that match's. A tournament is numbered
+        among the chat's tournaments that started (had a schedule), oldest first. A match
+        cancelled and played again names its new table only."""
+        async with self._read() as conn:
+            rows = await conn.all(
+                """
+                SELECT m.table_id, m.tournament_id, m.match_no,
+                    (SELECT COUNT(*) FROM tournaments t2
+                     WHERE t2.chat_id = t.chat_id AND t2.tournament_id <= t.tournament_id
+                     AND EXISTS (SELECT 1 FROM tournament_matches m2
+                                 WHERE m2.tournament_id = t2.tournament_id)) AS number
+                FROM tournament_matches m
+                JOIN tournaments t ON t.tournament_id = m.tournament_id
+                WHERE t.chat_id = ? AND m.table_id IS NOT NULL
+                """,
+                (chat_id,),
+            )
+        return {
+            int(r["table_id"]): TournamentMatch(
+                int(r["table_id"]), int(r["tournament_id"]), int(r["number"]), int(r["match_no"])
+            )
+            for r in rows
+        }
 
     async def update_tournament(
         self,
