@@ -400,9 +400,10 @@ async def test_ledger_taps_are_answered_at_once_when_the_group_has_spent_its_min
     tmp_path: Path,
 ) -> None:
     """Issue 54 §1: a tap on /beer's "Segna pagato" or on /undo's confirm is answered at
-    once (the issue's 1 s; the bound here leaves room for a loaded machine) even when the group's 20 calls a minute are spent (here by replies to a burst of
-    /help, as after a match's end): the change is stored and answered first, the message
-    shows it when the group's budget lets it (two groups: one pays, one undoes)."""
+    once (the issue's 1 s; the bound here leaves room for a loaded machine) even when the
+    group's 20 calls a minute are spent (here by replies to a burst of /help, as after a
+    match's end): the change is stored and answered first, the message shows it when the
+    group's budget lets it (two groups: one pays, one undoes)."""
     async with asyncio.timeout(240), strict_telegram() as fake:
         boss = fake.user(811, "Boss")
         ana = fake.user(812, "Ana")
