@@ -21,6 +21,7 @@ from bot.engine import SPECTATOR, VARIANTS, HandState, Options, observe
 from bot.engine import actions as A
 from bot.engine.state import PLAY
 from bot.i18n import t
+from bot.table.settings import TABLE_SETTINGS
 from bot.table.table import FINISHED, PLAYING, Table, TableError
 from bot.view.callback_data import MAX_CALLBACK_BYTES
 from bot.view.render import (
@@ -326,7 +327,7 @@ def test_lobby_settings_and_picker(lang: str) -> None:
                     assert int(tid) == TABLE_ID and kind in ("s", "l")
                     if kind == "s":  # every offered setting is valid for this table
                         key, value = rest
-                        if key not in ("timer", "pin", "counts"):
+                        if key not in TABLE_SETTINGS:
                             probe = Table(TABLE_ID, CHAT_ID, USER_BASE, table.options)
                             probe.set_option(key, value)
 

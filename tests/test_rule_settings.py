@@ -38,7 +38,7 @@ def test_setting_values_are_read_from_the_options_own_types() -> None:
     its order: the match's format first, the rules in `Options`' order, the table's own last."""
     rules = [key for key in SETTING_CHOICES if key not in TABLE_SETTINGS]
     assert rules == ["match", *(k for k in Options.model_fields if k not in ("variant", "match"))]
-    assert list(SETTING_CHOICES)[len(rules) :] == ["timer", "counts", "pin"]
+    assert list(SETTING_CHOICES)[len(rules) :] == ["timer", "counts", "pin", "review"]
     for key in rules:
         assert SETTING_CHOICES[key] == option_choices(key)
     assert SETTING_CHOICES["match"] == MATCH_FORMATS
@@ -50,6 +50,7 @@ def test_setting_values_are_read_from_the_options_own_types() -> None:
     assert SETTING_CHOICES["hands"] == ("0", "4", "5", "8", "10")  # §7.13
     assert SETTING_CHOICES["timer"] == tuple(str(s) for s in TIMER_CHOICES)
     assert SETTING_CHOICES["pin"] == ("false", "true")
+    assert SETTING_CHOICES["review"] == ("true", "false")  # issue 51: on by default
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

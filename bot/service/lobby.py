@@ -540,7 +540,7 @@ class Lobby:
             raise TableError("err_pin_not_admin")
         if key == "timer":
             tb.timer = int(value)
-        elif key in TABLE_SETTINGS:  # pin, counts (§10.5: only with computer seats)
+        elif key in TABLE_SETTINGS:  # pin, counts (§10.5: only with computer seats), review
             setattr(tb, key, value == "true")
         else:
             tb.set_option(key, value)

@@ -12,7 +12,7 @@ from bot.table.deadlines import TIMER_CHOICES
 from bot.table.table import Table
 
 # Settings kept on the table itself, not in the rules' Options: they change no rule of play.
-TABLE_SETTINGS = ("timer", "pin", "counts")
+TABLE_SETTINGS = ("timer", "pin", "counts", "review")
 
 
 def _table_choices(key: str) -> tuple[str, ...]:
@@ -28,13 +28,14 @@ def _table_choices(key: str) -> tuple[str, ...]:
 # Every setting and its values, spelled as they are stored and sent, in the order of the
 # settings panel: the match's format first, the other rules in `Options`' order (their values
 # from `Options`' own types, `option_choices`), then the table's own (`counts`, §10.5, only
-# with computer seats; `pin`: the bot pins the table message).
+# with computer seats; `pin`: the bot pins the table message; `review`: a hand's result names
+# its costliest decision, issue 51).
 SETTING_CHOICES: dict[str, tuple[str, ...]] = {
     **{
         key: option_choices(key)
         for key in ("match", *(k for k in Options.model_fields if k not in ("variant", "match")))
     },
-    **{key: _table_choices(key) for key in ("timer", "counts", "pin")},
+    **{key: _table_choices(key) for key in ("timer", "counts", "pin", "review")},
 }
 
 
@@ -44,7 +45,7 @@ def applicable_settings(options: Options, *, computers: bool = False) -> list[st
     return [
         key
         for key in SETTING_CHOICES
-        if key in ("timer", "pin")
+        if key in ("timer", "pin", "review")
         or (
             computers
             if key == "counts"

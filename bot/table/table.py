@@ -100,6 +100,7 @@ class Table:
     timer: int = TIMER_DEFAULT  # seconds a person has to act before a computer plays; 0 = off
     counts: bool = False  # §10.5: a table with computer seats writes to the group ledger
     pin: bool = False  # the bot pins the table message (when it is an admin that may)
+    review: bool = True  # each hand's result names its costliest decision (issue 51)
     rematch: int | None = None  # the table opened by this finished one's rematch button
     match: Match | None = None
     hand: HandState | None = None
@@ -383,6 +384,7 @@ class Table:
                 "seed": self.seed,
                 "counts": self.counts,  # §10.5
                 "pin": self.pin,
+                "review": self.review,
                 "rematch": self.rematch,
             }
             | ({"closed": self.closed} if self.closed else {})
@@ -430,6 +432,7 @@ class Table:
             timer=extra.get("timer", 0),
             counts=extra.get("counts", False),  # §10.5; absent in older snapshots
             pin=extra.get("pin", False),
+            review=extra.get("review", True),
             rematch=extra.get("rematch"),
             move_no=move_no,
             table_message_id=table_message_id,
