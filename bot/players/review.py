@@ -519,6 +519,8 @@ class Reviewer:
                     for _ in range(count)
                 ]
             solve = solve and all(_solvable(w) for w, _ in worlds)
+        for world, _ in worlds:  # the rollouts' choices must not depend on the hands' order
+            world.hands = [sorted(h) for h in world.hands]
         seeds = [rng.getrandbits(32) for _ in worlds]
         table = self._worlds_values(worlds, seat, reps, solve, seeds) if solve else None
         if table is None:  # not in the exact tricks, or beyond the node limit
@@ -696,7 +698,7 @@ class _Contracts:
             hands = self.start.hands
             count = self.budget.bid_deals
             if self.mode == OPEN:
-                deals = [[list(h) for h in hands] for _ in range(count)]
+                deals = [[sorted(h) for h in hands] for _ in range(count)]
             else:
                 mine = set(hands[viewer])
                 unseen = [c for c in range(self.rules.deck.size) if c not in mine]
@@ -707,9 +709,9 @@ class _Contracts:
                     pos = 0
                     for s, h in enumerate(hands):
                         if s == viewer:
-                            deal.append(list(h))
+                            deal.append(sorted(h))
                         else:
-                            deal.append(unseen[pos : pos + len(h)])
+                            deal.append(sorted(unseen[pos : pos + len(h)]))
                             pos += len(h)
                     deals.append(deal)
             got = (deals, [rng.getrandbits(32) for _ in deals])
