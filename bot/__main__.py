@@ -1,4 +1,4 @@
-"""Entry point: `python -m bot` runs the bot; subcommands simulate, play and export."""
+"""Entry point: `python -m bot` runs the bot; subcommands simulate, play, export and review."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     from bot.cli.export import add_export_parser
     from bot.cli.play import add_play_parser
+    from bot.cli.review import add_review_parser
     from bot.cli.simulate import add_simulate_parser
 
     parser = argparse.ArgumentParser(
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_simulate_parser(sub)
     add_play_parser(sub)
     add_export_parser(sub)
+    add_review_parser(sub)
     return parser
 
 
