@@ -186,6 +186,9 @@ async def test_chiamata_five_people_log_summaries_english_player_and_cost(
             in_chats = [c for c in calls if str(c.params.get("chat_id")) in chats]
 
             check_logs(fake, group, hands, [p.first_name for p in people])
+            # issue 51: the hands' results name their key move (people at random make some)
+            keyed = [m.text for m in logs(fake, group) if "🔎 Il colpo della mano: " in m.text]
+            assert keyed, [m.text for m in logs(fake, group)]
             # 38.1: each private summary stays in its chat, without buttons: one per hand
             # over (the last one is still the hand message, with "Prossima mano")
             for p in people:
@@ -242,12 +245,13 @@ async def test_a_whole_match_ends_with_a_message_that_rings(
         keep_transcripts(request, "due_match_it_en", fake, group, mario, lucy)
         with bot_guard(ProbedBot(fake, tmp_path)) as bot:
             store = await start_bot(bot, [mario, lucy])
-            await open_table(fake, group, mario, [lucy], "due", settings="match=best3")
+            await open_table(fake, group, mario, [lucy], "due", settings="match=best3 review=no")
             await start_table(fake, group, mario)
             game = Game(fake, group, [mario, lucy], store, bot=bot)
             hands = await play_hands(game, group, None)
             await bot.idle()
             check_logs(fake, group, hands, ["Mario", "Lucy"], chiamata=False)
+            assert not [m for m in logs(fake, group) if "🔎" in m.text]  # review=no (issue 51)
             (final,) = finals(fake, group)
             assert final.message_id not in fake.silent(group)  # it rings
             assert "Partita finita" in final.text and "Partita:" in final.text

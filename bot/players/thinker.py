@@ -26,9 +26,11 @@ from dataclasses import dataclass
 
 from bot import players
 from bot.engine import Observation
+from bot.engine.state import HandState
 from bot.players import fastsolve
 from bot.players.hard import DEFAULT_BUDGET
 from bot.players.learned import nets
+from bot.players.review import Review, review_hand
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,11 @@ class Job:
 def decide(job: Job) -> int:
     """One decision (in a worker process, or inline)."""
     return players.make_player(job.level, job.seed).act(job.observation)
+
+
+def review_job(hand: HandState, seed: str) -> Review:
+    """The review of a finished hand (issue 51; in a worker process, or on a thread)."""
+    return review_hand(hand, seed=seed)
 
 
 def _init_worker(budget: float, parent: int) -> None:
@@ -81,6 +88,7 @@ class Thinker:
         self.budget = budget
         self._pool: Executor | None = None
         self._rebuilt = False
+        self._reviewing = 0  # hands under review now (`review`)
 
     def _make_pool(self) -> Executor | None:
         if self.workers <= 0:
@@ -132,10 +140,31 @@ class Thinker:
             self.workers = 0  # from now on: threads
             return await asyncio.to_thread(decide, job)
 
+    async def review(self, hand: HandState, seed: str) -> Review | None:
+        """The review of a finished hand, off the event loop (about 0.3-1 s of a core for
+        chiamata, `bench.review`); None when as many hands are under review as there are
+        workers (under load it is skipped, never queued behind the computers' moves), or
+        when it fails."""
+        if self._reviewing >= max(1, self.workers):
+            return None
+        self._reviewing += 1
+        try:
+            if self._pool is None and self.workers > 0:
+                self._pool = self._make_pool()
+            if self._pool is None:
+                return await asyncio.to_thread(review_job, hand, seed)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, review_job, hand, seed)
+        except Exception:
+            log.exception("reviewing a hand failed")
+            return None
+        finally:
+            self._reviewing -= 1
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
 
-__all__ = ["INLINE_LEVELS", "Job", "Thinker", "decide", "default_workers"]
+__all__ = ["INLINE_LEVELS", "Job", "Thinker", "decide", "default_workers", "review_job"]

@@ -29,10 +29,16 @@ from bot.view.render import (
     match_end,
     match_ledger,
     points_text,
+    review_lines,
+    seat_short,
 )
 from storage import LedgerRecord, Move, StaleMove
 
 log = logging.getLogger(__name__)
+
+# Seconds a hand's result waits for its review (issue 51: about 1 s of a core for chiamata);
+# past them it goes without the line
+REVIEW_WAIT = 8.0
 
 
 def ledger_record(end: HandEnd) -> LedgerRecord | None:
@@ -223,11 +229,33 @@ class Play:
         """A hand is over (and stored): its result goes to the group as a message of its
         own, silent (the evening's log); at the match's end a new message follows, which
         notifies, with the final standing, the ledger and the rematch button."""
-        content = hand_log(table, table.lang)
+        lang = table.lang
+        content = hand_log(table, lang)
         finished = table.status == FINISHED
+        hand, record = table.hand, table.match.records[-1] if table.match else None
+        # issue 51: the review of the hand, off the event loop (`Thinker.review`); the table
+        # moves on meanwhile: what the line needs is taken now
+        reviewed = (
+            hand.clone()
+            if table.review and hand is not None and record and not (record.void or record.redeal)
+            else None
+        )
+        names = [seat_short(table, s, lang) for s in range(len(table.seats))]
+        seed = f"{table.seed}:{table.table_id}:{hand.hand_index if hand else 0}"
 
         async def announce() -> None:
-            await self.out.announce(table.chat_id, content, silent=True)
+            shown = content
+            if reviewed is not None:
+                try:
+                    review = await asyncio.wait_for(
+                        self.thinker.review(reviewed, seed), REVIEW_WAIT
+                    )
+                except TimeoutError:
+                    review = None
+                lines = [] if review is None else review_lines(names, reviewed, review, lang)
+                if lines:
+                    shown = Rendered("\n".join([content.text, *lines]), content.keyboard)
+            await self.out.announce(table.chat_id, shown, silent=True)
             if finished:
                 await self._announce_end(table)
 

@@ -71,6 +71,7 @@ from bot.view.render.summaries import (
     match_over_line,
     pm_ledger,
     pm_summary,
+    review_lines,
 )
 
 __all__ = [
@@ -112,6 +113,7 @@ __all__ = [
     "pm_summary",
     "points_text",
     "private_message",
+    "review_lines",
     "seat_name",
     "seat_short",
     "settings_message",

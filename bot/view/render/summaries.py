@@ -5,8 +5,12 @@ seat's own summary in private."""
 from __future__ import annotations
 
 from bot.engine import SPECTATOR, Observation, observe
+from bot.engine import actions as A
 from bot.engine.match import HandRecord
-from bot.i18n import join_names, t
+from bot.engine.state import HandState
+from bot.i18n import join_names, t, tn
+from bot.i18n.words import action_label, bid_label
+from bot.players.review import Review
 from bot.table.table import Table
 from bot.view.callback_data import callback_data
 from bot.view.render.auction import _pm_chiamata
@@ -274,3 +278,70 @@ def pm_ledger(table: Table, deltas: tuple[int, ...], seat: int, lang: str) -> st
     return t(
         lang, "pm_ledger", delta=points_text(lang, table.counted_deltas(deltas)[seat], sign=True)
     )
+
+
+def review_lines(names: list[str], hand: HandState, review: Review, lang: str) -> list[str]:
+    """Issue 51, "il colpo della mano": the costliest decision of the hand just over (who,
+    what, in which trick, what was better, what it cost: card points, or in chiamata the
+    hand's score, §7.12) and the best play of the hand, if there is one, each on a line
+    (HTML); none when nothing cost anything worth saying. A decision judged with every hand
+    seen says so."""
+    obs = observe(hand, SPECTATOR)
+    out: list[str] = []
+    costliest = review.costliest
+    if costliest is not None:
+        cost = _review_cost(lang, costliest.cost, review.currency)
+        if cost:
+            key = {"card": "review_card", "bid": "review_bid"}.get(costliest.kind, "review_call")
+            line = t(
+                lang,
+                key,
+                who=names[costliest.seat],
+                trick=_trick_of(hand, costliest.index),
+                move_html=_move(costliest.move, obs, lang),
+                best_html=_move(costliest.best, obs, lang),
+                cost=cost,
+            )
+            if costliest.judged == "open":
+                line += t(lang, "review_open")
+            out.append(line)
+    best = review.best_move
+    if best is not None and (costliest is None or best.index != costliest.index):
+        out.append(
+            t(
+                lang,
+                "review_best",
+                who=names[best.seat],
+                trick=_trick_of(hand, best.index),
+                move_html=_move(best.move, obs, lang),
+            )
+        )
+    return out
+
+
+def _move(action: int, obs: Observation, lang: str) -> str:
+    """A move as the chat names it (HTML): a card "Asso 🪙" (bold if a briscola), a bid
+    as the auction's history says it ("Re", "passo", "Due a 64"), else the action's label."""
+    if A.is_card(action):
+        return _card(action, obs, lang)
+    if A.CALL_RANK <= action < A.NAME_SUIT:
+        return esc(bid_label(action, obs, lang))
+    return esc(action_label(action, obs, lang))
+
+
+def _trick_of(hand: HandState, index: int) -> int:
+    """The trick (1-based) of the card played as the hand's `index`-th action."""
+    cards = sum(1 for _, a in hand.actions[:index] if A.is_card(a))
+    return cards // hand.rules.n_players + 1
+
+
+def _review_cost(lang: str, cost: float, currency: str) -> str:
+    """A cost in words ("11 punti"; in chiamata "0,8 punti di partita"); "" when too small
+    to be worth a word."""
+    if currency == "score":
+        if cost < 0.05:
+            return ""
+        value = f"{cost:.1f}".removesuffix(".0").replace(".", "," if lang == "it" else ".")
+        return t(lang, "review_score", value=value)
+    whole = round(cost)
+    return tn(lang, "points_unit", whole, value=str(whole)) if whole else ""
