@@ -5,7 +5,8 @@ the called card is played (§7.6; the socio alone is told), card points the sett
 (§3.7).
 
 The texts are the bot's own (`bot.view.render`, `bot.i18n`), turned into plain text: the
-page inserts them as text, never as markup.
+page inserts them as text, never as markup. A table with no group (`python -m bot play
+--web`, `group=False`) has no group's ledger: its results say nothing of one.
 """
 
 from __future__ import annotations
@@ -92,10 +93,16 @@ def viewer_seat(table: Table, user_id: int | None) -> int:
 
 
 def snapshot(
-    table: Table, seat: int, lang: str, table_param: Callable[[int], str] | None = None
+    table: Table,
+    seat: int,
+    lang: str,
+    table_param: Callable[[int], str] | None = None,
+    *,
+    group: bool = True,
 ) -> dict[str, Any]:
     """The table as `seat` (or SPECTATOR) sees it now, in `lang`. `table_param`: a table's
-    start parameter (its link), for the rematch a finished match opened."""
+    start parameter (its link), for the rematch a finished match opened. `group`: the table
+    is a group's, whose ledger its results speak of (module doc)."""
     names = [render.seat_name(table, s, lang) for s in range(len(table.seats))]
     out = _blank(table, seat, lang, names)
     hand = table.hand
@@ -155,7 +162,7 @@ def snapshot(
     if seat >= 0:
         _mine(out, table, obs, seat, lang, cards)
     if hand.is_terminal():
-        _hand_over(out, table, seat, obs, names, lang, table_param)
+        _hand_over(out, table, seat, obs, names, lang, table_param, group)
     elif seat >= 0 and obs.current == seat:
         if obs.phase != "play":
             out["message"] = plain(render.auction_prompt(obs, lang))
@@ -233,10 +240,11 @@ def _hand_over(
     names: list[str],
     lang: str,
     table_param: Callable[[int], str] | None,
+    group: bool,
 ) -> None:
     """A hand's end: its result, the outcome, the next hand's and the rematch's buttons."""
     if seat >= 0:
-        lines = render.pm_summary(table, seat, obs, names, lang)
+        lines = render.pm_summary(table, seat, obs, names, lang, ledger=group)
     elif table.match is not None and table.match.records:
         lines = render.hand_result_lines(table, table.match.records[-1], lang)
         if table.status == FINISHED:
@@ -244,7 +252,7 @@ def _hand_over(
     else:
         lines = []
     out["result"] = [plain(line) for line in lines]
-    out["outcome"] = _outcome(table, seat, names, lang)
+    out["outcome"] = _outcome(table, seat, names, lang, group)
     out["can_next"] = (
         seat >= 0 and table.status == PLAYING and table.match is not None and not table.match.over
     )
@@ -314,10 +322,11 @@ def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any
     }
 
 
-def _outcome(table: Table, seat: int, names: list[str], lang: str) -> dict[str, Any]:
+def _outcome(table: Table, seat: int, names: list[str], lang: str, group: bool) -> dict[str, Any]:
     """The end of a hand as a small table: per player the role, the card points and what
     the hand gave them (chiamata: §7.12's score; else a hand won, or the points counted);
-    the headline, and at the match's end the winner and the ledger."""
+    the headline, and at the match's end the winner and the group's ledger (none without a
+    group)."""
     hand = table.hand
     assert hand is not None
     res = hand.result()
@@ -388,11 +397,11 @@ def _outcome(table: Table, seat: int, names: list[str], lang: str) -> dict[str, 
             t(lang, key, who=names[hand.caller], points=res.side_points[0], target=hand.target)
         )
         out["cappotto"] = res.cappotto
-    if seat >= 0 and rules.chiamata:
+    if seat >= 0 and rules.chiamata and group:
         out["ledger"] = plain(render.pm_ledger(table, res.deltas, seat, lang))
     if m is not None and m.over:
         out["match_over"] = plain(render.match_over_line(table, lang))
-        if seat >= 0 and not rules.chiamata:
+        if seat >= 0 and not rules.chiamata and group:
             out["ledger"] = plain(render.pm_ledger(table, m.ledger_deltas(), seat, lang))
     return out
 
