@@ -19,7 +19,7 @@ from typing import Any
 from bot.engine import SPECTATOR, Observation, observe
 from bot.engine import actions as A
 from bot.engine.cards import Deck
-from bot.i18n import join_names, t, variant_name
+from bot.i18n import join_names, level_name, t, variant_name
 from bot.i18n.words import action_label, bid_label, card_name, suit_name
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
 from bot.view import render
@@ -187,6 +187,7 @@ def _blank(table: Table, seat: int, lang: str, names: list[str]) -> dict[str, An
             {
                 "name": names[s],
                 "short": _short_name(table, s),
+                "level": _level(table, s, lang),
                 "bot": table.seats[s].is_bot,
                 "away": table.seats[s].is_bot and table.seats[s].user_id is not None,
                 "turn": False,
@@ -271,6 +272,15 @@ def _short_name(table: Table, seat: int) -> str:
     if s.user_id is None and s.level is not None and not s.name.startswith("🤖"):
         return f"🤖 {s.name}"
     return s.name
+
+
+def _level(table: Table, seat: int, lang: str) -> str | None:
+    """A computer's level in `lang` ("difficile"), which its `short` name leaves out (the
+    page puts it on a line of its own); None for a person, or a name that holds it."""
+    s = table.seats[seat]
+    if s.user_id is None and s.level is not None and not s.name.startswith("🤖"):
+        return level_name(lang, s.level)
+    return None
 
 
 def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any] | None:
