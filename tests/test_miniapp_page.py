@@ -16,7 +16,8 @@ pages, their API, their stream and their moves are the bot's, Telegram is not in
   phase; screenshots of every phase at 390x844 and 360x600 go to tests/artifacts/.
 - The page tells the server whether it is visible (issue 39's interface, `LiveHub.visible`).
 - Issue 52 point 4, at 360x740: no text is cut in any phase (the title, long names and
-  computer players' names with their level, the status), no plate lies over another.
+  computer players' names with their level, the status), no plate lies over another, each
+  card of a hand of 8 shows 44 px.
 """
 
 from __future__ import annotations
@@ -789,7 +790,7 @@ async def test_the_page_tells_the_bot_whether_it_is_visible(tmp_path: Path) -> N
 # ---------------------------------------------------------------------- whole texts at 360 px
 
 # Issue 52 point 4: at 360 px no text is cut: the table's title, long names and computer
-# names on the plates, the status.
+# names on the plates, the status; a hand of 8 cards shows 44 px of each card.
 NARROW = (360, 740)
 LONG = "Massimiliano Bartolomeo"
 
@@ -815,6 +816,39 @@ PLATES_APART = """() => {
   return out;
 }"""
 
+# Each card of the hand: how much of it shows (not under a later card), as the widest run of
+# its own pixels across it at a quarter, half and three quarters of its height, and the
+# tallest down it; found with elementFromPoint (what a finger there would tap).
+HAND_SHOWN = """() => {
+  const cards = [...document.querySelectorAll('#hand .card')];
+  const mine = (el, x, y) => { const hit = document.elementFromPoint(x, y);
+    return !!hit && hit.closest('.card') === el; };
+  return cards.map((el) => {
+    const r = el.getBoundingClientRect();
+    let wide = 0;
+    let at = r.left;
+    for (const f of [0.25, 0.5, 0.75]) {
+      const y = r.top + r.height * f;
+      let run = 0;
+      let start = r.left;
+      for (let x = Math.ceil(r.left); x < r.right; x += 1) {
+        if (!mine(el, x, y)) { run = 0; continue; }
+        if (!run) start = x;
+        run += 1;
+        if (run > wide) { wide = run; at = start; }
+      }
+    }
+    let tall = 0;
+    let run = 0;
+    const x = at + Math.min(wide, r.width) / 2;
+    for (let y = Math.ceil(r.top); y < r.bottom; y += 1) {
+      if (mine(el, x, y)) { run += 1; tall = Math.max(tall, run); } else run = 0;
+    }
+    return { card: el.dataset.card, left: r.left, right: r.right, top: r.top,
+             bottom: r.bottom, wide, tall };
+  });
+}"""
+
 
 async def texts_whole(page: Page, name: str) -> None:
     """`page` at 360x740, re-laid out: a screenshot, and no text cut anywhere."""
@@ -823,6 +857,16 @@ async def texts_whole(page: Page, name: str) -> None:
     cut = await page.evaluate(TEXT_CUT) + await page.evaluate(PLATES_APART)
     assert not cut, (name, cut)
     assert await page.evaluate("document.documentElement.scrollWidth") <= NARROW[0]
+
+
+async def cards_show_a_finger_each(page: Page, n: int) -> None:
+    """The `n` cards of the hand on `page` lie on the screen, and of each one a finger may
+    tap 44 px across and down (issue 52 point 4: 8 cards were 40 px strips)."""
+    shown = await page.evaluate(HAND_SHOWN)
+    assert len(shown) == n, shown
+    assert all(c["left"] >= 0 and c["right"] <= NARROW[0] for c in shown), shown
+    narrow = [c for c in shown if c["wide"] < 44 or c["tall"] < 44]
+    assert not narrow, (n, narrow)
 
 
 async def until_a_person_acts(rig: PageRig) -> int:
@@ -842,11 +886,12 @@ async def test_no_text_is_cut_at_360_px_in_any_phase(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 52 point 4: at 360x740, in Italian and English, in every phase (the auction,
-    the suit called, the play and later with the last trick shown, a trick on show, the
-    hand over, the match over, the rematch's lobby; the overbid when a computer calls the
-    Two), with long names and computer players' names with their level ("🤖 Ada
-    (difficile)"), and the spectator's title bar: no text overflows its box or is cut with
-    an ellipsis, and no plate lies over another."""
+    the suit called, the play with 8 cards in hand and later with the last trick shown, a
+    trick on show, the hand over, the match over, the rematch's lobby; the overbid when a
+    computer calls the Two), with long names and computer players' names with their level
+    ("🤖 Ada (difficile)"), and the spectator's title bar: no text overflows its box or is
+    cut with an ellipsis, no plate lies over another, and each of 8 cards in hand (10 in
+    chiamata a quattro, on two rows) shows at least 44 px (a finger's width) of itself."""
     monkeypatch.setattr("bot.webapp.snapshot.TRICK_SHOWN_MS", 5000)  # time to look at it
     seen: set[str] = set()
     async with asyncio.timeout(240), chromium() as browser:
@@ -901,6 +946,8 @@ async def test_no_text_is_cut_at_360_px_in_any_phase(
                 else:
                     if "play" not in seen:
                         await look(seat, "play")
+                        for page in pages[seat].values():
+                            await cards_show_a_finger_each(page, 8)
                         await move_shown(watcher, rig.table.move_no)
                         await texts_whole(watcher, "spectator-it")
                     elif "play-later" not in seen and hand.tricks:
@@ -933,6 +980,22 @@ async def test_no_text_is_cut_at_360_px_in_any_phase(
             )
             await texts_whole(duo["it"], "lobby-it")
             seen.add("lobby")
+        # ------------------------------------------------------------ chiamata a quattro
+        four = [FakeUser(5211 + k, name) for k, name in enumerate((LONG, "Anna", "Bob", "Cy"))]
+        async with PageRig(tmp_path / "q", "chiamata4", list(four)) as rig:
+            await rig.play_while(
+                lambda t: t.hand is not None and t.hand.phase != "play", auction_pick
+            )
+            hand = rig.table.hand
+            assert hand is not None
+            _, page = await open_page(
+                browser, rig, four[hand.current], rig.table_id, viewport=NARROW
+            )
+            await move_shown(page, rig.table.move_no)
+            await page.wait_for_selector("#app.live", timeout=WAIT * 1000)
+            await texts_whole(page, "chiamata4-play-it")
+            await cards_show_a_finger_each(page, 10)  # on two rows
+            seen.add("ten-cards")
     want = {"auction", "call", "play", "play-later", "trick", "hand-over", "match-over", "lobby"}
-    assert want <= seen, seen
+    assert want | {"ten-cards"} <= seen, seen
     assert page_errors() == []

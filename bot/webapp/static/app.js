@@ -1480,24 +1480,35 @@
     el.appendChild(box);
   }
 
-  /** The hand's cards fill the width: up to 28 % of it each, overlapping (a visible strip of
-   * at least 40 px) when there are many. */
-  /** The hand's cards: n of them, at a table of `players` (in due the felt holds two cards
-   * at most, so the three in the hand may take a quarter of the height: 28 % of the width
-   * each also in Telegram's 360x600 sheet). */
+  const STRIP = 44;  // px of a hand's card that show beside the next one: a finger's width
+
+  /** The hand's cards: n of them, at a table of `players`, filling the width: up to 28 % of
+   * it each (in due the felt holds two cards at most, so the three in the hand may take a
+   * quarter of the height: 28 % of the width each also in Telegram's 360x600 sheet),
+   * overlapping when there are many, each showing at least STRIP px of itself. When one row
+   * cannot (8 cards are 48 px wide at 360 px; 10 do not fit), two: the first half behind,
+   * its cards' tops (STRIP px and a raised card's lift) above the second half's. `rise`:
+   * how far the back row sits above the front row. */
   function handSizes(n, players) {
     const hand = $('hand');
     const W = Math.max(200, hand.clientWidth - 4);
     const H = window.innerHeight;
     const share = n > 5 ? 0.17 : players <= 2 && n <= 3 ? 0.26 : 0.2;
     const maxH = Math.max(66, Math.min(H * share, 176));
-    let w = Math.min(W * 0.28, (maxH * 2) / 3, n > 5 ? 84 : 200);
-    let step = n > 1 ? Math.min(w + 6, (W - w) / (n - 1)) : 0;
-    if (n > 1 && step < 40) {
-      step = 40;
-      w = Math.max(40, W - step * (n - 1));
-    }
-    return { w, h: (w * 3) / 2, step };
+    const row = (k, top) => {
+      let w = Math.min(W * 0.28, (top * 2) / 3, n > 5 ? 84 : 200);
+      let step = k > 1 ? Math.min(w + 6, (W - w) / (k - 1)) : 0;
+      if (k > 1 && step < STRIP) {
+        step = STRIP;
+        w = Math.min(w, W - step * (k - 1));
+      }
+      return { w, h: (w * 3) / 2, step };
+    };
+    const one = row(n, maxH);
+    if (one.w >= STRIP) return { ...one, per: n, rise: 0 };
+    const per = Math.ceil(n / 2);
+    const two = row(per, Math.max(84, Math.min(H * 0.14, 120)));
+    return { ...two, per, rise: Math.max(STRIP + 8, Math.round(two.h * 0.5)) };
   }
 
   function renderHand(snap, on) {
@@ -1510,18 +1521,20 @@
     el.hidden = spectator || !snap.phase || (!cards.length && !blind);
     if (el.hidden) return;
     const n = blind ? snap.blind : cards.length;
-    const { w, h: ch, step } = handSizes(n, (snap.seats || []).length);
+    const { w, h: ch, step, per, rise } = handSizes(n, (snap.seats || []).length);
     el.style.setProperty('--cw', `${w}px`);
     el.style.setProperty('--ch', `${ch}px`);
-    el.style.height = `${ch + 12}px`;
-    const total = w + step * (n - 1);
-    const left0 = Math.max(0, (el.clientWidth - total) / 2);
+    el.style.height = `${ch + rise + 12}px`;
+    const lefts = (k) => Math.max(0, (el.clientWidth - w - step * (k - 1)) / 2);
     const playable = new Set(snap.playable || []);
     const mine = playable.size > 0 || blindChoices.length > 0;
     el.classList.toggle('idle', !mine);
     el.classList.toggle('armed', on && mine);
     const place = (btn, k) => {
-      btn.style.left = `${left0 + k * step}px`;
+      const back = k < per;  // the back row (all of one row)
+      const j = back ? k : k - per;
+      btn.style.left = `${lefts(back ? per : n - per) + j * step}px`;
+      btn.style.bottom = back ? `${rise}px` : '0px';
       btn.style.zIndex = String(k + 1);
       el.appendChild(btn);
     };
