@@ -17,7 +17,7 @@ pages, their API, their stream and their moves are the bot's, Telegram is not in
 - The page tells the server whether it is visible (issue 39's interface, `LiveHub.visible`).
 - Issue 52 point 4, at 360x740: no text is cut in any phase (the title, long names and
   computer players' names with their level, the status), no plate lies over another, each
-  card of a hand of 8 shows 44 px.
+  card of a hand of 8 shows 44 px; the overbid's hint says the bid its button shows.
 """
 
 from __future__ import annotations
@@ -790,7 +790,7 @@ async def test_the_page_tells_the_bot_whether_it_is_visible(tmp_path: Path) -> N
 # ---------------------------------------------------------------------- whole texts at 360 px
 
 # Issue 52 point 4: at 360 px no text is cut: the table's title, long names and computer
-# names on the plates, the status; a hand of 8 cards shows 44 px of each card.
+# names on the plates, the overbid's hint; a hand of 8 cards shows 44 px of each card.
 NARROW = (360, 740)
 LONG = "Massimiliano Bartolomeo"
 
@@ -888,10 +888,11 @@ async def test_no_text_is_cut_at_360_px_in_any_phase(
     """Issue 52 point 4: at 360x740, in Italian and English, in every phase (the auction,
     the suit called, the play with 8 cards in hand and later with the last trick shown, a
     trick on show, the hand over, the match over, the rematch's lobby; the overbid when a
-    computer calls the Two), with long names and computer players' names with their level
-    ("🤖 Ada (difficile)"), and the spectator's title bar: no text overflows its box or is
-    cut with an ellipsis, no plate lies over another, and each of 8 cards in hand (10 in
-    chiamata a quattro, on two rows) shows at least 44 px (a finger's width) of itself."""
+    computer calls the Two, and always in the next test), with long names and computer
+    players' names with their level ("🤖 Ada (difficile)"), and the spectator's title bar:
+    no text overflows its box or is cut with an ellipsis, no plate lies over another, and
+    each of 8 cards in hand (10 in chiamata a quattro, on two rows) shows at least 44 px (a
+    finger's width) of itself."""
     monkeypatch.setattr("bot.webapp.snapshot.TRICK_SHOWN_MS", 5000)  # time to look at it
     seen: set[str] = set()
     async with asyncio.timeout(240), chromium() as browser:
@@ -998,4 +999,56 @@ async def test_no_text_is_cut_at_360_px_in_any_phase(
             seen.add("ten-cards")
     want = {"auction", "call", "play", "play-later", "trick", "hand-over", "match-over", "lobby"}
     assert want | {"ten-cards"} <= seen, seen
+    assert page_errors() == []
+
+
+async def test_the_overbid_hint_says_the_bid_its_button_shows(tmp_path: Path) -> None:
+    """Issue 52 point 4: the overbid's hint said «Due a 66» whatever the big button showed;
+    it says the button's bid and its points, in Italian and English, as − / + / +5 and the
+    slider change it and when the page is laid out again, and that bid is the one made."""
+    crowd = [FakeUser(5230 + k, name) for k, name in enumerate(NAMES[:4])]
+    crowd.insert(2, FakeUser(5239, LONG))
+    async with asyncio.timeout(120), PageRig(tmp_path, "chiamata", list(crowd)) as rig:
+        await rig.move(A.CALL_RANK + 2)  # the first to speak calls the Two
+        hand = rig.table.hand
+        assert hand is not None
+        v = hand.current
+        async with chromium() as browser:
+            pages = {}
+            for lang in ("it", "en"):
+                who = FakeUser(crowd[v].id, crowd[v].first_name, language_code=lang)
+                _, pages[lang] = await open_page(browser, rig, who, rig.table_id, viewport=NARROW)
+            for page in pages.values():
+                await page.wait_for_selector("#choices.armed .overbid", timeout=WAIT * 1000)
+
+            async def says(want: int) -> None:
+                for lang, page in pages.items():
+                    assert await overbid_value(page) == want
+                    label = (await page.inner_text("#choices .bid-main")).strip()
+                    assert label == (f"Due a {want}" if lang == "it" else f"Two at {want}")
+                    status = (await page.inner_text("#status")).strip()
+                    points = "punti su 120" if lang == "it" else "points of 120"
+                    assert f"«{label}»" in status and f" {want} {points}" in status, status
+                    assert "66" not in status or want == 66, status
+
+            await says(62)
+            for step, want in (("1", 63), ("5", 68), ("-1", 67)):
+                for page in pages.values():
+                    await page.locator(f'#choices .step[data-step="{step}"]').click()
+                await says(want)
+            for page in pages.values():
+                await reach(page, 100)  # the slider, then − or +
+            await says(100)
+            for lang, page in pages.items():  # laid out again (a resize): still 100
+                await page.set_viewport_size({"width": NARROW[0], "height": NARROW[1] - 1})
+                await page.set_viewport_size({"width": NARROW[0], "height": NARROW[1]})
+                await texts_whole(page, f"overbid-hint-{lang}")
+            await says(100)
+            await pages["it"].locator("#choices .bid-main").click()
+            await pages["it"].wait_for_function(
+                "(n) => Number(document.getElementById('table').dataset.ply) > n",
+                arg=1,
+                timeout=WAIT * 1000,
+            )
+            assert hand.bids[-1] == (v, A.BID_POINTS + 100)
     assert page_errors() == []

@@ -166,6 +166,7 @@ def snapshot(
     elif seat >= 0 and obs.current == seat:
         if obs.phase != "play":
             out["message"] = plain(render.auction_prompt(obs, lang))
+            _bid_hint(out, obs, lang)
         else:
             out["message"] = plain(t(lang, "pm_your_lead" if not obs.trick else "pm_your_turn"))
     elif obs.current >= 0:
@@ -230,6 +231,7 @@ def _blank(table: Table, seat: int, lang: str, names: list[str]) -> dict[str, An
         "can_rematch": False,
         "rematch": None,
         "message": "",
+        "bid_hint": None,
     }
 
 
@@ -281,6 +283,21 @@ def _level(table: Table, seat: int, lang: str) -> str | None:
     if s.user_id is None and s.level is not None and not s.name.startswith("🤖"):
         return level_name(lang, s.level)
     return None
+
+
+def _bid_hint(out: dict[str, Any], obs: Observation, lang: str) -> None:
+    """Chiamata's overbid after the Two (§7.3): what a bid means, said of the bid the page's
+    big button shows. `bid_hint` keeps `{bid}` (the button's words, "Due a 70") and `{n}`
+    (its points) for the page to fill in as the bid changes; the message says it of the
+    lowest bid, the one the button shows first."""
+    points = sorted(a - A.BID_POINTS for a in obs.legal if A.BID_POINTS <= a < A.PASS)
+    if obs.phase != "auction" or obs.rules.auction == "points" or not points:
+        return
+    key = "miniapp_overbid" if A.PASS in obs.legal else "miniapp_overbid_no_pass"
+    hint = plain(t(lang, key, bid="{bid}", n="{n}"))
+    out["bid_hint"] = hint
+    low = action_label(A.BID_POINTS + points[0], obs, lang)
+    out["message"] = hint.replace("{bid}", low).replace("{n}", str(points[0]))
 
 
 def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any] | None:

@@ -1006,9 +1006,20 @@
     renderResult(snap);
   }
 
-  /** The status line: a quiet word of ours, or the bot's message. */
+  /** The status line: a quiet word of ours, the overbid's hint said of the bid its big
+   * button shows ("Due a 70": 70 points), or the bot's message. */
+  function statusText(snap) {
+    if (app.quiet) return app.quiet;
+    const bid = app.bid;
+    if (snap.bid_hint && bid && bid.els && bid.key === app.turnKey) {
+      const choice = bid.els.points.find((c) => c.value === bid.value);
+      if (choice) return snap.bid_hint.split('{bid}').join(String(choice.label)).split('{n}').join(String(choice.value));
+    }
+    return snap.message || '';
+  }
+
   function showStatus(snap) {
-    $('status').textContent = app.quiet || snap.message || '';
+    $('status').textContent = statusText(snap);
     $('status').classList.toggle('quiet', !!app.quiet);
   }
 
@@ -1662,6 +1673,12 @@
     main.dataset.value = String(choice.value);
     main.firstChild.textContent = String(choice.label);
     if (range && Number(range.value) !== bid.value) range.value = String(bid.value);
+    if (app.snap) {
+      // the hint follows the value; should it take another line, the felt is laid out again
+      const before = $('status').offsetHeight;
+      showStatus(app.snap);
+      if ($('status').offsetHeight !== before) requestAnimationFrame(() => { if (app.snap) renderFelt(app.snap); });
+    }
     const lo = points.reduce((m, c) => Math.min(m, c.value), Infinity);
     const hi = points.reduce((m, c) => Math.max(m, c.value), -Infinity);
     steps.forEach((b) => { b.disabled = Number(b.dataset.step) < 0 ? bid.value <= lo : bid.value >= hi; });
