@@ -782,3 +782,58 @@ async def test_play_web_serves_the_mini_app_without_telegram() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def test_play_web_results_speak_of_no_group_ledger() -> None:
+    """Issue 52 point 4: `--web` plays with no group, so the end of a chiamata hand (whose
+    result a group's table gives with "nei conti del gruppo") says nothing of a group or
+    its ledger, as the page gets it from the page's own API."""
+    import asyncio
+    import json
+
+    import httpx
+
+    from bot.cli.web import WebGame, WebPlay
+    from bot.webapp.hub import LiveHub
+
+    play = WebPlay(WebGame(variant="chiamata", level="easy", lang="it", port=0, delay=0))
+    url = await play.start()
+    try:
+        service = play.service
+        assert service is not None
+        hub = service.tables.live
+        assert isinstance(hub, LiveHub) and not hub.group
+        table_id = next(iter(service.tables.by_id))
+        while True:
+            await service.idle()
+            table = service.tables.by_id[table_id]
+            hand = table.hand
+            assert hand is not None
+            if hand.is_terminal():
+                break
+            if hand.current != 0:
+                await asyncio.sleep(0.01)
+                continue
+            legal = hand.legal_actions()
+            if hand.phase == "auction":  # no redeal: the person calls if nobody has
+                called = any(a != A.PASS for _, a in hand.bids)
+                action = A.PASS if called and A.PASS in legal else legal[0]
+            else:
+                action = legal[0]
+            reply = await service.play.act(
+                play.person, table_id, hand.hand_index, table.turn_start(), action
+            )
+            assert reply.key == "ok_played", reply
+        assert not hand.result().redeal
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/app/\?t=t(\d+)_([\w-]+)", url)
+        assert match, url
+        async with httpx.AsyncClient(base_url=match.group(1)) as client:
+            r = await client.post("/api/session", json={"init_data": ""})
+            headers = {"Authorization": f"Bearer {r.json()['token']}", "X-Table-Key": match[3]}
+            snap = (await client.get(f"/api/tables/{table_id}/state", headers=headers)).json()
+        assert snap["me"] == 0 and snap["outcome"]["rows"], snap
+        assert snap["outcome"]["ledger"] == ""
+        text = json.dumps(snap, ensure_ascii=False).lower()
+        assert "grupp" not in text and "conti" not in text, text
+    finally:
+        await play.stop()

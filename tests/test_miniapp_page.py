@@ -15,6 +15,9 @@ pages, their API, their stream and their moves are the bot's, Telegram is not in
   at 4.5:1 or better in Telegram's light and dark themes, in Italian and English, in every
   phase; screenshots of every phase at 390x844 and 360x600 go to tests/artifacts/.
 - The page tells the server whether it is visible (issue 39's interface, `LiveHub.visible`).
+- Issue 52 point 4, at 360x740: no text is cut in any phase (the title, long names and
+  computer players' names with their level, the status), no plate lies over another, each
+  card of a hand of 8 shows 44 px; the overbid's hint says the bid its button shows.
 """
 
 from __future__ import annotations
@@ -435,6 +438,64 @@ CLIPPED = """() => [...document.querySelectorAll(
   .map((el) => ({ what: el.className || el.tagName, text: el.textContent.trim().slice(0, 30),
                   scroll: el.scrollWidth, client: el.clientWidth }))"""
 
+# Every text on screen: each element with text of its own no wider (or, clipping, taller)
+# than its box (an ellipsis, a line clamp), and each line of its text on the screen and
+# inside every box that clips it. A box that scrolls on an axis does not cut on it (what it
+# holds is reached by scrolling: the auction's row of bids); text for screen readers only
+# (.sr-only) is not on screen.
+TEXT_CUT = """() => {
+  const vw = document.documentElement.clientWidth;
+  const out = [];
+  const label = (el) => el.id || (typeof el.className === 'string' && el.className) || el.tagName;
+  const scrolls = (v) => v === 'auto' || v === 'scroll';
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg, .sr-only') || !el.getClientRects().length) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden') continue;
+    const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own.length) continue;
+    const what = label(el);
+    const text = el.textContent.trim().slice(0, 50);
+    if (el.clientWidth > 0 && !scrolls(style.overflowX) && el.scrollWidth > el.clientWidth + 1) {
+      out.push({ what, text, why: 'wider than its box', scroll: el.scrollWidth,
+                 client: el.clientWidth });
+    }
+    if (el.clientHeight > 0 && style.overflowY !== 'visible' && !scrolls(style.overflowY)
+        && el.scrollHeight > el.clientHeight + 1) {
+      out.push({ what, text, why: 'taller than its box', scroll: el.scrollHeight,
+                 client: el.clientHeight });
+    }
+    for (const node of own) {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects()) {
+        if (r.width < 1) continue;
+        let [inX, inY] = [true, true];  // not yet inside a box that scrolls on the axis
+        for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
+          const s = getComputedStyle(a);
+          const box = a.getBoundingClientRect();
+          const x = box.left + a.clientLeft;
+          const y = box.top + a.clientTop;
+          const cutX = inX && s.overflowX !== 'visible' && !scrolls(s.overflowX)
+            && (r.left < x - 1 || r.right > x + a.clientWidth + 1);
+          const cutY = inY && s.overflowY !== 'visible' && !scrolls(s.overflowY)
+            && (r.top < y - 2 || r.bottom > y + a.clientHeight + 2);
+          if (cutX || cutY) {
+            out.push({ what, text, why: 'clipped by ' + label(a) });
+            break;
+          }
+          inX = inX && !scrolls(s.overflowX);
+          inY = inY && !scrolls(s.overflowY);
+        }
+        if (inX && (r.left < -0.5 || r.right > vw + 0.5)) {
+          out.push({ what, text, why: 'off the screen', left: r.left, right: r.right });
+        }
+      }
+    }
+  }
+  return out;
+}"""
+
 CONTRAST = """() => {
   const parse = (c) => {
     const m = /rgba?\\(([^)]+)\\)/.exec(c || '');
@@ -485,7 +546,7 @@ CONTRAST = """() => {
 async def check_phase(pages: dict[str, Page], name: str, *, shoot: bool = True) -> None:
     """At 390x844 and 360x600 (the light Italian page; the others, dark or English, at
     360x600): a screenshot of each; at 360 wide every control at least 44 px tall with its
-    label whole, and text at 4.5:1 or better."""
+    label whole, no text cut (issue 52), and text at 4.5:1 or better."""
     for theme, page in pages.items():
         for w, h in SIZES if theme == "light" else SIZES[1:]:
             await page.set_viewport_size({"width": w, "height": h})
@@ -497,6 +558,8 @@ async def check_phase(pages: dict[str, Page], name: str, *, shoot: bool = True) 
             small = [t for t in await page.evaluate(TARGETS) if t["h"] < 43.5]
             assert not small, (name, theme, small)
             cut = await page.evaluate(CLIPPED)
+            assert not cut, (name, theme, cut)
+            cut = await page.evaluate(TEXT_CUT)  # issue 52: no text cut
             assert not cut, (name, theme, cut)
             texts = await page.evaluate(CONTRAST)
             assert texts, name
@@ -721,4 +784,271 @@ async def test_the_page_tells_the_bot_whether_it_is_visible(tmp_path: Path) -> N
         assert len(sent) >= 8 and all(type(n) is int for n in sent), sent
         assert sent == sorted(set(sent)), sent
         stop()
+    assert page_errors() == []
+
+
+# ---------------------------------------------------------------------- whole texts at 360 px
+
+# Issue 52 point 4: at 360 px no text is cut: the table's title, long names and computer
+# names on the plates, the overbid's hint; a hand of 8 cards shows 44 px of each card.
+NARROW = (360, 740)
+LONG = "Massimiliano Bartolomeo"
+
+# The seats' plates (each with its bubble: "Due a 62", "prende") are none over another.
+PLATES_APART = """() => {
+  const out = [];
+  const plates = [...document.querySelectorAll('#seats .seat')].map((el) => {
+    const r = el.getBoundingClientRect();
+    const box = { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    el.querySelectorAll('.bubble').forEach((b) => { const q = b.getBoundingClientRect();
+      box.left = Math.min(box.left, q.left); box.right = Math.max(box.right, q.right);
+      box.top = Math.min(box.top, q.top); box.bottom = Math.max(box.bottom, q.bottom); });
+    return { seat: el.dataset.seat, r: box };
+  });
+  for (const p of plates) {
+    for (const q of plates) {
+      if (Number(p.seat) < Number(q.seat) && p.r.left < q.r.right && q.r.left < p.r.right
+          && p.r.top < q.r.bottom && q.r.top < p.r.bottom) {
+        out.push({ what: 'plates', text: p.seat + ' over ' + q.seat, why: 'overlap' });
+      }
+    }
+  }
+  return out;
+}"""
+
+# Each card of the hand: how much of it shows (not under a later card), as the widest run of
+# its own pixels across it at a quarter, half and three quarters of its height, and the
+# tallest down it; found with elementFromPoint (what a finger there would tap).
+HAND_SHOWN = """() => {
+  const cards = [...document.querySelectorAll('#hand .card')];
+  const mine = (el, x, y) => { const hit = document.elementFromPoint(x, y);
+    return !!hit && hit.closest('.card') === el; };
+  return cards.map((el) => {
+    const r = el.getBoundingClientRect();
+    let wide = 0;
+    let at = r.left;
+    for (const f of [0.25, 0.5, 0.75]) {
+      const y = r.top + r.height * f;
+      let run = 0;
+      let start = r.left;
+      for (let x = Math.ceil(r.left); x < r.right; x += 1) {
+        if (!mine(el, x, y)) { run = 0; continue; }
+        if (!run) start = x;
+        run += 1;
+        if (run > wide) { wide = run; at = start; }
+      }
+    }
+    let tall = 0;
+    let run = 0;
+    const x = at + Math.min(wide, r.width) / 2;
+    for (let y = Math.ceil(r.top); y < r.bottom; y += 1) {
+      if (mine(el, x, y)) { run += 1; tall = Math.max(tall, run); } else run = 0;
+    }
+    return { card: el.dataset.card, left: r.left, right: r.right, top: r.top,
+             bottom: r.bottom, wide, tall };
+  });
+}"""
+
+
+async def texts_whole(page: Page, name: str) -> None:
+    """`page` at 360x740, re-laid out: a screenshot, and no text cut anywhere."""
+    await page.evaluate("() => new Promise((r) => setTimeout(r, 150))")
+    await screenshot(page, f"text-{name}-360x740")
+    cut = await page.evaluate(TEXT_CUT) + await page.evaluate(PLATES_APART)
+    assert not cut, (name, cut)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= NARROW[0]
+
+
+async def cards_show_a_finger_each(page: Page, n: int) -> None:
+    """The `n` cards of the hand on `page` lie on the screen, and of each one a finger may
+    tap 44 px across and down (issue 52 point 4: 8 cards were 40 px strips)."""
+    shown = await page.evaluate(HAND_SHOWN)
+    assert len(shown) == n, shown
+    assert all(c["left"] >= 0 and c["right"] <= NARROW[0] for c in shown), shown
+    narrow = [c for c in shown if c["wide"] < 44 or c["tall"] < 44]
+    assert not narrow, (n, narrow)
+
+
+async def until_a_person_acts(rig: PageRig) -> int:
+    """The computers' moves made: the seat of the person to act, or -1 once the hand is over."""
+    assert rig.service is not None
+    while True:
+        await rig.service.idle()
+        hand = rig.table.hand
+        if hand is None or hand.is_terminal():
+            return -1
+        if rig.people[hand.current] is not None:
+            return hand.current
+        await asyncio.sleep(0.02)
+
+
+async def test_no_text_is_cut_at_360_px_in_any_phase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 52 point 4: at 360x740, in Italian and English, in every phase (the auction,
+    the suit called, the play with 8 cards in hand and later with the last trick shown, a
+    trick on show, the hand over, the match over, the rematch's lobby; the overbid when a
+    computer calls the Two, and always in the next test), with long names and computer
+    players' names with their level ("🤖 Ada (difficile)"), and the spectator's title bar:
+    no text overflows its box or is cut with an ellipsis, no plate lies over another, and
+    each of 8 cards in hand (10 in chiamata a quattro, on two rows) shows at least 44 px (a
+    finger's width) of itself."""
+    monkeypatch.setattr("bot.webapp.snapshot.TRICK_SHOWN_MS", 5000)  # time to look at it
+    seen: set[str] = set()
+    async with asyncio.timeout(240), chromium() as browser:
+        # ------------------------------------------------------------ chiamata, 3 computers
+        max_, gian = FakeUser(5201, LONG), FakeUser(5202, "Gianfrancesco Sebastiani")
+        crowd: list[FakeUser | None] = [max_, None, None, gian, None]
+        async with PageRig(
+            tmp_path / "c", "chiamata", crowd, level="hard", options={"hands": "5"}
+        ) as rig:
+            pages: dict[int, dict[str, Page]] = {}
+            for seat, user in ((0, max_), (3, gian)):
+                pages[seat] = {}
+                for lang in ("it", "en"):
+                    who = FakeUser(user.id, user.first_name, language_code=lang)
+                    _, page = await open_page(browser, rig, who, rig.table_id, viewport=NARROW)
+                    pages[seat][lang] = page
+            walt = FakeUser(5209, "Walter Spettatore Lunghissimo")
+            _, watcher = await open_page(browser, rig, walt, rig.table_id, viewport=NARROW)
+
+            async def look(seat: int, name: str) -> None:
+                for lang, page in pages[seat].items():
+                    await move_shown(page, rig.table.move_no)
+                    await page.wait_for_selector("#app.live", timeout=WAIT * 1000)
+                    await texts_whole(page, f"{name}-{lang}")
+                seen.add(name)
+
+            hand = rig.table.hand
+            assert hand is not None
+            while (seat := await until_a_person_acts(rig)) >= 0:
+                if hand.tricks and "trick" not in seen:  # the first on show, with its taker
+                    for lang, page in pages[0].items():
+                        await page.wait_for_function(
+                            "() => document.getElementById('table').dataset.pause === '1'",
+                            timeout=WAIT * 1000,
+                        )
+                        await texts_whole(page, f"trick-{lang}")
+                    seen.add("trick")
+                legal = hand.legal_actions()
+                points = [a for a in legal if A.BID_POINTS <= a < A.PASS]
+                if hand.phase == "auction" and points:
+                    if "overbid" not in seen:
+                        await look(seat, "overbid")
+                    await rig.move(max(points))  # 120: no computer outbids it
+                elif hand.phase == "auction":
+                    if "auction" not in seen:
+                        await look(seat, "auction")
+                    await rig.move(A.CALL_RANK + 2 if A.CALL_RANK + 2 in legal else A.PASS)
+                elif hand.phase != "play":
+                    if "call" not in seen:
+                        await look(seat, "call")
+                    await rig.move(legal[0])
+                else:
+                    if "play" not in seen:
+                        await look(seat, "play")
+                        for page in pages[seat].values():
+                            await cards_show_a_finger_each(page, 8)
+                        await move_shown(watcher, rig.table.move_no)
+                        await texts_whole(watcher, "spectator-it")
+                    elif "play-later" not in seen and hand.tricks:
+                        await look(seat, "play-later")  # the last trick in its corner
+                    await rig.move()
+            for lang, page in pages[0].items():
+                await move_shown(page, rig.table.move_no)
+                await page.wait_for_selector("#result:not([hidden]) .result-box")
+                await texts_whole(page, f"hand-over-{lang}")
+            seen.add("hand-over")
+        # ------------------------------------------------------------ due, to the match's end
+        async with PageRig(
+            tmp_path / "d", "due", [max_, None], level="hard", options={"match": "single"}
+        ) as rig:
+            duo = {}
+            for lang in ("it", "en"):
+                who = FakeUser(max_.id, LONG, language_code=lang)
+                _, duo[lang] = await open_page(browser, rig, who, rig.table_id, viewport=NARROW)
+            while await until_a_person_acts(rig) >= 0:
+                await rig.move()
+            for lang, page in duo.items():
+                await move_shown(page, rig.table.move_no)
+                await page.wait_for_selector("#result:not([hidden]) #rematch")
+                await texts_whole(page, f"match-over-{lang}")
+            seen.add("match-over")
+            await duo["it"].click("#rematch")
+            await duo["it"].wait_for_function(
+                "() => document.getElementById('table').dataset.status === 'lobby'",
+                timeout=WAIT * 1000,
+            )
+            await texts_whole(duo["it"], "lobby-it")
+            seen.add("lobby")
+        # ------------------------------------------------------------ chiamata a quattro
+        four = [FakeUser(5211 + k, name) for k, name in enumerate((LONG, "Anna", "Bob", "Cy"))]
+        async with PageRig(tmp_path / "q", "chiamata4", list(four)) as rig:
+            await rig.play_while(
+                lambda t: t.hand is not None and t.hand.phase != "play", auction_pick
+            )
+            hand = rig.table.hand
+            assert hand is not None
+            _, page = await open_page(
+                browser, rig, four[hand.current], rig.table_id, viewport=NARROW
+            )
+            await move_shown(page, rig.table.move_no)
+            await page.wait_for_selector("#app.live", timeout=WAIT * 1000)
+            await texts_whole(page, "chiamata4-play-it")
+            await cards_show_a_finger_each(page, 10)  # on two rows
+            seen.add("ten-cards")
+    want = {"auction", "call", "play", "play-later", "trick", "hand-over", "match-over", "lobby"}
+    assert want | {"ten-cards"} <= seen, seen
+    assert page_errors() == []
+
+
+async def test_the_overbid_hint_says_the_bid_its_button_shows(tmp_path: Path) -> None:
+    """Issue 52 point 4: the overbid's hint said «Due a 66» whatever the big button showed;
+    it says the button's bid and its points, in Italian and English, as − / + / +5 and the
+    slider change it and when the page is laid out again, and that bid is the one made."""
+    crowd = [FakeUser(5230 + k, name) for k, name in enumerate(NAMES[:4])]
+    crowd.insert(2, FakeUser(5239, LONG))
+    async with asyncio.timeout(120), PageRig(tmp_path, "chiamata", list(crowd)) as rig:
+        await rig.move(A.CALL_RANK + 2)  # the first to speak calls the Two
+        hand = rig.table.hand
+        assert hand is not None
+        v = hand.current
+        async with chromium() as browser:
+            pages = {}
+            for lang in ("it", "en"):
+                who = FakeUser(crowd[v].id, crowd[v].first_name, language_code=lang)
+                _, pages[lang] = await open_page(browser, rig, who, rig.table_id, viewport=NARROW)
+            for page in pages.values():
+                await page.wait_for_selector("#choices.armed .overbid", timeout=WAIT * 1000)
+
+            async def says(want: int) -> None:
+                for lang, page in pages.items():
+                    assert await overbid_value(page) == want
+                    label = (await page.inner_text("#choices .bid-main")).strip()
+                    assert label == (f"Due a {want}" if lang == "it" else f"Two at {want}")
+                    status = (await page.inner_text("#status")).strip()
+                    points = "punti su 120" if lang == "it" else "points of 120"
+                    assert f"«{label}»" in status and f" {want} {points}" in status, status
+                    assert "66" not in status or want == 66, status
+
+            await says(62)
+            for step, want in (("1", 63), ("5", 68), ("-1", 67)):
+                for page in pages.values():
+                    await page.locator(f'#choices .step[data-step="{step}"]').click()
+                await says(want)
+            for page in pages.values():
+                await reach(page, 100)  # the slider, then − or +
+            await says(100)
+            for lang, page in pages.items():  # laid out again (a resize): still 100
+                await page.set_viewport_size({"width": NARROW[0], "height": NARROW[1] - 1})
+                await page.set_viewport_size({"width": NARROW[0], "height": NARROW[1]})
+                await texts_whole(page, f"overbid-hint-{lang}")
+            await says(100)
+            await pages["it"].locator("#choices .bid-main").click()
+            await pages["it"].wait_for_function(
+                "(n) => Number(document.getElementById('table').dataset.ply) > n",
+                arg=1,
+                timeout=WAIT * 1000,
+            )
+            assert hand.bids[-1] == (v, A.BID_POINTS + 100)
     assert page_errors() == []

@@ -616,3 +616,39 @@ async def test_sessions_behind_a_trusted_proxy_count_per_player(
         assert codes[:burst] == [200] * burst and set(codes[burst:]) == {429}, codes
     else:
         assert codes == [200] * 80, codes
+
+
+# ---------------------------------------------------------------------- no group (issue 52)
+
+
+@pytest.mark.parametrize(("variant", "opts"), [("due", {"match": "single"}), ("chiamata", {})])
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_a_table_with_no_group_has_no_ledger_in_its_results(
+    variant: str, opts: dict[str, str], lang: str
+) -> None:
+    """Issue 52 point 4: `python -m bot play --web` plays with no group (`group=False`), so
+    its results say nothing of a group's ledger; a group's table says what its ledger got
+    (chiamata: every hand, §10.1; the other variants: at the match's end, §10.2)."""
+    table = new_table(variant, opts, lang, f"no-group:{variant}")
+    hand = table.hand
+    assert hand is not None
+    rng = random.Random(52)
+    while not hand.is_terminal():
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    table.finish_hand()
+    res = hand.result()
+    assert not res.redeal and not res.void
+    assert table.match is not None and (variant == "chiamata" or table.match.over)
+    word = "grupp" if lang == "it" else "group"
+    for seat in (SPECTATOR, *range(table.n_players)):
+        grouped = snapshot(table, seat, lang)
+        alone = snapshot(table, seat, lang, group=False)
+        assert alone["outcome"]["ledger"] == ""
+        text = json.dumps(alone, ensure_ascii=False).lower()
+        assert word not in text, (seat, text)
+        if seat >= 0:  # the group's own table speaks of its ledger, in the result's lines too
+            assert word in grouped["outcome"]["ledger"].lower()
+            assert any(word in line.lower() for line in grouped["result"]), grouped["result"]
+        # the rest is the same
+        for key in ("headline", "rows", "caller", "match_over"):
+            assert alone["outcome"][key] == grouped["outcome"][key]

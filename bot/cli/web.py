@@ -199,7 +199,7 @@ class WebPlay:
         )
         self.service = service
         self.timers.fire = service.waits.timeout
-        hub = LiveHub(table_param=self.keys.param)
+        hub = LiveHub(table_param=self.keys.param, group=False)  # no group, no ledger
         service.tables.live = hub
         hub.on_visibility(service.tables.page_visibility)
         service.tables.miniapp_param = self.keys.param

@@ -101,6 +101,7 @@ class LiveHub:
         table_param: Callable[[int], str] | None = None,
         lease: float = VISIBLE_LEASE,
         heartbeat: float = HEARTBEAT,
+        group: bool = True,
     ) -> None:
         self._pages: dict[int, set[Page]] = {}
         self._seen: dict[int, int] = {}  # table -> the version last published
@@ -109,12 +110,14 @@ class LiveHub:
         self.table_param = table_param  # a table's start parameter (a rematch's link)
         self.lease = lease
         self.heartbeat = heartbeat  # the pages are told to report this often while visible
+        self.group = group  # the tables are groups' (False: `play --web`, no group's ledger)
         self._visible: set[tuple[int, int]] = set()  # (table, user) with a visible page now
         self._callbacks: list[Visibility] = []
 
     def view(self, table: Table, viewer: Viewer, lang: str) -> dict[str, Any]:
         """The snapshot `viewer` may see of `table` now."""
-        return snapshot(table, viewer_seat(table, viewer.user_id), lang, self.table_param)
+        seat = viewer_seat(table, viewer.user_id)
+        return snapshot(table, seat, lang, self.table_param, group=self.group)
 
     def open(
         self,
@@ -217,7 +220,9 @@ class LiveHub:
             snap = built.get(key)
             if snap is None:
                 try:
-                    snap = built[key] = snapshot(table, key[0], key[1], self.table_param)
+                    snap = built[key] = snapshot(
+                        table, key[0], key[1], self.table_param, group=self.group
+                    )
                 except Exception:  # a page's view must never break a move
                     log.exception("table %s: snapshot for seat %s failed", table.table_id, key)
                     continue

@@ -5,7 +5,8 @@ the called card is played (§7.6; the socio alone is told), card points the sett
 (§3.7).
 
 The texts are the bot's own (`bot.view.render`, `bot.i18n`), turned into plain text: the
-page inserts them as text, never as markup.
+page inserts them as text, never as markup. A table with no group (`python -m bot play
+--web`, `group=False`) has no group's ledger: its results say nothing of one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from bot.engine import SPECTATOR, Observation, observe
 from bot.engine import actions as A
 from bot.engine.cards import Deck
-from bot.i18n import join_names, t, variant_name
+from bot.i18n import join_names, level_name, t, variant_name
 from bot.i18n.words import action_label, bid_label, card_name, suit_name
 from bot.table.table import CANCELLED, FINISHED, LOBBY, PLAYING, Table
 from bot.view import render
@@ -92,10 +93,16 @@ def viewer_seat(table: Table, user_id: int | None) -> int:
 
 
 def snapshot(
-    table: Table, seat: int, lang: str, table_param: Callable[[int], str] | None = None
+    table: Table,
+    seat: int,
+    lang: str,
+    table_param: Callable[[int], str] | None = None,
+    *,
+    group: bool = True,
 ) -> dict[str, Any]:
     """The table as `seat` (or SPECTATOR) sees it now, in `lang`. `table_param`: a table's
-    start parameter (its link), for the rematch a finished match opened."""
+    start parameter (its link), for the rematch a finished match opened. `group`: the table
+    is a group's, whose ledger its results speak of (module doc)."""
     names = [render.seat_name(table, s, lang) for s in range(len(table.seats))]
     out = _blank(table, seat, lang, names)
     hand = table.hand
@@ -155,10 +162,11 @@ def snapshot(
     if seat >= 0:
         _mine(out, table, obs, seat, lang, cards)
     if hand.is_terminal():
-        _hand_over(out, table, seat, obs, names, lang, table_param)
+        _hand_over(out, table, seat, obs, names, lang, table_param, group)
     elif seat >= 0 and obs.current == seat:
         if obs.phase != "play":
             out["message"] = plain(render.auction_prompt(obs, lang))
+            _bid_hint(out, obs, lang)
         else:
             out["message"] = plain(t(lang, "pm_your_lead" if not obs.trick else "pm_your_turn"))
     elif obs.current >= 0:
@@ -180,6 +188,7 @@ def _blank(table: Table, seat: int, lang: str, names: list[str]) -> dict[str, An
             {
                 "name": names[s],
                 "short": _short_name(table, s),
+                "level": _level(table, s, lang),
                 "bot": table.seats[s].is_bot,
                 "away": table.seats[s].is_bot and table.seats[s].user_id is not None,
                 "turn": False,
@@ -222,6 +231,7 @@ def _blank(table: Table, seat: int, lang: str, names: list[str]) -> dict[str, An
         "can_rematch": False,
         "rematch": None,
         "message": "",
+        "bid_hint": None,
     }
 
 
@@ -233,10 +243,11 @@ def _hand_over(
     names: list[str],
     lang: str,
     table_param: Callable[[int], str] | None,
+    group: bool,
 ) -> None:
     """A hand's end: its result, the outcome, the next hand's and the rematch's buttons."""
     if seat >= 0:
-        lines = render.pm_summary(table, seat, obs, names, lang)
+        lines = render.pm_summary(table, seat, obs, names, lang, ledger=group)
     elif table.match is not None and table.match.records:
         lines = render.hand_result_lines(table, table.match.records[-1], lang)
         if table.status == FINISHED:
@@ -244,7 +255,7 @@ def _hand_over(
     else:
         lines = []
     out["result"] = [plain(line) for line in lines]
-    out["outcome"] = _outcome(table, seat, names, lang)
+    out["outcome"] = _outcome(table, seat, names, lang, group)
     out["can_next"] = (
         seat >= 0 and table.status == PLAYING and table.match is not None and not table.match.over
     )
@@ -263,6 +274,30 @@ def _short_name(table: Table, seat: int) -> str:
     if s.user_id is None and s.level is not None and not s.name.startswith("🤖"):
         return f"🤖 {s.name}"
     return s.name
+
+
+def _level(table: Table, seat: int, lang: str) -> str | None:
+    """A computer's level in `lang` ("difficile"), which its `short` name leaves out (the
+    page puts it on a line of its own); None for a person, or a name that holds it."""
+    s = table.seats[seat]
+    if s.user_id is None and s.level is not None and not s.name.startswith("🤖"):
+        return level_name(lang, s.level)
+    return None
+
+
+def _bid_hint(out: dict[str, Any], obs: Observation, lang: str) -> None:
+    """Chiamata's overbid after the Two (§7.3): what a bid means, said of the bid the page's
+    big button shows. `bid_hint` keeps `{bid}` (the button's words, "Due a 70") and `{n}`
+    (its points) for the page to fill in as the bid changes; the message says it of the
+    lowest bid, the one the button shows first."""
+    points = sorted(a - A.BID_POINTS for a in obs.legal if A.BID_POINTS <= a < A.PASS)
+    if obs.phase != "auction" or obs.rules.auction == "points" or not points:
+        return
+    key = "miniapp_overbid" if A.PASS in obs.legal else "miniapp_overbid_no_pass"
+    hint = plain(t(lang, key, bid="{bid}", n="{n}"))
+    out["bid_hint"] = hint
+    low = action_label(A.BID_POINTS + points[0], obs, lang)
+    out["message"] = hint.replace("{bid}", low).replace("{n}", str(points[0]))
 
 
 def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any] | None:
@@ -314,10 +349,11 @@ def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any
     }
 
 
-def _outcome(table: Table, seat: int, names: list[str], lang: str) -> dict[str, Any]:
+def _outcome(table: Table, seat: int, names: list[str], lang: str, group: bool) -> dict[str, Any]:
     """The end of a hand as a small table: per player the role, the card points and what
     the hand gave them (chiamata: §7.12's score; else a hand won, or the points counted);
-    the headline, and at the match's end the winner and the ledger."""
+    the headline, and at the match's end the winner and the group's ledger (none without a
+    group)."""
     hand = table.hand
     assert hand is not None
     res = hand.result()
@@ -388,11 +424,11 @@ def _outcome(table: Table, seat: int, names: list[str], lang: str) -> dict[str, 
             t(lang, key, who=names[hand.caller], points=res.side_points[0], target=hand.target)
         )
         out["cappotto"] = res.cappotto
-    if seat >= 0 and rules.chiamata:
+    if seat >= 0 and rules.chiamata and group:
         out["ledger"] = plain(render.pm_ledger(table, res.deltas, seat, lang))
     if m is not None and m.over:
         out["match_over"] = plain(render.match_over_line(table, lang))
-        if seat >= 0 and not rules.chiamata:
+        if seat >= 0 and not rules.chiamata and group:
             out["ledger"] = plain(render.pm_ledger(table, m.ledger_deltas(), seat, lang))
     return out
 

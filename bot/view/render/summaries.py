@@ -199,11 +199,14 @@ def _pm_standing(table: Table, nm: list[str]) -> str:
     return _score(table, nm)
 
 
-def pm_summary(table: Table, seat: int, obs: Observation, nm: list[str], lang: str) -> list[str]:
+def pm_summary(
+    table: Table, seat: int, obs: Observation, nm: list[str], lang: str, *, ledger: bool = True
+) -> list[str]:
     """This seat's end of the hand: won or lost, the card points taken, in chiamata the
     call and the caller's result and this seat's score for the hand (and what of it the
     group's ledger got), the match standing, and at the match's end the winner and, in the
-    other variants, this seat's ledger change."""
+    other variants, this seat's ledger change. `ledger` False: a table with no group (`python
+    -m bot play --web`) has no ledger to speak of."""
     hand = table.hand
     assert hand is not None
     res = hand.result()
@@ -236,7 +239,8 @@ def pm_summary(table: Table, seat: int, obs: Observation, nm: list[str], lang: s
         out.append(t(lang, key, who=nm[hand.caller], points=res.side_points[0], target=hand.target))
         if res.cappotto:
             out.append(t(lang, "cappotto"))
-        out.append(_pm_hand_score(table, res.deltas, seat, lang))  # §10.1: every hand
+        if ledger:
+            out.append(_pm_hand_score(table, res.deltas, seat, lang))  # §10.1: every hand
     standing = _pm_standing(table, nm)
     if standing:
         out.append(t(lang, "score_line", score_html=standing))
@@ -251,7 +255,7 @@ def pm_summary(table: Table, seat: int, obs: Observation, nm: list[str], lang: s
             out.append(t(lang, "pm_match_won"))
         else:
             out.append(t(lang, "pm_match_lost", who=" & ".join(nm[s] for s in winners)))
-        if not rules.chiamata:  # §10.2: at the match's end (chiamata: hand by hand)
+        if ledger and not rules.chiamata:  # §10.2: at the match's end (chiamata: hand by hand)
             out.append(pm_ledger(table, m.ledger_deltas(), seat, lang))
     return out
 

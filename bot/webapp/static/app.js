@@ -89,7 +89,7 @@
       rematch: 'Rivincita', toRematch: 'Vai alla rivincita', start: 'Inizia la partita',
       movedOn: 'Già giocato: ecco il tavolo com\'è ora.', bidLess: 'Meno', bidMore: 'Più',
       bidMore5: 'Più cinque', bidValue: 'Offerta', chooseSuit: 'Seme', won: 'vinta',
-      hands: 'mani', matchOf: 'Partita', tricks: 'prese', reopen: 'Sessione scaduta: riapri il tavolo da Telegram.',
+      hands: 'mani', matchOf: 'Partita', tricks: 'prese', scoreChip: 'punti', reopen: 'Sessione scaduta: riapri il tavolo da Telegram.',
       queued: 'in coda', queuedNote: 'In coda: si gioca appena tocca a te.',
       notYourTurn: 'Non è il tuo turno.', chooseFirst: 'Prima scegli qui sopra.',
       notPlayed: 'Non giocata: ora non tocca a te.',
@@ -111,7 +111,7 @@
       rematch: 'Rematch', toRematch: 'Go to the rematch', start: 'Start the match',
       movedOn: 'Already played: this is the table now.', bidLess: 'Less', bidMore: 'More',
       bidMore5: 'Five more', bidValue: 'Bid', chooseSuit: 'Suit', won: 'won',
-      hands: 'hands', matchOf: 'Match', tricks: 'tricks', reopen: 'Session expired: open the table again from Telegram.',
+      hands: 'hands', matchOf: 'Match', tricks: 'tricks', scoreChip: 'score', reopen: 'Session expired: open the table again from Telegram.',
       queued: 'queued', queuedNote: 'Queued: it goes as soon as it is your turn.',
       notYourTurn: 'It is not your turn.', chooseFirst: 'Choose above first.',
       notPlayed: 'Not played: it is not your turn now.',
@@ -1025,7 +1025,9 @@
     const cardH = n === 2
       ? Math.max(54, Math.min(H * 0.3, W * 0.27 * 1.5, 168))
       : Math.max(48, Math.min(H * (n >= 5 ? 0.19 : 0.23), W * (n >= 5 ? 0.155 : 0.2) * 1.5, 120));
-    app.geometry = { W, H, cx, cy, n, seats, trick: [], cardH, plateW };
+    // a plate grows wider (to plateMax) for a name's long word that no smaller type fits
+    const plateMax = Math.max(plateW, Math.min(W * 0.36, 132));
+    app.geometry = { W, H, cx, cy, n, seats, trick: [], cardH, plateW, plateMax };
     return app.geometry;
   }
 
@@ -1110,6 +1112,33 @@
     placeTable(app.snap);
   }
 
+  /** What lies on the felt, laid out for the felt's size now. */
+  function renderFelt(snap) {
+    const geometry = layout(snap);
+    renderSeats(snap, geometry);
+    renderTrick(snap, geometry);
+    renderDeck(snap);
+    renderLastTrick(snap);
+    renderResult(snap);
+  }
+
+  /** The status line: a quiet word of ours, the overbid's hint said of the bid its big
+   * button shows ("Due a 70": 70 points), or the bot's message. */
+  function statusText(snap) {
+    if (app.quiet) return app.quiet;
+    const bid = app.bid;
+    if (snap.bid_hint && bid && bid.els && bid.key === app.turnKey) {
+      const choice = bid.els.points.find((c) => c.value === bid.value);
+      if (choice) return snap.bid_hint.split('{bid}').join(String(choice.label)).split('{n}').join(String(choice.value));
+    }
+    return snap.message || '';
+  }
+
+  function showStatus(snap) {
+    $('status').textContent = statusText(snap);
+    $('status').classList.toggle('quiet', !!app.quiet);
+  }
+
   /** The hand and the choices, live or inert. */
   function renderControls(snap) {
     const on = live();
@@ -1127,7 +1156,14 @@
   }
 
   function renderTop(snap) {
-    $('title').textContent = snap.title || 'Briscola';
+    // "Briscola chiamata (5) · mano 1 di 5": on two lines at 360 px, broken at the " · "
+    // (each part kept whole while it fits a line)
+    const title = clear($('title'));
+    const parts = String(snap.title || 'Briscola').split(' · ');
+    parts.forEach((part, k) => {
+      if (k) title.appendChild(document.createTextNode(' '));
+      title.appendChild(h('span', { class: 'part', text: k < parts.length - 1 ? `${part} ·` : part }));
+    });
     const spec = $('spectator');
     spec.hidden = snap.me >= 0;
     spec.textContent = '👁 ' + t('spectator');
@@ -1138,18 +1174,21 @@
     btn.dataset.cmd = 'score';
     clear(btn);
     btn.appendChild(h('span', { 'aria-hidden': 'true', text: '🏆' }));
-    btn.appendChild(h('span', { class: 'score-short', text: scoreShort(snap, st) }));
-    btn.setAttribute('aria-label', `${t('score')}: ${scoreShort(snap, st)}`);
+    const short = scoreShort(snap, st);
+    // nothing short to say (a spectator of five): the cup alone, the title keeps its room
+    if (short) btn.appendChild(h('span', { class: 'score-short', text: short }));
+    btn.setAttribute('aria-label', short ? `${t('score')}: ${short}` : t('score'));
   }
 
-  /** The standing in a few characters: "1 – 0" for two sides, else the viewer's own. */
+  /** The standing in a few characters: "1 – 0" for two sides, else the viewer's own, else
+   * nothing. */
   function scoreShort(snap, st) {
     const rows = st.rows || [];
     const fmt = (v) => (st.kind === 'score' ? signed(v) : String(v));
     if (rows.length === 2) return `${fmt(rows[0].value)} – ${fmt(rows[1].value)}`;
     const mine = rows.find((r) => (r.seats || []).includes(snap.me));
     if (mine) return `${t('you')} ${fmt(mine.value)}`;
-    return t('score');
+    return '';
   }
 
   /** The match's end in the result's caption: " · partita a 11", " · partita: 5 mani" (§7.13). */
@@ -1276,8 +1315,10 @@
 
       const name = h('div', { class: 'name' });
       if (turn) name.appendChild(h('span', { class: 'turn-mark', 'aria-label': t('turn'), text: '▶' }));
-      name.appendChild(h('span', { class: 'name-text', text: seat.name }));
+      // a computer: "🤖 Ada", its level on a line of its own
+      name.appendChild(h('span', { class: 'name-text', text: seat.level ? shortName(snap, i) : seat.name }));
       el.appendChild(name);
+      if (seat.level) el.appendChild(h('div', { class: 'level', text: seat.level }));
 
       const tags = h('div', { class: 'tags' });
       if (i === snap.me) tags.appendChild(h('span', { class: 'chip you', text: t('you') }));
@@ -1287,7 +1328,12 @@
         tags.appendChild(h('span', { class: 'ncards', title: `${seat.cards} ${t('cards')}`, 'aria-label': `${seat.cards} ${t('cards')}` },
           h('span', { class: 'mini-back', 'aria-hidden': 'true' }), String(seat.cards ?? 0)));
       }
-      if (scoreOf[i] !== undefined) tags.appendChild(h('span', { class: 'chip score', title: t('matchScore'), text: signed(scoreOf[i]) }));
+      if (scoreOf[i] !== undefined) {
+        tags.appendChild(h('span', {
+          class: 'chip score', title: t('matchScore'), 'aria-label': `${t('matchScore')}: ${signed(scoreOf[i])}`,
+          text: `${t('scoreChip')} ${signed(scoreOf[i])}`,
+        }));
+      }
       if (seat.caller) tags.appendChild(h('span', { class: 'flag', title: t('caller'), 'aria-label': t('caller'), text: '📣' }));
       if (seat.socio) tags.appendChild(h('span', { class: 'flag', title: t('socio'), 'aria-label': t('socio'), text: '🤝' }));
       if (seat.away) tags.appendChild(h('span', { class: 'flag', title: t('away'), 'aria-label': t('away'), text: '💤' }));
@@ -1306,15 +1352,88 @@
         el.appendChild(row);
       }
       box.appendChild(el);
-      // a plate taller than planned (a long name, many tags) stays inside the felt
+      fitName(el, geo);
+      // a plate taller or wider than planned (a long name, many tags) stays inside the felt
       const half = el.offsetHeight / 2;
       const y = Math.max(half + 3, Math.min(geo.H - half - 3, pos.y));
       if (y !== pos.y) {
         pos.y = y;
         el.style.top = `${y}px`;
       }
+      const halfW = el.offsetWidth / 2;
+      const x = Math.max(halfW + 3, Math.min(geo.W - halfW - 3, pos.x));
+      if (x !== pos.x) {
+        pos.x = x;
+        el.style.left = `${x}px`;
+      }
     });
+    separatePlates(geo, [...box.children]);
     trickPlaces(geo);
+  }
+
+  /** Plates taller than planned (a name on two lines, a computer's level, tags on two
+   * rows) may reach a neighbour: of two that touch (a plate with its bubble, "Due a 62"),
+   * the lower moves down (or, at the felt's bottom, the upper up); two side by side move
+   * apart. Each stays inside the felt. */
+  function separatePlates(geo, els) {
+    const gap = 4;
+    const plates = els.map((el) => {
+      const pos = geo.seats[Number(el.dataset.seat)];
+      const box = el.getBoundingClientRect();
+      let [top, bottom] = [box.top, box.bottom];
+      el.querySelectorAll('.bubble').forEach((b) => {
+        const r = b.getBoundingClientRect();
+        top = Math.min(top, r.top);
+        bottom = Math.max(bottom, r.bottom);
+      });
+      const mid = (box.top + box.bottom) / 2;
+      return { el, pos, w: box.width, above: mid - top, below: bottom - mid };
+    });
+    const put = (p, x, y) => {
+      p.pos.x = Math.max(p.w / 2 + 3, Math.min(geo.W - p.w / 2 - 3, x));
+      p.pos.y = Math.max(p.above + 3, Math.min(geo.H - p.below - 3, y));
+      p.el.style.left = `${p.pos.x}px`;
+      p.el.style.top = `${p.pos.y}px`;
+    };
+    for (let round = 0; round < 6; round++) {
+      let moved = false;
+      for (const p of plates) {
+        for (const q of plates) {
+          if (p === q) continue;
+          const dx = (p.w + q.w) / 2 + gap - Math.abs(p.pos.x - q.pos.x);
+          const [up, low] = p.pos.y <= q.pos.y ? [p, q] : [q, p];
+          const dy = up.pos.y + up.below + gap - (low.pos.y - low.above);
+          if (dx <= 0 || dy <= 0) continue;
+          moved = true;
+          if (Math.abs(p.pos.y - q.pos.y) < 1) {  // side by side
+            const [l, r] = p.pos.x <= q.pos.x ? [p, q] : [q, p];
+            put(l, l.pos.x - dx / 2, l.pos.y);
+            put(r, r.pos.x + dx / 2, r.pos.y);
+            continue;
+          }
+          const y = low.pos.y;
+          put(low, low.pos.x, y + dy);
+          if (low.pos.y - y < dy - 0.5) put(up, up.pos.x, up.pos.y - (dy - (low.pos.y - y)));
+        }
+      }
+      if (!moved) break;
+    }
+  }
+
+  /** A plate's name whole, never cut: on two lines at the words' spaces; a word longer than
+   * the plate in smaller type (12, then 11 px), then on a wider plate (up to plateMax), and
+   * only a word longer still is broken across lines. */
+  function fitName(el, geo) {
+    const text = el.querySelector('.name-text');
+    if (!text) return;
+    const fits = () => text.scrollWidth <= text.clientWidth + 0.5;
+    for (const px of [12, 11]) {
+      if (fits()) return;
+      text.style.fontSize = `${px}px`;
+    }
+    if (fits()) return;
+    el.style.width = `${Math.min(geo.plateMax, el.offsetWidth + text.scrollWidth - text.clientWidth + 1)}px`;
+    if (!fits()) text.style.overflowWrap = 'anywhere';
   }
 
   function renderTrick(snap, geo) {
@@ -1405,6 +1524,17 @@
     }
   }
 
+  /** A role in the result's table: the plates' sign (📣, 🤝, a team's letter), its word for
+   * screen readers (the names keep the width). */
+  function roleCell(role) {
+    const word = roleText(role);
+    const sign = role === 'caller' ? '📣' : role === 'socio' ? '🤝'
+      : role && role.startsWith('team:') ? role.slice(5) : word;
+    if (sign === word) return h('td', { class: 'role', text: word });
+    return h('td', { class: 'role', title: word },
+      h('span', { 'aria-hidden': 'true', text: sign }), h('span', { class: 'sr-only', text: word }));
+  }
+
   function roleText(role) {
     if (!role || role === 'other') return t('other');
     if (role === 'caller') return t('caller');
@@ -1461,7 +1591,7 @@
       o.rows.forEach((r) => {
         body.appendChild(h('tr', { class: [r.won ? 'won' : '', r.seat === snap.me ? 'mine' : ''].filter(Boolean).join(' ') || null },
           h('th', { scope: 'row', class: 'who', text: shortName(snap, r.seat) }),
-          roles ? h('td', { text: roleText(r.role) }) : null,
+          roles ? roleCell(r.role) : null,
           h('td', { class: 'num', text: String(r.points) }),
           h('td', { class: 'num delta', text: signed(r.delta) }),
           totals ? h('td', { class: 'num total', text: signed(total[r.seat] || 0) }) : null));
@@ -1485,24 +1615,35 @@
     el.appendChild(box);
   }
 
-  /** The hand's cards fill the width: up to 28 % of it each, overlapping (a visible strip of
-   * at least 40 px) when there are many. */
-  /** The hand's cards: n of them, at a table of `players` (in due the felt holds two cards
-   * at most, so the three in the hand may take a quarter of the height: 28 % of the width
-   * each also in Telegram's 360x600 sheet). */
+  const STRIP = 44;  // px of a hand's card that show beside the next one: a finger's width
+
+  /** The hand's cards: n of them, at a table of `players`, filling the width: up to 28 % of
+   * it each (in due the felt holds two cards at most, so the three in the hand may take a
+   * quarter of the height: 28 % of the width each also in Telegram's 360x600 sheet),
+   * overlapping when there are many, each showing at least STRIP px of itself. When one row
+   * cannot (8 cards are 48 px wide at 360 px; 10 do not fit), two: the first half behind,
+   * its cards' tops (STRIP px and a raised card's lift) above the second half's. `rise`:
+   * how far the back row sits above the front row. */
   function handSizes(n, players) {
     const hand = $('hand');
     const W = Math.max(200, hand.clientWidth - 4);
     const H = window.innerHeight;
     const share = n > 5 ? 0.17 : players <= 2 && n <= 3 ? 0.26 : 0.2;
     const maxH = Math.max(66, Math.min(H * share, 176));
-    let w = Math.min(W * 0.28, (maxH * 2) / 3, n > 5 ? 84 : 200);
-    let step = n > 1 ? Math.min(w + 6, (W - w) / (n - 1)) : 0;
-    if (n > 1 && step < 40) {
-      step = 40;
-      w = Math.max(40, W - step * (n - 1));
-    }
-    return { w, h: (w * 3) / 2, step };
+    const row = (k, top) => {
+      let w = Math.min(W * 0.28, (top * 2) / 3, n > 5 ? 84 : 200);
+      let step = k > 1 ? Math.min(w + 6, (W - w) / (k - 1)) : 0;
+      if (k > 1 && step < STRIP) {
+        step = STRIP;
+        w = Math.min(w, W - step * (k - 1));
+      }
+      return { w, h: (w * 3) / 2, step };
+    };
+    const one = row(n, maxH);
+    if (one.w >= STRIP) return { ...one, per: n, rise: 0 };
+    const per = Math.ceil(n / 2);
+    const two = row(per, Math.max(84, Math.min(H * 0.14, 120)));
+    return { ...two, per, rise: Math.max(STRIP + 8, Math.round(two.h * 0.5)) };
   }
 
   function renderHand(snap, on) {
@@ -1515,18 +1656,20 @@
     el.hidden = spectator || !snap.phase || (!cards.length && !blind);
     if (el.hidden) return;
     const n = blind ? snap.blind : cards.length;
-    const { w, h: ch, step } = handSizes(n, (snap.seats || []).length);
+    const { w, h: ch, step, per, rise } = handSizes(n, (snap.seats || []).length);
     el.style.setProperty('--cw', `${w}px`);
     el.style.setProperty('--ch', `${ch}px`);
-    el.style.height = `${ch + 12}px`;
-    const total = w + step * (n - 1);
-    const left0 = Math.max(0, (el.clientWidth - total) / 2);
+    el.style.height = `${ch + rise + 12}px`;
+    const lefts = (k) => Math.max(0, (el.clientWidth - w - step * (k - 1)) / 2);
     const playable = new Set(snap.playable || []);
     const mine = playable.size > 0 || blindChoices.length > 0;
     el.classList.toggle('idle', !mine);
     el.classList.toggle('armed', on && mine);
     const place = (btn, k) => {
-      btn.style.left = `${left0 + k * step}px`;
+      const back = k < per;  // the back row (all of one row)
+      const j = back ? k : k - per;
+      btn.style.left = `${lefts(back ? per : n - per) + j * step}px`;
+      btn.style.bottom = back ? `${rise}px` : '0px';
       btn.style.zIndex = String(k + 1);
       el.appendChild(btn);
     };
@@ -1656,6 +1799,12 @@
     main.dataset.value = String(choice.value);
     main.firstChild.textContent = String(choice.label);
     if (range && Number(range.value) !== bid.value) range.value = String(bid.value);
+    if (app.snap) {
+      // the hint follows the value; should it take another line, the felt is laid out again
+      const before = $('status').offsetHeight;
+      showStatus(app.snap);
+      if ($('status').offsetHeight !== before) requestAnimationFrame(() => { if (app.snap) renderFelt(app.snap); });
+    }
     const lo = points.reduce((m, c) => Math.min(m, c.value), Infinity);
     const hi = points.reduce((m, c) => Math.max(m, c.value), -Infinity);
     steps.forEach((b) => { b.disabled = Number(b.dataset.step) < 0 ? bid.value <= lo : bid.value >= hi; });
