@@ -1122,9 +1122,10 @@
     renderResult(snap);
   }
 
-  /** The status line: a quiet word of ours, the overbid's hint said of the bid its big
-   * button shows ("Due a 70": 70 points), or the bot's message. */
+  /** The status line: a tap waiting to be played, a quiet word of ours, the overbid's hint
+   * said of the bid its big button shows ("Due a 70": 70 points), or the bot's message. */
   function statusText(snap) {
+    if (app.queued) return t('queuedNote');
     if (app.quiet) return app.quiet;
     const bid = app.bid;
     if (snap.bid_hint && bid && bid.els && bid.key === app.turnKey) {
@@ -1136,7 +1137,7 @@
 
   function showStatus(snap) {
     $('status').textContent = statusText(snap);
-    $('status').classList.toggle('quiet', !!app.quiet);
+    $('status').classList.toggle('quiet', !!(app.queued || app.quiet));
   }
 
   /** The hand and the choices, live or inert. */
