@@ -17,7 +17,7 @@ from pathlib import Path
 from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from tests.support.people import OK, card_buttons, hand_message, say, your_turn
 from tests.support.stand_in import telegram
-from tests.support.telegram import ButtonNotFound
+from tests.support.telegram import ButtonNotFound, FakeMessage
 
 POINTS = {5: 7, 4: 5, 3: 4, 2: 3, 1: 2, 0: 0}  # §11.2, as the issue states it
 # a team by its number and its members: "Squadra 2 (🤖 Ada & 🤖 Bruno)" (issue 38)
@@ -295,3 +295,81 @@ async def test_singles_tournament_end_to_end_with_a_restart(tmp_path: Path) -> N
         assert len(tables) == 3
         assert all(v == "due" and len(json.loads(s)["seats"]) == 2 for v, s in tables)
         assert "🏆 Vince " in final.text and "Squadra" not in final.text
+
+
+def ringing(fake, group, after: int, before: int | None = None) -> list[FakeMessage]:
+    """The bot's messages in the group after message `after` (and before `before`) that
+    notify (sent without disable_notification)."""
+    silent = fake.silent(group)
+    return [
+        m
+        for m in fake.bot_messages(group, after=after)
+        if m.message_id not in silent and (before is None or m.message_id < before)
+    ]
+
+
+async def test_tournament_matches_end_with_one_notification_and_no_rematch(
+    tmp_path: Path,
+) -> None:
+    """Issue 54.5: three computers play a tournament of singles (three matches, a round each).
+    Each match ends with no message of its own and no rematch (a forged rematch tap is
+    refused): the tournament's result, what the ledger got, the standings and the next round
+    (or the final standings) come as one message, the only one that notifies."""
+    async with asyncio.timeout(120), telegram() as fake:
+        mario = fake.user(331, "Mario")
+        luigi = fake.user(332, "Luigi")
+        group = fake.group(-100904, "Tre computer", members=[mario, luigi])
+        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
+            store = Store(bot.db_path)
+            await bot.start()
+            await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
+            await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            for k in (1, 2, 3):
+                answer = await tap(fake, mario, group, "+ 🤖")
+                assert answer == f"Un computer è iscritto al torneo (giocatore {k}).", answer
+            await fake.wait_for(
+                lambda: "Giocatori iscritti: 3" in tour_message(fake, group).text, WAIT
+            )
+            assert await tap(fake, mario, group, "Avvia il torneo") == ""
+
+            def status() -> str:
+                return str(store.rows("SELECT status FROM tournaments")[0][0])
+
+            await fake.wait_for(lambda: status() == "finished", 90, interval=0.2)
+            await fake.wait_for(
+                lambda: any("Torneo finito" in m.text for m in fake.bot_messages(group)), WAIT
+            )
+            tables = store.rows(
+                "SELECT t.table_id, t.table_message_id FROM tournament_matches m"
+                " JOIN tables t ON t.table_id = m.table_id ORDER BY m.match_no"
+            )
+            assert len(tables) == 3
+            # a forged rematch tap on a tournament's match: refused, nothing opens
+            last = tables[-1]
+            qid = await fake.press_raw(luigi, group, last[1], f"r:{last[0]}")
+            refused = (await fake.answer_for(qid, WAIT)).text
+            assert refused == "Una partita del torneo non ha rivincita: il torneo va avanti da sé."
+            assert len(store.rows("SELECT 1 FROM tables")) == 3
+            bot.check_logs()
+
+        # no rematch anywhere; each match's end: no message of its own, one that notifies
+        # with the result, what the ledger got and what comes next (the next round's
+        # pairings; after the last, the final standings)
+        assert not [b for m in fake.bot_messages(group) for b in m.buttons if "Rivincita" in b.text]
+        for k, (_, table_message) in enumerate(tables):
+            nxt = tables[k + 1][1] if k + 1 < len(tables) else None
+            after = [
+                m
+                for m in fake.bot_messages(group, after=table_message)
+                if nxt is None or m.message_id < nxt
+            ]
+            assert not [m for m in after if m.text.startswith("🏆 Partita finita")]
+            news_list = ringing(fake, group, after=table_message, before=nxt)
+            assert len(news_list) == 1, [m.text for m in news_list]
+            (news,) = news_list
+            assert news.text.startswith("🏆 Partita del torneo finita"), news.text
+            assert "📒 Non va nei conti del gruppo: c'erano computer al tavolo." in news.text
+            if nxt is not None:
+                assert f"🏆 Turno {k + 2} di 3" in news.text, news.text
+            else:
+                assert "🏆 Torneo finito! Classifica finale:" in news.text, news.text

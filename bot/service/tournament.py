@@ -15,7 +15,10 @@ tournament wait until it closes. A restarted bot does the same for every running
 Members may change between matches (§11.3): a member leaves their team (`/torneo esci`), and
 someone in no team takes the free place with the team's button; a place still free when the
 team's match opens is played by a computer (`normal`). Each match keeps who played it.
-Tournament tables are ordinary tables for the ledger (§10.2, §10.5).
+Tournament tables are ordinary tables for the ledger (§10.2, §10.5). A tournament's match
+ends with no message of its own and no rematch (the tournament opens the next match): the
+tournament's message after it says the result and what the ledger got, the standings and what
+comes next (the next round's pairings, or the final standings), one message that notifies.
 
 `/torneo due` (or another 2-player variant: `SINGLES_VARIANTS`) is a tournament of single
 players: each "team" is one person, the matches are one against one in that variant, the
@@ -115,6 +118,7 @@ class Tournaments:
     def __init__(self, tables: Tables, lobby: Lobby, closing: Closing) -> None:
         self.tables = tables
         self.lobby = lobby
+        self.play = lobby.play  # what a finished match wrote in the ledger
         self.closing = closing
         self.db = tables.db
         self.out = tables.out
@@ -445,24 +449,48 @@ class Tournaments:
 
     async def _tour_advance(self, chat_id: int) -> None:
         """Under the group's lock: record the current match if its table finished (a
-        cancelled one is played again), and open the next match unless one is playing."""
+        cancelled one is played again), and open the next match unless one is playing.
+        What there is to say (the result and the standings, then the next round's pairings
+        or the final standings) goes to the group as one message: one notification."""
         row = await self.db.active_tournament(chat_id)
         if row is None or row.status != RUNNING:
             return
         tour = self._tour(row)
         lang = tour.lang
+        news: list[str] = []
+        try:
+            index = await self._tour_settle(tour, news)
+            if index is None:
+                return
+            if await self.tables.table_for_chat(chat_id) is not None:
+                return  # the group's table closes first: its closing brings the tournament back
+            f = tour.fixtures[index]
+            if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
+                news.append(round_message(tour, f.round, lang))  # a new round
+        finally:
+            if news:
+                await self.out.say(chat_id, "\n\n".join(news))
+        await self._open_match(tour, index)
+
+    async def _tour_settle(self, tour: Tournament, news: list[str]) -> int | None:
+        """Record the matches whose tables finished (a cancelled one is played again), what
+        to say of them added to `news`. Returns the match to open next; None when one is
+        playing or the tournament is over."""
+        chat_id, lang = tour.chat_id, tour.lang
         index = tour.next_fixture()
         while index is not None:
             f = tour.fixtures[index]
             if f.table_id is None:
-                break
+                return index
             trow = await self.db.get_table(f.table_id)
             if trow is not None and trow.status in (LOBBY, PLAYING):
                 if trow.status == LOBBY:  # stored, not started (the bot stopped in between)
                     await self._start_match(chat_id, trow.table_id)
-                return
+                return None
             if trow is not None and trow.status == FINISHED and trow.match_json:
-                result = match_result(Match.from_dict(json.loads(trow.match_json)))
+                table = self.tables.from_row(trow)
+                assert table.match is not None
+                result = match_result(table.match)
                 tour.record(index, result)
                 tour.version = await self.db.update_tournament(
                     tour.tournament_id,
@@ -470,11 +498,11 @@ class Tournaments:
                     status=tour.status,
                     result=(index, result.hands_a, result.hands_b, result.cards_a, result.cards_b),
                 )
-                await self.out.say(chat_id, match_done_text(tour, index, lang))
+                news.append(match_done_text(tour, index, lang, await self._ledger(table)))
                 if tour.status == DONE:
                     self._show_tour(tour)
-                    await self.out.say(chat_id, final_message(tour, lang))
-                    return
+                    news.append(final_message(tour, lang))
+                    return None
                 index = tour.next_fixture()
                 continue
             # cancelled (or gone): the match is played again
@@ -482,16 +510,17 @@ class Tournaments:
             tour.version = await self.db.update_tournament(
                 tour.tournament_id, tour.version, table=(index, None, None)
             )
-            await self.out.say(chat_id, t(lang, "tour_replay"))
-            break
-        if index is None:
-            return
-        if await self.tables.table_for_chat(chat_id) is not None:
-            return  # the group's table closes first: its closing brings the tournament back
-        f = tour.fixtures[index]
-        if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
-            await self.out.say(chat_id, round_message(tour, f.round, lang))  # a new round
-        await self._open_match(tour, index)
+            news.append(t(lang, "tour_replay"))
+            return index
+        return None
+
+    async def _ledger(self, table: Table) -> str:
+        """What a match's table wrote in the group's ledger, as a match's end says it."""
+        try:
+            return await self.play.ledger_lines(table, table.lang)
+        except Exception:  # the result and the standings are said all the same
+            log.exception("table %s: reading the balances failed", table.table_id)
+            return ""
 
     async def _open_match(self, tour: Tournament, index: int) -> None:
         """Open and start the table of match `index` (its seats written with it)."""
@@ -503,6 +532,7 @@ class Tournaments:
             tour.organiser_id,
             Options.parse(tour.variant, TOURNAMENT_OPTIONS),
             lang=tour.lang,
+            tournament=tour.tournament_id,  # no rematch: the tournament opens the next match
         )
         for m in seats:
             table.seats.append(Seat(m.user_id, m.name, m.level if m.is_bot else None, m.lang))

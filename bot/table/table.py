@@ -101,6 +101,7 @@ class Table:
     counts: bool = False  # §10.5: a table with computer seats writes to the group ledger
     pin: bool = False  # the bot pins the table message (when it is an admin that may)
     rematch: int | None = None  # the table opened by this finished one's rematch button
+    tournament: int | None = None  # the tournament whose match it plays (§11): no rematch
     match: Match | None = None
     hand: HandState | None = None
     move_no: int = 0  # the stored version (storage bumps it on every write)
@@ -388,6 +389,7 @@ class Table:
             | ({"closed": self.closed} if self.closed else {})
             | ({"title": self.title} if self.title else {})
             | ({"final": self.final_message_id} if self.final_message_id else {})
+            | ({"tournament": self.tournament} if self.tournament is not None else {})
         )
 
     def options_json(self) -> str:
@@ -438,6 +440,7 @@ class Table:
             closed=extra.get("closed"),
             title=extra.get("title"),
             final_message_id=extra.get("final"),
+            tournament=extra.get("tournament"),
         )
         if match_json:
             t.match = Match.from_dict(json.loads(match_json))

@@ -224,10 +224,13 @@ def status_text(tour: Tournament, lang: str) -> str:
     return "\n".join(lines)
 
 
-def match_done_text(tour: Tournament, index: int, lang: str) -> str:
-    """Said in the group when a match of the tournament ends: its result, and the standings
-    as they are now (the last match's are the final ones, `final_message`)."""
+def match_done_text(tour: Tournament, index: int, lang: str, ledger_html: str = "") -> str:
+    """Said in the group when a match of the tournament ends: its result, what the group's
+    ledger got (`ledger_html`, built by the service, which knows the balances), and the
+    standings as they are now (the last match's are the final ones, `final_message`)."""
     lines = [t(lang, "tour_match_done", result_html=result_line(tour, index, lang))]
+    if ledger_html:
+        lines.append(ledger_html)
     if tour.status != DONE:
         lines.append("")
         lines.extend(standings_lines(tour, lang)[:-1])  # the tiebreaks: in /torneo
