@@ -2,7 +2,9 @@
 service (`bot/service/tournament.py`), send.
 
     /torneo                        a new tournament (its registration message), or, while one
-                                   runs, the standings and the next match
+                                   runs, the standings and the next match; once the last
+                                   one is over, its final standings and a button that opens
+                                   a new one
     /torneo due | briscolone | scoperta | coperta
                                    a new tournament of single players in that 2-player
                                    variant (singoli | singles: due); quattro | coppie: pairs
@@ -114,9 +116,12 @@ async def _add_bot(context: BotContext, chat: Chat, user: User, rest: list[str])
 
 @chat_tap
 async def tour_tap(tap: Tap, chat: Chat) -> Reply:
-    """A tap on the tournament message: new (team), bot, leave, go, cancel."""
+    """A tap on the tournament message: new (team), bot, leave, go, cancel; or on a finished
+    one's standings (/torneo): again, a new tournament."""
     tours, who = tap.context.service.tournaments, tap.who
     tid, op = int(tap.fields[0]), tap.fields[1]
+    if op == "again":
+        return await tours.tour_again(chat.id, who, tap.message_id)
     if op in ("new", "leave"):
         anyone = tours.tour_new_team if op == "new" else tours.tour_leave
         return await anyone(chat.id, who, tid)

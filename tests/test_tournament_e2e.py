@@ -308,13 +308,15 @@ def ringing(fake, group, after: int, before: int | None = None) -> list[FakeMess
     ]
 
 
-async def test_tournament_matches_end_with_one_notification_and_no_rematch(
+async def test_tournament_matches_end_with_one_notification_and_torneo_shows_the_last_one(
     tmp_path: Path,
 ) -> None:
     """Issue 54.5: three computers play a tournament of singles (three matches, a round each).
     Each match ends with no message of its own and no rematch (a forged rematch tap is
     refused): the tournament's result, what the ledger got, the standings and the next round
-    (or the final standings) come as one message, the only one that notifies."""
+    (or the final standings) come as one message, the only one that notifies. Then /torneo
+    shows the final standings with a button that opens a new tournament like it (a second
+    tap changes nothing)."""
     async with asyncio.timeout(120), telegram() as fake:
         mario = fake.user(331, "Mario")
         luigi = fake.user(332, "Luigi")
@@ -350,6 +352,36 @@ async def test_tournament_matches_end_with_one_notification_and_no_rematch(
             refused = (await fake.answer_for(qid, WAIT)).text
             assert refused == "Una partita del torneo non ha rivincita: il torneo va avanti da sé."
             assert len(store.rows("SELECT 1 FROM tables")) == 3
+            over = fake.last_id(group)  # what follows is /torneo's
+            # /torneo once it is over: the final standings and a button, no new tournament
+            reply = await say(fake, luigi, group, "/torneo")
+            assert reply.text.startswith("🏆 Torneo finito! Classifica finale:"), reply.text
+            assert "🏆 Vince 🤖 " in reply.text and "/torneo coppie" in reply.text
+            assert [b.text for b in reply.buttons] == ["🆕 Nuovo torneo"]
+            assert len(store.rows("SELECT 1 FROM tournaments")) == 1
+            before = fake.last_id(group)
+            qid = await fake.press(luigi, reply.button("Nuovo torneo"))
+            assert (await fake.answer_for(qid, WAIT)).text in ("", None)
+            fresh = await fake.wait_for(
+                lambda: next(
+                    (m for m in fake.bot_messages(group, after=before) if m.buttons), None
+                ),
+                WAIT,
+            )
+            assert fresh.text.startswith("🏆 Torneo all'italiana"), fresh.text
+            assert "Organizza Luigi." in fresh.text and "uno contro uno" in fresh.text
+            assert "Giocatori iscritti: 0" in fresh.text
+            await fake.wait_for(lambda: not fake.message(group, reply.message_id).buttons, WAIT)
+            # the button again (a double tap): refused, nothing opens
+            data = f"T:{store.rows('SELECT MIN(tournament_id) FROM tournaments')[0][0]}:again"
+            qid = await fake.press_raw(luigi, group, reply.message_id, data)
+            refused = (await fake.answer_for(qid, WAIT)).text
+            assert refused == "C'è già un torneo aperto in questo gruppo: /torneo lo mostra."
+            rows = store.rows("SELECT status, variant, organiser_id FROM tournaments ORDER BY 1")
+            assert sorted(tuple(r) for r in rows) == [
+                ("finished", "due", mario.id),
+                ("registering", "due", luigi.id),
+            ]
             bot.check_logs()
 
         # no rematch anywhere; each match's end: no message of its own, one that notifies
@@ -357,19 +389,15 @@ async def test_tournament_matches_end_with_one_notification_and_no_rematch(
         # pairings; after the last, the final standings)
         assert not [b for m in fake.bot_messages(group) for b in m.buttons if "Rivincita" in b.text]
         for k, (_, table_message) in enumerate(tables):
-            nxt = tables[k + 1][1] if k + 1 < len(tables) else None
-            after = [
-                m
-                for m in fake.bot_messages(group, after=table_message)
-                if nxt is None or m.message_id < nxt
-            ]
+            nxt = tables[k + 1][1] if k + 1 < len(tables) else over + 1
+            after = [m for m in fake.bot_messages(group, after=table_message) if m.message_id < nxt]
             assert not [m for m in after if m.text.startswith("🏆 Partita finita")]
             news_list = ringing(fake, group, after=table_message, before=nxt)
             assert len(news_list) == 1, [m.text for m in news_list]
             (news,) = news_list
             assert news.text.startswith("🏆 Partita del torneo finita"), news.text
             assert "📒 Non va nei conti del gruppo: c'erano computer al tavolo." in news.text
-            if nxt is not None:
+            if k + 1 < len(tables):
                 assert f"🏆 Turno {k + 2} di 3" in news.text, news.text
             else:
                 assert "🏆 Torneo finito! Classifica finale:" in news.text, news.text

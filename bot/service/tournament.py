@@ -20,6 +20,10 @@ ends with no message of its own and no rematch (the tournament opens the next ma
 tournament's message after it says the result and what the ledger got, the standings and what
 comes next (the next round's pairings, or the final standings), one message that notifies.
 
+/torneo once the group's last tournament is over (none registering or running) shows its
+final standings with a button that opens a new one like it (`tour_again`); `/torneo due`,
+`/torneo coppie` open a new one at once.
+
 `/torneo due` (or another 2-player variant: `SINGLES_VARIANTS`) is a tournament of single
 players: each "team" is one person, the matches are one against one in that variant, the
 rest the same; its texts say "players" (`Tournament.key`).
@@ -58,6 +62,7 @@ from bot.table.tournament import (
 )
 from bot.view.render import Button, Rendered
 from bot.view.render_tournament import (
+    again_message,
     final_message,
     match_done_text,
     round_message,
@@ -182,12 +187,13 @@ class Tournaments:
     # ------------------------------------------------------------------ /torneo
 
     async def tournament(
-        self, chat_id: int, person: Person, is_group: bool, variant: str = PAIRS_VARIANT
+        self, chat_id: int, person: Person, is_group: bool, variant: str | None = None
     ) -> Reply:
-        """/torneo without arguments: a new tournament with its registration message (of
-        pairs; with a 2-player `variant`, /torneo due: of single players), or, while one
-        registers, its message again below; while one runs, the standings and the next
-        match."""
+        """/torneo: a new tournament with its registration message (of pairs; with a 2-player
+        `variant`, /torneo due: of single players), or, while one registers, its message
+        again below; while one runs, the standings and the next match. Without a `variant`
+        (a bare /torneo), once the group's last tournament is over: its final standings and
+        the button that opens a new one like it (`tour_again`)."""
         lang = await self.langs.chat(chat_id)
         if not is_group:
             return Reply(t(reply_lang(lang), "err_group_only"))
@@ -200,18 +206,45 @@ class Tournaments:
                     return Reply(status_text(tour, tour.lang))
                 await self._post_tour(tour)
                 return Reply("")
-            row = await self.db.create_tournament(
-                chat_id,
-                person.user_id,
-                person.name,
-                lang,
-                json.dumps(list(DEFAULT_POINTS)),
-                "[]",
-                variant,
-            )
-            if row is None:
-                return Reply(t(reply_lang(lang), "err_busy"))
-            await self._post_tour(self._tour(row))
+            if variant is None:
+                last = await self.db.last_tournament(chat_id)
+                if last is not None and last.status == DONE:
+                    tour = self._tour(last)
+                    content = again_message(tour, tour.lang)
+                    return Reply(content.text, content.keyboard, key="tour_again")
+            return await self._open_tour(chat_id, person, lang, variant or PAIRS_VARIANT)
+
+    async def tour_again(self, chat_id: int, person: Person, message_id: int | None) -> Reply:
+        """The button under a finished tournament's final standings (`again_message`, the
+        message `message_id`): a new tournament like the group's last one (its variant),
+        organised by who tapped; refused while the group has one registering or running."""
+        lang = await self.langs.chat(chat_id)
+        await self.db.upsert_user(person.user_id, person.name)
+        async with self.tables.chat_lock(chat_id):
+            if await self.db.active_tournament(chat_id) is not None:
+                return Reply(t(reply_lang(lang), "err_tour_open"))
+            last = await self.db.last_tournament(chat_id)
+            variant = last.variant if last is not None else PAIRS_VARIANT
+            reply = await self._open_tour(chat_id, person, lang, variant)
+        if not reply.text and message_id is not None:  # the button has done its work
+            self.tables.spawn(self.out.clear_buttons(chat_id, message_id))
+        return reply
+
+    async def _open_tour(self, chat_id: int, person: Person, lang: str, variant: str) -> Reply:
+        """Under the group's lock, none registering or running: a new tournament of `variant`,
+        its registration message posted."""
+        row = await self.db.create_tournament(
+            chat_id,
+            person.user_id,
+            person.name,
+            lang,
+            json.dumps(list(DEFAULT_POINTS)),
+            "[]",
+            variant,
+        )
+        if row is None:
+            return Reply(t(reply_lang(lang), "err_busy"))
+        await self._post_tour(self._tour(row))
         return Reply("")
 
     async def _tour_op(

@@ -1,8 +1,9 @@
 """Telegram rendering of a tournament (RULES §11): its message in the group (registration with
 its buttons; then the standings and the next match), each round's pairings, the final
-standings and the placing. HTML parse mode: every name is escaped. A tournament of single
-players (`Tournament.singles`) names each player where a team would be named, and its texts
-say "players" (`Tournament.key`).
+standings and the placing, and what /torneo answers once it is over (`again_message`, with
+the button that opens a new one). HTML parse mode: every name is escaped. A tournament of
+single players (`Tournament.singles`) names each player where a team would be named, and its
+texts say "players" (`Tournament.key`).
 
 Button data: `bot.view.callback_data` (`T:` kinds).
 """
@@ -235,6 +236,14 @@ def match_done_text(tour: Tournament, index: int, lang: str, ledger_html: str = 
         lines.append("")
         lines.extend(standings_lines(tour, lang)[:-1])  # the tiebreaks: in /torneo
     return "\n".join(lines)
+
+
+def again_message(tour: Tournament, lang: str) -> Rendered:
+    """What /torneo answers once the group's last tournament is over: its final standings,
+    and the button that opens a new one like it."""
+    text = f"{final_message(tour, lang)}\n\n{t(lang, 'tour_again_hint')}"
+    button = Button(t(lang, "btn_tour_again"), callback_data("T", tour.tournament_id, "again"))
+    return Rendered(text, [[button]])
 
 
 def final_message(tour: Tournament, lang: str) -> str:

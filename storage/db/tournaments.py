@@ -1,5 +1,6 @@
 """Tournaments (RULES §11): at most one registering or running per chat, its fixtures and
-results, each change checked against the version it was read at.
+results, each change checked against the version it was read at; a chat's newest
+tournament, whatever its status (what /torneo shows once the last one is over).
 """
 
 from __future__ import annotations
@@ -101,6 +102,15 @@ class TournamentStore(Store):
             row = await conn.one(
                 "SELECT * FROM tournaments WHERE chat_id = ?"
                 " AND status IN ('registering', 'running')",
+                (chat_id,),
+            )
+            return None if row is None else await self._tournament(conn, row)
+
+    async def last_tournament(self, chat_id: int) -> TournamentRow | None:
+        """The chat's newest tournament, whatever its status; None if it never had one."""
+        async with self._read() as conn:
+            row = await conn.one(
+                "SELECT * FROM tournaments WHERE chat_id = ? ORDER BY tournament_id DESC LIMIT 1",
                 (chat_id,),
             )
             return None if row is None else await self._tournament(conn, row)
