@@ -15,10 +15,13 @@ tournament wait until it closes. A restarted bot does the same for every running
 Members may change between matches (§11.3): a member leaves their team (`/torneo esci`), and
 someone in no team takes the free place with the team's button; a place still free when the
 team's match opens is played by a computer (`normal`). Each match keeps who played it.
-Tournament tables are ordinary tables for the ledger (§10.2, §10.5). A tournament's match
-ends with no message of its own and no rematch (the tournament opens the next match): the
-tournament's message after it says the result and what the ledger got, the standings and what
-comes next (the next round's pairings, or the final standings), one message that notifies.
+Tournament tables are ordinary tables for the ledger (§10.2, §10.5): a match with a computer
+at the table writes to it only if the organiser chose so before the start (`/torneo conti
+sì`, the tournament's `counts`, given to each of its tables), and then only the people's
+deltas; the registration message and the start say which. A tournament's match ends with no
+message of its own and no rematch (the tournament opens the next match): the tournament's
+message after it says the result and what the ledger got, the standings and what comes next
+(the next round's pairings, or the final standings), one message that notifies.
 
 /torneo once the group's last tournament is over (none registering or running) shows its
 final standings with a button that opens a new one like it (`tour_again`); `/torneo due`,
@@ -46,7 +49,7 @@ from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service.closing import Closing
 from bot.service.core import Tables
 from bot.service.langs import note_person, own_lang
-from bot.service.lobby import Lobby
+from bot.service.lobby import SWITCH_WORDS, Lobby
 from bot.service.types import AdminCheck, Person, Reply, refusal, reply_lang
 from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.table.tournament import (
@@ -64,6 +67,7 @@ from bot.view.render import Button, Rendered
 from bot.view.render_tournament import (
     again_message,
     final_message,
+    ledger_line,
     match_done_text,
     round_message,
     status_text,
@@ -90,6 +94,7 @@ def tournament_from_row(row: TournamentRow, default_lang: str) -> Tournament:
         message_id=row.message_id,
         version=row.version,
         variant=row.variant,
+        counts=row.counts,
     )
     for f in row.fixtures:
         result = None
@@ -280,6 +285,7 @@ class Tournaments:
                     status=tour.status,
                     teams_json=tour.teams_json(),
                     points_json=tour.points_json(),
+                    counts=tour.counts,
                     schedule=schedule,
                 )
             except StorageError:
@@ -403,6 +409,32 @@ class Tournaments:
         reply, _ = await self._organiser_op(chat_id, person, admin, op)
         return reply
 
+    async def tour_counts(
+        self,
+        chat_id: int,
+        person: Person,
+        value: str,
+        *,
+        is_admin: bool | AdminCheck,
+        tournament_id: int | None = None,
+    ) -> Reply:
+        """/torneo conti sì|no (or its button): whether the matches with a computer at the
+        table go in the group's ledger (§10.5: only the people's deltas), before the start;
+        the organiser's (or an admin's) choice. A word that is no yes or no changes nothing."""
+        switch = SWITCH_WORDS.get(value.strip().lower())
+        if switch is None:
+            lang = await self.langs.chat(chat_id)
+            return Reply(t(reply_lang(lang), "err_tour_counts"))
+        counts = switch == "true"
+        admin = await self._tour_admin(chat_id, person, is_admin)
+
+        def op(tr: Tournament) -> str:
+            tr.set_counts(counts)
+            return "ok_tour_counts_on" if counts else "ok_tour_counts_off"
+
+        reply, _ = await self._organiser_op(chat_id, person, admin, op, tournament_id=tournament_id)
+        return reply
+
     async def tour_start(
         self,
         chat_id: int,
@@ -422,16 +454,15 @@ class Tournaments:
         )
         if tour is None:
             return reply
-        await self.out.say(
-            chat_id,
-            t(
-                tour.lang,
-                tour.key("tour_started"),
-                teams=len(tour.teams),
-                matches=len(tour.fixtures),
-                rounds=tour.rounds,
-            ),
+        started = t(
+            tour.lang,
+            tour.key("tour_started"),
+            teams=len(tour.teams),
+            matches=len(tour.fixtures),
+            rounds=tour.rounds,
         )
+        # §10.5: whether its matches go in the group's ledger, said as it starts
+        await self.out.say(chat_id, started + "\n" + ledger_line(tour, tour.lang))
         await self._tour_step(chat_id)
         return Reply("")
 
@@ -565,6 +596,7 @@ class Tournaments:
             tour.organiser_id,
             Options.parse(tour.variant, TOURNAMENT_OPTIONS),
             lang=tour.lang,
+            counts=tour.counts,  # §10.5: only the people's deltas, if the organiser chose so
             tournament=tour.tournament_id,  # no rematch: the tournament opens the next match
         )
         for m in seats:

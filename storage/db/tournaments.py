@@ -36,6 +36,7 @@ class TournamentStore(Store):
             message_id=row["message_id"],
             version=row["version"],
             variant=row["variant"],
+            counts=bool(row["counts"]),
             fixtures=tuple(
                 FixtureRow(
                     f["match_no"],
@@ -131,16 +132,17 @@ class TournamentStore(Store):
         status: str | None = None,
         teams_json: str | None = None,
         points_json: str | None = None,
+        counts: bool | None = None,
         message_id: int | Unset | None = UNSET,
         schedule: Sequence[NewFixture] = (),
         table: tuple[int, int | None, str | None] | None = None,
         result: tuple[int, int, int, int, int] | None = None,
     ) -> int:
         """In one transaction: check the stored version is `expected_version` (else
-        StaleMove, nothing written), set the columns given, write the `schedule` (when the
-        tournament starts), a match's table (`table`: match_no, table_id or None, seats_json)
-        and a match's result (`result`: match_no, hands_a, hands_b, cards_a, cards_b; only
-        once). Returns the new version."""
+        StaleMove, nothing written), set the columns given (`counts`: §10.5), write the
+        `schedule` (when the tournament starts), a match's table (`table`: match_no, table_id
+        or None, seats_json) and a match's result (`result`: match_no, hands_a, hands_b,
+        cards_a, cards_b; only once). Returns the new version."""
         if status is not None and status not in TOURNAMENT_STATUSES:
             raise ValueError(f"unknown tournament status {status!r}")
         changes: dict[str, Any] = {}
@@ -150,6 +152,8 @@ class TournamentStore(Store):
             changes["teams_json"] = teams_json
         if points_json is not None:
             changes["points_json"] = points_json
+        if counts is not None:
+            changes["counts"] = int(counts)
         if not isinstance(message_id, Unset):
             changes["message_id"] = message_id
         now = _now()
