@@ -39,8 +39,10 @@ def tour_message(fake, group):
 
 
 async def tap(fake, user, group, label: str) -> str:
-    msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
-    qid = await fake.press(user, msg.button(label))
+    """`user` taps the tournament message's button `label`, once the message shows it (the
+    message is brought up to date after the answer to the tap before)."""
+    button = await fake.wait_for(lambda: tour_message(fake, group).button(label), WAIT)
+    qid = await fake.press(user, button)
     return (await fake.answer_for(qid, WAIT)).text or ""
 
 
