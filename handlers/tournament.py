@@ -2,7 +2,9 @@
 service (`bot/service/tournament.py`), send.
 
     /torneo                        a new tournament (its registration message), or, while one
-                                   runs, the standings and the next match
+                                   runs, the standings and the next match; once the last
+                                   one is over, its final standings and a button that opens
+                                   a new one
     /torneo due | briscolone | scoperta | coperta
                                    a new tournament of single players in that 2-player
                                    variant (singoli | singles: due); quattro | coppie: pairs
@@ -12,6 +14,9 @@ service (`bot/service/tournament.py`), send.
     /torneo esci | leave           leave your team (between matches: §11.3)
     /torneo bot [N] [livello]      the organiser adds a computer player (to team N)
     /torneo punti 7 5 4 3 2 0      the match points for 5-0, 4-1, 3-2, 2-3, 1-4, 0-5 (§11.2)
+    /torneo conti sì | no          the organiser: matches with a computer at the table go in
+                                   the group's ledger, without the computers (§10.5); also
+                                   `counts yes`, `conti=sì`, `counts=no`
     /torneo avvia | start          the organiser starts it
     /torneo annulla | cancel       the organiser (or an admin) cancels it
 """
@@ -38,6 +43,7 @@ JOIN = {"entra", "join"}
 LEAVE = {"esci", "leave"}
 BOT = {"bot", "computer"}
 POINTS = {"punti", "points"}
+COUNTS = {"conti", "counts", "conta"}
 START = {"avvia", "start", "go", "inizia"}
 CANCEL = {"annulla", "cancel"}
 # /torneo due: the variant of a new tournament (a 2-player one: single players)
@@ -63,6 +69,9 @@ def _team(word: str) -> int | None:
 async def cmd_tournament(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     tours, who = context.service.tournaments, person(user)
     args = [a.lower() for a in (context.args or [])]
+    if args and "=" in args[0]:  # `counts=yes`, as /settings takes it
+        key, _, value = args[0].partition("=")
+        args = [key, *([value] if value else []), *args[1:]]
     lang = await context.service.langs.chat(chat.id)
     usage = Reply(t(lang, "err_tour_usage"))
     if not args:
@@ -87,6 +96,11 @@ async def cmd_tournament(update: Update, context: BotContext, chat: Chat, user: 
             reply = await tours.tour_points(chat.id, who, [int(n) for n in numbers], is_admin=admin)
         else:
             reply = Reply(t(lang, "err_tour_points"))
+    elif word in COUNTS:
+        if len(rest) == 1:
+            reply = await tours.tour_counts(chat.id, who, rest[0], is_admin=admin)
+        else:
+            reply = Reply(t(lang, "err_tour_counts"))
     elif word in START and not rest:
         reply = await tours.tour_start(chat.id, who, is_admin=admin)
     elif word in CANCEL and not rest:
@@ -114,9 +128,12 @@ async def _add_bot(context: BotContext, chat: Chat, user: User, rest: list[str])
 
 @chat_tap
 async def tour_tap(tap: Tap, chat: Chat) -> Reply:
-    """A tap on the tournament message: new (team), bot, leave, go, cancel."""
+    """A tap on the tournament message: new (team), bot, leave, go, cancel; or on a finished
+    one's standings (/torneo): again, a new tournament."""
     tours, who = tap.context.service.tournaments, tap.who
     tid, op = int(tap.fields[0]), tap.fields[1]
+    if op == "again":
+        return await tours.tour_again(chat.id, who, tap.message_id)
     if op in ("new", "leave"):
         anyone = tours.tour_new_team if op == "new" else tours.tour_leave
         return await anyone(chat.id, who, tid)
@@ -131,7 +148,20 @@ async def tour_join_tap(tap: Tap, chat: Chat) -> Reply:
     return await tap.context.service.tournaments.tour_join(chat.id, tap.who, team, tid)
 
 
-TAPS: tuple[TapRoute, ...] = ((cb.CB_TOUR, tour_tap), (cb.CB_TOUR_JOIN, tour_join_tap))
+@chat_tap
+async def tour_counts_tap(tap: Tap, chat: Chat) -> Reply:
+    """A tap on "Conta le partite coi computer" (or its opposite): §10.5, the organiser's."""
+    tid, value = int(tap.fields[0]), tap.fields[1]
+    return await tap.context.service.tournaments.tour_counts(
+        chat.id, tap.who, value, is_admin=tap.admin(chat), tournament_id=tid
+    )
+
+
+TAPS: tuple[TapRoute, ...] = (
+    (cb.CB_TOUR, tour_tap),
+    (cb.CB_TOUR_JOIN, tour_join_tap),
+    (cb.CB_TOUR_COUNTS, tour_counts_tap),
+)
 
 
 def handlers() -> list[BaseHandler[Update, BotContext, None]]:

@@ -369,6 +369,13 @@ _V14: Final[Migration] = ("ALTER TABLE rendered ADD COLUMN pace REAL NOT NULL DE
 # any worker tells a routine change from one that matters by what the message shows.
 _V15: Final[Migration] = ("ALTER TABLE rendered ADD COLUMN moment TEXT NOT NULL DEFAULT ''",)
 
+# RULES §10.5 for a tournament: whether its matches with a computer at the table write to the
+# group's ledger (only the people's deltas), as the organiser chose before the start; its
+# tables take it as their `counts`.
+_V16: Final[Migration] = (
+    "ALTER TABLE tournaments ADD COLUMN counts INTEGER NOT NULL DEFAULT 0 CHECK (counts IN (0, 1))",
+)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -385,6 +392,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V13,
     _V14,
     _V15,
+    _V16,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

@@ -339,6 +339,10 @@ STEPS: Final[dict[int, Migration]] = {
     13: ("CREATE INDEX group_calls_by_chat ON group_calls (chat_id, at)",),  # _V13
     14: ("ALTER TABLE rendered ADD COLUMN pace DOUBLE PRECISION NOT NULL DEFAULT 0",),  # _V14
     15: ("ALTER TABLE rendered ADD COLUMN moment TEXT NOT NULL DEFAULT ''",),  # _V15
+    16: (  # storage.migrations._V16
+        "ALTER TABLE tournaments ADD COLUMN counts BIGINT NOT NULL DEFAULT 0"
+        " CHECK (counts IN (0, 1))",
+    ),
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"

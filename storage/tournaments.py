@@ -39,6 +39,7 @@ class TournamentRow:
     version: int
     variant: str  # quattro (pairs) or a 2-player variant (singles)
     fixtures: tuple[FixtureRow, ...]
+    counts: bool = False  # §10.5: its matches with a computer at the table write the ledger
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from storage import Database
 from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from tests.support.people import OK, card_buttons, hand_message, say, your_turn
 from tests.support.stand_in import telegram
-from tests.support.telegram import ButtonNotFound
+from tests.support.telegram import ButtonNotFound, FakeMessage
 
 POINTS = {5: 7, 4: 5, 3: 4, 2: 3, 1: 2, 0: 0}  # §11.2, as the issue states it
 # a team by its number and its members: "Squadra 2 (🤖 Ada & 🤖 Bruno)" (issue 38)
@@ -43,8 +43,10 @@ def tour_message(fake, group):
 
 
 async def tap(fake, user, group, label: str) -> str:
-    msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
-    qid = await fake.press(user, msg.button(label))
+    """`user` taps the tournament message's button `label`, once the message shows it (the
+    message is brought up to date after the answer to the tap before)."""
+    button = await fake.wait_for(lambda: tour_message(fake, group).button(label), WAIT)
+    qid = await fake.press(user, button)
     return (await fake.answer_for(qid, WAIT)).text or ""
 
 
@@ -299,6 +301,257 @@ async def test_singles_tournament_end_to_end_with_a_restart(tmp_path: Path) -> N
         assert len(tables) == 3
         assert all(v == "due" and len(json.loads(s)["seats"]) == 2 for v, s in tables)
         assert "🏆 Vince " in final.text and "Squadra" not in final.text
+
+
+LEDGER_OFF_BOTS = (
+    "📒 Le partite con un computer al tavolo non vanno nei conti del gruppo: ci vanno solo"
+    " quelle fra persone."
+)
+LEDGER_ON = (
+    "📒 Le partite vanno nei conti del gruppo; dove gioca un computer, pagano e incassano"
+    " solo le persone."
+)
+COUNTS_HINT = "L'organizzatore può farle contare (senza i computer): /torneo conti sì."
+COUNTS_USAGE = (
+    "Conti del gruppo: /torneo conti sì (le partite con un computer al tavolo contano, senza i"
+    " computer) o /torneo conti no."
+)
+COUNTS_ON = "Le partite con un computer al tavolo vanno nei conti del gruppo (senza i computer)."
+COUNTS_OFF = "Le partite con un computer al tavolo non vanno nei conti del gruppo."
+NOT_ORGANISER = "Solo chi organizza il torneo o un amministratore può farlo."
+
+
+def ringing(fake, group, after: int, before: int | None = None) -> list[FakeMessage]:
+    """The bot's messages in the group after message `after` (and before `before`) that
+    notify (sent without disable_notification)."""
+    silent = fake.silent(group)
+    return [
+        m
+        for m in fake.bot_messages(group, after=after)
+        if m.message_id not in silent and (before is None or m.message_id < before)
+    ]
+
+
+async def test_s10_5_a_tournament_with_a_computer_says_whether_it_counts_and_counts_when_asked(
+    tmp_path: Path,
+) -> None:
+    """Issue 54.3: two teams, Mario & Luigi against Eve & a computer. The registration message
+    says the matches with a computer stay out of the group's ledger, and how to change it;
+    bad words and someone else's try change nothing; `/torneo counts=yes` and the button
+    switch it; the start says the matches count; the match writes the people's deltas only
+    (§10.5), and the tournament's message after it says what the ledger got."""
+    rng = random.Random(54)
+    async with asyncio.timeout(150), telegram() as fake:
+        mario = fake.user(321, "Mario")
+        luigi = fake.user(322, "Luigi")
+        eve = fake.user(323, "Eve <3")
+        group = fake.group(-100903, "Conti", members=[mario, luigi, eve])
+        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
+            store = Store(bot.db_path)
+            await bot.start()
+            for p in (mario, luigi, eve):
+                await say(fake, p, p, "/start")
+            await fake.send_text(mario, group, f"/torneo@{BOT_NAME}")
+            msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            # nobody registered yet: matches of people count, one with a computer would not
+            assert (
+                "📒 Le partite fra persone vanno nei conti del gruppo; una con un computer al"
+                " tavolo no. " + COUNTS_HINT in msg.text
+            ), msg.text
+            assert await tap(fake, mario, group, "Nuova squadra") == "Sei nella squadra 1."
+            assert await tap(fake, luigi, group, "Entra nella squadra 1") == "Sei nella squadra 1."
+            assert await tap(fake, eve, group, "Nuova squadra") == "Sei nella squadra 2."
+            assert await tap(fake, mario, group, "+ 🤖") == "Un computer gioca nella squadra 2."
+            msg = await fake.wait_for(
+                lambda: (m := tour_message(fake, group)) and LEDGER_OFF_BOTS in m.text and m,
+                WAIT,
+            )
+            assert f"{LEDGER_OFF_BOTS} {COUNTS_HINT}" in msg.text
+            assert msg.button("📒 Conta le partite coi computer")
+
+            def counts() -> int:
+                return int(store.rows("SELECT counts FROM tournaments")[0][0])
+
+            # bad input, and someone else than the organiser: a clear answer, nothing changes
+            for text in (
+                "/torneo conti forse",
+                "/torneo conti",
+                "/torneo counts=",
+                "/torneo conti sì no",
+            ):
+                reply = await say(fake, mario, group, text)
+                assert reply.text == COUNTS_USAGE, (text, reply.text)
+            reply = await say(fake, luigi, group, "/torneo conti sì")
+            assert reply.text == NOT_ORGANISER, reply.text
+            assert await tap(fake, luigi, group, "Conta le partite coi computer") == NOT_ORGANISER
+            assert counts() == 0
+            assert LEDGER_OFF_BOTS in tour_message(fake, group).text
+            # the organiser switches it: by command (as /settings takes it), and by button
+            reply = await say(fake, mario, group, "/torneo counts=yes")
+            assert reply.text == COUNTS_ON, reply.text
+            await fake.wait_for(lambda: LEDGER_ON in tour_message(fake, group).text, WAIT)
+            assert (
+                await tap(fake, mario, group, "Non contare le partite coi computer") == COUNTS_OFF
+            )
+            await fake.wait_for(lambda: LEDGER_OFF_BOTS in tour_message(fake, group).text, WAIT)
+            assert counts() == 0
+            assert await tap(fake, mario, group, "Conta le partite coi computer") == COUNTS_ON
+            msg = await fake.wait_for(
+                lambda: (m := tour_message(fake, group)) and LEDGER_ON in m.text and m, WAIT
+            )
+            assert COUNTS_HINT not in msg.text and msg.button("Non contare le partite coi computer")
+            assert counts() == 1
+            assert await tap(fake, mario, group, "Avvia il torneo") == ""
+            started = await fake.wait_for(
+                lambda: next(
+                    (m for m in fake.bot_messages(group) if "Il torneo comincia" in m.text), None
+                ),
+                WAIT,
+            )
+            assert LEDGER_ON in started.text, started.text
+            # once it runs, the choice stays
+            reply = await say(fake, mario, group, "/torneo conti no")
+            assert reply.text == "Il torneo è già cominciato.", reply.text
+            assert counts() == 1
+
+            def the_table() -> tuple[int, int] | None:
+                rows = store.rows(
+                    "SELECT t.table_id, t.table_message_id FROM tournament_matches m JOIN tables t"
+                    " ON t.table_id = m.table_id WHERE m.match_no = 0"
+                )
+                return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+
+            table_id, message_id = await fake.wait_for(the_table, WAIT, message="the table")
+            await play_match(fake, group, [mario, luigi, eve], message_id, rng)
+            final = await fake.wait_for(
+                lambda: next(
+                    (m for m in fake.bot_messages(group) if "Torneo finito" in m.text), None
+                ),
+                WAIT,
+            )
+            (row,) = store.rows(
+                "SELECT seats_json, match_json FROM tables WHERE table_id = ?", table_id
+            )
+            seats = json.loads(row[0])
+            hands_won = json.loads(row[1])["hands_won"]
+            entries = store.rows(
+                "SELECT e.user_id, e.delta FROM ledger_entries e JOIN ledger_hands h"
+                " ON h.chat_id = e.chat_id AND h.hand_key = e.hand_key WHERE h.table_id = ?",
+                table_id,
+            )
+            bot.check_logs()
+        # §10.5: the people's deltas only; no computer pays or collects; the entry sums to zero
+        assert [s["user_id"] for s in seats["seats"]] == [mario.id, eve.id, luigi.id, None]
+        moved = dict.fromkeys((mario.id, luigi.id, eve.id), 0)
+        for user_id, delta in entries:
+            assert user_id in moved, entries  # no computer's id in the ledger
+            moved[user_id] += delta
+        eve_side = 1 if hands_won[1] > hands_won[0] else -1  # seats 1 and 3 won, or lost
+        assert moved[eve.id] == eve_side
+        assert moved[mario.id] + moved[luigi.id] == -eve_side
+        assert all(moved[u] in (0, -eve_side) for u in (mario.id, luigi.id))
+        # the match's end says what the ledger got, in the one message that notifies
+        (news,) = ringing(fake, group, after=message_id)
+        assert news.message_id == final.message_id
+        assert news.text.startswith("🏆 Partita del torneo finita"), news.text
+        assert "📒 Conti del gruppo" in news.text and "Non va nei conti" not in news.text
+        assert f"Eve &lt;3: {'+' if eve_side > 0 else '−'}1 punto" in news.raw_text, news.raw_text
+        assert not [b for m in fake.bot_messages(group) for b in m.buttons if "Rivincita" in b.text]
+
+
+async def test_tournament_matches_end_with_one_notification_and_torneo_shows_the_last_one(
+    tmp_path: Path,
+) -> None:
+    """Issue 54.5: three computers play a tournament of singles (three matches, a round each).
+    Each match ends with no message of its own and no rematch (a forged rematch tap is
+    refused): the tournament's result, what the ledger got, the standings and the next round
+    (or the final standings) come as one message, the only one that notifies. Then /torneo
+    shows the final standings with a button that opens a new tournament like it (a second
+    tap changes nothing)."""
+    async with asyncio.timeout(120), telegram() as fake:
+        mario = fake.user(331, "Mario")
+        luigi = fake.user(332, "Luigi")
+        group = fake.group(-100904, "Tre computer", members=[mario, luigi])
+        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
+            store = Store(bot.db_path)
+            await bot.start()
+            await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
+            await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            for k in (1, 2, 3):
+                answer = await tap(fake, mario, group, "+ 🤖")
+                assert answer == f"Un computer è iscritto al torneo (giocatore {k}).", answer
+            await fake.wait_for(
+                lambda: "Giocatori iscritti: 3" in tour_message(fake, group).text, WAIT
+            )
+            assert await tap(fake, mario, group, "Avvia il torneo") == ""
+
+            def status() -> str:
+                return str(store.rows("SELECT status FROM tournaments")[0][0])
+
+            await fake.wait_for(lambda: status() == "finished", 90, interval=0.2)
+            await fake.wait_for(
+                lambda: any("Torneo finito" in m.text for m in fake.bot_messages(group)), WAIT
+            )
+            tables = store.rows(
+                "SELECT t.table_id, t.table_message_id FROM tournament_matches m"
+                " JOIN tables t ON t.table_id = m.table_id ORDER BY m.match_no"
+            )
+            assert len(tables) == 3
+            # a forged rematch tap on a tournament's match: refused, nothing opens
+            last = tables[-1]
+            qid = await fake.press_raw(luigi, group, last[1], f"r:{last[0]}")
+            refused = (await fake.answer_for(qid, WAIT)).text
+            assert refused == "Una partita del torneo non ha rivincita: il torneo va avanti da sé."
+            assert len(store.rows("SELECT 1 FROM tables")) == 3
+            over = fake.last_id(group)  # what follows is /torneo's
+            # /torneo once it is over: the final standings and a button, no new tournament
+            reply = await say(fake, luigi, group, "/torneo")
+            assert reply.text.startswith("🏆 Torneo finito! Classifica finale:"), reply.text
+            assert "🏆 Vince 🤖 " in reply.text and "/torneo coppie" in reply.text
+            assert [b.text for b in reply.buttons] == ["🆕 Nuovo torneo"]
+            assert len(store.rows("SELECT 1 FROM tournaments")) == 1
+            before = fake.last_id(group)
+            qid = await fake.press(luigi, reply.button("Nuovo torneo"))
+            assert (await fake.answer_for(qid, WAIT)).text in ("", None)
+            fresh = await fake.wait_for(
+                lambda: next(
+                    (m for m in fake.bot_messages(group, after=before) if m.buttons), None
+                ),
+                WAIT,
+            )
+            assert fresh.text.startswith("🏆 Torneo all'italiana"), fresh.text
+            assert "Organizza Luigi." in fresh.text and "uno contro uno" in fresh.text
+            assert "Giocatori iscritti: 0" in fresh.text
+            await fake.wait_for(lambda: not fake.message(group, reply.message_id).buttons, WAIT)
+            # the button again (a double tap): refused, nothing opens
+            data = f"T:{store.rows('SELECT MIN(tournament_id) FROM tournaments')[0][0]}:again"
+            qid = await fake.press_raw(luigi, group, reply.message_id, data)
+            refused = (await fake.answer_for(qid, WAIT)).text
+            assert refused == "C'è già un torneo aperto in questo gruppo: /torneo lo mostra."
+            rows = store.rows("SELECT status, variant, organiser_id FROM tournaments ORDER BY 1")
+            assert sorted(tuple(r) for r in rows) == [
+                ("finished", "due", mario.id),
+                ("registering", "due", luigi.id),
+            ]
+            bot.check_logs()
+
+        # no rematch anywhere; each match's end: no message of its own, one that notifies
+        # with the result, what the ledger got and what comes next (the next round's
+        # pairings; after the last, the final standings)
+        assert not [b for m in fake.bot_messages(group) for b in m.buttons if "Rivincita" in b.text]
+        for k, (_, table_message) in enumerate(tables):
+            nxt = tables[k + 1][1] if k + 1 < len(tables) else over + 1
+            after = [m for m in fake.bot_messages(group, after=table_message) if m.message_id < nxt]
+            assert not [m for m in after if m.text.startswith("🏆 Partita finita")]
+            news_list = ringing(fake, group, after=table_message, before=nxt)
+            assert len(news_list) == 1, [m.text for m in news_list]
+            (news,) = news_list
+            assert news.text.startswith("🏆 Partita del torneo finita"), news.text
+            assert "📒 Non va nei conti del gruppo: c'erano computer al tavolo." in news.text
+            if k + 1 < len(tables):
+                assert f"🏆 Turno {k + 2} di 3" in news.text, news.text
+            else:
+                assert "🏆 Torneo finito! Classifica finale:" in news.text, news.text
 
 
 async def test_a_tournament_match_is_marked_in_the_export(tmp_path: Path) -> None:

@@ -279,3 +279,75 @@ async def test_singles_in_english(rig: Rig) -> None:
     )
     await svc.idle()
     assert not svc.tables.by_id
+
+
+async def test_s10_5_a_tournament_counts_when_asked_and_offers_a_new_one_in_english(
+    rig: Rig,
+) -> None:
+    """Issues 54.3 and 54.5 in an English group: the registration message says whether the
+    matches with a computer go on the group's tab, `counts` refuses what is no yes or no and
+    anyone but the organiser, and is refused once it runs; its tables take it (and name
+    their tournament: no rematch); once over, /tournament shows the final standings with a
+    button for a new one, which a second tap does not open twice."""
+    svc = rig.svc
+    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    assert (await svc.tournaments.tournament(CHAT, ANA, True, "due")).text == ""
+    _, msg = rig.out.posted[-1]
+    assert (
+        "📒 Matches among people go on the group's tab; one with a computer at the table does"
+        " not. The organiser can make them count (without the computers): /tournament counts"
+        " yes." in msg.text
+    )
+    assert ["📒 Count matches with computers"] in [[b.text for b in r] for r in msg.keyboard]
+    # two computers play (a person away from a match would have it abandoned and replayed)
+    await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
+    await svc.idle()
+    _, _, msg = rig.out.edits[-1]
+    assert "📒 Matches with a computer at the table stay off the group's tab" in msg.text
+    before = rows(rig, "SELECT version, counts FROM tournaments")
+    usage = (
+        "The group's tab: /tournament counts yes (matches with a computer at the table count,"
+        " without the computers) or /tournament counts no."
+    )
+    assert (await svc.tournaments.tour_counts(CHAT, ANA, "maybe", is_admin=False)).text == usage
+    reply = await svc.tournaments.tour_counts(CHAT, ORG, "yes", is_admin=False)
+    assert reply.key == "err_tour_not_organiser"
+    assert rows(rig, "SELECT version, counts FROM tournaments") == before
+    reply = await svc.tournaments.tour_counts(CHAT, ANA, "yes", is_admin=False)
+    assert reply.text == (
+        "Matches with a computer at the table go on the group's tab (without the computers)."
+    )
+    await svc.idle()
+    _, _, msg = rig.out.edits[-1]
+    assert "📒 The matches go on the group's tab; where a computer plays, only the" in msg.text
+    assert ["📒 Don't count matches with computers"] in [[b.text for b in r] for r in msg.keyboard]
+    assert (await svc.tournaments.tour_start(CHAT, ANA, is_admin=False)).text == ""
+    await svc.idle()
+    (started,) = [s for s in rig.out.group_said() if "The tournament begins" in s]
+    assert "📒 The matches go on the group's tab" in started
+    reply = await svc.tournaments.tour_counts(CHAT, ANA, "no", is_admin=False)
+    assert reply.key == "err_tour_started"
+    (table,) = svc.tables.by_id.values()
+    tid = rows(rig, "SELECT tournament_id FROM tournaments")[0][0]
+    assert table.counts and table.tournament == tid
+    await play_out(rig)
+    reply = await svc.lobby.rematch(CHAT, ANA, table.table_id)
+    assert reply.text == "A tournament match has no rematch: the tournament goes on by itself."
+    # over: /tournament shows it, with the button for a new one; nothing opens by itself
+    reply = await svc.tournaments.tournament(CHAT, ORG, True)
+    assert reply.text.startswith("🏆 <b>The tournament is over!</b> Final standings:")
+    assert reply.keyboard is not None
+    assert [[b.text for b in r] for r in reply.keyboard] == [["🆕 New tournament"]]
+    assert reply.keyboard[0][0].data == f"T:{tid}:again"
+    assert len(rows(rig, "SELECT 1 FROM tournaments")) == 1
+    assert (await svc.tournaments.tour_again(CHAT, ORG, 77)).text == ""
+    await svc.idle()
+    assert rig.out.cleared[-1] == (CHAT, 77)  # the button has done its work
+    reply = await svc.tournaments.tour_again(CHAT, ANA, 77)
+    assert reply.text == "This group has a tournament open already: /tournament shows it."
+    assert rows(rig, "SELECT status, variant, organiser_id, counts FROM tournaments") == [
+        ("finished", "due", ANA.user_id, 1),
+        ("registering", "due", ORG.user_id, 0),
+    ]

@@ -692,7 +692,8 @@ class Lobby:
         table with the same settings and the same seats (the people who stayed to the end,
         the computers), in its lobby. The table's creator or anyone who played may tap it;
         it works once (a double tap, or a second person's tap, finds the rematch open), and
-        the button goes."""
+        the button goes. A tournament's match has none: a tap for one (the Mini App's, a
+        forged one) is refused."""
         lang = await self.tables.langs.chat(chat_id)
         lock = self.tables.chat_lock(chat_id)
         async with lock:
@@ -703,6 +704,8 @@ class Lobby:
             lang = old.lang
             if old.rematch is not None:
                 return Reply(t(reply_lang(lang), "err_rematch_done"))
+            if old.tournament is not None:  # its tournament opens the next match itself
+                return Reply(t(reply_lang(lang), "err_rematch_tournament"))
             seat = old.seat_of(person.user_id)
             if person.user_id != old.creator_id and (seat is None or old.seats[seat].is_bot):
                 return Reply(t(reply_lang(lang), "err_rematch_not_seated"))

@@ -228,10 +228,13 @@ class Play:
     def _announce_hand(self, table: Table) -> None:
         """A hand is over (and stored): its result goes to the group as a message of its
         own, silent (the evening's log); at the match's end a new message follows, which
-        notifies, with the final standing, the ledger and the rematch button."""
+        notifies, with the final standing, the ledger and the rematch button. Not at a
+        tournament's match: the tournament's message after it says the result and the ledger
+        with the standings and what comes next, one message that notifies (and no rematch:
+        the tournament opens the next match)."""
         lang = table.lang
         content = hand_log(table, lang)
-        finished = table.status == FINISHED
+        finished = table.status == FINISHED and table.tournament is None
         hand, record = table.hand, table.match.records[-1] if table.match else None
         # issue 51: the review of the hand, off the event loop (`Thinker.review`); the table
         # moves on meanwhile: what the line needs is taken now
@@ -267,7 +270,7 @@ class Play:
         announces it)."""
         lang = table.lang
         try:
-            ledger = await self._ledger_lines(table, lang)
+            ledger = await self.ledger_lines(table, lang)
         except Exception:
             log.exception("table %s: reading the balances failed", table.table_id)
             ledger = ""
@@ -285,9 +288,10 @@ class Play:
         if self.tables.live is not None:
             self.tables.live.publish(table)
 
-    async def _ledger_lines(self, table: Table, lang: str) -> str:
-        """What the match wrote in the group's ledger, per person, and their balance now
-        (HTML): "📒 Conti del gruppo: …"; or that it does not count (§10.5)."""
+    async def ledger_lines(self, table: Table, lang: str) -> str:
+        """What the finished match wrote in the group's ledger, per person, and their
+        balance now (HTML): "📒 Conti del gruppo: …"; or that it does not count (§10.5).
+        The match's end says it, or a tournament's message after its match."""
         deltas = match_ledger(table)
         if deltas is None:
             return t(lang, "final_ledger_off")

@@ -15,7 +15,17 @@ tournament wait until it closes. A restarted bot does the same for every running
 Members may change between matches (§11.3): a member leaves their team (`/torneo esci`), and
 someone in no team takes the free place with the team's button; a place still free when the
 team's match opens is played by a computer (`normal`). Each match keeps who played it.
-Tournament tables are ordinary tables for the ledger (§10.2, §10.5).
+Tournament tables are ordinary tables for the ledger (§10.2, §10.5): a match with a computer
+at the table writes to it only if the organiser chose so before the start (`/torneo conti
+sì`, the tournament's `counts`, given to each of its tables), and then only the people's
+deltas; the registration message and the start say which. A tournament's match ends with no
+message of its own and no rematch (the tournament opens the next match): the tournament's
+message after it says the result and what the ledger got, the standings and what comes next
+(the next round's pairings, or the final standings), one message that notifies.
+
+/torneo once the group's last tournament is over (none registering or running) shows its
+final standings with a button that opens a new one like it (`tour_again`); `/torneo due`,
+`/torneo coppie` open a new one at once.
 
 `/torneo due` (or another 2-player variant: `SINGLES_VARIANTS`) is a tournament of single
 players: each "team" is one person, the matches are one against one in that variant, the
@@ -39,7 +49,7 @@ from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service.closing import Closing
 from bot.service.core import Tables
 from bot.service.langs import note_person, own_lang
-from bot.service.lobby import Lobby
+from bot.service.lobby import SWITCH_WORDS, Lobby
 from bot.service.types import AdminCheck, Person, Reply, refusal, reply_lang
 from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.table.tournament import (
@@ -55,7 +65,9 @@ from bot.table.tournament import (
 )
 from bot.view.render import Button, Rendered
 from bot.view.render_tournament import (
+    again_message,
     final_message,
+    ledger_line,
     match_done_text,
     round_message,
     status_text,
@@ -82,6 +94,7 @@ def tournament_from_row(row: TournamentRow, default_lang: str) -> Tournament:
         message_id=row.message_id,
         version=row.version,
         variant=row.variant,
+        counts=row.counts,
     )
     for f in row.fixtures:
         result = None
@@ -115,6 +128,7 @@ class Tournaments:
     def __init__(self, tables: Tables, lobby: Lobby, closing: Closing) -> None:
         self.tables = tables
         self.lobby = lobby
+        self.play = lobby.play  # what a finished match wrote in the ledger
         self.closing = closing
         self.db = tables.db
         self.out = tables.out
@@ -178,12 +192,13 @@ class Tournaments:
     # ------------------------------------------------------------------ /torneo
 
     async def tournament(
-        self, chat_id: int, person: Person, is_group: bool, variant: str = PAIRS_VARIANT
+        self, chat_id: int, person: Person, is_group: bool, variant: str | None = None
     ) -> Reply:
-        """/torneo without arguments: a new tournament with its registration message (of
-        pairs; with a 2-player `variant`, /torneo due: of single players), or, while one
-        registers, its message again below; while one runs, the standings and the next
-        match."""
+        """/torneo: a new tournament with its registration message (of pairs; with a 2-player
+        `variant`, /torneo due: of single players), or, while one registers, its message
+        again below; while one runs, the standings and the next match. Without a `variant`
+        (a bare /torneo), once the group's last tournament is over: its final standings and
+        the button that opens a new one like it (`tour_again`)."""
         lang = await self.langs.chat(chat_id)
         if not is_group:
             return Reply(t(reply_lang(lang), "err_group_only"))
@@ -196,18 +211,45 @@ class Tournaments:
                     return Reply(status_text(tour, tour.lang))
                 await self._post_tour(tour)
                 return Reply("")
-            row = await self.db.create_tournament(
-                chat_id,
-                person.user_id,
-                person.name,
-                lang,
-                json.dumps(list(DEFAULT_POINTS)),
-                "[]",
-                variant,
-            )
-            if row is None:
-                return Reply(t(reply_lang(lang), "err_busy"))
-            await self._post_tour(self._tour(row))
+            if variant is None:
+                last = await self.db.last_tournament(chat_id)
+                if last is not None and last.status == DONE:
+                    tour = self._tour(last)
+                    content = again_message(tour, tour.lang)
+                    return Reply(content.text, content.keyboard, key="tour_again")
+            return await self._open_tour(chat_id, person, lang, variant or PAIRS_VARIANT)
+
+    async def tour_again(self, chat_id: int, person: Person, message_id: int | None) -> Reply:
+        """The button under a finished tournament's final standings (`again_message`, the
+        message `message_id`): a new tournament like the group's last one (its variant),
+        organised by who tapped; refused while the group has one registering or running."""
+        lang = await self.langs.chat(chat_id)
+        await self.db.upsert_user(person.user_id, person.name)
+        async with self.tables.chat_lock(chat_id):
+            if await self.db.active_tournament(chat_id) is not None:
+                return Reply(t(reply_lang(lang), "err_tour_open"))
+            last = await self.db.last_tournament(chat_id)
+            variant = last.variant if last is not None else PAIRS_VARIANT
+            reply = await self._open_tour(chat_id, person, lang, variant)
+        if not reply.text and message_id is not None:  # the button has done its work
+            self.tables.spawn(self.out.clear_buttons(chat_id, message_id))
+        return reply
+
+    async def _open_tour(self, chat_id: int, person: Person, lang: str, variant: str) -> Reply:
+        """Under the group's lock, none registering or running: a new tournament of `variant`,
+        its registration message posted."""
+        row = await self.db.create_tournament(
+            chat_id,
+            person.user_id,
+            person.name,
+            lang,
+            json.dumps(list(DEFAULT_POINTS)),
+            "[]",
+            variant,
+        )
+        if row is None:
+            return Reply(t(reply_lang(lang), "err_busy"))
+        await self._post_tour(self._tour(row))
         return Reply("")
 
     async def _tour_op(
@@ -243,6 +285,7 @@ class Tournaments:
                     status=tour.status,
                     teams_json=tour.teams_json(),
                     points_json=tour.points_json(),
+                    counts=tour.counts,
                     schedule=schedule,
                 )
             except StorageError:
@@ -366,6 +409,32 @@ class Tournaments:
         reply, _ = await self._organiser_op(chat_id, person, admin, op)
         return reply
 
+    async def tour_counts(
+        self,
+        chat_id: int,
+        person: Person,
+        value: str,
+        *,
+        is_admin: bool | AdminCheck,
+        tournament_id: int | None = None,
+    ) -> Reply:
+        """/torneo conti sì|no (or its button): whether the matches with a computer at the
+        table go in the group's ledger (§10.5: only the people's deltas), before the start;
+        the organiser's (or an admin's) choice. A word that is no yes or no changes nothing."""
+        switch = SWITCH_WORDS.get(value.strip().lower())
+        if switch is None:
+            lang = await self.langs.chat(chat_id)
+            return Reply(t(reply_lang(lang), "err_tour_counts"))
+        counts = switch == "true"
+        admin = await self._tour_admin(chat_id, person, is_admin)
+
+        def op(tr: Tournament) -> str:
+            tr.set_counts(counts)
+            return "ok_tour_counts_on" if counts else "ok_tour_counts_off"
+
+        reply, _ = await self._organiser_op(chat_id, person, admin, op, tournament_id=tournament_id)
+        return reply
+
     async def tour_start(
         self,
         chat_id: int,
@@ -385,16 +454,15 @@ class Tournaments:
         )
         if tour is None:
             return reply
-        await self.out.say(
-            chat_id,
-            t(
-                tour.lang,
-                tour.key("tour_started"),
-                teams=len(tour.teams),
-                matches=len(tour.fixtures),
-                rounds=tour.rounds,
-            ),
+        started = t(
+            tour.lang,
+            tour.key("tour_started"),
+            teams=len(tour.teams),
+            matches=len(tour.fixtures),
+            rounds=tour.rounds,
         )
+        # §10.5: whether its matches go in the group's ledger, said as it starts
+        await self.out.say(chat_id, started + "\n" + ledger_line(tour, tour.lang))
         await self._tour_step(chat_id)
         return Reply("")
 
@@ -445,24 +513,48 @@ class Tournaments:
 
     async def _tour_advance(self, chat_id: int) -> None:
         """Under the group's lock: record the current match if its table finished (a
-        cancelled one is played again), and open the next match unless one is playing."""
+        cancelled one is played again), and open the next match unless one is playing.
+        What there is to say (the result and the standings, then the next round's pairings
+        or the final standings) goes to the group as one message: one notification."""
         row = await self.db.active_tournament(chat_id)
         if row is None or row.status != RUNNING:
             return
         tour = self._tour(row)
         lang = tour.lang
+        news: list[str] = []
+        try:
+            index = await self._tour_settle(tour, news)
+            if index is None:
+                return
+            if await self.tables.table_for_chat(chat_id) is not None:
+                return  # the group's table closes first: its closing brings the tournament back
+            f = tour.fixtures[index]
+            if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
+                news.append(round_message(tour, f.round, lang))  # a new round
+        finally:
+            if news:
+                await self.out.say(chat_id, "\n\n".join(news))
+        await self._open_match(tour, index)
+
+    async def _tour_settle(self, tour: Tournament, news: list[str]) -> int | None:
+        """Record the matches whose tables finished (a cancelled one is played again), what
+        to say of them added to `news`. Returns the match to open next; None when one is
+        playing or the tournament is over."""
+        chat_id, lang = tour.chat_id, tour.lang
         index = tour.next_fixture()
         while index is not None:
             f = tour.fixtures[index]
             if f.table_id is None:
-                break
+                return index
             trow = await self.db.get_table(f.table_id)
             if trow is not None and trow.status in (LOBBY, PLAYING):
                 if trow.status == LOBBY:  # stored, not started (the bot stopped in between)
                     await self._start_match(chat_id, trow.table_id)
-                return
+                return None
             if trow is not None and trow.status == FINISHED and trow.match_json:
-                result = match_result(Match.from_dict(json.loads(trow.match_json)))
+                table = self.tables.from_row(trow)
+                assert table.match is not None
+                result = match_result(table.match)
                 tour.record(index, result)
                 tour.version = await self.db.update_tournament(
                     tour.tournament_id,
@@ -470,11 +562,11 @@ class Tournaments:
                     status=tour.status,
                     result=(index, result.hands_a, result.hands_b, result.cards_a, result.cards_b),
                 )
-                await self.out.say(chat_id, match_done_text(tour, index, lang))
+                news.append(match_done_text(tour, index, lang, await self._ledger(table)))
                 if tour.status == DONE:
                     self._show_tour(tour)
-                    await self.out.say(chat_id, final_message(tour, lang))
-                    return
+                    news.append(final_message(tour, lang))
+                    return None
                 index = tour.next_fixture()
                 continue
             # cancelled (or gone): the match is played again
@@ -482,16 +574,17 @@ class Tournaments:
             tour.version = await self.db.update_tournament(
                 tour.tournament_id, tour.version, table=(index, None, None)
             )
-            await self.out.say(chat_id, t(lang, "tour_replay"))
-            break
-        if index is None:
-            return
-        if await self.tables.table_for_chat(chat_id) is not None:
-            return  # the group's table closes first: its closing brings the tournament back
-        f = tour.fixtures[index]
-        if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
-            await self.out.say(chat_id, round_message(tour, f.round, lang))  # a new round
-        await self._open_match(tour, index)
+            news.append(t(lang, "tour_replay"))
+            return index
+        return None
+
+    async def _ledger(self, table: Table) -> str:
+        """What a match's table wrote in the group's ledger, as a match's end says it."""
+        try:
+            return await self.play.ledger_lines(table, table.lang)
+        except Exception:  # the result and the standings are said all the same
+            log.exception("table %s: reading the balances failed", table.table_id)
+            return ""
 
     async def _open_match(self, tour: Tournament, index: int) -> None:
         """Open and start the table of match `index` (its seats written with it)."""
@@ -503,6 +596,8 @@ class Tournaments:
             tour.organiser_id,
             Options.parse(tour.variant, TOURNAMENT_OPTIONS),
             lang=tour.lang,
+            counts=tour.counts,  # §10.5: only the people's deltas, if the organiser chose so
+            tournament=tour.tournament_id,  # no rematch: the tournament opens the next match
         )
         for m in seats:
             table.seats.append(Seat(m.user_id, m.name, m.level if m.is_bot else None, m.lang))

@@ -102,6 +102,7 @@ class Table:
     pin: bool = False  # the bot pins the table message (when it is an admin that may)
     review: bool = True  # each hand's result names its costliest decision (issue 51)
     rematch: int | None = None  # the table opened by this finished one's rematch button
+    tournament: int | None = None  # the tournament whose match it plays (§11): no rematch
     match: Match | None = None
     hand: HandState | None = None
     move_no: int = 0  # the stored version (storage bumps it on every write)
@@ -390,6 +391,7 @@ class Table:
             | ({"closed": self.closed} if self.closed else {})
             | ({"title": self.title} if self.title else {})
             | ({"final": self.final_message_id} if self.final_message_id else {})
+            | ({"tournament": self.tournament} if self.tournament is not None else {})
         )
 
     def options_json(self) -> str:
@@ -441,6 +443,7 @@ class Table:
             closed=extra.get("closed"),
             title=extra.get("title"),
             final_message_id=extra.get("final"),
+            tournament=extra.get("tournament"),
         )
         if match_json:
             t.match = Match.from_dict(json.loads(match_json))

@@ -15,6 +15,10 @@ their team, and anyone else takes the free place with the team's button (a place
 when the team's match opens is played by a computer, `normal`). The members who played each
 match are kept with it (`Fixture.seats`).
 
+The ledger (§10.5): a match with a computer at the table writes to the group's ledger only if
+the organiser chose so before the start (`counts`, off by default, as a table's setting); then
+only the people's deltas. A match of people only always does (§10.2).
+
 Every operation either succeeds or raises `TableError` (a message key of `bot.i18n`) and leaves
 the tournament unchanged.
 
@@ -260,6 +264,7 @@ class Tournament:
     message_id: int | None = None
     version: int = 0  # the stored version (storage bumps it on every write)
     variant: str = PAIRS_VARIANT  # quattro (pairs) or a 2-player variant (singles)
+    counts: bool = False  # §10.5: its matches with a computer at the table write the ledger
 
     def __post_init__(self) -> None:
         if self.variant not in TOURNAMENT_VARIANTS:
@@ -364,6 +369,17 @@ class Tournament:
     def set_points(self, points: Sequence[int]) -> None:
         self._require(REGISTERING)
         self.points = check_points(points)
+
+    def set_counts(self, counts: bool) -> None:
+        """Whether its matches with a computer at the table write the group's ledger (§10.5:
+        chosen before the start)."""
+        self._require(REGISTERING)
+        self.counts = counts
+
+    @property
+    def has_computers(self) -> bool:
+        """A computer is a member of a team now (one may still take a free place later)."""
+        return any(m.is_bot for team in self.teams for m in team.members)
 
     # ------------------------------------------------------------------ the play
 

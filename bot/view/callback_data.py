@@ -12,8 +12,10 @@ Callback data (at most 64 bytes, `callback_data()` checks it):
     v:<variant>                         the variant picked after a bare /new
     b:<table>                           take one's seat back from the computer ("Riprendo")
     c:<table>:<y|n>                     agree (or not) to cancel the running match
-    T:<tournament>:<op>                 a tournament: new (team), bot, leave, go, cancel
+    T:<tournament>:<op>                 a tournament: new (team), bot, leave, go, cancel;
+                                        again: a new one, once the group's last is over
     T:<tournament>:join:<team>          a tournament: take a free place in a team (0-based)
+    T:<tournament>:counts:<y|n>         a tournament's matches with computers count (§10.5)
     L:s:<epoch>:<y|n>                   /season: start a new season after `epoch` (or keep it)
     L:u:<entry>:<y|n>                   /undo: undo the ledger entry (its hand_id), or keep it
     L:p:<epoch>:<version>:<debtor>:<creditor>:<amount>[:<done>]
@@ -61,8 +63,9 @@ CB_LOBBY = _pattern("l", _INT, "(join|leave|bot|settings|back|go|fill|cancel)") 
 CB_SETTING = _pattern("s", _INT, _WORD, _WORD)  # table, key, value
 CB_OPTION = _pattern("o", _INT, _WORD)  # table, key
 CB_REMATCH = _pattern("r", _INT)  # table
-CB_TOUR = _pattern("T", _INT, "(new|bot|leave|go|cancel)")  # tournament, op
+CB_TOUR = _pattern("T", _INT, "(new|bot|leave|go|cancel|again)")  # tournament, op
 CB_TOUR_JOIN = _pattern("T", _INT, "join", _INT)  # tournament, team
+CB_TOUR_COUNTS = _pattern("T", _INT, "counts", "([yn])")  # tournament, yes or no
 CB_SEASON = _pattern("L", "s", _INT, "([yn])")  # epoch, yes or no
 CB_UNDO = _pattern("L", "u", _INT, "([yn])")  # ledger entry, yes or no
 # epoch, version, payment (debtor, creditor, amount), and what was paid of it before

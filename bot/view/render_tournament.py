@@ -1,8 +1,10 @@
 """Telegram rendering of a tournament (RULES §11): its message in the group (registration with
-its buttons; then the standings and the next match), each round's pairings, the final
-standings and the placing. HTML parse mode: every name is escaped. A tournament of single
-players (`Tournament.singles`) names each player where a team would be named, and its texts
-say "players" (`Tournament.key`).
+its buttons; then the standings and the next match), whether its matches go in the group's
+ledger (§10.5, `ledger_line`), each round's pairings, the final standings and the placing, and
+what /torneo answers once it is over (`again_message`, with the button that opens a new one).
+HTML parse mode: every name is escaped. A tournament of single players (`Tournament.singles`)
+names each player where a team would be named, and its texts say "players"
+(`Tournament.key`).
 
 Button data: `bot.view.callback_data` (`T:` kinds).
 """
@@ -123,12 +125,23 @@ def round_message(tour: Tournament, round_no: int, lang: str) -> str:
     return "\n".join(lines)
 
 
+def ledger_line(tour: Tournament, lang: str, *, hint: bool = False) -> str:
+    """Whether its matches go in the group's ledger (§10.5): all of them, a computer's share
+    left out (`counts`); else those of people only, said plainly when a computer is a member
+    already. With `hint` (registration, not counting): how the organiser makes them count."""
+    if tour.counts:
+        return t(lang, "tour_ledger_on")
+    line = t(lang, "tour_ledger_off_bots" if tour.has_computers else "tour_ledger_off")
+    return f"{line} {t(lang, 'tour_ledger_hint')}" if hint else line
+
+
 def _header(tour: Tournament, lang: str) -> list[str]:
     return [
         t(lang, "tour_title"),
         t(lang, "tour_by", who=tour.organiser_name),
         t(lang, tour.key("tour_format"), variant=variant_name(lang, tour.variant)),
         t(lang, "tour_points", points=points_summary(tour.points, lang)),
+        ledger_line(tour, lang, hint=tour.status == REGISTERING),
     ]
 
 
@@ -152,6 +165,11 @@ def tournament_message(tour: Tournament, lang: str) -> Rendered:
                 Button(t(lang, tour.key("btn_tour_leave")), callback_data("T", tid, "leave")),
             ]
         )
+        if tour.counts:  # §10.5: the organiser's choice, before the start
+            counts = Button(t(lang, "btn_tour_counts_off"), callback_data("T", tid, "counts", "n"))
+        else:
+            counts = Button(t(lang, "btn_tour_counts_on"), callback_data("T", tid, "counts", "y"))
+        kb.append([counts])
         kb.append(
             [
                 Button(t(lang, "btn_tour_go"), callback_data("T", tid, "go")),
@@ -224,14 +242,25 @@ def status_text(tour: Tournament, lang: str) -> str:
     return "\n".join(lines)
 
 
-def match_done_text(tour: Tournament, index: int, lang: str) -> str:
-    """Said in the group when a match of the tournament ends: its result, and the standings
-    as they are now (the last match's are the final ones, `final_message`)."""
+def match_done_text(tour: Tournament, index: int, lang: str, ledger_html: str = "") -> str:
+    """Said in the group when a match of the tournament ends: its result, what the group's
+    ledger got (`ledger_html`, built by the service, which knows the balances), and the
+    standings as they are now (the last match's are the final ones, `final_message`)."""
     lines = [t(lang, "tour_match_done", result_html=result_line(tour, index, lang))]
+    if ledger_html:
+        lines.append(ledger_html)
     if tour.status != DONE:
         lines.append("")
         lines.extend(standings_lines(tour, lang)[:-1])  # the tiebreaks: in /torneo
     return "\n".join(lines)
+
+
+def again_message(tour: Tournament, lang: str) -> Rendered:
+    """What /torneo answers once the group's last tournament is over: its final standings,
+    and the button that opens a new one like it."""
+    text = f"{final_message(tour, lang)}\n\n{t(lang, 'tour_again_hint')}"
+    button = Button(t(lang, "btn_tour_again"), callback_data("T", tour.tournament_id, "again"))
+    return Rendered(text, [[button]])
 
 
 def final_message(tour: Tournament, lang: str) -> str:

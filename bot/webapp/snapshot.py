@@ -261,8 +261,10 @@ def _hand_over(
     )
     out["message"] = plain(t(lang, "miniapp_hand_over"))
     if table.status == FINISHED:
-        out["can_rematch"] = table.rematch is None and (
-            seat >= 0 or table.creator_id in [s.user_id for s in table.seats]
+        out["can_rematch"] = (
+            table.rematch is None
+            and table.tournament is None
+            and (seat >= 0 or table.creator_id in [s.user_id for s in table.seats])
         )
         if table.rematch is not None and table_param is not None:
             out["rematch"] = {"table_id": table.rematch, "param": table_param(table.rematch)}

@@ -1,5 +1,6 @@
 """Tournaments (RULES §11): at most one registering or running per chat, its fixtures and
-results, each change checked against the version it was read at.
+results, each change checked against the version it was read at; a chat's newest
+tournament, whatever its status (what /torneo shows once the last one is over).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class TournamentStore(Store):
             message_id=row["message_id"],
             version=row["version"],
             variant=row["variant"],
+            counts=bool(row["counts"]),
             fixtures=tuple(
                 FixtureRow(
                     f["match_no"],
@@ -111,6 +113,15 @@ class TournamentStore(Store):
             )
             return None if row is None else await self._tournament(conn, row)
 
+    async def last_tournament(self, chat_id: int) -> TournamentRow | None:
+        """The chat's newest tournament, whatever its status; None if it never had one."""
+        async with self._read() as conn:
+            row = await conn.one(
+                "SELECT * FROM tournaments WHERE chat_id = ? ORDER BY tournament_id DESC LIMIT 1",
+                (chat_id,),
+            )
+            return None if row is None else await self._tournament(conn, row)
+
     async def running_tournaments(self) -> list[TournamentRow]:
         """Every running tournament, oldest first (what a restarted bot carries on)."""
         async with self._read() as conn:
@@ -153,16 +164,17 @@ class TournamentStore(Store):
         status: str | None = None,
         teams_json: str | None = None,
         points_json: str | None = None,
+        counts: bool | None = None,
         message_id: int | Unset | None = UNSET,
         schedule: Sequence[NewFixture] = (),
         table: tuple[int, int | None, str | None] | None = None,
         result: tuple[int, int, int, int, int] | None = None,
     ) -> int:
         """In one transaction: check the stored version is `expected_version` (else
-        StaleMove, nothing written), set the columns given, write the `schedule` (when the
-        tournament starts), a match's table (`table`: match_no, table_id or None, seats_json)
-        and a match's result (`result`: match_no, hands_a, hands_b, cards_a, cards_b; only
-        once). Returns the new version."""
+        StaleMove, nothing written), set the columns given (`counts`: §10.5), write the
+        `schedule` (when the tournament starts), a match's table (`table`: match_no, table_id
+        or None, seats_json) and a match's result (`result`: match_no, hands_a, hands_b,
+        cards_a, cards_b; only once). Returns the new version."""
         if status is not None and status not in TOURNAMENT_STATUSES:
             raise ValueError(f"unknown tournament status {status!r}")
         changes: dict[str, Any] = {}
@@ -172,6 +184,8 @@ class TournamentStore(Store):
             changes["teams_json"] = teams_json
         if points_json is not None:
             changes["points_json"] = points_json
+        if counts is not None:
+            changes["counts"] = int(counts)
         if not isinstance(message_id, Unset):
             changes["message_id"] = message_id
         now = _now()
