@@ -394,6 +394,7 @@ def test_the_review_is_deterministic_and_plain_data() -> None:
     assert one.to_json() == two.to_json()
     data = json.loads(one.to_json())
     assert data["decisions"] and data["currency"] == "score"
+    assert Review.from_dict(data).to_dict() == data
     assert set(data["decisions"][0]) >= {"seat", "index", "move", "best", "cost", "judged"}
 
 
@@ -458,7 +459,8 @@ def test_the_command_s_help_says_the_fields(capsys: pytest.CaptureFixture[str]) 
     with pytest.raises(SystemExit):
         main(["review", "--help"])
     text = capsys.readouterr().out
-    for field in ("seat", "index", "move", "best", "cost", "judged", "costliest", "best_move"):
+    fields = ("seat", "index", "move", "best", "cost", "judged", "error", "costliest", "best_move")
+    for field in fields:
         assert f"  {field}" in text, field
 
 
