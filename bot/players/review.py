@@ -72,7 +72,7 @@ from statistics import NormalDist
 from typing import Any, Literal
 
 from bot.engine import actions as A
-from bot.engine.cards import SUITS, card_id
+from bot.engine.cards import SUITS, Deck, card_id
 from bot.engine.options import Options, Rules
 from bot.engine.state import AUCTION, CALL_CARD, NAME_SUIT, PLAY, HandState, IllegalAction
 from bot.players.bidding import suit_rating
@@ -90,7 +90,8 @@ Kind = Literal["bid", "suit", "call", "card"]
 @dataclass(frozen=True, slots=True)
 class Budget:
     """The effort of a review, in counts (never the clock, so that it is deterministic).
-    The default measured at most about 1 s of one core a chiamata hand (docs/players.md)."""
+    The default took 0.51 s of one core a chiamata hand on average, 0.74 s at most, with
+    five `normal` players' records (`python -m bench.review`, docs/players.md)."""
 
     worlds: int = 24  # card decisions before the exact tricks: worlds sampled (INFO)
     exact_worlds: int = 12  # ... in the exact tricks: worlds, each solved exactly (INFO)
@@ -1069,7 +1070,7 @@ def review_hand(
     )
 
 
-def describe(action: int, deck: Any) -> str:
+def describe(action: int, deck: Deck) -> str:
     """A move as the records write it: a card (`1D`), a rank called (`call 3`), `pass`,
     `carichi`, points (`64 points`), the suit named (`suit D`), the card called (`call 1D`)."""
     if A.is_card(action):
