@@ -394,6 +394,7 @@ def test_the_review_is_deterministic_and_plain_data() -> None:
     assert one.to_json() == two.to_json()
     data = json.loads(one.to_json())
     assert data["decisions"] and data["currency"] == "score"
+    assert Review.from_dict(data).to_dict() == data
     assert set(data["decisions"][0]) >= {"seat", "index", "move", "best", "cost", "judged"}
 
 
@@ -458,7 +459,8 @@ def test_the_command_s_help_says_the_fields(capsys: pytest.CaptureFixture[str]) 
     with pytest.raises(SystemExit):
         main(["review", "--help"])
     text = capsys.readouterr().out
-    for field in ("seat", "index", "move", "best", "cost", "judged", "costliest", "best_move"):
+    fields = ("seat", "index", "move", "best", "cost", "judged", "error", "costliest", "best_move")
+    for field in fields:
         assert f"  {field}" in text, field
 
 
@@ -489,3 +491,15 @@ def test_a_review_names_a_suit_and_bids_in_chiamata() -> None:
             assert "suit" in kinds
             suit = next(d for d in review.decisions if d.kind == "suit")
             assert A.NAME_SUIT <= suit.best < A.CALL_CARD
+
+
+def test_the_bench_prints_cpu_and_the_disagreement(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m bench.review` (docs/players.md's numbers) still runs: one small hand."""
+    from bench import review as bench_review
+
+    args = ["--hands", "1", "--variants", "due", "--budget", "0.1", "--compare", "--json"]
+    assert bench_review.main(args) == 0
+    row = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert row["variant"] == "due" and row["hands"] == 1
+    assert row["cpu_mean_s"] > 0 and row["decisions_per_hand"] > 0
+    assert 0 <= row["costliest_differs"] <= 1 and 0 <= row["info_reseeded_differs"] <= 1

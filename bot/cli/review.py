@@ -28,6 +28,8 @@ Each line printed is one hand:
     cost         value of best - value of move, in the currency: never negative; 0 when the
                  move made is as good as any the review can tell apart
     margin       value of move - the best value of any other move (> 0: it beat them all)
+    error        the standard error of the cost's estimate (0 where every world was solved)
+    move_value, best_value  the two values, in the currency
     judged       "info": with the worlds that player could not tell apart at that moment
                  (bids: deals consistent with the bidder's hand); "open": every hand seen
     exact        every world solved exactly (else rollouts)

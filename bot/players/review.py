@@ -6,7 +6,8 @@
 
 Pure and deterministic given `seed` (no I/O, no clock: the effort is a count of worlds,
 deals and rollouts, `Budget`), so a worker process can run it on the record of a hand and
-hand back plain data.
+hand back plain data: `Review` and `Decision` are frozen dataclasses of ints, floats and
+strings (they pickle), with `to_dict`/`from_dict` and `to_json`.
 
 A decision is a turn with at least two moves that play differently: a bid, the suit named
 (§7.5) or the card called (§7.9), a points bid over the Two (§7.3), a card. Forced moves,
@@ -31,7 +32,8 @@ valued:
 - judged with the player's information (`INFO`, the default): the worlds that seat cannot
   tell from the real one at that moment (`Knowledge.sample_world`, as `hard` samples them;
   every world, weighted, when there are few), each move valued in each world, averaged;
-- judged with every hand seen (`OPEN`, double-dummy): the real deal only.
+- judged with every hand seen (`OPEN`, double-dummy): the real deal only, the talon's order
+  included (where a talon lasts, that makes early costs large: who draws which card is known).
 
 In a world the value is exact (alpha-beta, `FastSolver`, or the Python `Solver` while a talon
 lasts) near the end (chiamata: the last `Budget.exact_tricks` tricks with the player's
@@ -53,6 +55,11 @@ hand), and as a void hand (0) when nothing stands (§7.4). The suit named is jud
 four; the card called after a points auction among a few candidates (per suit the two
 strongest cards missing from the hand, the strongest held with four or more of the suit) and
 the card called.
+
+The estimates are noisy where worlds are sampled: measured on hands of `normal` players, the
+same review with another seed names another costliest decision in about half the chiamata
+hands and most hands of briscola a due, and more worlds did not change that (`Budget`).
+`python -m bench.review` measures the CPU a hand and both disagreements.
 """
 
 from __future__ import annotations
@@ -65,7 +72,7 @@ from statistics import NormalDist
 from typing import Any, Literal
 
 from bot.engine import actions as A
-from bot.engine.cards import SUITS, card_id
+from bot.engine.cards import SUITS, Deck, card_id
 from bot.engine.options import Options, Rules
 from bot.engine.state import AUCTION, CALL_CARD, NAME_SUIT, PLAY, HandState, IllegalAction
 from bot.players.bidding import suit_rating
@@ -83,12 +90,19 @@ Kind = Literal["bid", "suit", "call", "card"]
 @dataclass(frozen=True, slots=True)
 class Budget:
     """The effort of a review, in counts (never the clock, so that it is deterministic).
-    The default measured at most about 1 s of one core a chiamata hand (docs/players.md)."""
+    The default took 0.51 s of one core a chiamata hand on average, 0.74 s at most, with
+    five `normal` players' records (`python -m bench.review`, docs/players.md)."""
 
     worlds: int = 24  # card decisions before the exact tricks: worlds sampled (INFO)
     exact_worlds: int = 12  # ... in the exact tricks: worlds, each solved exactly (INFO)
     open_rollouts: int = 24  # OPEN, before the exact tricks: rollouts per move
     bid_deals: int = 24  # bids, the suit, the card called: deals per seat (rollouts in OPEN)
+    # Sampled worlds (deals) grow to this many times while a move is unsure (`_unsure`). Off
+    # by default: on 16 hands a variant (normal players), three times the worlds at most
+    # doubled the CPU and named the same costliest decision with another seed no more often
+    # (due 4 hands of 16 against 3, chiamata 6 against 6), as did 64 worlds throughout.
+    extend: float = 1.0  # card decisions
+    bid_extend: float = 1.0  # bids, the suit, the card called
     exact_tricks: int = 3  # chiamata, INFO: exact from this many tricks from the end
     open_exact_tricks: int = 4  # chiamata, OPEN: likewise
     max_nodes: int = 400_000  # exact search per world beyond this: rollouts for the decision
@@ -124,6 +138,7 @@ class Decision:
     best: int  # the best move found (the move made when none was better)
     cost: float  # value(best) - value(move), >= 0
     margin: float  # value(move) - the best value of any other move (> 0: it beat them all)
+    error: float  # the standard error of value(best) - value(move) (0: every world solved)
     judged: Judged  # INFO: with the player's information; OPEN: every hand seen
     exact: bool  # every world solved exactly (else rollouts)
     worlds: int  # worlds (deals) the values are averaged over
@@ -142,12 +157,37 @@ class Decision:
             "best": self.best_label,
             "cost": round(self.cost, 4),
             "margin": round(self.margin, 4),
+            "error": round(self.error, 4),
             "judged": self.judged,
             "exact": self.exact,
             "worlds": self.worlds,
+            "move_value": round(self.move_value, 4),
+            "best_value": round(self.best_value, 4),
             "move_action": self.move,
             "best_action": self.best,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Decision:
+        """A decision back from `to_dict` (its values rounded; `values` is not kept)."""
+        return cls(
+            seat=int(data["seat"]),
+            index=int(data["index"]),
+            kind=data["kind"],
+            move=int(data["move_action"]),
+            best=int(data["best_action"]),
+            cost=float(data["cost"]),
+            margin=float(data["margin"]),
+            error=float(data["error"]),
+            judged=data["judged"],
+            exact=bool(data["exact"]),
+            worlds=int(data["worlds"]),
+            move_value=float(data["move_value"]),
+            best_value=float(data["best_value"]),
+            values=(),
+            move_label=str(data["move"]),
+            best_label=str(data["best"]),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +240,20 @@ class Review:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Review:
+        """A review back from `to_dict` (or `json.loads(to_json())`)."""
+        return cls(
+            variant=str(data["variant"]),
+            seed=data["seed"],
+            hand_index=int(data["hand_index"]),
+            dealer=int(data["dealer"]),
+            review_seed=data["review_seed"],
+            mode=data["judged"],
+            currency=str(data["currency"]),
+            decisions=tuple(Decision.from_dict(d) for d in data["decisions"]),
+        )
 
 
 # ------------------------------------------------------------------------------ the currency
@@ -337,6 +391,33 @@ def noise_z(moves: int) -> float:
     return NormalDist().inv_cdf(1.0 - NOISE / 2.0 / max(1, moves - 1))
 
 
+UNSURE = 1.0
+"""More worlds are sampled while a move trails the best one by between `UNSURE` and
+`noise_z + UNSURE` standard errors: whether it would cost something is still open."""
+
+
+def _unsure(table: Sequence[Sequence[float]], z: float) -> bool:
+    """Whether a move's gap to the best one (`table`: per world, each move's value) is still
+    too close to the noise threshold to tell (`UNSURE`); it does not depend on which move
+    was made, so that the review's own choice is judged as it was chosen."""
+    n = len(table)
+    if n < 2:
+        return False
+    k = len(table[0])
+    means = [sum(row[i] for row in table) / n for i in range(k)]
+    best = max(range(k), key=lambda i: means[i])
+    for i in range(k):
+        gap = means[best] - means[i]
+        if i == best or gap <= 0:
+            continue
+        d = [row[best] - row[i] for row in table]
+        var = sum((x - gap) ** 2 for x in d) / n
+        se = (var / (n - 1)) ** 0.5
+        if se > 0 and UNSURE <= gap / se <= z + UNSURE:
+            return True
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Judgement:
     """The values of the moves of one decision, before knowing which was made: one move per
@@ -400,7 +481,8 @@ class Judgement:
         gap = value[top] - made
         cost = 0.0
         best = move
-        if top != rep and gap > 0 and gap > noise_z(len(self.moves)) * self.error(top, rep):
+        error = self.error(top, rep) if top != rep else 0.0
+        if top != rep and gap > 0 and gap > noise_z(len(self.moves)) * error:
             cost, best = gap, top
         others = [v for a, v in value.items() if a != rep]
         return Decision(
@@ -411,6 +493,7 @@ class Judgement:
             best=best,
             cost=cost,
             margin=made - max(others) if others else 0.0,
+            error=error,
             judged=self.judged,
             exact=self.exact,
             worlds=len(self.weights),
@@ -490,59 +573,119 @@ class Reviewer:
         )
 
     def _evaluate(self, state: HandState, reps: list[int]) -> tuple[_Plan, list[list[float]]]:
-        """The worlds a card decision is judged in and each move's value in each."""
+        """The worlds a card decision is judged in and each move's value in each: every
+        world there is when they are few, else sampled ones, more of them (up to
+        `Budget.extend` times) while the judgement is unsure of a move (`_unsure`)."""
         seat = state.current
         budget = self.budget
         rng = random.Random(f"review:{self.seed}:{len(state.actions)}")
         left = sum(len(h) for h in state.hands) + state.talon_left()
-        worlds: list[tuple[HandState, float]] = []
+        z = noise_z(len(reps))
         if self.mode == OPEN:
-            solve = left <= self._exact_limit(budget.open_exact_tricks) and _solvable(state)
-            complete = True
-            worlds = [(state.clone(), 1.0)] * (1 if solve else budget.open_rollouts)
-        else:
-            obs = state.observation(seat)
-            know = Knowledge.of(obs)
-            solve = left <= self._exact_limit(budget.exact_tricks)
-            count = budget.exact_worlds if solve else budget.worlds
-            complete = know.count_worlds() <= count
-            if complete:
-                worlds = [
-                    (HandState.from_observation(obs, w), p)
-                    for w, p in know.enumerate_worlds()
-                    if p > 0
-                ]
-            if not worlds:
-                complete = False
-                worlds = [
-                    (HandState.from_observation(obs, know.sample_world(rng)), 1.0)
-                    for _ in range(count)
-                ]
-            solve = solve and all(_solvable(w) for w, _ in worlds)
-        for world, _ in worlds:  # the rollouts' choices must not depend on the hands' order
-            world.hands = [sorted(h) for h in world.hands]
-        seeds = [rng.getrandbits(32) for _ in worlds]
-        table = self._worlds_values(worlds, seat, reps, solve, seeds) if solve else None
-        if table is None:  # not in the exact tricks, or beyond the node limit
-            solve = False
-            if self.mode == OPEN and len(worlds) == 1:
-                worlds = worlds * budget.open_rollouts
-                seeds = [rng.getrandbits(32) for _ in worlds]
-            table = self._worlds_values(worlds, seat, reps, False, seeds)
-            assert table is not None
+            world = state.clone()
+            world.hands = [sorted(h) for h in world.hands]  # the rollouts follow the order
+            if left <= self._exact_limit(budget.open_exact_tricks) and _solvable(world):
+                table = self._worlds_values([(world, 1.0)], seat, reps, True, [0])
+                if table is not None:
+                    return _Plan((world,), (1.0,), (0,), True, True), table
+
+            def rollouts(n: int) -> list[tuple[HandState, int]]:
+                return [(world, rng.getrandbits(32)) for _ in range(n)]
+
+            return self._grow(rollouts, seat, reps, False, budget.open_rollouts, z)
+        obs = state.observation(seat)
+        know = Knowledge.of(obs)
+        solve = left <= self._exact_limit(budget.exact_tricks)
+        count = budget.exact_worlds if solve else budget.worlds
+        if know.count_worlds() <= count:
+            listed = [(HandState.from_observation(obs, w), p) for w, p in know.enumerate_worlds()]
+            listed = [(w, p) for w, p in listed if p > 0]
+            for w, _ in listed:
+                w.hands = [sorted(h) for h in w.hands]
+            seeds = [rng.getrandbits(32) for _ in listed]
+            solve = solve and all(_solvable(w) for w, _ in listed)
+            table = self._worlds_values(listed, seat, reps, solve, seeds) if solve else None
+            if table is None:
+                solve = False
+                table = self._worlds_values(listed, seat, reps, False, seeds)
+            if listed and table is not None:
+                plan = _Plan(
+                    tuple(w for w, _ in listed),
+                    tuple(p for _, p in listed),
+                    tuple(seeds),
+                    solve,
+                    True,
+                )
+                return plan, table
+
+        def sampled(n: int) -> list[tuple[HandState, int]]:
+            out = []
+            for _ in range(n):
+                w = HandState.from_observation(obs, know.sample_world(rng))
+                w.hands = [sorted(h) for h in w.hands]  # the rollouts follow the order
+                out.append((w, rng.getrandbits(32)))
+            return out
+
+        return self._grow(sampled, seat, reps, solve, count, z)
+
+    def _grow(
+        self,
+        more: Callable[[int], list[tuple[HandState, int]]],
+        seat: int,
+        reps: list[int],
+        solve: bool,
+        count: int,
+        z: float,
+    ) -> tuple[_Plan, list[list[float]]]:
+        """`count` worlds from `more` (each with its rollout seed), then half as many again
+        at a time while `_unsure`, up to `Budget.extend` times `count`; solved exactly while
+        every world can be, else by rollouts (the worlds already valued too)."""
+        cap = max(count, round(count * self.budget.extend))
+        step = max(1, count // 2)
+        entries: list[tuple[HandState, int]] = []
+        table: list[list[float]] = []
+        want = count
+        while True:
+            new = more(want - len(entries))
+            entries += new
+            got = None
+            if solve and all(_solvable(w) for w, _ in new):
+                got = self._worlds_values(
+                    [(w, 1.0) for w, _ in new], seat, reps, True, [0] * len(new)
+                )
+            if got is None and solve:  # beyond the node limit, or not solvable: rollouts
+                solve = False
+                new = entries
+                table = []
+            if got is None:
+                got = self._worlds_values(
+                    [(w, 1.0) for w, _ in new], seat, reps, False, [s for _, s in new]
+                )
+                assert got is not None
+            table += got
+            if len(entries) >= cap or not _unsure(table, z):
+                break
+            want = min(cap, len(entries) + step)
         plan = _Plan(
-            tuple(w for w, _ in worlds), tuple(p for _, p in worlds), tuple(seeds), solve, complete
+            tuple(w for w, _ in entries),
+            (1.0,) * len(entries),
+            tuple(s for _, s in entries),
+            solve,
+            False,
         )
         return plan, table
 
     def replay_value(self, state: HandState, move: int) -> float:
         """The value `judge(state)` gives the card `move`, found again by playing the hand
-        out from `move` in each of the decision's worlds: the same rollout, or, where the
-        worlds are solved exactly, every seat playing the card the exact search values best
-        for its side (the mover's side against the others) to the end of the hand."""
+        out from `move` (or the card that stands for it, `move_classes`) in each of the
+        decision's worlds: the same rollout, or, where the worlds are solved exactly, every
+        seat playing the card the exact search values best for its side (the mover's side
+        against the others) to the end of the hand."""
         seat = state.current
         cards = [a for a in state.legal_actions() if A.is_card(a)]
-        reps = sorted(move_classes(state, seat, cards))
+        members = move_classes(state, seat, cards)
+        reps = sorted(members)
+        move = next(rep for rep, group in members.items() if move in group)
         plan, _ = self._evaluate(state, reps)
         total = 0.0
         for world, weight, seed in zip(plan.worlds, plan.weights, plan.seeds, strict=True):
@@ -634,38 +777,50 @@ class Reviewer:
             return None
         seat = state.current
         c = self._bids
-        rows: dict[int, list[float]] = {}
-        kind: Kind
-        if state.phase == AUCTION:
-            kind = "bid"
-            for a in legal:
-                rows[a] = c.bid_values(state, seat, a)
-        elif state.phase == NAME_SUIT:
-            kind = "suit"
-            for a in legal:
-                card = card_id(state.rank_bid, a - A.NAME_SUIT)
-                rows[a] = c.values(seat, seat, card, state.target)
-        else:
-            kind = "call"
-            cards = set(c.card_candidates(seat))
-            if made is not None and A.CALL_CARD <= made < A.SIGNAL:
-                cards.add(made - A.CALL_CARD)
-            for card in sorted(cards):
-                rows[A.CALL_CARD + card] = c.values(seat, seat, card, state.target)
-        moves = tuple(rows)
-        n = c.deals_of(seat)
+        count = self.budget.bid_deals
+        cap = max(count, round(count * self.budget.bid_extend))
+        c.n = count
+        while True:
+            kind, rows = self._bid_rows(state, seat, legal, made)
+            moves = tuple(rows)
+            table = [[rows[a][d] for a in moves] for d in range(c.n)]
+            if c.n >= cap or not _unsure(table, noise_z(len(moves))):
+                break
+            c.n = min(cap, c.n + max(1, count // 2))
         return Judgement(
             seat=seat,
             index=len(state.actions),
             kind=kind,
             moves=moves,
             samples=tuple(tuple(rows[a]) for a in moves),
-            weights=(1.0,) * n,
+            weights=(1.0,) * c.n,
             members={a: (a,) for a in moves},
             judged=self.mode,
             exact=False,
             complete=False,
         )
+
+    def _bid_rows(
+        self, state: HandState, seat: int, legal: list[int], made: int | None
+    ) -> tuple[Kind, dict[int, list[float]]]:
+        """Per move, its value on each of the first `_Contracts.n` deals."""
+        c = self._bids
+        rows: dict[int, list[float]] = {}
+        if state.phase == AUCTION:
+            for a in legal:
+                rows[a] = c.bid_values(state, seat, a)
+            return "bid", rows
+        if state.phase == NAME_SUIT:
+            for a in legal:
+                card = card_id(state.rank_bid, a - A.NAME_SUIT)
+                rows[a] = c.values(seat, seat, card, state.target)
+            return "suit", rows
+        cards = set(c.card_candidates(seat))
+        if made is not None and A.CALL_CARD <= made < A.SIGNAL:
+            cards.add(made - A.CALL_CARD)
+        for card in sorted(cards):
+            rows[A.CALL_CARD + card] = c.values(seat, seat, card, state.target)
+        return "call", rows
 
     def judge_made(self, state: HandState, move: int) -> Judgement | None:
         """`judge(state)` for the decision made with `move` (a card called after a points
@@ -688,6 +843,7 @@ class _Contracts:
         self._deals: dict[int, tuple[list[list[list[int]]], list[int]]] = {}
         self._points: dict[tuple[int, int, int, int], int] = {}
         self._rng = random.Random(0)
+        self.n = budget.bid_deals  # the deals in use (the first n of each viewer's)
 
     def deals(self, viewer: int) -> tuple[list[list[list[int]]], list[int]]:
         """The viewer's deals (its own hand, the others' cards shuffled; OPEN: the real
@@ -696,7 +852,9 @@ class _Contracts:
         if got is None:
             rng = random.Random(f"review:{self.seed}:deals:{viewer}")
             hands = self.start.hands
-            count = self.budget.bid_deals
+            count = max(
+                self.budget.bid_deals, round(self.budget.bid_deals * self.budget.bid_extend)
+            )
             if self.mode == OPEN:
                 deals = [[sorted(h) for h in hands] for _ in range(count)]
             else:
@@ -719,7 +877,8 @@ class _Contracts:
         return got
 
     def deals_of(self, viewer: int) -> int:
-        return len(self.deals(viewer)[0])
+        """How many of the viewer's deals are in use now (`n`)."""
+        return min(self.n, len(self.deals(viewer)[0]))
 
     def _caller_points(self, viewer: int, d: int, caller: int, card: int) -> int:
         key = (viewer, d, caller, card)
@@ -911,7 +1070,7 @@ def review_hand(
     )
 
 
-def describe(action: int, deck: Any) -> str:
+def describe(action: int, deck: Deck) -> str:
     """A move as the records write it: a card (`1D`), a rank called (`call 3`), `pass`,
     `carichi`, points (`64 points`), the suit named (`suit D`), the card called (`call 1D`)."""
     if A.is_card(action):
