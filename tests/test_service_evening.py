@@ -60,24 +60,26 @@ async def test_a_hand_result_and_the_match_end_are_messages_of_their_own(rig: Ri
 
 async def test_each_private_summary_stays_and_the_next_hand_is_a_new_message(rig: Rig) -> None:
     """Issue 38.1: "Prossima mano" no longer edits everyone's summary into the next hand: each stays
-    as it is, without its button."""
+    as it is, without its button; a void hand's too (issue 49: §4.1's 60-60 was played)."""
     tid = await open_game(rig, "due", [ANA, BEA], timer="0", match="best3")
     index = 0
+    summaries: dict[int, list[str]] = {ANA.user_id: [], BEA.user_id: []}
     while True:  # the deal is random: a 60-60 hand is void and replayed (§4.1)
         table = await play_hand_out(rig, [ANA, BEA])
         assert table.hand is not None and table.hand.is_terminal() and table.match is not None
         void = table.match.records[-1].void
-        summary = {p.user_id: rig.out.private[p.user_id].text for p in (ANA, BEA)}
+        for p in (ANA, BEA):
+            summaries[p.user_id].append(rig.out.private[p.user_id].text)
         reply = await rig.svc.play.next_hand(ANA, tid, index)
         assert reply.key == "ok_played", reply
         await rig.svc.idle()
         index += 1
         if not void:
             break
-        assert not any(rig.out.kept.get(p.user_id) for p in (ANA, BEA))  # nothing to keep
     for p in (ANA, BEA):
-        (kept,) = rig.out.kept[p.user_id]
-        assert kept.text == summary[p.user_id] and not kept.keyboard
+        kept = rig.out.kept[p.user_id]
+        assert [k.text for k in kept] == summaries[p.user_id]
+        assert not any(k.keyboard for k in kept)
     hand = rig.table().hand
     assert hand is not None and hand.hand_index == index
 
