@@ -35,6 +35,8 @@ SLOW_FILES = (
     "test_tournament_e2e.py",
     "test_miniapp_e2e.py",
     "test_miniapp_page.py",
+    "test_miniapp_plate.py",
+    "test_miniapp_queue.py",
     "test_e2e.py",
     "test_e2e_group.py",
     "test_e2e_evening.py",

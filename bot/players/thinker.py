@@ -144,15 +144,16 @@ class Thinker:
         """The review of a finished hand, off the event loop (about 0.3-1 s of a core for
         chiamata, `bench.review`); None when as many hands are under review as there are
         workers (under load it is skipped, never queued behind the computers' moves), or
-        when it fails."""
-        if self._reviewing >= max(1, self.workers):
+        without worker processes (`workers` 0: on a thread it would hold the GIL, and so
+        every table's taps, for up to a second), or when it fails."""
+        if self.workers <= 0 or self._reviewing >= self.workers:
             return None
         self._reviewing += 1
         try:
-            if self._pool is None and self.workers > 0:
+            if self._pool is None:
                 self._pool = self._make_pool()
             if self._pool is None:
-                return await asyncio.to_thread(review_job, hand, seed)
+                return None
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._pool, review_job, hand, seed)
         except Exception:
