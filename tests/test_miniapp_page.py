@@ -971,7 +971,8 @@ async def test_no_text_is_cut_at_360_px_in_any_phase(
                 await rig.move()
             for lang, page in duo.items():
                 await move_shown(page, rig.table.move_no)
-                await page.wait_for_selector("#result:not([hidden]) #rematch")
+                # a loaded CI machine plays the match out slowly: the default 30 s ran out once
+                await page.wait_for_selector("#result:not([hidden]) #rematch", timeout=120_000)
                 await texts_whole(page, f"match-over-{lang}")
             seen.add("match-over")
             await duo["it"].click("#rematch")
