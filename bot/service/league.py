@@ -112,15 +112,16 @@ class League:
         be refused: the ledger changed since), or, after a new season, that it is out of
         date."""
         kept = self._live.get(chat_id, {})
-        now = await self.db.ledger_version(chat_id)
-        for message_id, live in list(kept.items()):
-            if message_id == done_on:
-                continue
+        others = [(m, live) for m, live in kept.items() if m != done_on]
+        beers = not season and any(live[0] == "beer" for _, live in others)
+        # read once, and only when a /beer message is to be shown again
+        now = await self.db.ledger_version(chat_id) if beers else 0
+        beer = await self.beer_value(chat_id) if beers else 0
+        for message_id, live in others:
             if live[0] == "beer" and not season:
                 epoch = live[1]
                 at = live[2] if live[2] == version else now
                 payments, paid, names = await self._settlement(chat_id, epoch, at)
-                beer = await self.beer_value(chat_id)
                 shown = self._beer_message(lang, epoch, at, payments, paid, names, beer)
                 if live[2:] != (at, shown.key()):
                     kept[message_id] = ("beer", epoch, at, shown.key())
