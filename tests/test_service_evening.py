@@ -6,6 +6,7 @@ entry)."""
 
 from __future__ import annotations
 
+from bot.engine import actions as A
 from bot.service import Person
 from bot.table.deadlines import ABANDON_AFTER
 from bot.table.table import CANCELLED, FINISHED, Table
@@ -126,3 +127,43 @@ async def test_a_match_against_a_computer_waits_for_its_person_then_is_abandoned
     assert "abbandonata" in rig.out.private[ANA.user_id].text
     assert not rig.out.private[ANA.user_id].keyboard  # the dead button goes
     assert await rig.db.balances(CHAT) == []
+
+
+async def test_s7_4_an_all_pass_redeal_leaves_its_turn_messages_to_the_played_hands_sweep(
+    rig: Rig,
+) -> None:
+    """RULES §7.4: five people all pass, the hand is dealt again. The redeal's replaced turn
+    messages are not swept on their own (issue 49: one deleteMessages per chat and hand
+    played); the sweep comes when a hand is played to its end."""
+    people = [Person(21 + i, n) for i, n in enumerate(("Ada", "Bo", "Cy", "Di", "Ed"))]
+    tid = await open_game(rig, "chiamata", people, timer="0")
+    table = rig.table()
+    assert table.hand is not None
+    for _ in range(5):  # everyone passes (§7.2)
+        seat = to_act(table)
+        person = next(p for p in people if table.seat_of(p.user_id) == seat)
+        reply = await rig.svc.play.act(
+            person, tid, table.hand.hand_index, table.turn_start(), A.PASS
+        )
+        assert reply.key == "ok_played", reply
+        await rig.svc.idle()
+    assert table.hand.is_terminal() and table.hand.result().redeal
+    assert rig.out.sweeps == []  # the redeal's messages wait
+    await rig.svc.play.next_hand(people[0], tid, table.hand.hand_index)
+    await rig.svc.idle()
+    for _ in range(200):  # a hand played: its end sweeps the redeal's messages too
+        hand = rig.table().hand
+        assert hand is not None
+        if hand.is_terminal():
+            break
+        seat = to_act(rig.table())
+        person = next(p for p in people if rig.table().seat_of(p.user_id) == seat)
+        if hand.phase == "auction" and A.CALL_RANK + 1 in hand.legal_actions():
+            # someone calls the Asso, so that this hand is played (§7.2)
+            stamp = rig.table().turn_start()
+            reply = await rig.svc.play.act(person, tid, hand.hand_index, stamp, A.CALL_RANK + 1)
+            assert reply.key == "ok_played", reply
+            await rig.svc.idle()
+        else:
+            assert (await play(rig, person)).key == "ok_played"
+    assert rig.out.sweeps == [tid]
