@@ -833,11 +833,26 @@ def chat_of(call: ApiCall) -> int | None:
     return chat if isinstance(chat, int) else None
 
 
+def private_kind(c: ApiCall) -> str:
+    """What a private chat's call was for: a turn ("👉", a new message with buttons), another
+    new message (a new hand, a hand's summary, news), an edit that leaves buttons, one that
+    takes them away (a turn that ended), a deletion."""
+    markup = c.params.get("reply_markup")
+    rows = markup.get("inline_keyboard") if isinstance(markup, dict) else None
+    buttons = bool(rows and any(rows))
+    if c.method == "sendMessage":
+        return "turn" if "👉" in str(c.params.get("text", "")) else "other send"
+    if c.method.startswith("edit"):
+        return "edit, buttons" if buttons else "edit, no buttons"
+    return c.method
+
+
 def chat_calls(calls: Sequence[ApiCall], moves: int, cards: int, seconds: float) -> dict[str, Any]:
     """Issue 39 §3: the calls that name a chat, per move and per card, in the groups and the
     private chats, by method; and the busiest second against Telegram's 30 a second."""
     where: Counter[str] = Counter()
     methods: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
     seconds_used: Counter[int] = Counter()
     for c in calls:
         chat = chat_of(c)
@@ -846,6 +861,8 @@ def chat_calls(calls: Sequence[ApiCall], moves: int, cards: int, seconds: float)
         side = "group" if chat < 0 else "private"
         where[side] += 1
         methods[f"{side} {c.method}"] += 1
+        if side == "private":
+            kinds[private_kind(c)] += 1
         seconds_used[int(c.at)] += 1
     total = sum(where.values())
 
@@ -859,6 +876,7 @@ def chat_calls(calls: Sequence[ApiCall], moves: int, cards: int, seconds: float)
         "group_per_move": per(where["group"], moves),
         "private_per_move": per(where["private"], moves),
         "by_method_per_move": {m: per(n, moves) for m, n in sorted(methods.items())},
+        "private_by_kind_per_move": {k: per(n, moves) for k, n in sorted(kinds.items())},
         "per_second": round(total / seconds, 2) if seconds else None,
         "peak_second": max(seconds_used.values(), default=0),
     }
@@ -1795,6 +1813,8 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{cc['per_second']} a second, busiest second {cc['peak_second']} (Telegram allows 30)",
         "  by method per move: "
         + ", ".join(f"{m} {v}" for m, v in cc["by_method_per_move"].items()),
+        "  private, by kind per move: "
+        + ", ".join(f"{m} {v}" for m, v in cc["private_by_kind_per_move"].items()),
         f"  move -> next turn message: p50 {secs(cc['turn_lag_s']['p50'])}, p99 "
         f"{secs(cc['turn_lag_s']['p99'])}, max {secs(cc['turn_lag_s']['max'])} "
         f"(n={cc['turn_lag_s']['n']}); {cc['cards_per_minute_per_table']} cards a minute per "
