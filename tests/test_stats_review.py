@@ -12,6 +12,10 @@ import aiosqlite
 import asyncpg
 import pytest
 
+from bot.engine import HandState, Options
+from bot.players.review import INFO, Decision, Review
+from bot.table.plays import HandEnd
+from bot.table.stats import review_costs, role_of
 from storage import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -25,6 +29,8 @@ from storage import (
 from storage.postgres import BASELINE, STEPS, dollar_params
 from storage.stats import ReviewCost, ReviewSum, Role
 from tests.support.backends import BACKENDS, RAW_CONFLICT, fresh_url, raw_sql
+from tests.support.players import chiamata_state
+from tests.test_review import play, players_choice
 
 CHAT = -100951
 OTHER = -100952
@@ -236,3 +242,102 @@ async def test_a_version_16_database_upgrades_and_keeps_its_records(
     if backend == "sqlite":
         async with aiosqlite.connect(sqlite_path(url)) as lite:
             assert await schema_version(lite) == SCHEMA_VERSION
+
+
+# ---------------------------------------------------------------------- what a review stores
+
+
+def decision(seat: int, index: int, value: float) -> Decision:
+    """A judged card decision of `seat` at the hand's `index`-th action, costing `value`."""
+    return Decision(
+        seat=seat, index=index, kind="card", move=0, best=0, cost=value, margin=0.0,
+        error=0.0, judged="info", exact=True, worlds=1, move_value=0.0, best_value=value,
+        values=(), move_label="", best_label="",
+    )  # fmt: skip
+
+
+def review_of(hand: HandState, costs: dict[int, list[float]]) -> Review:
+    """A review of `hand` whose decisions cost `costs[seat]`, each at one of the seat's
+    actions."""
+    decisions = []
+    for seat, values in costs.items():
+        indices = [i for i, (s, _) in enumerate(hand.actions) if s == seat]
+        decisions += [decision(seat, i, v) for i, v in zip(indices, values, strict=False)]
+    currency = "score" if hand.rules.chiamata else "card points"
+    return Review(
+        hand.rules.variant, hand.seed, hand.hand_index, hand.dealer, "r", INFO, currency,
+        tuple(sorted(decisions, key=lambda d: d.index)),
+    )  # fmt: skip
+
+
+def end_of(hand: HandState, table_id: int = 7) -> HandEnd:
+    chiamata = hand.rules.chiamata
+    return HandEnd(
+        chat_id=CHAT, table_id=table_id, hand_index=hand.hand_index, variant=hand.rules.variant,
+        family="chiamata" if chiamata else "two", chiamata=chiamata, finished_at=T0,
+        deltas={}, names={}, hand=None, match=None,
+    )  # fmt: skip
+
+
+def chiamata_hand(seed: int = 0) -> HandState:
+    """A chiamata hand played to the end by `easy` players, with a socio (§7.6)."""
+    hand = play(Options.parse("chiamata"), seed, 0, players_choice(["easy"] * 5, seed))
+    assert 0 <= hand.caller != hand.partner >= 0
+    return hand
+
+
+def test_s7_each_seat_gives_away_its_decisions_costs_in_its_role() -> None:
+    """Issue 51: each seat's cost is the sum of its decisions' costs, written with its
+    person (or the computer and its level) and its role: the chiamante (§7.4), the socio
+    (§7.6), the others."""
+    hand = chiamata_hand()
+    seats: list[tuple[int | None, str | None]] = [(10 + s, None) for s in range(5)]
+    seats[4] = (None, "hard")
+    costs = {0: [1.5, 0.25], 1: [0.5], 2: [], 3: [2.0, 0.0, 1.0], 4: [0.75]}
+    movers = [(s, seats[s][0]) for s, _ in hand.actions]
+    rows = review_costs(end_of(hand), hand, seats, movers, review_of(hand, costs))
+    assert [r.seat for r in rows] == [0, 1, 2, 3, 4]
+    assert [r.cost for r in rows] == [1.75, 0.5, 0.0, 3.0, 0.75]
+    assert [r.decisions for r in rows] == [2, 1, 0, 3, 1]
+    assert [(r.user_id, r.level) for r in rows] == [*((10 + s, None) for s in range(4)),
+                                                     (None, "hard")]  # fmt: skip
+    want = ["other"] * 5
+    want[hand.caller], want[hand.partner] = "caller", "partner"
+    assert [r.role for r in rows] == want
+    assert {r.ledger_key for r in rows} == {"t7:h0"}  # a chiamata hand's ledger entry, §10.1
+    assert {(r.chat_id, r.table_id, r.hand_index, r.variant) for r in rows} == {
+        (CHAT, 7, 0, "chiamata")
+    }
+
+
+def test_s7_7_alone_the_chiamante_has_no_socio() -> None:
+    """§7.7: the chiamante who holds the called card plays alone: their role is chiamante,
+    every other seat's is one of the others."""
+    hand = chiamata_state({2: ["1D", "3D", "1C", "3C", "1S"]}, caller=2, called="1D", dealer=0)
+    bots = players_choice(["easy"] * 5, 3)
+    while not hand.is_terminal():
+        hand.apply(bots(hand))
+    assert hand.caller == hand.partner == 2
+    assert [role_of(hand, s) for s in range(5)] == ["other", "other", "caller", "other", "other"]
+
+
+def test_a_seat_someone_else_played_counts_for_nobody() -> None:
+    """A person's seat counts for them only if they made every move of it: a turn the timer
+    played, or a hand played for them while away, counts for nobody; the computers' seats
+    still count. Moves that are not the hand's write nothing."""
+    hand = play(Options.parse("due"), 4, 0, players_choice(["easy"] * 2, 4))
+    review = review_of(hand, {0: [5.0], 1: [7.0]})
+    movers = [(s, 10 if s == 0 else None) for s, _ in hand.actions]
+    people = [(10, None), (None, "normal")]
+    (row, computer) = review_costs(end_of(hand), hand, people, movers, review)
+    assert (row.user_id, row.cost, row.role, row.ledger_key) == (10, 5.0, None, "t7:match")
+    assert (computer.user_id, computer.level, computer.cost) == (None, "normal", 7.0)
+    timed_out = list(movers)
+    first = next(i for i, (s, _) in enumerate(timed_out) if s == 0)
+    timed_out[first] = (0, None)  # the timer played Ana's first card
+    rows = review_costs(end_of(hand), hand, people, timed_out, review)
+    assert [(r.seat, r.user_id) for r in rows] == [(1, None)]
+    away = [(s, None) for s, _ in hand.actions]  # a computer played her whole hand
+    rows = review_costs(end_of(hand), hand, [(10, "normal"), (None, "normal")], away, review)
+    assert [r.seat for r in rows] == [1]
+    assert review_costs(end_of(hand), hand, people, movers[:-1], review) == []
