@@ -4,7 +4,8 @@ per reviewed hand (in chiamata per role, RULES §7.4-7.7) next to the computers'
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,8 +13,11 @@ import aiosqlite
 import asyncpg
 import pytest
 
+import bot.service.play as play_module
 from bot.engine import HandState, Options
 from bot.players.review import INFO, Decision, Review
+from bot.service import Person, Reply
+from bot.service.stats import _num
 from bot.table.plays import HandEnd
 from bot.table.stats import review_costs, role_of
 from storage import (
@@ -30,7 +34,11 @@ from storage.postgres import BASELINE, STEPS, dollar_params
 from storage.stats import ReviewCost, ReviewSum, Role
 from tests.support.backends import BACKENDS, RAW_CONFLICT, fresh_url, raw_sql
 from tests.support.players import chiamata_state
+from tests.support.rig import CHAT as RIG_CHAT
+from tests.support.rig import Rig
 from tests.test_review import play, players_choice
+from tests.test_service_evening import play_hand_out
+from tests.test_service_timers import open_game
 
 CHAT = -100951
 OTHER = -100952
@@ -341,3 +349,230 @@ def test_a_seat_someone_else_played_counts_for_nobody() -> None:
     rows = review_costs(end_of(hand), hand, [(10, "normal"), (None, "normal")], away, review)
     assert [r.seat for r in rows] == [1]
     assert review_costs(end_of(hand), hand, people, movers[:-1], review) == []
+
+
+# ---------------------------------------------------------------------- at the table
+
+
+def fake_reviews(
+    rig: Rig, costs: Callable[[HandState], dict[int, list[float]]] | None
+) -> list[HandState]:
+    """The thinker's review replaced: each hand is reviewed as `costs` says (None: the review
+    is skipped, as under load); the hands it was asked about."""
+    asked: list[HandState] = []
+
+    async def review(hand: HandState, seed: str) -> Review | None:
+        asked.append(hand)
+        return None if costs is None else review_of(hand, costs(hand))
+
+    rig.svc.play.thinker.review = review  # type: ignore[method-assign]
+    return asked
+
+
+async def reviewed_hand(rig: Rig, people: list[Person], asked: list[HandState]) -> HandState:
+    """Hands played out (people their first legal action) until one is reviewed (an all-pass
+    redeal or a void hand is not, §7.4, §4.1): that hand."""
+    for _ in range(6):
+        table = await play_hand_out(rig, people)
+        await rig.svc.idle()
+        if asked:
+            return asked[-1]
+        assert table.hand is not None
+        reply = await rig.svc.play.next_hand(people[0], table.table_id, table.hand.hand_index)
+        assert reply.key == "ok_played", reply
+        await rig.svc.idle()
+    raise AssertionError("no hand was reviewed")
+
+
+ANNA = Person(11, "Anna <&>")
+
+
+async def test_s7_a_reviewed_chiamata_hand_is_in_stats_by_role(rig: Rig) -> None:
+    """Issue 51: Anna and four computers play a chiamata hand; its review arrives and each
+    seat's cost is stored with its role (§7.4-7.7); /stats shows her points given away per
+    reviewed hand, in her role, and the computers' (the same group and season), in Italian
+    and in English."""
+    asked = fake_reviews(rig, lambda hand: {s: [0.5 * (s + 1), 1.0] for s in range(5)})
+    await open_game(rig, "chiamata", [ANNA], timer="0")
+    hand = await reviewed_hand(rig, [ANNA], asked)
+    seat = rig.table().seat_of(ANNA.user_id)
+    assert seat is not None
+    role = role_of(hand, seat)
+    assert role in ("caller", "partner", "other")
+    mine = 0.5 * (seat + 1) + 1.0
+    assert await rig.db.review_sums(user_id=ANNA.user_id) == [
+        ReviewSum(RIG_CHAT, "chiamata", role, 1, mine)
+    ]
+    computers = await rig.db.review_sums(computers=True, chat_id=RIG_CHAT, epoch=0)
+    assert sum(c.hands for c in computers) == 4
+    theirs = sum(0.5 * (s + 1) + 1.0 for s in range(5) if s != seat)
+    assert sum(c.cost for c in computers) == pytest.approx(theirs)
+    reply = await rig.svc.stats.stats(RIG_CHAT, ANNA, [])
+    assert isinstance(reply, Reply)
+    text = reply.text
+    assert "📊 <b>Anna &lt;&amp;&gt;</b>" in text
+    assert "Nessuna partita registrata" not in text  # her table writes no records (§10.5)
+    roles = {"caller": "da chiamante", "partner": "da socio", "other": "altri"}
+    it = (
+        f"🔎 Punti di partita regalati per mano (revisione): {_num('it', mine)} su 1 mano"
+        f" — {roles[role]} {_num('it', mine)} (computer: {_num('it', theirs / 4)} su 4 mani)"
+    )
+    assert f"<b>Briscola chiamata (5)</b>\n{it}" in text, text
+    assert text.endswith("Meno sono, meglio è.</i>")
+    await rig.db.set_chat_lang(RIG_CHAT, "en")
+    english = await rig.svc.stats.stats(RIG_CHAT, ANNA, [])
+    assert isinstance(english, Reply)
+    words = {"caller": "as chiamante", "partner": "as socio", "other": "as the others"}
+    en = (
+        f"🔎 Match points given away per hand (review): {_num('en', mine)} over 1 hand"
+        f" — {words[role]} {_num('en', mine)} (computers: {_num('en', theirs / 4)} over 4 hands)"
+    )
+    assert en in english.text, english.text
+    assert "," not in en.split(":")[1].split("over")[0]  # a decimal point in English
+
+
+async def test_a_skipped_or_late_review_stores_nothing_and_stats_say_nothing(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 51: a hand whose review was skipped (under load: `Thinker.review` gives None) or
+    came after REVIEW_WAIT stores no cost: /stats then has no review line; the average is
+    over the reviewed hands only."""
+    asked = fake_reviews(rig, None)
+    await open_game(rig, "due", [ANNA], timer="0")
+    await reviewed_hand(rig, [ANNA], asked)
+    assert await rig.db.review_sums(user_id=ANNA.user_id) == []
+    assert await rig.db.review_sums(computers=True) == []
+    reply = await rig.svc.stats.stats(RIG_CHAT, ANNA, [])
+    assert isinstance(reply, Reply)
+    assert "🔎" not in reply.text, reply.text
+    assert "Nessuna partita registrata." in reply.text
+    # late: the review takes longer than the hand's result waits for it
+    monkeypatch.setattr(play_module, "REVIEW_WAIT", 0.01)
+    late: list[HandState] = []
+
+    async def slow(hand: HandState, seed: str) -> Review:
+        late.append(hand)
+        await asyncio.sleep(0.5)
+        return review_of(hand, {0: [9.0], 1: [9.0]})
+
+    rig.svc.play.thinker.review = slow  # type: ignore[method-assign]
+    await open_game(rig, "due", [ANNA], timer="0")
+    await reviewed_hand(rig, [ANNA], late)
+    assert await rig.db.review_sums(user_id=ANNA.user_id) == []
+    # a third match's hand is reviewed: the average is that hand's, over 1 hand
+    asked = fake_reviews(rig, lambda hand: {s: [4.0, 2.5] for s in range(2)})
+    await open_game(rig, "due", [ANNA], timer="0")
+    await reviewed_hand(rig, [ANNA], asked)
+    shown = await rig.svc.stats.stats(RIG_CHAT, ANNA, [])
+    assert isinstance(shown, Reply)
+    assert "🔎 Punti regalati per mano (revisione): 6,5 su 1 mano (computer: 6,5 su 1 mano)" in (
+        shown.text
+    ), shown.text
+
+
+async def reviewed_history(db: Database) -> None:
+    """Ana's reviewed hands in the rig's group, season 1: six chiamata hands (twice the
+    chiamante, 2 and 1 given away; once the socio, 0.5; three times one of the others, 0, 1,
+    0.5) and three of due (10, 4, 7); the computers' 20 chiamata seat-hands there (0.3 each)
+    and 2 of due (3 each), and 30 of due in another group (5 each)."""
+    roles: list[tuple[Role, float]] = [
+        ("caller", 2.0), ("caller", 1.0), ("partner", 0.5),
+        ("other", 0.0), ("other", 1.0), ("other", 0.5),
+    ]  # fmt: skip
+    rows = [
+        cost(100, i, 0, v, role=r, variant="chiamata", chat_id=RIG_CHAT)
+        for i, (r, v) in enumerate(roles)
+    ]
+    rows += [cost(200 + i, 0, 0, v, chat_id=RIG_CHAT) for i, v in enumerate((10.0, 4.0, 7.0))]
+    rows += [
+        cost(100, i % 6, 1 + i // 6, 0.3, user_id=None, role="other", variant="chiamata",
+             chat_id=RIG_CHAT)
+        for i in range(20)
+    ]  # fmt: skip
+    rows += [cost(200 + i, 0, 1, 3.0, user_id=None, chat_id=RIG_CHAT) for i in range(2)]
+    rows += [cost(300 + i, 0, 1, 5.0, user_id=None, chat_id=OTHER) for i in range(30)]
+    assert await db.record_review_costs(rows) == len(rows)
+
+
+async def test_s7_stats_show_the_average_given_away_per_role_and_the_computers(rig: Rig) -> None:
+    """Issue 51, item 4: /stats shows per variant the points given away per reviewed hand, in
+    chiamata in match points per role (§7.4-7.7), and the computers' in the same group and
+    season, or in every group when the group has too few of theirs (here due: 2 hands); with
+    a decimal comma in Italian, a point in English. Someone never reviewed has no line."""
+    await reviewed_history(rig.db)
+    ana = Person(ANA, "Ana")
+    text = (await rig.svc.stats.stats(RIG_CHAT, ana, [])).text  # type: ignore[union-attr]
+    chiamata = (
+        "🔎 Punti di partita regalati per mano (revisione): 0,8 su 6 mani"
+        " — da chiamante 1,5 · da socio 0,5 · altri 0,5 (computer: 0,3 su 20 mani)"
+    )
+    due = (
+        "🔎 Punti regalati per mano (revisione): 7,0 su 3 mani"
+        " (computer in tutti i gruppi: 4,9 su 32 mani)"
+    )
+    assert f"<b>Briscola a due</b>\n{due}\n" in text, text
+    assert f"<b>Briscola chiamata (5)</b>\n{chiamata}\n" in text, text
+    assert "Nessuna partita registrata" not in text
+    assert text.count("🔎") == 3  # two lines and the note
+    await rig.db.set_chat_lang(RIG_CHAT, "en")
+    english = (await rig.svc.stats.stats(RIG_CHAT, ana, [])).text  # type: ignore[union-attr]
+    assert (
+        "🔎 Match points given away per hand (review): 0.8 over 6 hands — as chiamante 1.5"
+        " · as socio 0.5 · as the others 0.5 (computers: 0.3 over 20 hands)"
+    ) in english, english
+    assert (
+        "🔎 Points given away per hand (review): 7.0 over 3 hands"
+        " (computers in every group: 4.9 over 32 hands)"
+    ) in english
+    assert english.endswith("Fewer is better.</i>")
+    await rig.db.set_chat_lang(RIG_CHAT, "it")
+    # Bea, never reviewed: no line, no note
+    bea = (await rig.svc.stats.stats(RIG_CHAT, Person(BEA, "Bea"), [])).text  # type: ignore[union-attr]
+    assert "🔎" not in bea and "Nessuna partita registrata." in bea
+    # a new season (§10.4): its own reviews; the last one's are asked for by number
+    assert await rig.db.new_season(RIG_CHAT, 0, ANA, "Ana", T0) == 1
+    await rig.db.record_review_costs([cost(400, 0, 0, 1.25, chat_id=RIG_CHAT)])
+    now = (await rig.svc.stats.stats(RIG_CHAT, ana, [])).text  # type: ignore[union-attr]
+    assert "🔎 Punti regalati per mano (revisione): 1,2 su 1 mano" in now, now
+    assert "Briscola chiamata" not in now
+    before = (await rig.svc.stats.stats(RIG_CHAT, ana, ["1"])).text  # type: ignore[union-attr]
+    assert chiamata in before and due in before
+    every = (await rig.svc.stats.stats(RIG_CHAT, ana, ["tutte"])).text  # type: ignore[union-attr]
+    assert "🔎 Punti regalati per mano (revisione): 5,6 su 4 mani" in every, every
+
+
+async def test_private_stats_show_what_the_reviews_found_in_each_group(rig: Rig) -> None:
+    """Issue 51 in /stats in a private chat: per group and across groups, every season, one
+    line per variant reviewed, next to the computers'."""
+    await reviewed_history(rig.db)
+    await rig.db.record_review_costs([cost(500, 0, 0, 1.0, chat_id=OTHER)])
+    text = (await rig.svc.stats.mine(Person(ANA, "Ana"))).text
+    assert "🌍 <b>In tutti i gruppi</b>" in text, text
+    # across groups: due 10, 4, 7 and 1 over 4 hands; the computers of every group
+    across = text.split("👥")[0]
+    assert (
+        "🔎 Briscola a due: 5,5 punti regalati per mano su 4 mani (computer: 4,9 su 32 mani)"
+        in (across)
+    ), text
+    # the rig's group: its due computers are too few (2), every group's are shown
+    assert (
+        "🔎 Briscola a due: 7,0 punti regalati per mano su 3 mani"
+        " (computer in tutti i gruppi: 4,9 su 32 mani)"
+    ) in text
+    assert (
+        "🔎 Briscola chiamata (5): 0,8 punti di partita regalati per mano su 6 mani"
+        " (computer: 0,3 su 20 mani)"
+    ) in text
+    # the other group alone: its one due hand, its own 30 computers' hands
+    assert (
+        "🔎 Briscola a due: 1,0 punti regalati per mano su 1 mano (computer: 5,0 su 30 mani)"
+        in (text)
+    )
+    assert text.endswith("Meno sono, meglio è.</i>")
+    english = (await rig.svc.stats.mine(Person(ANA, "Ana", "en"))).text
+    assert (
+        "🔎 Two-player Briscola: 1.0 points given away per hand over 1 hand"
+        " (computers: 5.0 over 30 hands)"
+    ) in english, english
+    nobody = await rig.svc.stats.mine(Person(BEA, "Bea"))
+    assert nobody.key == "st_me_none"

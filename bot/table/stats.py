@@ -25,7 +25,7 @@ What a hand's review stores (issue 51, `review_costs`), at any table of the grou
 seats and tables off the ledger too: per seat, the points its decisions gave away (card
 points; chiamata: the side's score, §7.12), for the person who made every move of the seat or
 for a computer, with the seat's role in chiamata (§7.4-7.7). /stats averages them per reviewed
-hand, next to the computers'.
+hand (`given_away`), next to the computers'.
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ from bot.engine.options import Rules
 from bot.players.review import Review
 from bot.table.ledger import hand_key, match_key
 from bot.table.plays import (
+    ROLES,
     Family,
     HandEnd,
     PlayRecord,
     ReviewCost,
+    ReviewSum,
     Role,
     StoredPlay,
     rated_family,
@@ -437,6 +439,40 @@ def player_stats(
             s.results.append(won)
     for s in out.values():
         s.streak = _streak(s.results)
+    return out
+
+
+@dataclass
+class GivenAway:
+    """What the review found someone (or the computers) gave away in one variant (issue 51):
+    over `hands` reviewed hands, `cost` in all (card points; chiamata: the side's score,
+    §7.12), and per chiamata role (§7.4-7.7) its hands and cost."""
+
+    variant: str
+    hands: int = 0
+    cost: float = 0.0
+    roles: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    @property
+    def average(self) -> float:
+        return self.cost / self.hands if self.hands else 0.0
+
+    def role_average(self, role: str) -> float | None:
+        """The average as `role`, None with no such hand."""
+        hands, cost = self.roles.get(role, (0, 0.0))
+        return cost / hands if hands else None
+
+
+def given_away(sums: Iterable[ReviewSum]) -> dict[str, GivenAway]:
+    """Stored review costs (`Database.review_sums`, of any chats) per variant."""
+    out: dict[str, GivenAway] = {}
+    for s in sums:
+        g = out.setdefault(s.variant, GivenAway(s.variant))
+        g.hands += s.hands
+        g.cost += s.cost
+        if s.role in ROLES:
+            hands, cost = g.roles.get(s.role, (0, 0.0))
+            g.roles[s.role] = (hands + s.hands, cost + s.cost)
     return out
 
 
