@@ -376,6 +376,37 @@ _V16: Final[Migration] = (
     "ALTER TABLE tournaments ADD COLUMN counts INTEGER NOT NULL DEFAULT 0 CHECK (counts IN (0, 1))",
 )
 
+# Issue 51, "in the numbers": per seat of each reviewed hand, what the review found it gave
+# away (the sum of its decisions' costs: card points, in chiamata the side's score, §7.12),
+# with who played it (a person who made every move of the seat, or a computer and its level),
+# its role in chiamata (§7.4-7.7), the group's season then and the ledger entry the hand
+# belongs to (an undone one counts nowhere). Written when the review arrives; a hand whose
+# review was skipped has no row.
+_V17: Final[Migration] = (
+    """
+    CREATE TABLE review_costs (
+        table_id    INTEGER NOT NULL,
+        hand_index  INTEGER NOT NULL,
+        seat        INTEGER NOT NULL,
+        chat_id     INTEGER NOT NULL REFERENCES chats (chat_id),
+        epoch       INTEGER NOT NULL,
+        variant     TEXT NOT NULL,
+        ledger_key  TEXT NOT NULL,
+        user_id     INTEGER,
+        level       TEXT,
+        role        TEXT CHECK (role IN ('caller', 'partner', 'other')),
+        cost        REAL NOT NULL CHECK (cost >= 0),
+        decisions   INTEGER NOT NULL,
+        finished_at TEXT NOT NULL,
+        CHECK ((user_id IS NULL) <> (level IS NULL)),
+        PRIMARY KEY (table_id, hand_index, seat)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX review_costs_by_chat ON review_costs (chat_id, epoch, user_id)",
+    "CREATE INDEX review_costs_by_user ON review_costs (user_id, variant)",
+    *_append_only("review_costs", "review costs are append-only"),
+)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -393,6 +424,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V14,
     _V15,
     _V16,
+    _V17,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

@@ -343,6 +343,30 @@ STEPS: Final[dict[int, Migration]] = {
         "ALTER TABLE tournaments ADD COLUMN counts BIGINT NOT NULL DEFAULT 0"
         " CHECK (counts IN (0, 1))",
     ),
+    17: (  # storage.migrations._V17
+        """
+        CREATE TABLE review_costs (
+            table_id    BIGINT NOT NULL,
+            hand_index  BIGINT NOT NULL,
+            seat        BIGINT NOT NULL,
+            chat_id     BIGINT NOT NULL REFERENCES chats (chat_id),
+            epoch       BIGINT NOT NULL,
+            variant     TEXT NOT NULL,
+            ledger_key  TEXT NOT NULL,
+            user_id     BIGINT,
+            level       TEXT,
+            role        TEXT CHECK (role IN ('caller', 'partner', 'other')),
+            cost        DOUBLE PRECISION NOT NULL CHECK (cost >= 0),
+            decisions   BIGINT NOT NULL,
+            finished_at TEXT NOT NULL,
+            CHECK ((user_id IS NULL) <> (level IS NULL)),
+            PRIMARY KEY (table_id, hand_index, seat)
+        )
+        """,
+        "CREATE INDEX review_costs_by_chat ON review_costs (chat_id, epoch, user_id)",
+        "CREATE INDEX review_costs_by_user ON review_costs (user_id, variant)",
+        *_append_only("review_costs", "review costs are append-only"),
+    ),
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"

@@ -11,15 +11,17 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from bot.engine import HandState
 from bot.engine import actions as A
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
+from bot.players.review import Review
 from bot.players.thinker import Job, Thinker
 from bot.service.core import Tables
 from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang
 from bot.table.ledger import hand_key, match_key
 from bot.table.plays import HandEnd
-from bot.table.stats import end_of_hand, play_record
+from bot.table.stats import end_of_hand, play_record, review_costs
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
 from bot.view.render import (
     Rendered,
@@ -225,13 +227,14 @@ class Play:
             return
         await self.out.announce(chat_id, Rendered(t(lang, "due_explained"), []), silent=True)
 
-    def _announce_hand(self, table: Table) -> None:
+    def _announce_hand(self, table: Table, end: HandEnd) -> None:
         """A hand is over (and stored): its result goes to the group as a message of its
         own, silent (the evening's log); at the match's end a new message follows, which
         notifies, with the final standing, the ledger and the rematch button. Not at a
         tournament's match: the tournament's message after it says the result and the ledger
         with the standings and what comes next, one message that notifies (and no rematch:
-        the tournament opens the next match)."""
+        the tournament opens the next match). The hand's review, when it arrives, is also
+        stored for /stats (`_store_review`)."""
         lang = table.lang
         content = hand_log(table, lang)
         finished = table.status == FINISHED and table.tournament is None
@@ -244,10 +247,12 @@ class Play:
             else None
         )
         names = [seat_short(table, s, lang) for s in range(len(table.seats))]
+        seats = [(s.user_id, s.level) for s in table.seats]
         seed = f"{table.seed}:{table.table_id}:{hand.hand_index if hand else 0}"
 
         async def announce() -> None:
             shown = content
+            review: Review | None = None
             if reviewed is not None:
                 try:
                     review = await asyncio.wait_for(
@@ -259,10 +264,29 @@ class Play:
                 if lines:
                     shown = Rendered("\n".join([content.text, *lines]), content.keyboard)
             await self.out.announce(table.chat_id, shown, silent=True)
+            if reviewed is not None and review is not None:
+                await self._store_review(end, reviewed, seats, review)
             if finished:
                 await self._announce_end(table)
 
         self.tables.spawn(announce())
+
+    async def _store_review(
+        self,
+        end: HandEnd,
+        hand: HandState,
+        seats: list[tuple[int | None, str | None]],
+        review: Review,
+    ) -> None:
+        """Issue 51, "in the numbers": what each seat gave away by the hand's review, for
+        /stats (`bot.table.stats.review_costs`: a seat counts for the person who made every
+        move of it, or for a computer). A courtesy: a failure is logged, never in the way."""
+        try:
+            movers = await self.db.hand_movers(end.table_id, end.hand_index)
+            costs = review_costs(end, hand, seats, movers, review)
+            await self.db.record_review_costs(costs)
+        except Exception:
+            log.exception("table %s: storing hand %s's review failed", end.table_id, end.hand_index)
 
     async def _announce_end(self, table: Table) -> None:
         """The match's end in the group (`match_end`), its id stored with the table (its
@@ -341,7 +365,7 @@ class Play:
                 update_id=APPLYING_UPDATE.get(),
             )
             if hand_over:  # the group's log hears of it (a table that writes nothing too)
-                self._announce_hand(table)
+                self._announce_hand(table, end)
             if move is not None:
                 self.on_move(table.table_id, hand_over)
         except StaleMove:

@@ -2,7 +2,9 @@
 writes with its ledger (`bot.table.stats`, `bot.table.rating`; storage's migration 6).
 
     /stats [@person] [last|N|all] [chart]   a person's numbers (the sender by default, or the
-                                            author of the message replied to), per variant;
+                                            author of the message replied to), per variant,
+                                            with the points the hands' reviews found they
+                                            gave away (issue 51) next to the computers';
                                             the current season by default; `chart`: their
                                             rating over time, as a picture
     /stats in a private chat                the sender's own numbers in each group they play
@@ -42,9 +44,11 @@ from bot.table.rating import (
     rate,
 )
 from bot.table.stats import (
+    GivenAway,
     HandView,
     MatchView,
     VariantStats,
+    given_away,
     head_to_head,
     known_names,
     player_stats,
@@ -82,6 +86,9 @@ TOP_ROWS: Final = 10
 MINE_GROUPS: Final = 8  # groups a private /stats shows, the latest played in first
 GROUP_TITLE_MAX: Final = 40  # characters of a group's name in a private /stats
 NAME_MAX: Final = 64  # a name or @username asked for, beyond which it is not looked up
+# issue 51: the computers' reviewed hands of a variant a group needs for /stats to compare
+# with them there; with fewer, the computers of every group (every season) are the comparison
+MIN_COMPUTER_HANDS: Final = 20
 
 Who = int | str
 """Whom a command names: a user id (a reply, a mention without username) or a word
@@ -146,6 +153,28 @@ def _last_played(played: Played, chat_id: int) -> datetime:
     hands, matches = played.get(chat_id, ([], []))
     times = [h.finished_at for h in hands] + [m.finished_at for m in matches]
     return max(times, default=datetime.min.replace(tzinfo=UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class _Reviews:
+    """Issue 51, "in the numbers": what the hands' reviews found given away, per variant: by
+    the person (`mine`), and by the computers in the same group and season (`here`) and in
+    every group and season (`everywhere`), for comparison."""
+
+    mine: dict[str, GivenAway]
+    here: dict[str, GivenAway]
+    everywhere: dict[str, GivenAway]
+
+    def computers(self, variant: str) -> tuple[GivenAway, bool] | None:
+        """The computers to compare with in `variant`, and whether they are every group's:
+        the group's when it has `MIN_COMPUTER_HANDS` hands of theirs, else every group's if
+        those are more, else the group's few; None when no computer's hand was reviewed."""
+        here, everywhere = self.here.get(variant), self.everywhere.get(variant)
+        if here is not None and here.hands >= MIN_COMPUTER_HANDS:
+            return here, False
+        if everywhere is not None and (here is None or everywhere.hands > here.hands):
+            return everywhere, True
+        return (here, False) if here is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,12 +343,18 @@ class Stats:
         matches: list[MatchView],
     ) -> Reply:
         per_variant = player_stats(user_id, hands, matches)
+        reviews = await self._reviews(chat_id, user_id, epoch)
         lines = [t(lang, "st_title", name=name, season=which)]
-        if not per_variant:
+        if not per_variant and not reviews.mine:
             lines.append(t(lang, "st_none"))
-        for variant in sorted(per_variant):
+        for variant in sorted(set(per_variant) | set(reviews.mine)):
             lines.append("")
-            lines.extend(self._variant_lines(lang, per_variant[variant]))
+            if variant in per_variant:
+                lines.extend(self._variant_lines(lang, per_variant[variant]))
+            else:  # reviewed hands only (at tables that write no records, §10.5)
+                lines.append(t(lang, "st_variant", variant=variant_name(lang, variant)))
+            if variant in reviews.mine:
+                lines.append(self._review_line(lang, reviews.mine[variant], reviews))
         group, world = await self._ratings(chat_id)
         rated = [f for f in FAMILIES if group.get(f, user_id) or world.get(f, user_id)]
         if rated:
@@ -346,7 +381,50 @@ class Stats:
             )
         )
         lines.append(t(lang, "st_note"))
+        if reviews.mine:
+            lines.append(t(lang, "st_review_note"))
         return Reply("\n".join(lines), key="st_stats")
+
+    async def _reviews(self, chat_id: int, user_id: int, epoch: int | None) -> _Reviews:
+        """What the reviews found `user_id` gave away in the group and season (`epoch`; None:
+        every season), and the computers there and everywhere (issue 51)."""
+        mine = await self.db.review_sums(user_id=user_id, chat_id=chat_id, epoch=epoch)
+        here = await self.db.review_sums(computers=True, chat_id=chat_id, epoch=epoch)
+        everywhere = await self.db.review_sums(computers=True)
+        return _Reviews(given_away(mine), given_away(here), given_away(everywhere))
+
+    def _review_line(self, lang: str, g: GivenAway, reviews: _Reviews) -> str:
+        """ "🔎 Punti regalati per mano (revisione): 6,2 su 12 mani (computer: 3,4 su 40
+        mani)"; chiamata in the hand's score (§7.12), per role (§7.4-7.7)."""
+        chiamata = g.variant.startswith("chiamata")
+        roles = ""
+        if chiamata:
+            parts = [
+                t(lang, f"st_review_{role}", avg=_num(lang, avg))
+                for role in ("caller", "partner", "other")
+                if (avg := g.role_average(role)) is not None
+            ]
+            roles = t(lang, "st_review_roles", roles_html=" · ".join(parts)) if parts else ""
+        return t(
+            lang,
+            "st_review_score" if chiamata else "st_review",
+            avg=_num(lang, g.average),
+            hands_html=tn(lang, "st_hands_n", g.hands),
+            roles_html=roles,
+            computers_html=self._computers_text(lang, reviews.computers(g.variant)),
+        )
+
+    def _computers_text(self, lang: str, computers: tuple[GivenAway, bool] | None) -> str:
+        """ " (computer: 3,4 su 40 mani)", or every group's; "" with none."""
+        if computers is None:
+            return ""
+        g, everywhere = computers
+        return t(
+            lang,
+            "st_review_computers_all" if everywhere else "st_review_computers",
+            avg=_num(lang, g.average),
+            hands_html=tn(lang, "st_hands_n", g.hands),
+        )
 
     def _variant_lines(self, lang: str, s: VariantStats) -> list[str]:
         chiamata = s.variant.startswith("chiamata")
@@ -442,8 +520,21 @@ class Stats:
         undone = await self.db.undone_keys()
         played = await asyncio.to_thread(_own_views, me.user_id, hands, matches, undone)
         in_ledger = set(await self.db.ledger_chats(me.user_id))
+        my_reviews = await self.db.review_sums(user_id=me.user_id)
+        bot_reviews = await self.db.review_sums(computers=True)
+        everywhere = given_away(bot_reviews)
+
+        def reviewed(chat: int | None) -> _Reviews:
+            if chat is None:
+                return _Reviews(given_away(my_reviews), everywhere, everywhere)
+            return _Reviews(
+                given_away(r for r in my_reviews if r.chat_id == chat),
+                given_away(r for r in bot_reviews if r.chat_id == chat),
+                everywhere,
+            )
+
         chats = sorted(
-            set(played) | in_ledger,
+            set(played) | in_ledger | {r.chat_id for r in my_reviews},
             key=lambda c: (_last_played(played, c), c in in_ledger, c),
             reverse=True,
         )
@@ -462,7 +553,9 @@ class Stats:
             _, world = await self._ratings(chats[0])
             lines.append("")
             lines.append(t(lang, "st_me_all"))
-            lines.extend(self._own_lines(lang, me.user_id, every_hand, every_match, world))
+            lines.extend(
+                self._own_lines(lang, me.user_id, every_hand, every_match, world, reviewed(None))
+            )
         for chat in chats[:MINE_GROUPS]:
             title = (await self.db.chat_settings(chat)).get("title")
             shown = short_name(title, GROUP_TITLE_MAX) if title else plain(lang, "st_me_untitled")
@@ -470,7 +563,9 @@ class Stats:
             lines.append("")
             lines.append(t(lang, "st_me_group", group=shown))
             chat_hands, chat_matches = played.get(chat, ([], []))
-            lines.extend(self._own_lines(lang, me.user_id, chat_hands, chat_matches, group))
+            lines.extend(
+                self._own_lines(lang, me.user_id, chat_hands, chat_matches, group, reviewed(chat))
+            )
             if chat in in_ledger:
                 epoch = await self.db.league_epoch(chat)
                 _, _, balance = await self._beers(chat, me.user_id, epoch)
@@ -487,6 +582,8 @@ class Stats:
             lines.append(tn(lang, "st_me_more", len(chats) - MINE_GROUPS))
         lines.append("")
         lines.append(t(lang, "st_me_note"))
+        if my_reviews:
+            lines.append(t(lang, "st_review_note"))
         return Reply("\n".join(lines), key="st_mine")
 
     def _own_lines(
@@ -496,9 +593,11 @@ class Stats:
         hands: list[HandView],
         matches: list[MatchView],
         ratings: Ratings,
+        reviews: _Reviews,
     ) -> list[str]:
         """One line per variant (games won, or hands for chiamata and for a match still
-        on) and one per rated family."""
+        on), what the reviews found given away per variant (issue 51), and one line per
+        rated family."""
         lines: list[str] = []
         per_variant = player_stats(user_id, hands, matches)
         for variant in sorted(per_variant):
@@ -515,6 +614,18 @@ class Stats:
                     games_html=tn(lang, unit, count),
                     won=won,
                     pct=_pct(won, count),
+                )
+            )
+        for variant in sorted(reviews.mine):
+            g = reviews.mine[variant]
+            lines.append(
+                t(
+                    lang,
+                    "st_me_review_score" if variant.startswith("chiamata") else "st_me_review",
+                    variant=variant_name(lang, variant),
+                    avg=_num(lang, g.average),
+                    hands_html=tn(lang, "st_hands_n", g.hands),
+                    computers_html=self._computers_text(lang, reviews.computers(variant)),
                 )
             )
         for family in FAMILIES:

@@ -80,3 +80,44 @@ class StoredPlay:
     family: str
     finished_at: datetime
     data: dict[str, Any] = field(default_factory=dict)
+
+
+Role = Literal["caller", "partner", "other"]
+"""A seat's role in a chiamata hand (RULES §7.4-7.7): the chiamante (alone too, §7.7), the
+socio, one of the others."""
+ROLES: Final = ("caller", "partner", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewCost:
+    """What one seat gave away in a reviewed hand (issue 51, "in the numbers"): the sum of
+    its decisions' costs (`bot.players.review.Decision.cost`, in the hand's currency: card
+    points, in chiamata the side's score, §7.12), written when the review arrives
+    (`bot.table.stats.review_costs`). `user_id` is the person who made every move of the seat,
+    None for a computer (then `level` is its level); `role` only in chiamata; `ledger_key`
+    the ledger entry the hand belongs to (an undone one counts nowhere, /undo)."""
+
+    chat_id: int
+    table_id: int
+    hand_index: int
+    seat: int
+    variant: str
+    ledger_key: str
+    user_id: int | None
+    level: str | None
+    role: Role | None
+    cost: float
+    decisions: int
+    finished_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSum:
+    """Stored review costs added up, per chat, variant and role (`Database.review_sums`):
+    `hands` reviewed seat-hands, `cost` their costs' sum."""
+
+    chat_id: int
+    variant: str
+    role: Role | None
+    hands: int
+    cost: float

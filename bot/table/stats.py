@@ -20,6 +20,12 @@ What counts, per person and variant (`player_stats`):
 - biggest win: their largest single gain in the ledger (a chiamata hand, another variant's
   match); streak: their current run of wins (positive) or losses (negative), over the last
   results (chiamata: hands, §10.1; other variants: matches, §10.2).
+
+What a hand's review stores (issue 51, `review_costs`), at any table of the group, computer
+seats and tables off the ledger too: per seat, the points its decisions gave away (card
+points; chiamata: the side's score, §7.12), for the person who made every move of the seat or
+for a computer, with the seat's role in chiamata (§7.4-7.7). /stats averages them per reviewed
+hand (`given_away`), next to the computers'.
 """
 
 from __future__ import annotations
@@ -29,9 +35,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bot.engine import HandState
 from bot.engine.options import Rules
+from bot.players.review import Review
 from bot.table.ledger import hand_key, match_key
-from bot.table.plays import Family, HandEnd, PlayRecord, StoredPlay, rated_family
+from bot.table.plays import (
+    ROLES,
+    Family,
+    HandEnd,
+    PlayRecord,
+    ReviewCost,
+    ReviewSum,
+    Role,
+    StoredPlay,
+    rated_family,
+)
 from bot.table.record import hand_record
 from bot.table.table import Table
 
@@ -129,6 +147,70 @@ def play_record(end: HandEnd) -> PlayRecord | None:
         hand=end.hand,
         match=end.match,
     )
+
+
+# ---------------------------------------------------------------------- what a review stores
+
+
+def role_of(hand: HandState, seat: int) -> Role | None:
+    """`seat`'s role in a finished chiamata hand (RULES §7.4-7.7): the chiamante (also alone,
+    §7.7), the socio, or one of the others; None in another variant."""
+    if not hand.rules.chiamata:
+        return None
+    if seat == hand.caller:
+        return "caller"
+    if seat == hand.partner:
+        return "partner"
+    return "other"
+
+
+def review_costs(
+    end: HandEnd,
+    hand: HandState,
+    seats: Sequence[tuple[int | None, str | None]],
+    movers: Sequence[tuple[int, int | None]],
+    review: Review,
+) -> list[ReviewCost]:
+    """What each seat of a reviewed hand gave away (issue 51): the sum of its decisions'
+    costs, for the one who played the seat. `seats`: (user_id, computer level) per seat as
+    the hand ended; `movers`: who made each of the hand's moves, in order (seat, user_id;
+    None: a computer, or the timer). A person's seat counts for them only when they made
+    every move of it; a computer's seat for computers, with its level; a seat a computer
+    played for a person (the timer, or while they were away) counts for nobody. None at all
+    when the moves do not match the hand's actions."""
+    if [s for s, _ in movers] != [s for s, _ in hand.actions]:
+        return []
+    out: list[ReviewCost] = []
+    for seat, (user_id, level) in enumerate(seats):
+        made = {uid for s, uid in movers if s == seat}
+        if user_id is not None:
+            if made != {user_id}:
+                continue
+            level = None
+        elif level is None or made != {None}:
+            continue
+        decisions = [d for d in review.decisions if d.seat == seat]
+        out.append(
+            ReviewCost(
+                chat_id=end.chat_id,
+                table_id=end.table_id,
+                hand_index=end.hand_index,
+                seat=seat,
+                variant=end.variant,
+                ledger_key=(
+                    hand_key(end.table_id, end.hand_index)
+                    if end.chiamata
+                    else match_key(end.table_id)
+                ),
+                user_id=user_id,
+                level=level,
+                role=role_of(hand, seat),
+                cost=round(sum(d.cost for d in decisions), 4),
+                decisions=len(decisions),
+                finished_at=end.finished_at,
+            )
+        )
+    return out
 
 
 # ---------------------------------------------------------------------- what was stored
@@ -357,6 +439,40 @@ def player_stats(
             s.results.append(won)
     for s in out.values():
         s.streak = _streak(s.results)
+    return out
+
+
+@dataclass
+class GivenAway:
+    """What the review found someone (or the computers) gave away in one variant (issue 51):
+    over `hands` reviewed hands, `cost` in all (card points; chiamata: the side's score,
+    §7.12), and per chiamata role (§7.4-7.7) its hands and cost."""
+
+    variant: str
+    hands: int = 0
+    cost: float = 0.0
+    roles: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    @property
+    def average(self) -> float:
+        return self.cost / self.hands if self.hands else 0.0
+
+    def role_average(self, role: str) -> float | None:
+        """The average as `role`, None with no such hand."""
+        hands, cost = self.roles.get(role, (0, 0.0))
+        return cost / hands if hands else None
+
+
+def given_away(sums: Iterable[ReviewSum]) -> dict[str, GivenAway]:
+    """Stored review costs (`Database.review_sums`, of any chats) per variant."""
+    out: dict[str, GivenAway] = {}
+    for s in sums:
+        g = out.setdefault(s.variant, GivenAway(s.variant))
+        g.hands += s.hands
+        g.cost += s.cost
+        if s.role in ROLES:
+            hands, cost = g.roles.get(s.role, (0, 0.0))
+            g.roles[s.role] = (hands + s.hands, cost + s.cost)
     return out
 
 

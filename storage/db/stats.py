@@ -1,15 +1,23 @@
 """The records of play behind stats and ratings: each finished hand and match as the table
 layer recorded it, the entries an admin undid (they count nowhere), people by @username.
-A record is written by `Store._insert_play`, with the move that finished its hand.
+A record is written by `Store._insert_play`, with the move that finished its hand. And what
+each seat of a reviewed hand gave away (issue 51), written when its review arrives.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from storage.backend import BACKGROUND, Row
-from storage.db.base import Store, _dt, _now
-from storage.stats import PlayRecord, StoredPlay
+from storage.db.base import Store, _dt, _now, utc_iso
+from storage.stats import PlayRecord, ReviewCost, ReviewSum, StoredPlay
+
+# a hand whose ledger entry an admin undid (/undo) counts in no stat: its review neither
+_NOT_UNDONE = (
+    "NOT EXISTS (SELECT 1 FROM ledger_audit a WHERE a.action = 'undo'"
+    " AND a.chat_id = r.chat_id AND a.target_key = r.ledger_key)"
+)
 
 
 class StatsStore(Store):
@@ -63,6 +71,88 @@ class StatsStore(Store):
             )
 
         return [stored(r) for r in hands], [stored(r) for r in matches]
+
+    async def record_review_costs(self, costs: Sequence[ReviewCost]) -> int:
+        """Write what each seat of a reviewed hand gave away (issue 51), under the chat's
+        season now; a seat written already is left as it was (append-only). Returns how
+        many rows were written."""
+        written = 0
+        if not costs:
+            return written
+        async with self._write(BACKGROUND) as conn:
+            epochs: dict[int, int] = {}
+            for c in costs:
+                if c.finished_at.tzinfo is None:
+                    raise ValueError("finished_at must be timezone-aware")
+                if c.chat_id not in epochs:
+                    await self._ensure_chat(conn, c.chat_id)
+                    chat = await conn.one(
+                        "SELECT league_epoch FROM chats WHERE chat_id = ?", (c.chat_id,)
+                    )
+                    assert chat is not None
+                    epochs[c.chat_id] = int(chat["league_epoch"])
+                written += await conn.execute(
+                    "INSERT INTO review_costs (table_id, hand_index, seat, chat_id, epoch,"
+                    " variant, ledger_key, user_id, level, role, cost, decisions, finished_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (table_id, hand_index, seat) DO NOTHING",
+                    (
+                        c.table_id,
+                        c.hand_index,
+                        c.seat,
+                        c.chat_id,
+                        epochs[c.chat_id],
+                        c.variant,
+                        c.ledger_key,
+                        c.user_id,
+                        c.level,
+                        c.role,
+                        float(c.cost),
+                        c.decisions,
+                        utc_iso(c.finished_at),
+                    ),
+                )
+        return written
+
+    async def review_sums(
+        self,
+        *,
+        user_id: int | None = None,
+        computers: bool = False,
+        chat_id: int | None = None,
+        epoch: int | None = None,
+    ) -> list[ReviewSum]:
+        """The reviews' costs of one person (`user_id`) or of every computer (`computers`),
+        added up per chat, variant and role (None: no role, or not chiamata), in one chat
+        (None: every chat) and season (`epoch`; None: all of them); hands whose ledger entry
+        was undone left out."""
+        if (user_id is None) == (not computers):
+            raise ValueError("review_sums: a person's user_id, or computers, not both")
+        where = ["r.user_id IS NULL" if computers else "r.user_id = ?", _NOT_UNDONE]
+        params: list[int] = [] if computers else [user_id or 0]
+        if chat_id is not None:
+            where.append("r.chat_id = ?")
+            params.append(chat_id)
+        if epoch is not None:
+            where.append("r.epoch = ?")
+            params.append(epoch)
+        async with self._read() as conn:
+            rows = await conn.all(
+                "SELECT r.chat_id, r.variant, r.role, COUNT(*) AS hands, SUM(r.cost) AS cost"
+                f" FROM review_costs r WHERE {' AND '.join(where)}"
+                " GROUP BY r.chat_id, r.variant, r.role ORDER BY r.chat_id, r.variant, r.role",
+                params,
+            )
+        return [
+            ReviewSum(
+                chat_id=int(r["chat_id"]),
+                variant=str(r["variant"]),
+                role=r["role"],
+                hands=int(r["hands"]),
+                cost=float(r["cost"]),
+            )
+            for r in rows
+        ]
 
     async def undone_keys(self, chat_id: int | None = None) -> set[tuple[int, str]]:
         """(chat_id, hand_key) of every ledger entry an admin undid (/undo): the hands and

@@ -453,6 +453,17 @@ class TableStore(Store):
         sharing the database (a process that dies lets go at once)."""
         return self.backend.hold((table_id, user_id or 0))
 
+    async def hand_movers(self, table_id: int, hand_index: int) -> list[tuple[int, int | None]]:
+        """Who made each move of one hand, in order: (seat, user_id; None for a computer or
+        a turn the timer played)."""
+        async with self._read() as conn:
+            rows = await conn.all(
+                "SELECT seat, user_id FROM moves WHERE table_id = ? AND hand_index = ?"
+                " ORDER BY move_no",
+                (table_id, hand_index),
+            )
+        return [(int(r["seat"]), None if r["user_id"] is None else int(r["user_id"])) for r in rows]
+
     async def moves(self, table_id: int) -> list[MoveRow]:
         """The table's move log in order."""
         async with self._read() as conn:
