@@ -376,6 +376,25 @@ _V16: Final[Migration] = (
     "ALTER TABLE tournaments ADD COLUMN counts INTEGER NOT NULL DEFAULT 0 CHECK (counts IN (0, 1))",
 )
 
+# Reserved for the per-seat review costs of /stats (branch stats-review), merged apart: this
+# placeholder is replaced by that step when the branches meet, never released empty.
+_V17: Final[Migration] = ()
+
+# Issue 51.3, the Mini App's replay of a finished hand: the hand's review as the bot made it
+# when the hand ended (`bot.players.review.Review.to_json`: each decision judged, its cost and
+# the better move), so that the replay shows its marks without judging anything again.
+_V18: Final[Migration] = (
+    """
+    CREATE TABLE hand_reviews (
+        table_id    INTEGER NOT NULL REFERENCES tables (table_id),
+        hand_index  INTEGER NOT NULL,
+        review_json TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (table_id, hand_index)
+    ) WITHOUT ROWID
+    """,
+)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -393,6 +412,8 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V14,
     _V15,
     _V16,
+    _V17,
+    _V18,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

@@ -343,6 +343,18 @@ STEPS: Final[dict[int, Migration]] = {
         "ALTER TABLE tournaments ADD COLUMN counts BIGINT NOT NULL DEFAULT 0"
         " CHECK (counts IN (0, 1))",
     ),
+    # 17: reserved for the per-seat review costs of /stats (storage.migrations._V17)
+    18: (  # storage.migrations._V18
+        """
+        CREATE TABLE hand_reviews (
+            table_id    BIGINT NOT NULL REFERENCES tables (table_id),
+            hand_index  BIGINT NOT NULL,
+            review_json TEXT NOT NULL,
+            created_at  TEXT NOT NULL,
+            PRIMARY KEY (table_id, hand_index)
+        )
+        """,
+    ),
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"
