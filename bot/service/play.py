@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from bot.engine import actions as A
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
+from bot.players.review import Review
 from bot.players.thinker import Job, Thinker
 from bot.service.core import Tables
 from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang
@@ -255,6 +256,8 @@ class Play:
                     )
                 except TimeoutError:
                     review = None
+                if review is not None:  # the replay's marks (issue 51.3), before its button
+                    await self._keep_review(table.table_id, reviewed.hand_index, review)
                 lines = [] if review is None else review_lines(names, reviewed, review, lang)
                 if lines:
                     shown = Rendered("\n".join([content.text, *lines]), content.keyboard)
@@ -263,6 +266,14 @@ class Play:
                 await self._announce_end(table)
 
         self.tables.spawn(announce())
+
+    async def _keep_review(self, table_id: int, hand_index: int, review: Review) -> None:
+        """A hand's review, kept for its replay in the Mini App (a courtesy: a failed write
+        costs the replay its marks, never the hand's result)."""
+        try:
+            await self.db.save_hand_review(table_id, hand_index, review.to_json())
+        except Exception:
+            log.exception("table %s: keeping the review of hand %s failed", table_id, hand_index)
 
     async def _announce_end(self, table: Table) -> None:
         """The match's end in the group (`match_end`), its id stored with the table (its
