@@ -234,9 +234,12 @@ class Play:
         with the standings and what comes next, one message that notifies (and no rematch:
         the tournament opens the next match)."""
         lang = table.lang
-        content = hand_log(table, lang)
-        finished = table.status == FINISHED and table.tournament is None
         hand, record = table.hand, table.match.records[-1] if table.match else None
+        # issue 51.3: a button opens the hand's replay in the Mini App (on this message, sent
+        # anyway: no call more)
+        link = self.tables.replay_link(table.table_id, hand.hand_index) if hand else None
+        content = hand_log(table, lang, replay_link=link)
+        finished = table.status == FINISHED and table.tournament is None
         # issue 51: the review of the hand, off the event loop (`Thinker.review`); the table
         # moves on meanwhile: what the line needs is taken now
         reviewed = (
