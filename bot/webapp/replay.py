@@ -66,6 +66,15 @@ def _suit(suit: int, lang: str, french: bool) -> dict[str, Any] | None:
     return {"suit": suit, "name": suit_name(suit, lang, french=french)} if suit >= 0 else None
 
 
+def _draws(before: list[list[int]], state: HandState, winner: int) -> list[list[int]]:
+    """The cards drawn after a trick, [seat, card] in the order drawn (§3.4: the taker first,
+    then the others in playing order; doppia's two rounds one after the other, §9.2)."""
+    new = {s: [c for c in state.hands[s] if c not in before[s]] for s in range(len(before))}
+    order = state.rules.seat_orders[winner]
+    rounds = max((len(v) for v in new.values()), default=0)
+    return [[s, new[s][r]] for r in range(rounds) for s in order if r < len(new[s])]
+
+
 def _label(action: int, hand: HandState, obs: Observation, cards: Cards, lang: str) -> str:
     """A move in words, as the replay says it: a card by its name ("Asso di denari"), a bid
     as the auction's history says it ("Re", "passo", "Due a 64"), the call by the card it
@@ -163,7 +172,7 @@ def replay_view(played: PlayedHand, lang: str) -> dict[str, Any]:
         if len(state.tricks) > done:  # the trick is complete: its taker, then the draws
             trick = state.tricks[-1]
             step["taken"] = {"winner": trick.winner, "points": trick.points}
-            step["draws"] = [[s, c] for s in range(n) for c in state.hands[s] if c not in before[s]]
+            step["draws"] = _draws(before, state, trick.winner)
         if called < 0 <= state.called_card:  # the call (§7.5, §7.9): the briscola is known
             step["called"] = cards(state.called_card)
             step["briscola"] = _suit(state.briscola, lang, french)

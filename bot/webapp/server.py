@@ -376,14 +376,19 @@ class MiniApp:
         except (web.HTTPForbidden, web.HTTPNotFound) as exc:
             lang = viewer.lang or service.langs.default
             key = "replay_denied" if isinstance(exc, web.HTTPForbidden) else "replay_no_hand"
-            return _json({"error": plain(t(lang, key)), "reason": key}, exc.status)
+            return self._no_replay(lang, key, exc.status)
         lang = self._lang(viewer, table)
         try:
             played = await service.replays.hand(table, int(request.match_info["hand_index"]))
         except ReplayError as exc:
             status = {REPLAY_IN_PLAY: 409, REPLAY_BROKEN: 500}.get(exc.key, 404)
-            return _json({"error": plain(t(lang, exc.key)), "reason": exc.key}, status)
+            return self._no_replay(lang, exc.key, status)
         return _json(replay_view(played, lang))
+
+    def _no_replay(self, lang: str, key: str, status: int) -> web.Response:
+        """A replay refused: why (`error`), under a title for the page, and nothing else."""
+        text = {"title": plain(t(lang, "replay_refused")), "error": plain(t(lang, key))}
+        return _json({**text, "reason": key}, status)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         viewer = self._viewer(request)

@@ -47,7 +47,7 @@
       if (res.status === 401) return ui.fatal(ui.t('denied'), data.error || ui.t('reopen'));
       if (res.status === 403) return ui.fatal(ui.t('denied'), data.error || ui.t('openFromBot'));
       if (!res.ok || !Array.isArray(data.steps)) {
-        return ui.fatal(data.error || ui.t('notFound'), res.status === 409 ? '' : ui.t('openFromBot'));
+        return ui.fatal(data.title || ui.t('notFound'), data.error || ui.t('openFromBot'));
       }
       R.data = data;
     } catch (e) {
