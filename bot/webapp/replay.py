@@ -48,6 +48,7 @@ WORDS = (
     "replay_dealer",
     "replay_called",
     "replay_target",
+    "replay_alone",
     "replay_auction",
 )
 

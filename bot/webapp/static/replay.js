@@ -6,7 +6,9 @@
  * hand once (`GET /api/tables/<id>/hands/<k>/replay`, bot/webapp/replay.py): the deal with
  * every hand face up, then each move in the order made. The page steps through it by itself:
  * forward, back, to either end, autoplay, or the slider; step 0 is the deal, step i shows the
- * table once move i was made. Every text from the server is inserted as text, never as HTML.
+ * table once move i was made (a completed trick stays on show with its taker; the cards drawn
+ * after it come with the next step). Every text from the server is inserted as text, never
+ * as HTML.
  *
  * For tests: `#replay[data-step]` is the step on show, `[data-playing]` whether autoplay
  * runs; `window.BriscolaReplay.state.speed` scales autoplay's pace.
@@ -156,9 +158,18 @@
     let talon = d.talon;
     let turned = d.turned;
     const bids = [];
+    let drawn = null;      // {draws, talon}: drawn once the completed trick leaves the table
     for (let i = 0; i < k; i++) {
       const st = d.steps[i];
-      if (taken) { trick = []; taken = null; }
+      if (taken) {
+        trick = [];
+        taken = null;
+        drawn.draws.forEach(([seat, card]) => {
+          hands[seat].push(card);
+          if (card === turned) turned = null;
+        });
+        talon = drawn.talon;
+      }
       if (st.trick === 0 && st.kind !== 'suit' && st.kind !== 'call') bids.push({ ...st, index: i });
       if (st.card !== null && st.card !== undefined) {
         const hand = hands[st.seat];
@@ -169,14 +180,12 @@
       if (st.taken) {
         taken = st.taken;
         points[st.taken.winner] += st.taken.points;
-        (st.draws || []).forEach(([seat, card]) => {
-          hands[seat].push(card);
-          if (card === turned) turned = null;
-        });
+        drawn = { draws: st.draws || [], talon: st.talon };
+      } else {
+        talon = st.talon;
       }
       if (st.called) called = st.called;
       if (st.briscola) briscola = st.briscola;
-      talon = st.talon;
     }
     return { hands, points, trick, taken, briscola, called, talon, turned, bids };
   }
@@ -202,6 +211,12 @@
     controls.querySelector('.rp-end').disabled = at === n;
     root.dataset.step = String(at);
     root.dataset.steps = String(n);
+  }
+
+  /** Whether the auction and the call are over at the step on show. */
+  function auctionOver() {
+    const moves = R.data.steps.filter((st) => st.trick === 0).length;
+    return moves > 0 && R.at >= moves;
   }
 
   function nameOf(seat) {
@@ -246,12 +261,16 @@
     const a = d.auction;
     const item = (cls, label, ...kids) => h('span', { class: `item ${cls}` },
       h('span', { class: 'label', text: label }), ...kids);
-    if (a && now.called) {
+    if (a && a.caller >= 0 && auctionOver()) {
+      // the call (§7.5, §7.9) or carichi (§7.8), the target, the socio or alone (§7.7)
       parts.push(item('caller', w('caller'), h('span', { class: 'name-text', text: nameOf(a.caller) })));
-      parts.push(item('called', w('called'), card(now.called.id, 'tiny'),
-        h('span', { class: 'called-name', text: now.called.name })));
+      if (now.called) {
+        parts.push(item('called', w('called'), card(now.called.id, 'tiny'),
+          h('span', { class: 'called-name', text: now.called.name })));
+      }
       parts.push(item('target', w('target'), h('b', { text: String(a.target) })));
       if (a.socio >= 0) parts.push(item('socio', w('socio'), h('span', { class: 'name-text', text: nameOf(a.socio) })));
+      else if (a.alone) parts.push(h('span', { class: 'item alone', text: w('alone') }));
     } else if (now.briscola) {
       parts.push(item('briscola', w('briscola'), h('span', { class: 'rp-suit' }, suitIcon(now.briscola.suit, !!d.french)),
         h('b', { text: now.briscola.name })));
@@ -267,9 +286,7 @@
     const d = R.data;
     const end = R.at === d.steps.length;
     const a = d.auction;
-    // the caller and the socio, once the auction is over (the hand is: both are known)
-    const auctionSteps = d.steps.filter((st) => st.trick === 0).length;
-    const known = auctionSteps > 0 && R.at >= auctionSteps;
+    const known = auctionOver();  // the caller and the socio (the hand is over: both known)
     const delta = {};
     if (end && d.outcome) (d.outcome.rows || []).forEach((r) => { delta[r.seat] = r.delta; });
     R.els.rows.forEach((row, i) => {
@@ -289,7 +306,8 @@
       const hand = clear(row.querySelector('.rp-hand'));
       const cards = now.hands[i].slice().sort((x, y) => (R.order.get(x) ?? 0) - (R.order.get(y) ?? 0));
       const room = Math.max(60, hand.clientWidth || 180);
-      const cw = Math.max(14, Math.min(30, Math.floor(room / Math.max(cards.length, 1)) - 1));
+      const most = d.seats.length <= 3 ? 44 : d.seats.length === 4 ? 36 : 30;  // few seats: larger
+      const cw = Math.max(14, Math.min(most, Math.floor(room / Math.max(cards.length, 1)) - 1));
       hand.style.setProperty('--cw', `${cw}px`);
       cards.forEach((c) => hand.appendChild(card(c, 'rp-card')));
       // what they put on the table in this trick
