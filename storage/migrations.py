@@ -407,6 +407,21 @@ _V17: Final[Migration] = (
     *_append_only("review_costs", "review costs are append-only"),
 )
 
+# Issue 51.3, the Mini App's replay of a finished hand: the hand's review as the bot made it
+# when the hand ended (`bot.players.review.Review.to_json`: each decision judged, its cost and
+# the better move), so that the replay shows its marks without judging anything again.
+_V18: Final[Migration] = (
+    """
+    CREATE TABLE hand_reviews (
+        table_id    INTEGER NOT NULL REFERENCES tables (table_id),
+        hand_index  INTEGER NOT NULL,
+        review_json TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (table_id, hand_index)
+    ) WITHOUT ROWID
+    """,
+)
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V1,
     _V2,
@@ -425,6 +440,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     _V15,
     _V16,
     _V17,
+    _V18,
 )
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)
 

@@ -367,6 +367,17 @@ STEPS: Final[dict[int, Migration]] = {
         "CREATE INDEX review_costs_by_user ON review_costs (user_id, variant)",
         *_append_only("review_costs", "review costs are append-only"),
     ),
+    18: (  # storage.migrations._V18
+        """
+        CREATE TABLE hand_reviews (
+            table_id    BIGINT NOT NULL REFERENCES tables (table_id),
+            hand_index  BIGINT NOT NULL,
+            review_json TEXT NOT NULL,
+            created_at  TEXT NOT NULL,
+            PRIMARY KEY (table_id, hand_index)
+        )
+        """,
+    ),
 }
 PG_SCHEMA_VERSION: Final = max((BASELINE_VERSION, *STEPS))
 assert PG_SCHEMA_VERSION == SCHEMA_VERSION, "a migration was added for one backend only"

@@ -37,6 +37,7 @@ SLOW_FILES = (
     "test_miniapp_page.py",
     "test_miniapp_plate.py",
     "test_miniapp_queue.py",
+    "test_miniapp_replay.py",
     "test_e2e.py",
     "test_e2e_group.py",
     "test_e2e_evening.py",

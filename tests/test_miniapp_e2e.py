@@ -297,6 +297,22 @@ async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> Non
                     assert "impact" in haptics and "notification" not in haptics
                 await screenshot(ann_page, "due-over")
                 check_ledger(bot, group.id, hands=1)
+                # issue 51.3: the hand's result in the group opens its replay (a direct
+                # link, as the table's), and the replay is that hand, move by move
+                k = hands - 1
+                replay = f"https://t.me/{BOT_NAME}/{SHORT_NAME}?startapp=h{k}_{table_param(tid)}"
+                await fake.wait_for(
+                    lambda: any(
+                        replay in [b.url for b in m.buttons]
+                        for m in fake.messages(group)
+                        if m.from_bot
+                    ),
+                    WAIT,
+                    message="the hand's result with its replay link",
+                )
+                _, again = await open_page(browser, bot, ann, tid, param=f"h{k}_{table_param(tid)}")
+                await again.wait_for_selector("#replay[data-step='0']", timeout=WAIT * 1000)
+                assert await again.get_attribute("#replay", "data-steps") == str(40)
                 # the bot stops at once with the pages' streams open (they end cleanly)
                 began = time.monotonic()
                 assert await bot.stop(signal.SIGTERM) == 0

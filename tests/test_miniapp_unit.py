@@ -555,7 +555,7 @@ async def test_static_files_are_compressed_versioned_and_cached() -> None:
         html_text = await page.text()
         assert "telegram-web-app.js" in html_text
         versions = dict(re.findall(r"static/([a-z]+\.[a-z]+)\?v=([0-9a-f]{12})", html_text))
-        assert set(versions) == {"app.js", "app.css", "favicon.svg"}
+        assert set(versions) == {"app.js", "app.css", "favicon.svg", "replay.js"}
         total = 0
         for name, v in versions.items():
             r = await client.get(f"/app/static/{name}?v={v}", headers={"Accept-Encoding": "gzip"})

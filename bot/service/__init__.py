@@ -30,7 +30,8 @@ class inherits another of ours), all built by `TableService` and reached through
   /export, /undo, /beer's payments), `stats.py` (`service.stats`, `Stats`: /stats, /top,
   /h2h, the charts), `people.py` (`service.people`, `People`: the private chat's /start,
   /help, /rules, /lang), `tournament.py` (`service.tournaments`, `Tournaments`: /torneo and
-  its matches; `Play.on_closed` tells it when a table closes).
+  its matches; `Play.on_closed` tells it when a table closes), `replay.py`
+  (`service.replays`, `Replays`: a finished hand played again for the Mini App's replay).
 - here (`TableService`): builds the parts above; start-up (`restore`) and shutdown (`idle`,
   `close`).
 """
@@ -50,6 +51,7 @@ from bot.service.league import League
 from bot.service.lobby import REPOST_EVERY, Lobby
 from bot.service.people import People
 from bot.service.play import Play
+from bot.service.replay import Replays
 from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
@@ -98,6 +100,7 @@ class TableService:
         self.play.on_closed = self.tournaments.table_closed  # its match over: the next one
         self.league = League(db, outbox, self.langs, ZoneInfo(timezone))  # the groups' clock
         self.stats = Stats(db, self.langs)
+        self.replays = Replays(self.tables)
         self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
 
     async def restore(self) -> int:

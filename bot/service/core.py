@@ -266,6 +266,14 @@ class Tables:
         param = self.miniapp_param(table_id)  # `bot.webapp.auth.TableKeys`: id and key
         return f"https://t.me/{self.bot_username}/{self.miniapp_short_name}?startapp={param}"
 
+    def replay_link(self, table_id: int, hand_index: int) -> str | None:
+        """The Mini App's direct link opening the replay of a finished hand (issue 51.3):
+        the table's start parameter after the hand's index, `h<hand>_t<table>_<key>`."""
+        if not self.miniapp_short_name:
+            return None
+        param = f"h{hand_index}_{self.miniapp_param(table_id)}"
+        return f"https://t.me/{self.bot_username}/{self.miniapp_short_name}?startapp={param}"
+
     def table_content(self, table: Table, lang: str) -> Rendered:
         """The group's table message (with the Mini App's button while the match is on)."""
         return table_message(table, lang, app_link=self.miniapp_link(table.table_id))

@@ -236,9 +236,12 @@ class Play:
         the tournament opens the next match). The hand's review, when it arrives, is also
         stored for /stats (`_store_review`)."""
         lang = table.lang
-        content = hand_log(table, lang)
-        finished = table.status == FINISHED and table.tournament is None
         hand, record = table.hand, table.match.records[-1] if table.match else None
+        # issue 51.3: a button opens the hand's replay in the Mini App (on this message, sent
+        # anyway: no call more)
+        link = self.tables.replay_link(table.table_id, hand.hand_index) if hand else None
+        content = hand_log(table, lang, replay_link=link)
+        finished = table.status == FINISHED and table.tournament is None
         # issue 51: the review of the hand, off the event loop (`Thinker.review`); the table
         # moves on meanwhile: what the line needs is taken now
         reviewed = (
@@ -260,6 +263,8 @@ class Play:
                     )
                 except TimeoutError:
                     review = None
+                if review is not None:  # the replay's marks (issue 51.3), before its button
+                    await self._keep_review(table.table_id, reviewed.hand_index, review)
                 lines = [] if review is None else review_lines(names, reviewed, review, lang)
                 if lines:
                     shown = Rendered("\n".join([content.text, *lines]), content.keyboard)
@@ -287,6 +292,14 @@ class Play:
             await self.db.record_review_costs(costs)
         except Exception:
             log.exception("table %s: storing hand %s's review failed", end.table_id, end.hand_index)
+
+    async def _keep_review(self, table_id: int, hand_index: int, review: Review) -> None:
+        """A hand's review, kept for its replay in the Mini App (a courtesy: a failed write
+        costs the replay its marks, never the hand's result)."""
+        try:
+            await self.db.save_hand_review(table_id, hand_index, review.to_json())
+        except Exception:
+            log.exception("table %s: keeping the review of hand %s failed", table_id, hand_index)
 
     async def _announce_end(self, table: Table) -> None:
         """The match's end in the group (`match_end`), its id stored with the table (its

@@ -12,6 +12,7 @@ stream and, in webhook mode, Telegram's updates (`bot.telegram.webhook`).
     POST /api/tables/{id}/rematch         -> {"ok", "text", "rematch"}
     POST /api/tables/{id}/start           -> {"ok", "text"}
     POST /api/tables/{id}/visibility      {"page", "visible", "seq"} -> {"ok"}
+    GET  /api/tables/{id}/hands/{k}/replay a finished hand, every card and move (`replay`)
 
 A session starts from Telegram's `initData`, checked on the server (`bot.webapp.auth`), and
 at most `SESSIONS_PER_ADDRESS` / `SESSIONS_PER_USER` sessions are opened in a burst. Every
@@ -27,6 +28,10 @@ one, a keepalive comment between, and ends cleanly when the bot stops (the page 
 to the next process). A page names itself (`page=`) and says whether it is visible
 (`visible=` on the stream, then `/visibility`), each report numbered (`seq`) so that an
 older one overtaken on the way changes nothing: `LiveHub.visible` is what the bot asks.
+
+A finished hand's replay (issue 51.3) is for the same people, seated or with the key: the
+table's hand still being played is refused (409) before anything of it is read, and a hand
+that does not exist is 404; every refusal says why in the viewer's language.
 
 `local`: `python -m bot play --web` serves the same page on localhost without Telegram; a
 session is then opened without initData, for the one person at the table.
@@ -49,8 +54,11 @@ from aiohttp import web
 
 from bot.i18n import t
 from bot.service import Person, TableService
+from bot.table.replay import REPLAY_BROKEN, REPLAY_IN_PLAY, ReplayError
 from bot.webapp.auth import AuthError, RateLimit, TableKeys, Tokens, Viewer, check_init_data
 from bot.webapp.hub import LiveHub
+from bot.webapp.replay import replay_view
+from bot.webapp.snapshot import plain
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +252,7 @@ class MiniApp:
         app.router.add_post(table + "/rematch", self.rematch)
         app.router.add_post(table + "/start", self.start)
         app.router.add_post(table + "/visibility", self.visibility)
+        app.router.add_get(table + r"/hands/{hand_index:\d{1,6}}/replay", self.replay)
         app.on_shutdown.append(self._on_shutdown)
 
     async def _on_shutdown(self, app: web.Application) -> None:
@@ -356,6 +365,30 @@ class MiniApp:
         viewer = self._viewer(request)
         table = await self._table(request, viewer)
         return _json(self.hub.view(table, viewer, self._lang(viewer, table)))
+
+    async def replay(self, request: web.Request) -> web.Response:
+        """A finished hand of the table, to step through (`bot.webapp.replay`): for its
+        players and whoever has its key; never the hand still being played."""
+        viewer = self._viewer(request)
+        service = self.service()
+        try:
+            table = await self._table(request, viewer)
+        except (web.HTTPForbidden, web.HTTPNotFound) as exc:
+            lang = viewer.lang or service.langs.default
+            key = "replay_denied" if isinstance(exc, web.HTTPForbidden) else "replay_no_hand"
+            return self._no_replay(lang, key, exc.status)
+        lang = self._lang(viewer, table)
+        try:
+            played = await service.replays.hand(table, int(request.match_info["hand_index"]))
+        except ReplayError as exc:
+            status = {REPLAY_IN_PLAY: 409, REPLAY_BROKEN: 500}.get(exc.key, 404)
+            return self._no_replay(lang, exc.key, status)
+        return _json(replay_view(played, lang))
+
+    def _no_replay(self, lang: str, key: str, status: int) -> web.Response:
+        """A replay refused: why (`error`), under a title for the page, and nothing else."""
+        text = {"title": plain(t(lang, "replay_refused")), "error": plain(t(lang, key))}
+        return _json({**text, "reason": key}, status)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         viewer = self._viewer(request)

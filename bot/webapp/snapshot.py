@@ -255,7 +255,7 @@ def _hand_over(
     else:
         lines = []
     out["result"] = [plain(line) for line in lines]
-    out["outcome"] = _outcome(table, seat, names, lang, group)
+    out["outcome"] = outcome(table, seat, names, lang, group)
     out["can_next"] = (
         seat >= 0 and table.status == PLAYING and table.match is not None and not table.match.over
     )
@@ -351,7 +351,7 @@ def _standing(table: Table, obs: Observation, names: list[str]) -> dict[str, Any
     }
 
 
-def _outcome(table: Table, seat: int, names: list[str], lang: str, group: bool) -> dict[str, Any]:
+def outcome(table: Table, seat: int, names: list[str], lang: str, group: bool) -> dict[str, Any]:
     """The end of a hand as a small table: per player the role, the card points and what
     the hand gave them (chiamata: §7.12's score; else a hand won, or the points counted);
     the headline, and at the match's end the winner and the group's ledger (none without a

@@ -15,7 +15,8 @@ module on the shared `Store` (`base`: the backend, opening, transactions):
 - `people`: users and chats;
 - `tournaments`: tournaments and their fixtures;
 - `ledger`: the zero-sum ledger, its seasons, undos and payments;
-- `stats`: the records of play behind stats and ratings.
+- `stats`: the records of play behind stats and ratings;
+- `replays`: a finished hand's moves and its review, for the Mini App's replay.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from storage.db.base import describe_url, driver_errors, utc_iso
 from storage.db.ledger import LedgerStore
 from storage.db.messages import MessageStore
 from storage.db.people import PeopleStore
+from storage.db.replays import ReplayStore
 from storage.db.stats import StatsStore
 from storage.db.tables import _ACTIVE_SQL as _ACTIVE_SQL
 from storage.db.tables import TableStore
@@ -47,6 +49,13 @@ __all__ = [
 
 
 class Database(
-    TableStore, MessageStore, UpdateStore, PeopleStore, TournamentStore, LedgerStore, StatsStore
+    TableStore,
+    MessageStore,
+    UpdateStore,
+    PeopleStore,
+    TournamentStore,
+    LedgerStore,
+    StatsStore,
+    ReplayStore,
 ):
     """Open with `await Database.open(url)`; close with `await db.close()` (or `async with`)."""

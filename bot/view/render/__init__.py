@@ -71,6 +71,7 @@ from bot.view.render.summaries import (
     match_over_line,
     pm_ledger,
     pm_summary,
+    review_cost,
     review_lines,
 )
 
@@ -113,6 +114,7 @@ __all__ = [
     "pm_summary",
     "points_text",
     "private_message",
+    "review_cost",
     "review_lines",
     "seat_name",
     "seat_short",

@@ -92,23 +92,31 @@ def match_over_line(table: Table, lang: str) -> str:
     return t(lang, key, who=join_names(lang, winners))
 
 
-def hand_log(table: Table, lang: str) -> Rendered:
+def hand_log(table: Table, lang: str, replay_link: str | None = None) -> Rendered:
     """The result of the hand just over, as its own short message in the group (sent
     silently: it is the evening's log, the table message stays the live view). Chiamata: the
     caller, the call and the target, the socio, the caller's points and who won, each
     seat's score for the hand. The other variants: who won, with how many points, and the
-    match so far."""
+    match so far. `replay_link`: the Mini App's direct link to the hand's replay, a button
+    under it (issue 51.3; in a group a URL button, as the table message's), but for a
+    redeal, which nobody played."""
+    text = _hand_log_text(table, lang)
+    rec = table.match.records[-1] if table.match and table.match.records else None
+    if replay_link is None or rec is None or rec.redeal:
+        return Rendered(text, [])
+    return Rendered(text, [[Button(t(lang, "btn_replay"), url=replay_link)]])
+
+
+def _hand_log_text(table: Table, lang: str) -> str:
     hand = table.hand
     assert hand is not None and table.match is not None and table.match.records
     rec = table.match.records[-1]
     names = [seat_short(table, s, lang) for s in range(len(table.seats))]
     title = t(lang, "log_title", n=hand_label(table, lang))
     if rec.redeal:
-        return Rendered(t(lang, "log_redeal", title_html=title), [])
+        return t(lang, "log_redeal", title_html=title)
     if rec.void:
-        return Rendered(
-            t(lang, "log_void", title_html=title, points_html=_points(rec.card_points, names)), []
-        )
+        return t(lang, "log_void", title_html=title, points_html=_points(rec.card_points, names))
     rules = table.options.rules()
     if not rules.chiamata:
         side = rec.winning_sides[0]
@@ -121,7 +129,7 @@ def hand_log(table: Table, lang: str) -> Rendered:
             who=join_names(lang, winners),
             points=rec.side_points[side],
         )
-        return Rendered(first + "\n" + t(lang, "score_line", score_html=_score(table, names)), [])
+        return first + "\n" + t(lang, "score_line", score_html=_score(table, names))
     obs = observe(hand, SPECTATOR)
     if obs.carichi:
         call = t(lang, "log_carichi", who=names[hand.caller])
@@ -147,7 +155,7 @@ def hand_log(table: Table, lang: str) -> Rendered:
     if hand.result().cappotto:
         result += " " + t(lang, "cappotto")
     lines = [f"{title} · {call}", f"{result} · {_deltas(rec.deltas, names)}"]
-    return Rendered("\n".join(lines), [])
+    return "\n".join(lines)
 
 
 def match_end(table: Table, lang: str, ledger_html: str) -> Rendered:
@@ -294,7 +302,7 @@ def review_lines(names: list[str], hand: HandState, review: Review, lang: str) -
     out: list[str] = []
     costliest = review.costliest
     if costliest is not None:
-        cost = _review_cost(lang, costliest.cost, review.currency)
+        cost = review_cost(lang, costliest.cost, review.currency)
         if cost:
             key = {"card": "review_card", "bid": "review_bid"}.get(costliest.kind, "review_call")
             line = t(
@@ -339,7 +347,7 @@ def _trick_of(hand: HandState, index: int) -> int:
     return cards // hand.rules.n_players + 1
 
 
-def _review_cost(lang: str, cost: float, currency: str) -> str:
+def review_cost(lang: str, cost: float, currency: str) -> str:
     """A cost in words ("11 punti"; in chiamata "0,8 punti di partita"); "" when too small
     to be worth a word."""
     if currency == "score":

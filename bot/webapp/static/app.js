@@ -438,7 +438,7 @@
 
   /** A card element (div with role=img, or a button) carrying data-card and aria-label. */
   function cardEl(card, opts = {}) {
-    const french = !!(app.snap && app.snap.french);
+    const french = opts.french !== undefined ? !!opts.french : !!(app.snap && app.snap.french);
     const el = opts.button
       ? h('button', { type: 'button', class: 'card' })
       : h('div', { class: 'card', role: 'img' });
@@ -493,7 +493,8 @@
     } catch (e) { /* older client */ }
   }
 
-  /** The table (and its key) from the start parameter (`t123_<key>`) or the page's `?t=`. */
+  /** The table (and its key) from the start parameter (`t123_<key>`) or the page's `?t=`;
+   * a finished hand's replay (`h4_t123_<key>`: the hand's index first) also names the hand. */
   function launchParam() {
     const found = [];
     try {
@@ -505,6 +506,8 @@
       for (const name of ['tgWebAppStartParam', 't']) if (query.get(name)) found.push(query.get(name));
     } catch (e) { /* ignore */ }
     for (const p of found) {
+      const r = /^h(\d{1,6})_t(\d{1,18})(?:_([A-Za-z0-9_-]{1,64}))?$/.exec(p);
+      if (r) return { id: Number(r[2]), key: r[3] || '', hand: Number(r[1]) };
       const m = /^t?(\d{1,18})(?:_([A-Za-z0-9_-]{1,64}))?$/.exec(p);
       if (m) return { id: Number(m[1]), key: m[2] || '' };
     }
@@ -1864,15 +1867,32 @@
     return parts[parts.length - 1] || name;
   }
 
+  // ------------------------------------------------------------------ what replay.js shares
+
+  // the replay of a finished hand (replay.js) draws cards and talks to the server as this
+  // page does
+  app.ui = {
+    app, h, s, clear, cardEl, backEl, suitIcon, t, setLang, haptic, fatal, api, renewSession,
+    FatalError, signed,
+  };
+
   // ------------------------------------------------------------------ start
 
   function start() {
     app.pageId = Array.from(crypto.getRandomValues(new Uint8Array(9)), (b) => b.toString(16).padStart(2, '0')).join('');
     initTelegram();
     $('conn').textContent = t('reconnecting');
+    const launch = launchParam();
+    if (launch !== null && launch.hand !== undefined && window.BriscolaReplay) {
+      // a finished hand to step through (replay.js): a page of its own, no live table
+      app.tableId = launch.id;
+      app.key = launch.key;
+      app.stopped = true;  // nothing of the live table runs: no stream, no reports
+      window.BriscolaReplay.start(app.ui, launch);
+      return;
+    }
     document.addEventListener('pointerdown', onPointerDown, true);
     document.addEventListener('click', onClick);
-    const launch = launchParam();
     if (launch === null) {
       fatal(t('notFound'), t('openFromBot'));
       return;
