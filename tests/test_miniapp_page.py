@@ -185,6 +185,7 @@ async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) ->
     (150, 250, 400 ms) must not play the card then under the finger. Three tries each."""
     async with against_a_computer(tmp_path, FakeUser(3801, "Anna")) as (rig, page):
         before_turn = 0  # tries whose second tap came after Anna's next turn was shown
+        late = 0  # tries whose second click the machine delivered too late to be a double tap
         for gap in (150, 250, 400) * 3:
             await my_turn_armed(page)
             hand_index, plays = my_plays(rig)
@@ -200,11 +201,16 @@ async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) ->
                 timeout=WAIT * 1000,
             )
             after = my_plays(rig)
+            downs: list[float] = await page.evaluate("window.__downs.slice(-2)")
+            # a loaded machine may deliver the second click much later than asked: then it
+            # is no double tap any more (past ARM_MS it may rightly play the next card)
+            if downs[1] - downs[0] > gap + 150:
+                late += 1
+                continue
             if after[0] == hand_index:
-                assert after[1] == plays + 1, (gap, plays, after)
+                assert after[1] == plays + 1, (gap, plays, after, downs[1] - downs[0])
             else:  # the hand ended with that card: the next began
                 assert after[1] == 0, (gap, after)
-            downs: list[float] = await page.evaluate("window.__downs.slice(-2)")
             shown = await page.evaluate(
                 """(since) => (window.__turns || []).some((t) => t > since.a && t < since.b)""",
                 {"a": downs[0], "b": downs[1]},
@@ -212,6 +218,7 @@ async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) ->
             before_turn += bool(shown)
         # the computer answered before the second tap in some tries: the guard was needed
         assert before_turn > 0
+        assert late <= 3, f"{late} of 9 second clicks came too late to test anything"
     assert page_errors() == []
 
 
@@ -284,18 +291,17 @@ TRICK_WATCH = """() => {
 
 def shown_tricks(samples: list[dict[str, Any]], n: int) -> list[tuple[float, int, str]]:
     """Each stretch of time a whole trick was on show with its winner marked: (seconds,
-    winner, who played)."""
+    winner, who played). The seconds are as sampled: from the first sample that saw it to
+    the first that did not (a loaded machine samples less often than every 20 ms)."""
     out: list[tuple[float, int, str]] = []
     start: dict[str, Any] | None = None
-    last: dict[str, Any] | None = None
     for s in samples:
         whole = s["n"] == n and s["pause"] == "1" and s["winner"] >= 0 and s["won"] == s["winner"]
         if whole and start is None:
             start = s
-        if not whole and start is not None and last is not None:
-            out.append(((last["t"] - start["t"]) / 1000, start["winner"], start["by"]))
+        if not whole and start is not None:
+            out.append(((s["t"] - start["t"]) / 1000, start["winner"], start["by"]))
             start = None
-        last = s
     return out
 
 
