@@ -672,7 +672,7 @@ class Bench:
             return
         passes = [b for b in bids if b.text == "Passo"]
         others = [b for b in bids if b.text not in ("Passo", "Carichi")] or bids
-        button = passes[0] if passes and rng.random() < 0.8 else rng.choice(others)
+        button = passes[0] if passes and rng.random() < self.args.pass_rate else rng.choice(others)
         answer = await self.tap(p, button, "bid", table)
         if answer in (OK, ""):
             assert fresh is not None
@@ -2041,6 +2041,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="chance, every 3-8 s that a person's screen (their hand, or the group's table)"
         " still shows their turn after their move, that they tap again (0; rush: 0.3)",
+    )
+    p.add_argument(
+        "--pass-rate",
+        type=float,
+        default=0.8,
+        help="chance that a person bidding in chiamata passes (0.8: a third of the deals are "
+        "redealt, all five passing, §7.4; 0.5: about one in thirty)",
     )
     p.add_argument(
         "--impatience",
