@@ -23,7 +23,8 @@ class inherits another of ours), all built by `TableService` and reached through
   - `play.py` (`service.play`, `Play`): a move, the next hand, writing (`save`), the
     computer players;
   - `lobby.py` (`service.lobby`, `Lobby`): new table, join, leave, computers seated,
-    settings, start, rematch;
+    rematch;
+  - `settings.py` (`service.settings`, `Settings`): the settings and their panel, the start;
   - `closing.py` (`service.closing`, `Closing`): /cancel, the votes on a request to cancel;
   - `waits.py` (`service.waits`, `Waits`): what the table's timer does when it fires.
 - The other concerns: `league.py` (`service.league`, `League`: seasons, /score of a season,
@@ -57,6 +58,7 @@ from bot.service.play import Play
 from bot.service.rankings import Rankings
 from bot.service.records import Records
 from bot.service.replay import Replays
+from bot.service.settings import Settings
 from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
@@ -67,10 +69,10 @@ from storage import Database
 
 
 class TableService:
-    """What every handler calls (`handlers/`): the parts of a table's life (`lobby`, `play`,
-    `closing`, `waits`, on the shared `tables`) and the other concerns (`league`, `stats`
-    and `rankings` on `records`, `people`, `tournaments`, `langs`), built here; start-up
-    (`restore`) and shutdown."""
+    """What every handler calls (`handlers/`): the parts of a table's life (`lobby`,
+    `settings`, `play`, `closing`, `waits`, on the shared `tables`) and the other concerns
+    (`league`, `stats` and `rankings` on `records`, `people`, `tournaments`, `langs`), built
+    here; start-up (`restore`) and shutdown."""
 
     def __init__(
         self,
@@ -99,6 +101,7 @@ class TableService:
         )
         self.play = Play(self.tables, thinker if thinker is not None else Thinker(workers=0))
         self.lobby = Lobby(self.tables, self.play)
+        self.settings = Settings(self.tables, self.lobby)
         self.closing = Closing(self.tables, self.play, self.lobby)
         self.waits = Waits(self.tables, self.play, self.closing)
         self.people = People(self.tables, self.lobby)
