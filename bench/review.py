@@ -29,7 +29,8 @@ from typing import Any
 from bot.engine import HandState, Options, first_dealer
 from bot.players import make_player
 from bot.players.fastsolve import warm
-from bot.players.review import DEFAULT_BUDGET, INFO, OPEN, Review, review_hand
+from bot.players.review import review_hand
+from bot.players.review_data import DEFAULT_BUDGET, INFO, OPEN, Review
 from bot.table.record import hand_record
 
 VARIANTS = ("due", "tre", "quattro", "sei", "chiamata", "chiamata4")

@@ -71,20 +71,22 @@ async def _lobby(tap: Tap, chat: Chat) -> Reply:
         return await svc.lobby.add_bot(chat.id, DEFAULT_LEVEL, table_id)
     admin = tap.admin(chat)
     if op == "settings":  # from the lobby: a panel of its own; from a panel: its list again
-        return await svc.lobby.show_settings(
+        return await svc.settings.show_settings(
             chat.id, table_id, person=who, is_admin=admin, message_id=tap.message_id
         )
     if op == "back":
-        return await svc.lobby.back_to_lobby(chat.id, table_id, tap.message_id)
+        return await svc.settings.back_to_lobby(chat.id, table_id, tap.message_id)
     if op == "cancel":
         return await svc.closing.cancel(chat.id, who, is_admin=admin, table_id=table_id)
-    return await svc.lobby.start(chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id)
+    return await svc.settings.start(
+        chat.id, who, is_admin=admin, fill=op == "fill", table_id=table_id
+    )
 
 
 @chat_tap
 async def _setting(tap: Tap, chat: Chat) -> Reply:
     table, key, value = tap.fields
-    return await tap.context.service.lobby.set_option(
+    return await tap.context.service.settings.set_option(
         chat.id,
         tap.who,
         key,
@@ -99,7 +101,7 @@ async def _setting(tap: Tap, chat: Chat) -> Reply:
 @chat_tap
 async def _option(tap: Tap, chat: Chat) -> Reply:  # the settings panel: one setting's screen
     table, key = tap.fields
-    return await tap.context.service.lobby.show_option(chat.id, int(table), key, tap.message_id)
+    return await tap.context.service.settings.show_option(chat.id, int(table), key, tap.message_id)
 
 
 @chat_tap

@@ -72,7 +72,7 @@ async def cmd_addbot(update: Update, context: BotContext, chat: Chat) -> None:
 
 @with_sender
 async def cmd_go(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send_admin_call(update, context, chat, user, context.service.lobby.start)
+    await send_admin_call(update, context, chat, user, context.service.settings.start)
 
 
 @with_sender
@@ -92,7 +92,7 @@ async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: Us
     if not args:
         admin = admin_check(context, chat, user)
         await send(
-            update, await svc.lobby.show_settings(chat.id, person=person(user), is_admin=admin)
+            update, await svc.settings.show_settings(chat.id, person=person(user), is_admin=admin)
         )
         return
     pairs = []
@@ -103,7 +103,7 @@ async def cmd_settings(update: Update, context: BotContext, chat: Chat, user: Us
             await send(update, Reply(t(lang, "err_settings_usage")))
             return
         pairs.append((key.strip().lower(), value.strip().lower()))
-    reply = await svc.lobby.set_options(
+    reply = await svc.settings.set_options(
         chat.id,
         person(user),
         pairs,

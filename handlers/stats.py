@@ -1,5 +1,5 @@
 """Stats, ratings, head to head and charts from the chat: parse, call the service
-(`bot/service/stats.py`), send.
+(`bot/service/stats.py`, `rankings.py`, `records.py`), send.
 
     /stats [@person] [last|N|all] [chart]   (/statistiche) a person's numbers, per variant;
                                             in a private chat, the sender's own in every group
@@ -21,7 +21,7 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 
 from bot.service import Reply
-from bot.service.stats import Chart
+from bot.service.records import Chart
 from bot.telegram.context import BotContext
 from handlers.common import group_only, is_group, person, reply_parameters, send, with_sender
 
@@ -90,18 +90,18 @@ async def cmd_stats(update: Update, context: BotContext, chat: Chat, user: User)
 
 @group_only
 async def cmd_top(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    await send(update, await context.service.stats.top(chat.id, list(context.args or [])))
+    await send(update, await context.service.rankings.top(chat.id, list(context.args or [])))
 
 
 @group_only
 async def cmd_h2h(update: Update, context: BotContext, chat: Chat, user: User) -> None:
     ids, words = _named(update.effective_message, list(context.args or []))
-    await send(update, await context.service.stats.h2h(chat.id, person(user), words, ids))
+    await send(update, await context.service.rankings.h2h(chat.id, person(user), words, ids))
 
 
 @group_only
 async def cmd_score_chart(update: Update, context: BotContext, chat: Chat, user: User) -> None:
-    result = await context.service.stats.score_chart(chat.id, list(context.args or []))
+    result = await context.service.rankings.score_chart(chat.id, list(context.args or []))
     await _answer(update, context, chat, result)
 
 
@@ -112,7 +112,7 @@ async def note_username(update: Update, context: BotContext) -> None:
     if user is None or user.is_bot:
         return
     try:
-        await context.service.stats.note_username(user.id, person(user).name, user.username)
+        await context.service.records.note_username(user.id, person(user).name, user.username)
         if chat is not None and chat.id < 0:
             await context.service.tables.note_chat(chat.id, chat.title)
     except Exception:  # noting is a courtesy: never in the way of the message

@@ -408,7 +408,7 @@ _V17: Final[Migration] = (
 )
 
 # Issue 51.3, the Mini App's replay of a finished hand: the hand's review as the bot made it
-# when the hand ended (`bot.players.review.Review.to_json`: each decision judged, its cost and
+# when the hand ended (`bot.players.review_data.Review.to_json`: each decision judged, its cost and
 # the better move), so that the replay shows its marks without judging anything again.
 _V18: Final[Migration] = (
     """

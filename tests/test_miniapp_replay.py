@@ -37,7 +37,8 @@ from bot.engine import actions as A
 from bot.engine.options import Options
 from bot.engine.state import HandState
 from bot.engine.tricks import take
-from bot.players.review import Review, review_hand
+from bot.players.review import review_hand
+from bot.players.review_data import Review
 from bot.service import Person
 from bot.table.replay import REPLAY_BROKEN, ReplayError, replay_hand
 from bot.table.table import Seat, Table

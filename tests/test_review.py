@@ -22,18 +22,11 @@ from bot.engine import HandState, Options
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.players import make_player
-from bot.players.review import (
-    INFO,
-    OPEN,
-    Budget,
-    Judged,
-    Review,
-    Reviewer,
-    chiamata_side_score,
-    replay,
-    review_hand,
-    reviewer_move,
-)
+from bot.players.review import review_hand, reviewer_move
+from bot.players.review_bids import chiamata_side_score
+from bot.players.review_data import INFO, OPEN, Budget, Judged, Review
+from bot.players.review_record import replay
+from bot.players.reviewer import Reviewer
 from bot.table.record import hand_record
 
 # small counts: the machine is slow, and the properties hold at any budget

@@ -8,7 +8,8 @@ import pytest
 
 from bot.engine import Options
 from bot.i18n.words import card_short
-from bot.players.review import OPEN, review_hand
+from bot.players.review import review_hand
+from bot.players.review_data import OPEN
 from bot.table.record import hand_record
 from bot.view.render import review_lines
 from tests.support.telegram import parse_html

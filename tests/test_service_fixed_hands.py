@@ -33,7 +33,7 @@ async def new_lobby(rig: Rig, variant: str) -> None:
 
 async def settings(rig: Rig, *pairs: tuple[str, str]) -> str:
     """What `/settings k=v ...` answers (the text form: not from the panel)."""
-    reply = await rig.svc.lobby.set_options(CHAT, ANA, list(pairs), panel=False)
+    reply = await rig.svc.settings.set_options(CHAT, ANA, list(pairs), panel=False)
     return reply.text
 
 
@@ -141,7 +141,7 @@ async def test_s7_13_five_hands_against_computers_end_with_the_winner(rig: Rig) 
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     await rig.svc.lobby.new_table(CHAT, ANA, "chiamata", True)
     assert await settings(rig, ("hands", "5"), ("timer", "0")) == "Impostato."
-    reply = await rig.svc.lobby.start(CHAT, ANA, is_admin=False, fill=True)
+    reply = await rig.svc.settings.start(CHAT, ANA, is_admin=False, fill=True)
     assert reply.text == "", reply
     await rig.svc.idle()
     tid = rig.table().table_id

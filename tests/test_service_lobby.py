@@ -105,8 +105,8 @@ async def test_a_computer_seat_stores_its_level_and_is_named_where_shown(rig: Ri
     seats = stored_seats(rig, table.table_id)
     assert seats[1] == {"user_id": None, "name": "Ada", "level": "hard"}
     assert "🤖 Ada (difficile)" in rig.out.group[-1].text
-    await svc.lobby.set_option(CHAT, EVE, "match", "single", panel=False)
-    assert (await svc.lobby.start(CHAT, EVE, is_admin=False)).text == ""
+    await svc.settings.set_option(CHAT, EVE, "match", "single", panel=False)
+    assert (await svc.settings.start(CHAT, EVE, is_admin=False)).text == ""
     await svc.idle()
     assert table.status == PLAYING
     await first_trick(svc, EVE)
@@ -125,7 +125,7 @@ async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
     await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     await svc.lobby.new_table(CHAT, EVE, "due", True)
     await svc.lobby.add_bot(CHAT, "hard")
-    await svc.lobby.start(CHAT, EVE, is_admin=False)
+    await svc.settings.start(CHAT, EVE, is_admin=False)
     await svc.idle()
     tid = rig.table().table_id
     await svc.close()

@@ -105,7 +105,7 @@ async def due_table(opener: Worker, joiner: Worker) -> int:
         await opener.db.upsert_user(p.user_id, p.name, can_dm=True)
     await opener.svc.lobby.new_table(CHAT, ANA, "due", True)
     await joiner.svc.lobby.join(CHAT, BEA)
-    await opener.svc.lobby.start(CHAT, ANA, is_admin=False)
+    await opener.svc.settings.start(CHAT, ANA, is_admin=False)
     return (await opener.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
 
 
@@ -126,9 +126,9 @@ async def test_any_worker_serves_any_update_of_a_match_to_its_ledger(
             await w.db.upsert_user(p.user_id, p.name, can_dm=True)
     assert (await a.svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
     assert (await b.svc.lobby.join(CHAT, BEA)).key == "ok_joined"
-    reply = await a.svc.lobby.set_option(CHAT, ANA, "match", "single", panel=False)
+    reply = await a.svc.settings.set_option(CHAT, ANA, "match", "single", panel=False)
     assert reply.key == "ok_option"
-    assert (await b.svc.lobby.start(CHAT, ANA, is_admin=False)).text == ""
+    assert (await b.svc.settings.start(CHAT, ANA, is_admin=False)).text == ""
     tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
     moves = 0
     while True:
@@ -244,7 +244,7 @@ async def test_a_computer_left_by_a_dead_worker_is_taken_over(
     a.svc.tables.bot_delay = 600.0  # it will never get to move: it "dies" first
     await a.svc.lobby.new_table(CHAT, ANA, "due", True)
     await a.svc.lobby.add_bot(CHAT, "normal")
-    await a.svc.lobby.start(CHAT, ANA, is_admin=False)
+    await a.svc.settings.start(CHAT, ANA, is_admin=False)
     tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
     table = await now_at(a, tid)
     assert table.hand is not None

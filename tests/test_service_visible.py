@@ -50,7 +50,7 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
     await svc.lobby.join(CHAT, BEA)
     table = rig.table()
     pages.shown.add((table.table_id, BEA.user_id))  # Bea opened the table in the Mini App
-    await svc.lobby.start(CHAT, ANA, is_admin=False)
+    await svc.settings.start(CHAT, ANA, is_admin=False)
     people = {ANA.user_id: ANA, BEA.user_id: BEA}
     bea_turns = 0
     for _ in range(8):  # four tricks, each person on turn in them

@@ -61,13 +61,13 @@ async def test_settings_open_as_a_panel_and_the_lobby_stays(rig: Rig) -> None:
     await svc.idle()
     lobby_shown = len(rig.out.group)
     lobby = rig.out.group[-1]
-    reply = await svc.lobby.show_settings(CHAT, person=ANA, is_admin=False)
+    reply = await svc.settings.show_settings(CHAT, person=ANA, is_admin=False)
     assert reply.text == ""
     ((chat, panel, silent),) = rig.out.announced
     assert chat == CHAT and silent and panel.text.startswith("⚙️")
     assert len(rig.out.group) == lobby_shown and rig.out.group[-1] is lobby  # untouched
     assert any("Entra" in b.text for row in lobby.keyboard for b in row)
-    refused = await svc.lobby.show_settings(CHAT, person=EVE, is_admin=False)
+    refused = await svc.settings.show_settings(CHAT, person=EVE, is_admin=False)
     assert refused.key == "settings_not_yours" and refused.alert
     assert "Ana" in refused.text and "⚙️" in refused.text
     assert len(rig.out.announced) == 1  # no panel for her

@@ -15,7 +15,7 @@ import pytest
 
 import bot.service.play as play_module
 from bot.engine import HandState, Options
-from bot.players.review import INFO, Decision, Review
+from bot.players.review_data import INFO, Decision, Review
 from bot.service import Person, Reply
 from bot.service.stats import _num
 from bot.table.plays import HandEnd

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bot.service import Person, Reply
-from bot.service.stats import Chart
+from bot.service.records import Chart
 from bot.view import charts
 from storage import Database
 from storage.stats import PlayRecord, StoredPlay
@@ -68,7 +68,7 @@ async def test_charts_are_drawn_in_a_worker_thread(
 ) -> None:
     await history(rig.db)
     balance, rating = spy(monkeypatch, "balance_chart"), spy(monkeypatch, "rating_chart")
-    shot = await rig.svc.stats.score_chart(CHAT, ["chart"])
+    shot = await rig.svc.rankings.score_chart(CHAT, ["chart"])
     assert isinstance(shot, Chart) and shot.png.startswith(PNG)
     assert "stagione 1" in shot.caption
     shot = await rig.svc.stats.stats(CHAT, ANA, ["grafico"])
@@ -78,7 +78,7 @@ async def test_charts_are_drawn_in_a_worker_thread(
     stranger = Person(77, "Zed")
     none = await rig.svc.stats.stats(CHAT, stranger, ["chart"])
     assert isinstance(none, Reply) and none.key == "st_err_no_rating"
-    empty = await rig.svc.stats.score_chart(CHAT - 1, ["chart"])
+    empty = await rig.svc.rankings.score_chart(CHAT - 1, ["chart"])
     assert isinstance(empty, Reply) and empty.key == "lg_season_empty"
     assert rating == [True]
 
@@ -95,14 +95,14 @@ def test_any_name_draws() -> None:
 
 async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
     svc = rig.svc
-    assert (await svc.stats.top(CHAT, [])).key == "st_top_empty"
+    assert (await svc.rankings.top(CHAT, [])).key == "st_top_empty"
     await history(rig.db)
-    top = await svc.stats.top(CHAT, [])
+    top = await svc.rankings.top(CHAT, [])
     assert top.key == "st_top"
     # due is one against one, not "due squadre" (issue 54.8)
     assert "uno contro uno" in top.text and "chiamata" in top.text
     assert "due squadre" not in top.text
-    two = await svc.stats.top(CHAT, ["due"])
+    two = await svc.rankings.top(CHAT, ["due"])
     assert "chiamata" not in two.text.split("\n")[0] and "1 partita" not in two.text
     assert "2 partite" in two.text  # Ana and Bea played both due matches
     # a match with a computer is recorded (counts on) but not rated
@@ -110,13 +110,13 @@ async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
     bot_hand = hand(30, 0, [A, None], side_of=[0, 1], winning=[0], points=[70, 50],
                     variant="due", minute=50)  # fmt: skip
     await rig.db.record_play(as_record(bot_hand, bot_match))
-    assert "2 partite" in (await svc.stats.top(CHAT, ["due"])).text
+    assert "2 partite" in (await svc.rankings.top(CHAT, ["due"])).text
     # /undo of the last due match (§10.4: a compensating entry): it is rated no more
     entries = await rig.db.season_entries(CHAT)
     last = next(e for e in entries if e.hand_key == "t21:match")
     outcome, _ = await rig.db.undo_entry(CHAT, last.hand_id, A, "Ana", T0)
     assert outcome == "done"
-    after = await svc.stats.top(CHAT, ["two"])
+    after = await svc.rankings.top(CHAT, ["two"])
     assert "1 partita" in after.text and "2 partite" not in after.text
     stats = await svc.stats.stats(CHAT, ANA, [])
     # the stats still count the computer's table (it wrote the ledger), not the undone match
@@ -128,8 +128,8 @@ async def test_stats_names_and_refusals(rig: Rig) -> None:
     await history(rig.db)
     bea = await svc.stats.stats(CHAT, ANA, ["bea"])
     assert isinstance(bea, Reply) and "📊 <b>Bea</b>" in bea.text
-    await svc.stats.note_username(B, "Bea", "bea_b")
-    await svc.stats.note_username(B, "Bea", "bea_b")  # noted once per run
+    await svc.records.note_username(B, "Bea", "bea_b")
+    await svc.records.note_username(B, "Bea", "bea_b")  # noted once per run
     by_username = await svc.stats.stats(CHAT, ANA, ["@Bea_B"])
     assert isinstance(by_username, Reply) and "📊 <b>Bea</b>" in by_username.text
     by_id = await svc.stats.stats(CHAT, ANA, [], [B])
@@ -142,9 +142,9 @@ async def test_stats_names_and_refusals(rig: Rig) -> None:
     ):
         reply = await svc.stats.stats(CHAT, ANA, words)
         assert isinstance(reply, Reply) and reply.key == key, (words, reply)
-    assert (await svc.stats.h2h(CHAT, ANA, ["@bea_b"])).key == "st_h2h"
-    assert (await svc.stats.h2h(CHAT, ANA, ["bea", "bea"])).key == "st_err_h2h_same"
-    assert (await svc.stats.top(CHAT, ["x"])).key == "st_err_top_usage"
+    assert (await svc.rankings.h2h(CHAT, ANA, ["@bea_b"])).key == "st_h2h"
+    assert (await svc.rankings.h2h(CHAT, ANA, ["bea", "bea"])).key == "st_err_h2h_same"
+    assert (await svc.rankings.top(CHAT, ["x"])).key == "st_err_top_usage"
 
 
 async def test_stats_in_a_private_chat_are_ones_own_in_every_group(rig: Rig) -> None:
@@ -212,7 +212,7 @@ async def test_someone_whose_only_match_was_undone_is_known_by_name(rig: Rig) ->
     after = await svc.stats.stats(CHAT, ANA, ["Zia"])
     assert isinstance(after, Reply) and after.key != "st_err_unknown", after
     assert "📊 <b>Zia</b>" in after.text and "Partite:" not in after.text, after.text
-    assert (await svc.stats.h2h(CHAT, ANA, ["zia"])).key == "st_h2h"
+    assert (await svc.rankings.h2h(CHAT, ANA, ["zia"])).key == "st_h2h"
     unknown = await svc.stats.stats(CHAT, ANA, ["Zoe"])
     assert isinstance(unknown, Reply) and unknown.key == "st_err_unknown"
 
@@ -255,7 +255,7 @@ async def test_one_against_one_and_two_teams_are_apart_and_named_so(rig: Rig) ->
     last = hand(30, 0, four, side_of=[0, 1, 0, 1], winning=[0], points=[40, 20, 30, 30],
                 variant="quattro", minute=50)  # fmt: skip
     await rig.db.record_play(as_record(last, quattro))
-    top = (await svc.stats.top(CHAT, [])).text
+    top = (await svc.rankings.top(CHAT, [])).text
     assert "🏆 <b>Classifica — uno contro uno</b>" in top, top
     assert "🏆 <b>Classifica — due squadre</b>" in top
     boards = top.split("🏆")
@@ -264,22 +264,22 @@ async def test_one_against_one_and_two_teams_are_apart_and_named_so(rig: Rig) ->
     assert "Ana" in one and "Bea" in one and "Ciro" not in one and "Dario" not in one
     assert all(name in teams for name in ("Ana", "Bea", "Ciro", "Dario"))
     assert "2 partite" in one and "1 partita" in teams
-    only_one = (await svc.stats.top(CHAT, ["uno"])).text
+    only_one = (await svc.rankings.top(CHAT, ["uno"])).text
     assert "uno contro uno" in only_one and "due squadre" not in only_one
-    only_teams = (await svc.stats.top(CHAT, ["squadre"])).text
+    only_teams = (await svc.rankings.top(CHAT, ["squadre"])).text
     assert "due squadre" in only_teams and "uno contro uno" not in only_teams
-    both = (await svc.stats.top(CHAT, ["due"])).text
+    both = (await svc.rankings.top(CHAT, ["due"])).text
     assert "uno contro uno" in both and "due squadre" in both
     assert "Classifica — chiamata" not in both
     stats = await svc.stats.stats(CHAT, ANA, [])
     assert isinstance(stats, Reply)
     assert "Rating uno contro uno:" in stats.text and "Rating due squadre:" in stats.text
-    h2h = (await svc.stats.h2h(CHAT, ANA, ["Ciro"])).text
+    h2h = (await svc.rankings.h2h(CHAT, ANA, ["Ciro"])).text
     assert "<b>due squadre</b>" in h2h and "uno contro uno" not in h2h, h2h
-    refused = await svc.stats.top(CHAT, ["boh"])
+    refused = await svc.rankings.top(CHAT, ["boh"])
     assert refused.key == "st_err_top_usage" and "/top [uno|squadre|tre|chiamata]" in refused.text
     await rig.db.set_chat_lang(CHAT, "en")
-    top = (await svc.stats.top(CHAT, ["two"])).text
+    top = (await svc.rankings.top(CHAT, ["two"])).text
     assert "Leaderboard — one-on-one" in top and "Leaderboard — two teams" in top, top
     assert "sides" not in top
-    assert "two teams" not in (await svc.stats.top(CHAT, ["one"])).text
+    assert "two teams" not in (await svc.rankings.top(CHAT, ["one"])).text

@@ -8,7 +8,9 @@ import json
 from typing import Any
 
 from bot.cli.simulate import cli_error, parse_seed, write_stdout
-from bot.players.review import DEFAULT_BUDGET, INFO, OPEN, replay, review_hand
+from bot.players.review import review_hand
+from bot.players.review_data import DEFAULT_BUDGET, INFO, OPEN
+from bot.players.review_record import replay
 
 MAX_FACTOR = 100.0
 

@@ -224,14 +224,14 @@ class WebPlay:
             raise ValueError(plain(g.lang, "cli_web_refused", why=g.variant))
         # a person at a page needs no turn timer (the computer would play for them)
         pairs = [("timer", "0"), *g.options.items()]
-        reply = await service.lobby.set_options(chat, person, pairs, panel=False)
+        reply = await service.settings.set_options(chat, person, pairs, panel=False)
         if reply.key != "ok_option":
             raise ValueError(plain(g.lang, "cli_web_refused", why=html_text(reply.text)))
         table = next(iter(service.tables.by_id.values()))
         while len(table.seats) < table.n_players:
             await service.lobby.add_bot(chat, g.level)
             table = next(iter(service.tables.by_id.values()))
-        reply = await service.lobby.start(chat, person, is_admin=True)
+        reply = await service.settings.start(chat, person, is_admin=True)
         if reply.text:
             raise ValueError(plain(g.lang, "cli_web_refused", why=html_text(reply.text)))
 

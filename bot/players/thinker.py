@@ -30,7 +30,8 @@ from bot.engine.state import HandState
 from bot.players import fastsolve
 from bot.players.hard import DEFAULT_BUDGET
 from bot.players.learned import nets
-from bot.players.review import Review, review_hand
+from bot.players.review import review_hand
+from bot.players.review_data import Review
 
 log = logging.getLogger(__name__)
 

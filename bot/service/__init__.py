@@ -23,15 +23,19 @@ class inherits another of ours), all built by `TableService` and reached through
   - `play.py` (`service.play`, `Play`): a move, the next hand, writing (`save`), the
     computer players;
   - `lobby.py` (`service.lobby`, `Lobby`): new table, join, leave, computers seated,
-    settings, start, rematch;
+    rematch;
+  - `settings.py` (`service.settings`, `Settings`): the settings and their panel, the start;
   - `closing.py` (`service.closing`, `Closing`): /cancel, the votes on a request to cancel;
   - `waits.py` (`service.waits`, `Waits`): what the table's timer does when it fires.
 - The other concerns: `league.py` (`service.league`, `League`: seasons, /score of a season,
-  /export, /undo, /beer's payments), `stats.py` (`service.stats`, `Stats`: /stats, /top,
-  /h2h, the charts), `people.py` (`service.people`, `People`: the private chat's /start,
-  /help, /rules, /lang), `tournament.py` (`service.tournaments`, `Tournaments`: /torneo and
-  its matches; `Play.on_closed` tells it when a table closes), `replay.py`
-  (`service.replays`, `Replays`: a finished hand played again for the Mini App's replay).
+  /export, /undo, /beer's payments), `stats.py` (`service.stats`, `Stats`: /stats and its
+  chart), `rankings.py` (`service.rankings`, `Rankings`: /top, /h2h, /score chart), both
+  reading `records.py` (`service.records`, `Records`: the records and the ratings, kept until
+  they change, whom a command names, the @usernames noted), `people.py` (`service.people`,
+  `People`: the private chat's /start, /help, /rules, /lang), `tournament.py`
+  (`service.tournaments`, `Tournaments`: /torneo and its matches; `Play.on_closed` tells it
+  when a table closes), `replay.py` (`service.replays`, `Replays`: a finished hand played
+  again for the Mini App's replay).
 - here (`TableService`): builds the parts above; start-up (`restore`) and shutdown (`idle`,
   `close`).
 """
@@ -51,7 +55,10 @@ from bot.service.league import League
 from bot.service.lobby import REPOST_EVERY, Lobby
 from bot.service.people import People
 from bot.service.play import Play
+from bot.service.rankings import Rankings
+from bot.service.records import Records
 from bot.service.replay import Replays
+from bot.service.settings import Settings
 from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
@@ -62,9 +69,10 @@ from storage import Database
 
 
 class TableService:
-    """What every handler calls (`handlers/`): the parts of a table's life (`lobby`, `play`,
-    `closing`, `waits`, on the shared `tables`) and the other concerns (`league`, `stats`,
-    `people`, `tournaments`, `langs`), built here; start-up (`restore`) and shutdown."""
+    """What every handler calls (`handlers/`): the parts of a table's life (`lobby`,
+    `settings`, `play`, `closing`, `waits`, on the shared `tables`) and the other concerns
+    (`league`, `stats` and `rankings` on `records`, `people`, `tournaments`, `langs`), built
+    here; start-up (`restore`) and shutdown."""
 
     def __init__(
         self,
@@ -93,13 +101,16 @@ class TableService:
         )
         self.play = Play(self.tables, thinker if thinker is not None else Thinker(workers=0))
         self.lobby = Lobby(self.tables, self.play)
+        self.settings = Settings(self.tables, self.lobby)
         self.closing = Closing(self.tables, self.play, self.lobby)
         self.waits = Waits(self.tables, self.play, self.closing)
         self.people = People(self.tables, self.lobby)
         self.tournaments = Tournaments(self.tables, self.lobby, self.closing)
         self.play.on_closed = self.tournaments.table_closed  # its match over: the next one
         self.league = League(db, outbox, self.langs, ZoneInfo(timezone))  # the groups' clock
-        self.stats = Stats(db, self.langs)
+        self.records = Records(db)
+        self.stats = Stats(db, self.langs, self.records)
+        self.rankings = Rankings(db, self.langs, self.records)
         self.replays = Replays(self.tables)
         self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
 

@@ -15,7 +15,7 @@ from bot.engine import HandState
 from bot.engine import actions as A
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
-from bot.players.review import Review
+from bot.players.review_data import Review
 from bot.players.thinker import Job, Thinker
 from bot.service.core import Tables
 from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang

@@ -1,5 +1,5 @@
-"""Stats, ratings, /top, /h2h and the charts, from the hand and match records a table
-writes with its ledger (`bot.table.stats`, `bot.table.rating`; storage's migration 6).
+"""/stats: a person's numbers, from the hand and match records a table writes with its ledger
+(`bot.table.stats`, `bot.table.rating`; storage's migration 6), read through `Records`.
 
     /stats [@person] [last|N|all] [chart]   a person's numbers (the sender by default, or the
                                             author of the message replied to), per variant,
@@ -9,14 +9,8 @@ writes with its ledger (`bot.table.stats`, `bot.table.rating`; storage's migrati
                                             rating over time, as a picture
     /stats in a private chat                the sender's own numbers in each group they play
                                             in, and across groups (`mine`)
-    /top [one|teams|multi|chiamata]         the group's leaderboard per family (`two`: both
-                                            two-sided ones, one against one and two teams)
-    /h2h @a [@b]                            two people together and against each other
-    /score chart                            the season's balances over time, as a picture
 
-A person is named by @username (the bot notes usernames as people write), by the name they play
-under in this group, by replying to one of their messages, or by a mention of someone without a
-username. Pictures are drawn off the event loop (`asyncio.to_thread`).
+/top, /h2h and /score chart are `bot.service.rankings`'.
 """
 
 from __future__ import annotations
@@ -30,27 +24,16 @@ from typing import Final
 from bot.i18n import plain, t, tn, variant_name
 from bot.service.langs import Languages
 from bot.service.league import LAST_WORDS, parse_season
+from bot.service.records import CHART_WORDS, Chart, Records, Who, rating_text
 from bot.service.types import Person, Reply, reply_lang
 from bot.table.plays import FAMILIES, StoredPlay
-from bot.table.rating import (
-    NEWCOMER,
-    PROVISIONAL_GAMES,
-    SHOWN_BASE,
-    SHOWN_SCALE,
-    Event,
-    Rating,
-    Ratings,
-    events,
-    rate,
-)
+from bot.table.rating import NEWCOMER, SHOWN_BASE, SHOWN_SCALE, Ratings
 from bot.table.stats import (
     GivenAway,
     HandView,
     MatchView,
     VariantStats,
     given_away,
-    head_to_head,
-    known_names,
     player_stats,
     views,
 )
@@ -59,48 +42,12 @@ from bot.view.render import points_text, short_name
 from storage import Database
 from storage.league import PAYMENT
 
-CHART_WORDS: Final = frozenset({"chart", "grafico", "graph", "grafici"})
 ALL_WORDS: Final = frozenset({"all", "tutte", "sempre", "ever"})
-FAMILY_WORDS: Final[dict[str, tuple[str, ...]]] = {
-    "one": ("one",),
-    "uno": ("one",),
-    "1": ("one",),
-    "singles": ("one",),
-    "singoli": ("one",),
-    "teams": ("two",),
-    "squadre": ("two",),
-    "pairs": ("two",),
-    "coppie": ("two",),
-    # two sides, as the word meant before one against one was rated apart: both
-    "two": ("one", "two"),
-    "due": ("one", "two"),
-    "2": ("one", "two"),
-    "multi": ("multi",),
-    "tre": ("multi",),
-    "three": ("multi",),
-    "3": ("multi",),
-    "chiamata": ("chiamata",),
-    "called": ("chiamata",),
-}
-TOP_ROWS: Final = 10
 MINE_GROUPS: Final = 8  # groups a private /stats shows, the latest played in first
 GROUP_TITLE_MAX: Final = 40  # characters of a group's name in a private /stats
-NAME_MAX: Final = 64  # a name or @username asked for, beyond which it is not looked up
 # issue 51: the computers' reviewed hands of a variant a group needs for /stats to compare
 # with them there; with fewer, the computers of every group (every season) are the comparison
 MIN_COMPUTER_HANDS: Final = 20
-
-Who = int | str
-"""Whom a command names: a user id (a reply, a mention without username) or a word
-("@username", or a name played under in the group)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Chart:
-    """A picture for the chat: what the handler sends with `send_photo`."""
-
-    png: bytes
-    caption: str
 
 
 def _pct(part: int, whole: int) -> int:
@@ -110,21 +57,6 @@ def _pct(part: int, whole: int) -> int:
 def _num(lang: str, value: float) -> str:
     text = f"{value:.1f}"
     return text.replace(".", ",") if lang == "it" else text
-
-
-def _rated_events(
-    hands: list[StoredPlay], matches: list[StoredPlay], undone: set[tuple[int, str]]
-) -> list[Event]:
-    """Every group's rated games (`bot.table.rating.events`), without the undone ones."""
-    out: list[Event] = []
-    for chat in sorted({p.chat_id for p in hands} | {p.chat_id for p in matches}):
-        hv, mv = views(
-            [h for h in hands if h.chat_id == chat],
-            [m for m in matches if m.chat_id == chat],
-            {key for c, key in undone if c == chat},
-        )
-        out.extend(events(chat, hv, mv))
-    return out
 
 
 Played = dict[int, tuple[list[HandView], list[MatchView]]]
@@ -177,108 +109,14 @@ class _Reviews:
         return (here, False) if here is not None else None
 
 
-@dataclass(frozen=True, slots=True)
-class _Rated:
-    """Every rated game and the ratings from them, at a version of the records: the global
-    ratings, and each group's as they are asked for (`groups`, filled in)."""
-
-    version: tuple[int, int, int]  # `Database.plays_version`
-    events: list[Event]
-    world: Ratings
-    groups: dict[int, Ratings]
-
-
 class Stats:
-    """/stats, /top, /h2h and the charts: the records in the database, the chat's language
-    (`langs`)."""
+    """/stats, in a group and privately: the records (`records`: the ratings, whom a command
+    names) and the rest of the database, the chat's language (`langs`)."""
 
-    def __init__(self, db: Database, langs: Languages) -> None:
+    def __init__(self, db: Database, langs: Languages, records: Records) -> None:
         self.db = db
         self.langs = langs
-        self._usernames: dict[int, str | None] = {}  # user -> @username, as noted this run
-        self._rated: _Rated | None = None  # `_ratings`, kept until the records change
-
-    # ------------------------------------------------------------------ people
-
-    async def note_username(self, user_id: int, name: str, username: str | None) -> None:
-        """Remember a person's @username once per run (and when it changes)."""
-        seen = self._usernames
-        if user_id in seen and seen[user_id] == username:
-            return
-        seen[user_id] = username
-        await self.db.note_username(user_id, name, username)
-
-    async def _resolve(self, word: Who, names: dict[int, str]) -> tuple[int, str] | None:
-        """(user_id, name) of whom `word` names, or None."""
-        if isinstance(word, int):
-            return word, names.get(word) or (await self._user_name(word)) or str(word)
-        text = word.strip()
-        bare = text.removeprefix("@")
-        if not bare or len(bare) > NAME_MAX:
-            return None
-        if text.startswith("@"):
-            found = await self.db.user_by_username(bare)
-            if found is not None:
-                return found[0], names.get(found[0], found[1])
-        folded = bare.casefold()
-        matches = [uid for uid, n in names.items() if n.casefold() == folded]
-        if len(matches) != 1:
-            matches = [uid for uid, n in names.items() if n.casefold().split()[:1] == [folded]]
-        return (matches[0], names[matches[0]]) if len(matches) == 1 else None
-
-    async def _known(
-        self, chat_id: int, hands: list[HandView], matches: list[MatchView]
-    ) -> dict[int, str]:
-        """Everyone the group knows by name: whoever played a hand there, undone or not
-        (issue 54.4: someone whose only match an admin undid was "unknown"), by the last name
-        they played under in the records that count, else in any."""
-        every = known_names(*views(*await self.db.plays(chat_id, None)))
-        return {**every, **known_names(hands, matches)}
-
-    async def _user_name(self, user_id: int) -> str | None:
-        row = await self.db.get_user(user_id)
-        return None if row is None else row.name
-
-    # ------------------------------------------------------------------ records
-
-    async def _views(
-        self, chat_id: int, epoch: int | None = None
-    ) -> tuple[list[HandView], list[MatchView]]:
-        hands, matches = await self.db.plays(chat_id, epoch)
-        undone = {key for chat, key in await self.db.undone_keys(chat_id) if chat == chat_id}
-        return views(hands, matches, undone)
-
-    async def _ratings(self, chat_id: int) -> tuple[Ratings, Ratings]:
-        """(the group's ratings, the global ones), from every season's records. Computed in
-        a worker thread (reading the records is the heavy part) and kept until a record or
-        an undo is written."""
-        version = await self.db.plays_version()
-        if self._rated is None or self._rated.version != version:
-            hands, matches = await self.db.plays()
-            undone = await self.db.undone_keys()
-            every = await asyncio.to_thread(_rated_events, hands, matches, undone)
-            world = await asyncio.to_thread(rate, every)
-            # replaced at once: a concurrent call sees the old or the new
-            self._rated = _Rated(version, every, world, {})
-        rated = self._rated
-        if chat_id not in rated.groups:
-            mine = [ev for ev in rated.events if ev.chat_id == chat_id]
-            rated.groups[chat_id] = await asyncio.to_thread(rate, mine)
-        return rated.groups[chat_id], rated.world
-
-    def _rating_text(self, lang: str, rating: Rating | None) -> str:
-        """ "1230", or "1040 provvisorio (4 su 10)" under `PROVISIONAL_GAMES` games."""
-        if rating is None:
-            return t(lang, "st_rating_none")
-        if rating.provisional:
-            return t(
-                lang,
-                "st_provisional",
-                value=rating.shown,
-                games=rating.games,
-                need=PROVISIONAL_GAMES,
-            )
-        return t(lang, "st_rating_value", value=rating.shown)
+        self.records = records
 
     # ------------------------------------------------------------------ /stats
 
@@ -314,11 +152,11 @@ class Stats:
             epoch = found
             key = "lg_season_current" if epoch == current else "lg_season_archived"
             which = t(lang, key, n=epoch + 1)
-        all_hands, all_matches = await self._views(chat_id)
-        names = await self._known(chat_id, all_hands, all_matches)
+        all_hands, all_matches = await self.records.views(chat_id)
+        names = await self.records.known(chat_id, all_hands, all_matches)
         names.setdefault(me.user_id, me.name)
         if named:
-            who = await self._resolve(named[0], names)
+            who = await self.records.resolve(named[0], names)
             if who is None:
                 text = named[0] if isinstance(named[0], str) else str(named[0])
                 return Reply(t(reply_lang(lang), "st_err_unknown", who=text), key="st_err_unknown")
@@ -355,7 +193,7 @@ class Stats:
                 lines.append(t(lang, "st_variant", variant=variant_name(lang, variant)))
             if variant in reviews.mine:
                 lines.append(self._review_line(lang, reviews.mine[variant], reviews))
-        group, world = await self._ratings(chat_id)
+        group, world = await self.records.ratings(chat_id)
         rated = [f for f in FAMILIES if group.get(f, user_id) or world.get(f, user_id)]
         if rated:
             lines.append("")
@@ -365,8 +203,8 @@ class Stats:
                     lang,
                     "st_rating_line",
                     family=t(lang, f"st_family_{family}"),
-                    group_html=self._rating_text(lang, group.get(family, user_id)),
-                    world_html=self._rating_text(lang, world.get(family, user_id)),
+                    group_html=rating_text(lang, group.get(family, user_id)),
+                    world_html=rating_text(lang, world.get(family, user_id)),
                 )
             )
         paid, received, balance = await self._beers(chat_id, user_id, epoch)
@@ -485,7 +323,7 @@ class Stats:
     async def _rating_chart(
         self, chat_id: int, lang: str, user_id: int, name: str
     ) -> Reply | Chart:
-        group, _ = await self._ratings(chat_id)
+        group, _ = await self.records.ratings(chat_id)
         series = {
             plain(lang, f"st_family_{family}"): group.history[(family, user_id)]
             for family in FAMILIES
@@ -550,7 +388,7 @@ class Stats:
                 (m for _, mv in played.values() for m in mv),
                 key=lambda m: (m.finished_at, m.table_id),
             )
-            _, world = await self._ratings(chats[0])
+            _, world = await self.records.ratings(chats[0])
             lines.append("")
             lines.append(t(lang, "st_me_all"))
             lines.extend(
@@ -559,7 +397,7 @@ class Stats:
         for chat in chats[:MINE_GROUPS]:
             title = (await self.db.chat_settings(chat)).get("title")
             shown = short_name(title, GROUP_TITLE_MAX) if title else plain(lang, "st_me_untitled")
-            group, _ = await self._ratings(chat)
+            group, _ = await self.records.ratings(chat)
             lines.append("")
             lines.append(t(lang, "st_me_group", group=shown))
             chat_hands, chat_matches = played.get(chat, ([], []))
@@ -636,145 +474,7 @@ class Stats:
                         lang,
                         "st_me_rating",
                         family=t(lang, f"st_family_{family}"),
-                        rating_html=self._rating_text(lang, rating),
+                        rating_html=rating_text(lang, rating),
                     )
                 )
         return lines
-
-    # ------------------------------------------------------------------ /top
-
-    async def top(self, chat_id: int, words: Sequence[str]) -> Reply:
-        """/top [one|teams|multi|chiamata]: the group's leaderboard (every family with
-        ratings, or the one named; `two` both two-sided ones), with each rating's uncertainty
-        in words."""
-        lang = await self.langs.chat(chat_id)
-        wanted = [FAMILY_WORDS.get(w.strip().lower()) for w in words]
-        if len(wanted) > 1 or None in wanted:
-            return Reply(t(reply_lang(lang), "st_err_top_usage"), key="st_err_top_usage")
-        group, _ = await self._ratings(chat_id)
-        hands, matches = await self._views(chat_id)
-        names = known_names(hands, matches)
-        named = [f for found in wanted if found for f in found]
-        families = named or [f for f in FAMILIES if group.by_family.get(f)]
-        lines: list[str] = []
-        for family in families:
-            board = group.leaderboard(family)[:TOP_ROWS]
-            if not board:
-                continue
-            if lines:
-                lines.append("")
-            lines.append(t(lang, "st_top_title", family=t(lang, f"st_family_{family}")))
-            unit = "st_hands_n" if family == "chiamata" else "st_games_n"
-            for pos, (uid, rating) in enumerate(board, 1):
-                lines.append(
-                    t(
-                        lang,
-                        "st_top_row",
-                        pos=pos,
-                        name=names.get(uid, str(uid)),
-                        rating_html=self._rating_text(lang, rating),
-                        games_html=tn(lang, unit, rating.games),
-                    )
-                )
-        if not lines:
-            return Reply(t(reply_lang(lang), "st_top_empty"), key="st_top_empty")
-        lines.append("")
-        lines.append(t(lang, "st_top_note", need=PROVISIONAL_GAMES))
-        return Reply("\n".join(lines), key="st_top")
-
-    # ------------------------------------------------------------------ /h2h
-
-    async def h2h(
-        self, chat_id: int, me: Person, words: Sequence[str], people: Sequence[int] = ()
-    ) -> Reply:
-        """/h2h @a @b (or /h2h @a: the sender and a): in this group, every season."""
-        lang = await self.langs.chat(chat_id)
-        named: list[Who] = [*people, *(w for w in words if w.strip())]
-        if not 1 <= len(named) <= 2:
-            return Reply(t(reply_lang(lang), "st_err_h2h_usage"), key="st_err_h2h_usage")
-        hands, matches = await self._views(chat_id)
-        names = await self._known(chat_id, hands, matches)
-        names.setdefault(me.user_id, me.name)
-        found: list[tuple[int, str]] = [] if len(named) == 2 else [(me.user_id, names[me.user_id])]
-        for word in named:
-            who = await self._resolve(word, names)
-            if who is None:
-                text = word if isinstance(word, str) else str(word)
-                return Reply(t(reply_lang(lang), "st_err_unknown", who=text), key="st_err_unknown")
-            found.append(who)
-        (a, a_name), (b, b_name) = found
-        if a == b:
-            return Reply(t(reply_lang(lang), "st_err_h2h_same"), key="st_err_h2h_same")
-        table = head_to_head(a, b, hands, matches)
-        lines = [t(lang, "st_h2h_title", a=a_name, b=b_name)]
-        if not table:
-            lines.append(t(lang, "st_h2h_none"))
-        for family in FAMILIES:
-            h = table.get(family)
-            if h is None:
-                continue
-            unit = "st_hands_n" if family == "chiamata" else "st_games_n"
-            lines.append("")
-            lines.append(t(lang, "st_variant", variant=t(lang, f"st_family_{family}")))
-            lines.append(
-                t(
-                    lang,
-                    "st_h2h_together",
-                    games_html=tn(lang, unit, h.together),
-                    won=h.together_won,
-                )
-            )
-            lines.append(
-                t(
-                    lang,
-                    "st_h2h_against",
-                    games_html=tn(lang, unit, h.against),
-                    a=a_name,
-                    a_won=h.a_won,
-                    b=b_name,
-                    b_won=h.b_won,
-                )
-            )
-        lines.append("")
-        lines.append(t(lang, "st_h2h_note"))
-        return Reply("\n".join(lines), key="st_h2h")
-
-    # ------------------------------------------------------------------ /score chart
-
-    async def score_chart(self, chat_id: int, words: Sequence[str]) -> Reply | Chart:
-        """/score chart [last|N]: each person's balance after every ledger entry of the
-        season (games, undos, payments), as a picture."""
-        lang = await self.langs.chat(chat_id)
-        rest = [w for w in words if w.strip().lower() not in CHART_WORDS]
-        if len(rest) > 1:
-            return Reply(
-                t(reply_lang(lang), "st_err_score_chart_usage"), key="st_err_score_chart_usage"
-            )
-        current = await self.db.league_epoch(chat_id)
-        epoch = parse_season(rest[0] if rest else "", current)
-        if isinstance(epoch, str):
-            return Reply(t(reply_lang(lang), epoch, n=current + 1), key=epoch)
-        entries = await self.db.season_entries(chat_id, epoch)
-        if not entries:
-            return Reply(t(reply_lang(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
-        names: dict[int, str] = {}
-        running: dict[int, int] = {}
-        series: dict[int, list[int]] = {}
-        for i, entry in enumerate(entries):
-            for uid, delta in entry.deltas.items():
-                names[uid] = entry.names.get(uid, names.get(uid, str(uid)))
-                if uid not in series:
-                    series[uid] = [0] * i
-                running[uid] = running.get(uid, 0) + delta
-            for uid in series:
-                series[uid].append(running.get(uid, 0))
-        lines = {names[uid]: values for uid, values in sorted(series.items())}
-        title = plain(lang, "st_chart_balance_title", n=epoch + 1)
-        png = await asyncio.to_thread(
-            charts.balance_chart,
-            lines,
-            title,
-            plain(lang, "st_chart_balance_x"),
-            plain(lang, "st_chart_balance_y"),
-        )
-        return Chart(png, t(lang, "st_chart_balance_caption", n=epoch + 1))

@@ -49,7 +49,8 @@ from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service.closing import Closing
 from bot.service.core import Tables
 from bot.service.langs import note_person, own_lang
-from bot.service.lobby import SWITCH_WORDS, Lobby
+from bot.service.lobby import Lobby
+from bot.service.settings import SWITCH_WORDS
 from bot.service.types import AdminCheck, Person, Reply, refusal, reply_lang
 from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.table.tournament import (

@@ -91,7 +91,7 @@ ROLES: Final = ("caller", "partner", "other")
 @dataclass(frozen=True, slots=True)
 class ReviewCost:
     """What one seat gave away in a reviewed hand (issue 51, "in the numbers"): the sum of
-    its decisions' costs (`bot.players.review.Decision.cost`, in the hand's currency: card
+    its decisions' costs (`bot.players.review_data.Decision.cost`, in the hand's currency: card
     points, in chiamata the side's score, §7.12), written when the review arrives
     (`bot.table.stats.review_costs`). `user_id` is the person who made every move of the seat,
     None for a computer (then `level` is its level); `role` only in chiamata; `ledger_key`

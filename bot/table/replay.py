@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from bot.engine.match import HandRecord, Match
 from bot.engine.state import HandState, IllegalAction
-from bot.players.review import Review
+from bot.players.review_data import Review
 from bot.table.table import PLAYING, Table
 
 REPLAY_IN_PLAY = "replay_in_play"  # the table's hand, still being played

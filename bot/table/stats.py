@@ -37,7 +37,7 @@ from typing import Any
 
 from bot.engine import HandState
 from bot.engine.options import Rules
-from bot.players.review import Review
+from bot.players.review_data import Review
 from bot.table.ledger import hand_key, match_key
 from bot.table.plays import (
     ROLES,

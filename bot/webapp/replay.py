@@ -18,7 +18,7 @@ from bot.engine.cards import card_id
 from bot.engine.state import PLAY, HandState
 from bot.i18n import t, variant_name
 from bot.i18n.words import bid_label, card_name, suit_name
-from bot.players.review import Decision, Review
+from bot.players.review_data import Decision, Review
 from bot.table.replay import PlayedHand
 from bot.view import render
 from bot.webapp.snapshot import Cards, _kind, _level, _short_name, outcome, plain

@@ -495,7 +495,7 @@ class MiniApp:
         """The table's creator starts it from the page (a rematch's lobby, seats full)."""
         viewer = self._viewer(request)
         table = await self._table(request, viewer)
-        reply = await self.service().lobby.start(
+        reply = await self.service().settings.start(
             table.chat_id, self._person(viewer), is_admin=False, table_id=table.table_id
         )
         return _json({"ok": not reply.text, "text": reply.text})

@@ -111,7 +111,7 @@ class PageRig:
         first = self.person(0)
         await service.lobby.new_table(CHAT, first, self.variant, is_group=True)
         self.table_id = next(iter(service.tables.by_id))
-        reply = await service.lobby.set_options(
+        reply = await service.settings.set_options(
             CHAT, first, list(self.options.items()), panel=False
         )
         assert reply.key == "ok_option", reply
@@ -120,7 +120,7 @@ class PageRig:
                 await service.lobby.add_bot(CHAT, self.level)
             else:
                 await service.lobby.join(CHAT, Person(user.id, user.first_name, user.language_code))
-        reply = await service.lobby.start(CHAT, first, is_admin=True)
+        reply = await service.settings.start(CHAT, first, is_admin=True)
         assert not reply.text, reply
         app = web.Application()
         MiniApp(lambda: service, TOKEN, self.hub).add_routes(app)

@@ -10,7 +10,7 @@ from bot.engine.match import HandRecord
 from bot.engine.state import HandState
 from bot.i18n import join_names, t, tn
 from bot.i18n.words import action_label, bid_label
-from bot.players.review import Review
+from bot.players.review_data import Review
 from bot.table.table import Table
 from bot.view.callback_data import callback_data
 from bot.view.render.auction import _pm_chiamata
