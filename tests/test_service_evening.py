@@ -167,3 +167,56 @@ async def test_s7_4_an_all_pass_redeal_leaves_its_turn_messages_to_the_played_ha
         else:
             assert (await play(rig, person)).key == "ok_played"
     assert rig.out.sweeps == [tid]
+
+
+async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> None:
+    """Issue 49's budget: the match's first deal shows every person their cards at once; a
+    later deal (here §7.4's all-pass redeal) costs nobody's chat a call until their turn, whose
+    new message shows the new cards: one call fewer per person and hand. The redeal's news
+    stays in each chat meanwhile (it tells the truth: the cards are being dealt again)."""
+    people = [Person(41 + i, n) for i, n in enumerate(("Ada", "Bo", "Cy", "Di", "Ed"))]
+    tid = await open_game(rig, "chiamata", people, timer="0")
+    table = rig.table()
+    assert table.hand is not None
+    # the first deal: everyone's hand message shows their cards
+    assert {p.user_id for p in people} <= set(rig.out.private_shown)
+    for _ in range(5):  # everyone passes (§7.2)
+        seat = to_act(table)
+        person = next(p for p in people if table.seat_of(p.user_id) == seat)
+        reply = await rig.svc.play.act(
+            person, tid, table.hand.hand_index, table.turn_start(), A.PASS
+        )
+        assert reply.key == "ok_played", reply
+        await rig.svc.idle()
+    assert table.hand.is_terminal() and table.hand.result().redeal
+    for p in people:  # the redeal's news, in every chat
+        assert "Tutti hanno passato" in rig.out.private[p.user_id].text
+    shown = len(rig.out.private_shown)
+    await rig.svc.play.next_hand(people[0], tid, table.hand.hand_index)
+    await rig.svc.idle()
+    hand = rig.table().hand
+    assert hand is not None and not hand.is_terminal() and hand.hand_index == 1
+    first = to_act(rig.table())
+    first_id = rig.table().seats[first].user_id
+    # the new deal: only the one to act got a message (their turn, with their new cards)
+    assert rig.out.private_shown[shown:] == [first_id]
+    assert rig.out.private_flags[-1].get("turn")
+    for p in people:
+        if p.user_id != first_id:
+            assert "Tutti hanno passato" in rig.out.private[p.user_id].text
+    # each of the others gets theirs when the auction comes round to them, cards and all
+    seen = {first_id}
+    for _ in range(4):
+        seat = to_act(rig.table())
+        person = next(p for p in people if rig.table().seat_of(p.user_id) == seat)
+        reply = await rig.svc.play.act(
+            person, tid, hand.hand_index, rig.table().turn_start(), A.PASS
+        )
+        assert reply.key == "ok_played", reply
+        await rig.svc.idle()
+        nxt = rig.table().seats[to_act(rig.table())].user_id
+        assert nxt is not None and nxt not in seen
+        seen.add(nxt)
+        text = rig.out.private[nxt].text
+        assert "Tocca a te" in text and "Tutti hanno passato" not in text, text
+        assert "Le tue carte: " in text and len(hand.hands[to_act(rig.table())]) == 8

@@ -64,8 +64,9 @@ def _moment(table: Table) -> tuple[object, ...]:
 
 def _their_moment(table: Table, seat: int) -> tuple[object, ...]:
     """What a person's hand message must show as soon as it changes, though it is not their
-    turn: a hand dealt (their new cards), the hand's end, the table closed, their seat away
-    or back, their language. A bid, the call, a card played they see on their next turn, a
+    turn: the match's first hand dealt (their cards; a later deal waits for their turn,
+    `Tables.render`), the hand's end, the table closed, their seat away or back, their
+    language. A bid, the call, a card played they see on their next turn, a
     few moves later, in its new message (the group's table message and the Mini App show
     every move): the call, too, as the first trick comes round to every seat at once (issue
     49: the budget their own tapped message's edit takes comes from here)."""
@@ -345,7 +346,21 @@ class Tables:
                 self._turn_open.add((tid, seat))
             else:
                 self._turn_open.discard((tid, seat))
-            moved = self._moments.get((tid, seat)) != now
+            before = self._moments.get((tid, seat))
+            moved = before != now
+            if (
+                moved
+                and before is not None
+                and before[:3] == now[:3]
+                and before[4:] == now[4:]
+                and not (theirs or urgent or resend or settle or ended or paused or s.is_bot)
+                and not any(who == seat for who, _ in table.hand.actions)
+            ):
+                # a new hand dealt, and nothing else changed for them: someone not first to
+                # act sees their new cards in their turn's message, a few moves on (the
+                # group's table and the Mini App show the deal at once). One message and
+                # call fewer a hand and person (issue 49); the match's first deal shows
+                continue
             if not (theirs or urgent or resend or settle) and not moved:
                 continue  # they see this change on their next turn
             if owed and not (theirs or ended or settle) and (tid, seat) not in self._moments:
