@@ -32,6 +32,7 @@ SLOW_FILES = (
     "test_e2e_robust.py",
     "test_multiworker.py",
     "test_e2e_timer.py",
+    "test_review_e2e.py",
     "test_tournament_e2e.py",
     "test_miniapp_e2e.py",
     "test_miniapp_page.py",

@@ -47,12 +47,17 @@ EXPECTED_FAILURES = (
 
 @contextlib.asynccontextmanager
 async def telegram(
-    allow: tuple[str, ...] = (), limits: Limits | None = None
+    allow: tuple[str, ...] = (),
+    limits: Limits | None = None,
+    callback_query_ttl: float | None = None,
 ) -> AsyncIterator[FakeTelegram]:
-    """The stand-in server (enforcing `limits`, if given); afterwards: no error inside it, no
-    call refused by a limit, and every call the bot made succeeded but for the expected
+    """The stand-in server (enforcing `limits`, if given, and refusing an answer to a tap
+    after `callback_query_ttl` seconds: "query is too old"); afterwards: no error inside it,
+    no call refused by a limit, and every call the bot made succeeded but for the expected
     refusals (and the errors the test injected)."""
-    async with FakeTelegram(threaded=True, bot_username=BOT_NAME, limits=limits) as fake:
+    async with FakeTelegram(
+        threaded=True, bot_username=BOT_NAME, limits=limits, callback_query_ttl=callback_query_ttl
+    ) as fake:
         yield fake
         assert not fake.internal_errors, fake.internal_errors
         refused = [(c.method, c.refused_by) for c in fake.limit_violations]
