@@ -17,6 +17,21 @@ ANA = Person(11, "Ana")
 BEA = Person(12, "Bea <&>")
 
 
+async def pass_n(rig: Rig, people: list[Person], n: int) -> None:
+    """The next `n` in the auction pass, each with their own tap (§7.2)."""
+    table = rig.table()
+    for _ in range(n):
+        assert table.hand is not None
+        seat = to_act(table)
+        person = next(p for p in people if table.seat_of(p.user_id) == seat)
+        hand = table.hand
+        reply = await rig.svc.play.act(
+            person, table.table_id, hand.hand_index, table.turn_start(), A.PASS
+        )
+        assert reply.key == "ok_played", reply
+        await rig.svc.idle()
+
+
 async def play_hand_out(rig: Rig, people: list[Person]) -> Table:
     """The people play their first legal action on their turns (the computers play
     theirs) until the hand is over; the table (let go by the service once finished)."""
@@ -139,14 +154,7 @@ async def test_s7_4_an_all_pass_redeal_leaves_its_turn_messages_to_the_played_ha
     tid = await open_game(rig, "chiamata", people, timer="0")
     table = rig.table()
     assert table.hand is not None
-    for _ in range(5):  # everyone passes (§7.2)
-        seat = to_act(table)
-        person = next(p for p in people if table.seat_of(p.user_id) == seat)
-        reply = await rig.svc.play.act(
-            person, tid, table.hand.hand_index, table.turn_start(), A.PASS
-        )
-        assert reply.key == "ok_played", reply
-        await rig.svc.idle()
+    await pass_n(rig, people, 5)  # everyone passes (§7.2)
     assert table.hand.is_terminal() and table.hand.result().redeal
     assert rig.out.sweeps == []  # the redeal's messages wait
     await rig.svc.play.next_hand(people[0], tid, table.hand.hand_index)
@@ -180,14 +188,7 @@ async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> 
     assert table.hand is not None
     # the first deal: everyone's hand message shows their cards
     assert {p.user_id for p in people} <= set(rig.out.private_shown)
-    for _ in range(5):  # everyone passes (§7.2)
-        seat = to_act(table)
-        person = next(p for p in people if table.seat_of(p.user_id) == seat)
-        reply = await rig.svc.play.act(
-            person, tid, table.hand.hand_index, table.turn_start(), A.PASS
-        )
-        assert reply.key == "ok_played", reply
-        await rig.svc.idle()
+    await pass_n(rig, people, 5)  # everyone passes (§7.2)
     assert table.hand.is_terminal() and table.hand.result().redeal
     for p in people:  # the redeal's news, in every chat
         assert "Tutti hanno passato" in rig.out.private[p.user_id].text
