@@ -91,7 +91,10 @@ class BotProcess:
     async def stop(self, sig: int = signal.SIGTERM) -> int:
         assert self.proc is not None
         self.proc.send_signal(sig)
-        code = await asyncio.to_thread(self.proc.wait, 30)
+        try:
+            code = await asyncio.to_thread(self.proc.wait, 30)
+        except subprocess.TimeoutExpired as err:  # say where it hung: the log's end
+            raise AssertionError(f"no exit 30 s after {sig}:\n{self.log_text()[-6000:]}") from err
         self.proc = None
         return code
 
