@@ -164,9 +164,18 @@ class Thinker:
             self._reviewing -= 1
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """No more jobs. Worker processes still busy (a review, a move nobody waits for any
+        more, the exact search's first compilation at start) are ended, not waited for:
+        Python's exit would join them, and a SIGTERM soon after a start waited for the
+        compilation (issue 50.2: the bot exits in seconds)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = dict(getattr(pool, "_processes", None) or {})  # ProcessPoolExecutor's
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes.values():
+            if process.is_alive():
+                process.terminate()
 
 
 __all__ = ["INLINE_LEVELS", "Job", "Thinker", "decide", "default_workers", "review_job"]
