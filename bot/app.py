@@ -137,6 +137,11 @@ def build_application(settings: Settings) -> Application[Any, Any, Any, Any, Any
     builder = ApplicationBuilder()
     if settings.webhook_url:  # updates come from the HTTP server (`_run_webhook`), no updater
         builder = builder.updater(None)
+    else:
+        # a second connection for getUpdates: the call PTB makes at stop, to confirm what it
+        # fetched, must not wait for the long poll it has just cancelled (a pool timeout,
+        # logged as an ERROR with its traceback)
+        builder = builder.get_updates_connection_pool_size(2)
     application = (
         builder.token(settings.bot_token.get_secret_value())
         .base_url(settings.telegram_base_url)
@@ -358,7 +363,17 @@ def _on_stop_signals(application: Application[Any, Any, Any, Any, Any, Any]) -> 
     def stop() -> None:
         log.info("stop signal: the calls waiting for Telegram's room give up")
         _stop_waiting(application)
+        stop_when_running(200)
+
+    def stop_when_running(tries: int) -> None:
+        # PTB's `stop_running` before the application runs only marks it, and PTB reads the
+        # mark once, after post_init: a signal while polling starts (right after a restart's
+        # tables were shown) was lost and the bot ran on. Asked again (every 50 ms, 10 s at
+        # most) until it runs; once it runs, once.
+        running = application.running
         application.stop_running()
+        if not running and tries > 1:
+            loop.call_later(0.05, stop_when_running, tries - 1)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):

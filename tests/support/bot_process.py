@@ -117,7 +117,8 @@ class BotProcess:
         text = self.log_text()
         secret = TOKEN.split(":", 1)[1]
         assert TOKEN not in text and secret not in text, "the bot token appears in the logs"
-        assert "Traceback" not in text, text[-4000:]
+        at = text.find("Traceback")
+        assert at < 0, text[max(0, at - 3000) : at + 3000]  # what led to it, and the trace
 
 
 class ProbedBot(BotProcess):
