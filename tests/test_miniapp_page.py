@@ -218,7 +218,7 @@ async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) ->
             before_turn += bool(shown)
         # the computer answered before the second tap in some tries: the guard was needed
         assert before_turn > 0
-        assert late <= 3, f"{late} of 9 second clicks came too late to test anything"
+        assert late <= 6, f"{late} of 9 second clicks came too late to test anything"
     assert page_errors() == []
 
 
