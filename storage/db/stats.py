@@ -20,6 +20,22 @@ _NOT_UNDONE = (
 )
 
 
+def _chat_season(
+    chat_id: int | None, epoch: int | None, prefix: str = ""
+) -> tuple[list[str], list[int]]:
+    """The conditions (and their parameters) that keep one chat's rows (None: every chat)
+    of one season (`epoch`; None: all of them); `prefix` names the table ("r.")."""
+    where: list[str] = []
+    params: list[int] = []
+    if chat_id is not None:
+        where.append(f"{prefix}chat_id = ?")
+        params.append(chat_id)
+    if epoch is not None:
+        where.append(f"{prefix}epoch = ?")
+        params.append(epoch)
+    return where, params
+
+
 class StatsStore(Store):
     """Records of play, undone entries and @usernames."""
 
@@ -36,13 +52,7 @@ class StatsStore(Store):
     ) -> tuple[list[StoredPlay], list[StoredPlay]]:
         """(hand records, match records) of a chat (None: every chat), of one season
         (`epoch`; None: all of them), in the order they finished (then table, hand)."""
-        where, params = [], []
-        if chat_id is not None:
-            where.append("chat_id = ?")
-            params.append(chat_id)
-        if epoch is not None:
-            where.append("epoch = ?")
-            params.append(epoch)
+        where, params = _chat_season(chat_id, epoch)
         cond = f" WHERE {' AND '.join(where)}" if where else ""
         async with self._read() as conn:
             hands = await conn.all(
@@ -130,12 +140,9 @@ class StatsStore(Store):
             raise ValueError("review_sums: a person's user_id, or computers, not both")
         where = ["r.user_id IS NULL" if computers else "r.user_id = ?", _NOT_UNDONE]
         params: list[int] = [] if computers else [user_id or 0]
-        if chat_id is not None:
-            where.append("r.chat_id = ?")
-            params.append(chat_id)
-        if epoch is not None:
-            where.append("r.epoch = ?")
-            params.append(epoch)
+        season, args = _chat_season(chat_id, epoch, "r.")
+        where += season
+        params += args
         async with self._read() as conn:
             rows = await conn.all(
                 "SELECT r.chat_id, r.variant, r.role, COUNT(*) AS hands, SUM(r.cost) AS cost"
