@@ -184,5 +184,7 @@ async def test_own_plate_stays_whole_and_clear_of_the_controls(tmp_path: Path) -
                 await rig.move(choice, rng=rng)
             # the walk went through the viewer's turns of every kind
             assert kinds == {"bids", "overbid", "suits", "cards"}, kinds
-            assert rng_moves == 40 and checked >= 2 * 50 and armed >= 2 * 12, (checked, armed)
+            # 35 cards tapped: the last trick's five play themselves (issue 49), so the
+            # viewer has one turn fewer to arm
+            assert rng_moves == 35 and checked >= 2 * 50 and armed >= 2 * 11, (checked, armed)
     assert page_errors() == []

@@ -221,3 +221,35 @@ async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> 
         text = rig.out.private[nxt].text
         assert "Tocca a te" in text and "Tutti hanno passato" not in text, text
         assert "Le tue carte: " in text and len(hand.hands[to_act(rig.table())]) == 8
+
+
+async def test_s3_5_the_last_trick_plays_itself_as_the_players_cards(rig: Rig) -> None:
+    """RULES §3.5, §2.2: in the last trick each player holds one card, their one legal move.
+    It is played for them (issue 49: a turn message and its edit for a tap that chooses
+    nothing), stored as theirs; nobody's chat gets a turn for it, no timer waits on it."""
+    people = [Person(61, "Ada"), Person(62, "Bo")]
+    tid = await open_game(rig, "due", people, timer="30")
+    table = rig.table()  # the one table, changed in place (gone from the service at its end)
+    hand = table.hand
+    assert hand is not None
+    taps = 0
+    while not hand.is_terminal():
+        seat = to_act(table)
+        assert len(hand.hands[seat]) > 1 or hand.talon_left(), "a forced card waited for a tap"
+        person = next(p for p in people if table.seat_of(p.user_id) == seat)
+        action = hand.legal_actions()[0]
+        before = len(rig.out.private_flags)
+        reply = await rig.svc.play.act(person, tid, hand.hand_index, 0, action)
+        assert reply.key == "ok_played", reply
+        await rig.svc.idle()
+        taps += 1
+        if hand.is_terminal():  # this tap ended the last trick but one: the last played
+            turns = [f for f in rig.out.private_flags[before:] if f.get("turn")]
+            assert turns == [], turns  # ... and nobody's chat was asked for it
+    assert taps == 38  # 40 cards, the last two played for their players
+    stored = await rig.db.moves(tid)
+    assert len(stored) == 40
+    last = stored[-2:]
+    assert [m.user_id for m in last] == [table.seats[m.seat].user_id for m in last]
+    assert {m.user_id for m in last} == {p.user_id for p in people}
+    assert sorted(m.action for m in last) == sorted(hand.tricks[-1].cards)

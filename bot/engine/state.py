@@ -362,6 +362,14 @@ class HandState:
         """Chiamata: whether the called card has been played (§7.6)."""
         return self.reveal_trick >= 0
 
+    def forced_action(self) -> int | None:
+        """The move of the one to act when they have nothing to choose: the hand's last
+        trick (the tallone empty), their last card, and it their one legal action."""
+        if self.phase != PLAY or self.talon_left() or len(self.hands[self.current]) != 1:
+            return None
+        legal = self.legal_actions()
+        return legal[0] if len(legal) == 1 else None
+
     def legal_actions(self) -> list[int]:
         phase = self.phase
         if phase == PLAY:

@@ -89,6 +89,7 @@ def _their_turn(table: Table, seat: int) -> bool:
         and hand is not None
         and not hand.is_terminal()
         and hand.current == seat
+        and not table.forced()  # their last card plays itself (`Table.forced`)
     )
 
 
@@ -508,8 +509,8 @@ class Tables:
         p.at.pop("next", None)
         p.at.pop("computer", None)
         seat = hand.current
-        if table.seats[seat].user_id is None or table.seats[seat].is_bot:
-            for k in TURN_KINDS:  # a computer plays: nobody is waited for
+        if table.seats[seat].user_id is None or table.bot_to_act() is not None:
+            for k in TURN_KINDS:  # a computer plays (or a forced card): nobody is waited for
                 p.at.pop(k, None)
             p.turn = None
             if self.shared:  # ... but another worker takes over if this one dies

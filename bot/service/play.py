@@ -423,10 +423,13 @@ class Play:
                     version = table.move_no
                     level = table.seats[seat].level or DEFAULT_LEVEL
                     job = Job(level, table.bot_seed(), table.hand.observation(seat))
+                    # a person's last card, their one legal move: theirs, played for them
+                    only = None if table.seats[seat].is_bot else table.hand.forced_action()
+                    mover = table.seats[seat].user_id if only is not None else None
                 if self.tables.bot_delay:
                     await asyncio.sleep(self.tables.bot_delay)
                 try:
-                    action = await self.thinker.choose(job)
+                    action = only if only is not None else await self.thinker.choose(job)
                 except Exception:
                     log.exception("table %s: the %s player failed; playing normal", table_id, level)
                     action = await self.thinker.choose(
@@ -437,7 +440,7 @@ class Play:
                     if table is None or table.move_no != version:
                         continue  # something else happened meanwhile: look again
                     try:
-                        await self.move(table, seat, action, None)
+                        await self.move(table, seat, action, mover)
                     except TableError:
                         continue  # reloaded from the database: look again
                     self.settle(table)

@@ -315,7 +315,15 @@ class Table:
         if self.paused():
             return None
         seat = self.hand.current
-        return seat if self.seats[seat].is_bot else None
+        return seat if self.seats[seat].is_bot or self.forced() else None
+
+    def forced(self) -> bool:
+        """Whether the one to act has nothing to choose (`HandState.forced_action`: their
+        last card in the last trick). It is played for them as a computer's move is (a
+        person's card all the same), with no turn message nor timer: a tap that changes
+        nothing would cost their chat two calls and the table seconds (issue 49)."""
+        hand = self.hand
+        return self.status == PLAYING and hand is not None and hand.forced_action() is not None
 
     def bot_seed(self) -> str:
         """The seed of a computer decision now: fixed by the match seed and the position."""

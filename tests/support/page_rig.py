@@ -12,6 +12,7 @@ moves for through the service (`move`, as a tap would), or computer players.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -145,7 +146,8 @@ class PageRig:
 
     async def move(self, action: int | None = None, *, rng: random.Random | None = None) -> int:
         """The seat to act takes `action` (a random legal one if None), as its person's tap
-        would (through `Play.act`); returns it."""
+        would (through `Play.act`); returns it once the cards that then play themselves
+        (`Table.forced`) are played."""
         assert self.service is not None
         table = self.table
         hand = table.hand
@@ -158,6 +160,9 @@ class PageRig:
             self.person(seat), self.table_id, hand.hand_index, stamp, action
         )
         assert reply.key == "ok_played", (reply, seat, action)
+        async with asyncio.timeout(10):  # the last trick's cards play themselves (issue 49)
+            while self.table.forced():
+                await asyncio.sleep(0.01)
         return action
 
     async def play_while(

@@ -84,3 +84,23 @@ def replay(snap: Snapshot) -> Match:
     )
     assert (row["status"] == "finished") == match.over, (row["status"], match.over)
     return match
+
+
+def forced_moves(snap: Snapshot) -> set[tuple[int, int, int]]:
+    """(hand, seat, action) of the moves in the log nobody chose: a person's last card in the
+    hand's last trick (`HandState.forced_action`), which the bot plays for them untapped."""
+    row = snap.row
+    options = json.loads(row["options_json"])
+    variant = options.pop("variant")
+    match = Match(Options.parse(variant, options), json.loads(row["seats_json"])["seed"])
+    forced: set[tuple[int, int, int]] = set()
+    for k in range(json.loads(row["hand_json"])["hand_index"] + 1):
+        hand = match.deal()
+        for _, h, seat, action, _ in snap.moves:
+            if h == k:
+                if hand.forced_action() == action:
+                    forced.add((h, seat, action))
+                hand.apply(action, seat)
+        if hand.is_terminal():
+            match.record(hand)
+    return forced
