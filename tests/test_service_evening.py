@@ -181,7 +181,9 @@ async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> 
     """Issue 49's budget: the match's first deal shows every person their cards at once; a
     later deal (here §7.4's all-pass redeal) costs nobody's chat a call until their turn, whose
     new message shows the new cards: one call fewer per person and hand. The redeal's news
-    stays in each chat meanwhile (it tells the truth: the cards are being dealt again)."""
+    reaches only the last to pass (the tapped message says what came of it); the others'
+    chats keep their pass as recorded, and their next turn says the cards were dealt again
+    (five calls fewer a redeal)."""
     people = [Person(41 + i, n) for i, n in enumerate(("Ada", "Bo", "Cy", "Di", "Ed"))]
     tid = await open_game(rig, "chiamata", people, timer="0")
     table = rig.table()
@@ -190,8 +192,11 @@ async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> 
     assert {p.user_id for p in people} <= set(rig.out.private_shown)
     await pass_n(rig, people, 5)  # everyone passes (§7.2)
     assert table.hand.is_terminal() and table.hand.result().redeal
-    for p in people:  # the redeal's news, in every chat
-        assert "Tutti hanno passato" in rig.out.private[p.user_id].text
+    last = table.seats[table.hand.actions[-1][0]].user_id
+    for p in people:  # the redeal's news: on the last pass's own message alone
+        text = rig.out.private[p.user_id].text
+        assert ("Tutti hanno passato" in text) == (p.user_id == last), (p.name, text)
+        assert "Tocca a te" not in text and not rig.out.private[p.user_id].keyboard
     shown = len(rig.out.private_shown)
     await rig.svc.play.next_hand(people[0], tid, table.hand.hand_index)
     await rig.svc.idle()
@@ -202,9 +207,10 @@ async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> 
     # the new deal: only the one to act got a message (their turn, with their new cards)
     assert rig.out.private_shown[shown:] == [first_id]
     assert rig.out.private_flags[-1].get("turn")
+    assert "Tutti avevano passato" in rig.out.private[first_id].text
     for p in people:
-        if p.user_id != first_id:
-            assert "Tutti hanno passato" in rig.out.private[p.user_id].text
+        if p.user_id not in (first_id, last):
+            assert "Hai detto: passo" in rig.out.private[p.user_id].text
     # each of the others gets theirs when the auction comes round to them, cards and all
     seen = {first_id}
     for _ in range(4):
@@ -219,7 +225,7 @@ async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> 
         assert nxt is not None and nxt not in seen
         seen.add(nxt)
         text = rig.out.private[nxt].text
-        assert "Tocca a te" in text and "Tutti hanno passato" not in text, text
+        assert "Tocca a te" in text and "Tutti avevano passato" in text, text
         assert "Le tue carte: " in text and len(hand.hands[to_act(rig.table())]) == 8
 
 

@@ -362,6 +362,17 @@ class Tables:
                 # group's table and the Mini App show the deal at once). One message and
                 # call fewer a hand and person (issue 49); the match's first deal shows
                 continue
+            if (
+                redeal
+                and moved
+                and before is not None
+                and before[:3] == now[:3]
+                and not (theirs or urgent or resend or settle or paused or s.is_bot)
+            ):
+                # an all-pass redeal (§7.4): the group's table says so; each one's chat
+                # keeps their pass as it was recorded, and the next deal comes with their
+                # turn, which says why (issue 49: five calls fewer a redeal)
+                continue
             if not (theirs or urgent or resend or settle) and not moved:
                 continue  # they see this change on their next turn
             if owed and not (theirs or ended or settle) and (tid, seat) not in self._moments:
