@@ -9,7 +9,8 @@ write, and a multi-statement read sees one snapshot. Everything here is short, s
 never waits long on the lock; a person's move goes first (`URGENT`).
 
 Journal mode WAL (file databases; `:memory:` cannot use it), busy_timeout 5000 ms, foreign
-keys on. The schema is `storage.migrations`, numbered by `PRAGMA user_version`.
+keys on. The schema is `storage.schema`'s, in SQLite's words (its dialect differences are
+`storage.schema.DIALECTS`), applied by `storage.migrations`, numbered by `PRAGMA user_version`.
 """
 
 from __future__ import annotations

@@ -350,9 +350,7 @@ async def test_chiamata_five_people_turn_is_a_new_message_hand_shows_table_and_c
             # taken, the next led) is an edit too
             first_card = next(i for i, (_, a) in enumerate(st.actions) if A.is_card(a))
             goes_on = sum(
-                1
-                for i in range(first_card + 1, tapped)
-                if st.actions[i][0] == st.actions[i - 1][0]
+                1 for i in range(first_card + 1, tapped) if st.actions[i][0] == st.actions[i - 1][0]
             )
             turns_ended = 40 - forced - goes_on
             assert private_edits(fake, people, mark) == goes_on + turns_ended + len(people)

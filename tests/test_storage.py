@@ -1,4 +1,5 @@
-"""The storage layer (storage/): migrations, tables, moves, users, chats and the ledger."""
+"""The storage layer (storage/): tables, moves, users, chats and the ledger (the schema and its
+migrations: tests/test_schema.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from bot.cli.export import add_export_parser, main_export
 from bot.engine import HandState, Match, Options
 from bot.table.ledger import settle
 from storage import (
-    MIGRATIONS,
     SCHEMA_VERSION,
     Balance,
     Database,
@@ -28,15 +28,12 @@ from storage import (
     LedgerRecord,
     Move,
     PrivateMessage,
-    SchemaTooNew,
     StaleMove,
     TableClosed,
     TableExists,
     TableNotFound,
     TableStatus,
     UpdateClaim,
-    migrate,
-    schema_version,
     sqlite_path,
 )
 from storage.errors import Conflict
@@ -105,63 +102,6 @@ async def test_open_without_create_refuses_a_missing_file(tmp_path: Path) -> Non
     with pytest.raises(FileNotFoundError):
         await Database.open(f"sqlite:///{tmp_path / 'missing.db'}", create=False)
     assert not (tmp_path / "missing.db").exists()
-
-
-# ---------------------------------------------------------------------- migrations
-
-
-async def test_migrates_from_version_zero(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    sqlite3.connect(path).close()  # an empty database: user_version 0
-    async with await Database.open(f"sqlite:///{path}") as db:
-        assert (await db.pragmas())["user_version"] == SCHEMA_VERSION == len(MIGRATIONS)
-    with sqlite3.connect(path) as conn:
-        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-    assert {
-        "chats",
-        "users",
-        "tables",
-        "moves",
-        "private_messages",
-        "ledger_hands",
-        "ledger_entries",
-        "tables_one_active_per_chat",
-    } <= names
-
-
-async def test_migrations_are_idempotent_and_incremental(db_url: str) -> None:
-    import aiosqlite
-
-    await (await Database.open(db_url)).close()
-    async with aiosqlite.connect(sqlite_path(db_url), isolation_level=None) as conn:
-        assert await migrate(conn) == []  # up to date: nothing applied
-        extra = (*MIGRATIONS, ("CREATE TABLE extra (x INTEGER)", "INSERT INTO extra VALUES (1)"))
-        assert await migrate(conn, extra) == [SCHEMA_VERSION + 1]
-        assert await migrate(conn, extra) == []
-        assert await schema_version(conn) == SCHEMA_VERSION + 1
-        async with conn.execute("SELECT COUNT(*) FROM extra") as cur:
-            assert await cur.fetchone() == (1,)  # the step ran exactly once
-
-
-async def test_failed_migration_step_rolls_back(db_url: str) -> None:
-    import aiosqlite
-
-    await (await Database.open(db_url)).close()
-    broken = (*MIGRATIONS, ("CREATE TABLE half (x INTEGER)", "THIS IS NOT SQL"))
-    async with aiosqlite.connect(sqlite_path(db_url), isolation_level=None) as conn:
-        with pytest.raises(sqlite3.OperationalError):
-            await migrate(conn, broken)
-        assert await schema_version(conn) == SCHEMA_VERSION
-        async with conn.execute("SELECT name FROM sqlite_master WHERE name = 'half'") as cur:
-            assert await cur.fetchone() is None
-
-
-async def test_newer_schema_is_refused(db_url: str) -> None:
-    path = sqlite_path(db_url)
-    with sqlite3.connect(path) as conn:
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
-    with pytest.raises(SchemaTooNew):
-        await Database.open(db_url)
 
 
 # ---------------------------------------------------------------------- tables
@@ -924,21 +864,6 @@ def test_placeholders_become_numbered_outside_quotes() -> None:
     )
 
 
-async def test_postgresql_schema_is_made_once_and_a_newer_one_refused(tmp_path: Path) -> None:
-    """Opening twice migrates once (version 9, as SQLite's); a database from a newer bot is
-    refused, as on SQLite."""
-    url = fresh_url("postgresql", tmp_path)
-    async with await Database.open(url) as db:
-        assert db.backend.kind == "postgresql" and "@" not in db.path
-        assert await db.schema_version() == SCHEMA_VERSION
-    async with await Database.open(url) as db:
-        assert await db.schema_version() == SCHEMA_VERSION
-        assert [b.balance for b in await db.balances(CHAT)] == []
-    await raw_sql(url, "UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
-    with pytest.raises(SchemaTooNew):
-        await Database.open(url)
-
-
 # ---------------------------------------------------------------- message locks (issue 15)
 
 
@@ -1030,66 +955,3 @@ async def test_a_dead_workers_message_locks_are_let_go_at_once(tmp_path: Path) -
     finally:
         await a.close()
         await b.close()
-
-
-async def test_both_backends_have_the_same_tables_and_columns(tmp_path: Path) -> None:
-    """Issue 40: the schema is written twice (SQLite's migrations, PostgreSQL's steps); the
-    two agree table by table, column by column (name, type, NOT NULL), at the same schema
-    version."""
-
-    Columns = dict[str, dict[str, tuple[str, bool]]]  # table -> column -> (type, not null)
-
-    async def columns(url: str, query: str) -> tuple[int, Columns]:
-        db = await Database.open(url)
-        try:
-            async with db.backend.read(0) as conn:
-                rows = await conn.all(query)
-            found: Columns = {}
-            for r in rows:
-                kind = SAME_TYPE.get(str(r["k"]).lower(), str(r["k"]).lower())
-                found.setdefault(str(r["t"]), {})[str(r["c"])] = (kind, bool(r["n"]))
-            return await db.schema_version(), found
-        finally:
-            await db.close()
-
-    lite = await columns(
-        fresh_url("sqlite", tmp_path),
-        # a PRIMARY KEY column never holds NULL in PostgreSQL; in SQLite unless declared so
-        # it may (an old quirk), though no row of ours ever does: both count as NOT NULL
-        'SELECT m.name AS t, p.name AS c, p.type AS k, (p."notnull" OR p.pk > 0) AS n'
-        " FROM sqlite_master m, pragma_table_info(m.name) p"
-        " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'",
-    )
-    pg = await columns(
-        fresh_url("postgresql", tmp_path),
-        "SELECT table_name AS t, column_name AS c, data_type AS k,"
-        " (is_nullable = 'NO') AS n FROM information_schema.columns"
-        " WHERE table_schema = current_schema()",
-    )
-    assert lite[0] == pg[0], (lite[0], pg[0])
-    # PostgreSQL keeps its schema's version in a table, SQLite in PRAGMA user_version
-    assert pg[1].pop("schema_version", None) is not None
-    assert sorted(lite[1]) == sorted(pg[1])
-    # ... and PostgreSQL spells out the `rowid` SQLite gives every table not WITHOUT ROWID
-    implicit = await implicit_rowids(f"sqlite:///{tmp_path / 'again.db'}", sorted(lite[1]))
-    for table in lite[1]:
-        theirs = {c: v for c, v in pg[1][table].items() if not (c == "rowid" and table in implicit)}
-        assert lite[1][table] == theirs, table
-
-
-# SQLite's declared types and PostgreSQL's for the same column (64-bit integers, doubles, text)
-SAME_TYPE = {"bigint": "integer", "double precision": "real"}
-
-
-async def implicit_rowids(url: str, tables: list[str]) -> set[str]:
-    db = await Database.open(url)
-    try:
-        found = set()
-        async with db.backend.read(0) as conn:
-            for table in tables:
-                with contextlib.suppress(Exception):
-                    await conn.all(f"SELECT rowid FROM {table} LIMIT 0")
-                    found.add(table)
-        return found
-    finally:
-        await db.close()

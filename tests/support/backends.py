@@ -92,3 +92,36 @@ class PgStore:
 
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             return pool.submit(asyncio.run, fetch()).result()
+
+
+# What a PostgreSQL schema is made of, from its catalog: the columns in their order (type,
+# NOT NULL, default, identity), the constraints, indexes and triggers with their definitions,
+# the functions and the sequences.
+_PG_CATALOG = {
+    "columns": "SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod),"
+    " a.attnotnull, pg_get_expr(d.adbin, d.adrelid), a.attidentity, a.attgenerated"
+    " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+    " LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum"
+    " WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'"
+    " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1, 2",
+    "constraints": "SELECT conrelid::regclass::text, conname, contype,"
+    " pg_get_constraintdef(oid) FROM pg_constraint"
+    " WHERE connamespace = current_schema()::regnamespace ORDER BY 1, 2",
+    "indexes": "SELECT tablename, indexname, indexdef FROM pg_indexes"
+    " WHERE schemaname = current_schema() ORDER BY 1, 2",
+    "triggers": "SELECT tgrelid::regclass::text, tgname, pg_get_triggerdef(oid)"
+    " FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1, 2",
+    "functions": "SELECT proname, pg_get_functiondef(oid) FROM pg_proc"
+    " WHERE pronamespace = current_schema()::regnamespace ORDER BY 1",
+    "sequences": "SELECT sequencename, data_type::text, start_value, increment_by, max_value,"
+    " cycle FROM pg_sequences WHERE schemaname = current_schema() ORDER BY 1",
+}
+
+
+async def schema_of(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """The schema of the database at `url`, to compare two databases by: SQLite's every
+    object with the statement it keeps for it, PostgreSQL's catalog (`_PG_CATALOG`)."""
+    if url.startswith("sqlite"):
+        rows = await raw_rows(url, "SELECT type, name, tbl_name, sql FROM sqlite_master")
+        return {"sqlite_master": sorted(rows, key=lambda r: (r[0], r[1]))}
+    return {part: await raw_rows(url, sql) for part, sql in _PG_CATALOG.items()}
