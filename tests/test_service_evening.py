@@ -207,6 +207,7 @@ async def test_s7_4_a_new_deal_reaches_each_person_with_their_turn(rig: Rig) -> 
     # the new deal: only the one to act got a message (their turn, with their new cards)
     assert rig.out.private_shown[shown:] == [first_id]
     assert rig.out.private_flags[-1].get("turn")
+    assert first_id is not None
     assert "Tutti avevano passato" in rig.out.private[first_id].text
     for p in people:
         if p.user_id not in (first_id, last):
