@@ -190,8 +190,29 @@ async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     svc.tables.backlog = lambda: ADMISSION_BACKLOG + 5.0
     reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
-    assert reply.text == t("it", "err_bot_busy") and "riprova" in reply.text
+    assert reply.text == t("it", "err_bot_busy", seconds=30) and "tra 30 secondi" in reply.text
     assert await rig.db.active_table(CHAT) is None
+    svc.tables.backlog = lambda: 500.0  # however far behind, a retry within two minutes
+    reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
+    assert "tra 120 secondi" in reply.text
     svc.tables.backlog = lambda: ADMISSION_BACKLOG - 5.0
     assert (await svc.lobby.new_table(CHAT, ANA, "tre", True)).text == ""
     assert await rig.db.active_table(CHAT) is not None
+
+
+async def test_start_refused_while_telegram_budget_is_far_behind(rig: Rig) -> None:
+    """Issue 50.1: "Inizia" deals to every seat, which the budget cannot carry while it is
+    far behind: the start is refused with when to retry, and the lobby stays as it was
+    (the running tables keep the budget); once the queue is short, the table starts."""
+    svc = rig.svc
+    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    assert (await svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
+    assert (await svc.lobby.join(CHAT, EVE)).key == "ok_joined"
+    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 15.0
+    reply = await svc.settings.start(CHAT, ANA, is_admin=True)
+    assert "tra 40 secondi" in reply.text, reply
+    assert rig.table().status == "lobby" and rig.table().hand is None
+    svc.tables.backlog = lambda: 0.0
+    assert (await svc.settings.start(CHAT, ANA, is_admin=True)).text == ""
+    assert rig.table().hand is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from collections.abc import Awaitable, Callable
 
@@ -145,6 +146,15 @@ class Tables:
         # notices no longer true (`Pending.notices`), to delete once the write is stored
         self._moot: dict[int, list[Notice]] = {}
         self._titles: dict[int, str | None] = {}  # group -> its name, as last seen
+
+    def busy_for(self) -> int | None:
+        """Seconds after which a new table may be tried again, while Telegram's budget is
+        `ADMISSION_BACKLOG` seconds behind (None: it is not): the queue's length, rounded
+        up to ten seconds, so that the running tables keep the budget (issue 50.1)."""
+        behind = self.backlog()
+        if behind <= ADMISSION_BACKLOG:
+            return None
+        return min(120, 10 * math.ceil(behind / 10))
 
     def lock(self, table_id: int) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from bot.engine import VARIANTS, Options
 from bot.i18n import t, variant_name
 from bot.players import DEFAULT_LEVEL
-from bot.service.core import ADMISSION_BACKLOG, Tables
+from bot.service.core import Tables
 from bot.service.langs import note_person, own_lang
 from bot.service.play import Play
 from bot.service.types import (
@@ -85,8 +85,8 @@ class Lobby:
         if variant is None:
             picker = variant_picker(lang)
             return Reply(picker.text, picker.keyboard)
-        if self.tables.backlog() > ADMISSION_BACKLOG:  # a table that could not be served: not now
-            return Reply(t(reply_lang(lang), "err_bot_busy"))
+        if (wait := self.tables.busy_for()) is not None:  # a table not to be served now
+            return Reply(t(reply_lang(lang), "err_bot_busy", seconds=wait))
         user = await note_person(self.db, person)
         lock = self.tables.chat_lock(chat_id)
         async with lock:

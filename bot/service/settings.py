@@ -250,10 +250,13 @@ class Settings:
         table_id: int | None = None,
     ) -> Reply:
         admin = await self.lobby.admin(chat_id, person, is_admin, table_id)
+        wait = self.tables.busy_for()  # a deal to every seat: not while the budget is behind
 
         def op(tb: Table) -> str:
             if person.user_id != tb.creator_id and not admin:
                 raise TableError("err_not_allowed")
+            if wait is not None:
+                raise TableError("err_bot_busy", seconds=wait)
             if fill:
                 while len(tb.seats) < tb.n_players:
                     tb.add_bot(DEFAULT_LEVEL)
