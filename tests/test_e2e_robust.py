@@ -556,3 +556,37 @@ async def test_sigterm_after_a_fast_tapping_group_exits_within_ten_seconds(
             await fake.wait_for(lambda: "mano" in table_message(fake, group).text, 2 * WAIT)
             assert await bot.stop(signal.SIGTERM) == 0
             bot.check_logs()
+
+
+async def test_a_tap_is_answered_at_once_behind_three_hundred_waiting_replies(
+    tmp_path: Path,
+) -> None:
+    """Issue 50.1: replies waiting for their group's room (20 calls a minute) never stand
+    before a tap's answer. 300 /help in a chatty group, each reply waiting for that group's
+    room with its update in hand; then a tap at a table in another group is answered within
+    a second. (With PTB's default of 256 updates in hand, the replies took every place and
+    the tap waited for one of them to go: seconds per reply.)"""
+    async with asyncio.timeout(120), strict_telegram() as fake:
+        ana, bea = fake.user(321, "Ana"), fake.user(322, "Bea")
+        group = fake.group(-100321, "Tavolo", members=[ana, bea])
+        chatty = fake.group(-100322, "Chiacchiere", members=[bea])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            await start_bot(bot, [ana, bea])
+            await open_due(fake, group, ana, bea)
+            await start(fake, group, ana)
+            for _ in range(300):
+                await fake.send_text(bea, chatty, "/help")
+            # the bot has fetched them all: they wait in hand for the group's room
+            await fake.wait_for(lambda: not fake.pending_updates(), WAIT)
+            await asyncio.sleep(1.0)
+            replies = len(fake.bot_messages(chatty))
+            assert replies <= 25, replies  # the group's minute: the rest wait
+            who = next(u for u in (ana, bea) if "👉" in hand_message(fake, u).text)
+            made = time.monotonic()
+            qid = await fake.press(who, card_buttons(hand_message(fake, who))[0])
+            assert await answered(fake, qid) == OK
+            took = time.monotonic() - made
+            print(f"\n[in hand] a tap behind {300 - replies} waiting replies: {took:.3f} s")
+            assert took < 1.0, took
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()

@@ -6,6 +6,7 @@ before."""
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -188,9 +189,12 @@ async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -
     nothing; once the queue is short again, it opens the table."""
     svc = rig.svc
     await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 5.0
+    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 21.0  # rounded up to ten seconds
+    wait = 10 * math.ceil((ADMISSION_BACKLOG + 21.0) / 10)
     reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
-    assert reply.text == t("it", "err_bot_busy", seconds=30) and "tra 30 secondi" in reply.text
+    assert (
+        reply.text == t("it", "err_bot_busy", seconds=wait) and f"tra {wait} secondi" in reply.text
+    )
     assert await rig.db.active_table(CHAT) is None
     svc.tables.backlog = lambda: 500.0  # however far behind, a retry within two minutes
     reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
@@ -209,9 +213,9 @@ async def test_start_refused_while_telegram_budget_is_far_behind(rig: Rig) -> No
     await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     assert (await svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
     assert (await svc.lobby.join(CHAT, EVE)).key == "ok_joined"
-    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 15.0
+    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 1.0
     reply = await svc.settings.start(CHAT, ANA, is_admin=True)
-    assert "tra 40 secondi" in reply.text, reply
+    assert f"tra {10 * math.ceil((ADMISSION_BACKLOG + 1.0) / 10)} secondi" in reply.text, reply
     assert rig.table().status == "lobby" and rig.table().hand is None
     svc.tables.backlog = lambda: 0.0
     assert (await svc.settings.start(CHAT, ANA, is_admin=True)).text == ""

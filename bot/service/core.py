@@ -39,7 +39,7 @@ COMPUTER_GRACE = 5.0
 # deadline renders the table as stored. What is already shown costs no call: the outbox
 # compares what each message shows (noted in the database) before it sends anything.
 SHOWN_GRACE = 3.0
-ADMISSION_BACKLOG = 20.0  # seconds of calls queued for Telegram past which /new says "busy"
+ADMISSION_BACKLOG = 5.0  # seconds of calls queued for Telegram past which /new says "busy"
 
 
 def _moment(table: Table) -> tuple[object, ...]:
