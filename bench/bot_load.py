@@ -95,6 +95,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.load.procs import (
+    REAPER,
+    ProcSample,
+    children_cpu_delta,
+    sample,
+    tree_cpu,
+)
+from bench.load.scenarios import (
+    ANSWER_WAIT,
+    BOT_ENV,
+    HUMAN_SCENARIOS,
+    HUMAN_THINK,
+    OPEN_WAIT,
+    POLL,
+    RETAP_EVERY,
+    RUSH_AUCTION_TARGET,
+    RUSH_BUCKET,
+    RUSH_RAMP,
+    RUSH_RETAP,
+    TARGET_KB_PER_TABLE,
+    TARGET_RESTORE,
+    TARGET_TABLES,
+    TARGET_TAP_P99,
+    THINK,
+    Config,
+    config_list,
+    log,
+)
 from bot.engine import actions as A
 from bot.players.thinker import WARM_AFTER
 from bot.telegram.outbox import NOTES_INTERVAL
@@ -109,7 +137,7 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
-from tests.support.stand_in import REAL_PACE, TELEGRAM_LIMITS
+from tests.support.stand_in import TELEGRAM_LIMITS
 from tests.support.telegram import (
     ApiCall,
     ButtonNotFound,
@@ -119,28 +147,6 @@ from tests.support.telegram import (
     FakeTelegram,
     FakeUser,
 )
-
-# Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
-# The group's routine changes (a card within a trick, a bid) at the bot's own default pace.
-BOT_ENV = {**REAL_PACE, "GROUP_ROUTINE_INTERVAL": "20", "LOG_LEVEL": "INFO"}
-
-# Targets.
-TARGET_TABLES = 200
-TARGET_TAP_P99 = 0.250  # seconds
-TARGET_KB_PER_TABLE = 100.0
-TARGET_RESTORE = 2.0  # seconds
-
-ANSWER_WAIT = 30.0  # a tap's answer (the bot's own deadline is 10 s)
-OPEN_WAIT = 150.0  # one lobby step while many tables open at once
-POLL = 0.5  # how often a person looks at the screen
-THINK = (0.5, 3.0)
-HUMAN_THINK = (2.0, 6.0)  # five-humans: the one whose turn it is taps 2-6 s after its message
-HUMAN_SCENARIOS = ("five-humans", "rush")  # chiamata tables of five people
-RUSH_RAMP = 5.0  # rush: every table's lobby opens within these seconds
-RUSH_RETAP = 0.3  # rush: chance, every 3-8 s, of tapping again a move the screen still shows
-RETAP_EVERY = (3.0, 8.0)
-RUSH_BUCKET = 15.0  # rush: tap latencies per window of this many seconds
-RUSH_AUCTION_TARGET = 180.0  # rush: tables past their auction within 3 minutes of the first /new
 
 LEVELS = ("facile", "normale", "difficile")
 NAMES = ("Ana", "Bea", "Cleo", "Dario", "Elio", "Fede", "Gino", "Ines", "Lia", "Marco", "Nina")
@@ -172,160 +178,6 @@ ANSWER_KINDS = {
 # the bot's "too busy to open a table now" (issue 50.1), with when to try again
 BUSY_RE = re.compile(r"riprova tra (\d+) secondi")
 RESTORED_RE = re.compile(r"(\d+) unfinished tables restored in ([0-9.]+) s")
-
-
-def log(msg: str) -> None:
-    print(f"[bot_load {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-# ------------------------------------------------------------------------------ /proc
-
-
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def rss_kb(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def _stat_fields(pid: int) -> list[str] | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # the command name is in parentheses and may hold spaces: split after the last ")"
-    return text[text.rindex(")") + 2 :].split()
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """utime + stime of one process (its own, not its children's)."""
-    fields = _stat_fields(pid)
-    if fields is None:
-        return None
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15 of stat
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat_fields(int(entry.name))
-            if fields is not None and int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return sorted(found)
-
-
-def proc_label(pid: int) -> str:
-    try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return "gone"
-    if "resource_tracker" in cmd:
-        return "resource_tracker"
-    if "spawn_main" in cmd or "forkserver" in cmd:
-        return "worker"
-    return cmd[:60]
-
-
-class Reaper:
-    """The bot's child processes seen so far (pid -> start time), so that those a SIGKILL
-    leaves behind (its process-pool worker and multiprocessing's resource tracker are not
-    told that their parent died) can be found and ended, by pid, and nothing else."""
-
-    def __init__(self) -> None:
-        self.known: dict[int, str] = {}
-
-    @staticmethod
-    def started(pid: int) -> str | None:
-        fields = _stat_fields(pid)
-        return fields[19] if fields is not None else None  # field 22: start time
-
-    def note(self, pid: int) -> None:
-        started = self.started(pid)
-        if started is not None:
-            self.known[pid] = started
-
-    def alive(self) -> list[int]:
-        return [pid for pid, started in self.known.items() if self.started(pid) == started]
-
-    def reap(self, pids: list[int] | None = None) -> list[int]:
-        """SIGKILL the given known children (default: all still running); forget them."""
-        killed = []
-        for pid in self.alive() if pids is None else pids:
-            if pid in self.known and self.started(pid) == self.known[pid]:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
-            self.known.pop(pid, None)
-        return killed
-
-
-REAPER = Reaper()
-
-
-@dataclass
-class ProcSample:
-    at: float
-    bot_rss_kb: int
-    bot_cpu: float
-    children: dict[int, tuple[str, int, float]]  # pid -> (label, rss kB, cpu s)
-    bench_cpu: float
-
-    @property
-    def children_rss_kb(self) -> int:
-        return sum(rss for _, rss, _ in self.children.values())
-
-    @property
-    def children_cpu(self) -> float:
-        return sum(cpu for _, _, cpu in self.children.values())
-
-
-def sample(*pids: int) -> ProcSample:
-    """The bot's processes (one, or every worker) and their children, summed."""
-    kids: dict[int, tuple[str, int, float]] = {}
-    for pid in pids:
-        for child in children_of(pid):
-            REAPER.note(child)
-            rss, cpu = rss_kb(child), cpu_seconds(child)
-            if rss is not None and cpu is not None:
-                kids[child] = (proc_label(child), rss, cpu)
-    return ProcSample(
-        at=time.monotonic(),
-        bot_rss_kb=sum(rss_kb(pid) or 0 for pid in pids),
-        bot_cpu=sum(cpu_seconds(pid) or 0.0 for pid in pids),
-        children=kids,
-        bench_cpu=time.process_time(),
-    )
-
-
-def tree_cpu(pid: int | None) -> float | None:
-    """CPU of a server and all its children, those it already waited for included (the
-    PostgreSQL postmaster and its backends): utime + stime + cutime + cstime of each."""
-    if pid is None:
-        return None
-    total = 0.0
-    for each in (pid, *children_of(pid)):
-        fields = _stat_fields(each)
-        if fields is not None:
-            total += sum(int(f) for f in fields[11:15]) / CLK_TCK  # fields 14-17 of stat
-        elif each == pid:
-            return None
-    return total
-
-
-def children_cpu_delta(a: ProcSample, b: ProcSample) -> float:
-    """CPU the children used between two samples (a child born meanwhile counts from 0)."""
-    total = 0.0
-    for pid, (_, _, cpu) in b.children.items():
-        before = a.children.get(pid)
-        total += cpu - (before[2] if before else 0.0)
-    return total
 
 
 # ------------------------------------------------------------------------------ the people
@@ -1969,31 +1821,6 @@ def seconds_range(text: str) -> tuple[float, float]:
     if not 0 <= pair[0] <= pair[1]:
         raise argparse.ArgumentTypeError(f"want 0 <= LOW <= HIGH, not {text!r}")
     return pair
-
-
-@dataclass(frozen=True)
-class Config:
-    """One way of running the bot, for --compare: `sqlite/polling`, `sqlite/1` (webhook, one
-    process), `postgresql/2` (webhook, two workers)."""
-
-    database: str
-    workers: int
-    webhook: bool
-
-    @classmethod
-    def parse(cls, text: str) -> Config:
-        database, _, how = text.strip().partition("/")
-        if database not in ("sqlite", "postgresql") or not how:
-            raise argparse.ArgumentTypeError(f"want sqlite|postgresql/polling|N, not {text!r}")
-        if how == "polling":
-            return cls(database, 1, False)
-        if not how.isdigit() or int(how) < 1:
-            raise argparse.ArgumentTypeError(f"want sqlite|postgresql/polling|N, not {text!r}")
-        return cls(database, int(how), True)
-
-
-def config_list(text: str) -> list[Config]:
-    return [Config.parse(part) for part in text.split(",") if part.strip()]
 
 
 DEFAULT_COMPARE = "sqlite/polling,postgresql/1,postgresql/2"

@@ -33,7 +33,6 @@ from typing import Any
 import httpx
 
 from bench.bot_load import (
-    BOT_ENV,
     cards_played,
     chat_calls,
     moves_made,
@@ -41,6 +40,7 @@ from bench.bot_load import (
     pct,
     seconds_range,
 )
+from bench.load.scenarios import BOT_ENV
 from tests.support.bot_process import BOT_NAME, Store
 from tests.support.browser import MiniAppBot, signed_init_data, table_key
 from tests.support.people import open_table, start_bot, start_table
