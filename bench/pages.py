@@ -32,8 +32,9 @@ from typing import Any
 
 import httpx
 
-from bench.bot_load import ms, seconds_range
+from bench.bot_load import seconds_range
 from bench.load.measure import cards_played, chat_calls, moves_made, pct
+from bench.load.report import ms
 from bench.load.scenarios import BOT_ENV
 from tests.support.bot_process import BOT_NAME, Store
 from tests.support.browser import MiniAppBot, signed_init_data, table_key
