@@ -69,6 +69,10 @@ each update at a random one); `sqlite/1` is SQLite in webhook mode. Without `--q
 run has 200 tables and a 90 s window (about 15 minutes in all); `--compare --quick` (24
 tables, a 15 s window, no restart) takes about two minutes. A run that breaks is reported as
 such and the others go on.
+
+This module is the command (its options and `main`); the bench itself is in `bench.load`,
+one module per part (the people, the bot's processes, the measures, one run step by step,
+its numbers, the report).
 """
 
 from __future__ import annotations
@@ -93,27 +97,10 @@ from bench.load.scenarios import (
     THINK,
     Config,
     config_list,
+    key_value,
     log,
+    seconds_range,
 )
-
-
-def key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"want KEY=VALUE, not {text!r}")
-    return key, value
-
-
-def seconds_range(text: str) -> tuple[float, float]:
-    low, sep, high = text.partition(",")
-    try:
-        pair = (float(low), float(high if sep else low))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"want LOW,HIGH seconds, not {text!r}") from None
-    if not 0 <= pair[0] <= pair[1]:
-        raise argparse.ArgumentTypeError(f"want 0 <= LOW <= HIGH, not {text!r}")
-    return pair
-
 
 DEFAULT_COMPARE = "sqlite/polling,postgresql/1,postgresql/2"
 COMPARE_DURATION = 90.0  # --compare's window: three runs of 200 tables in about 15 minutes

@@ -1,6 +1,6 @@
 """What a load run is made of: the bot's environment at Telegram's pace, the targets, the
-people's pace in each scenario, the ways of running the bot that --compare compares; and the
-bench's log line."""
+people's pace in each scenario, the ways of running the bot that --compare compares (and the
+other options' values: KEY=VALUE, LOW,HIGH seconds); and the bench's log line."""
 
 from __future__ import annotations
 
@@ -57,6 +57,24 @@ class Config:
 
 def config_list(text: str) -> list[Config]:
     return [Config.parse(part) for part in text.split(",") if part.strip()]
+
+
+def key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"want KEY=VALUE, not {text!r}")
+    return key, value
+
+
+def seconds_range(text: str) -> tuple[float, float]:
+    low, sep, high = text.partition(",")
+    try:
+        pair = (float(low), float(high if sep else low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want LOW,HIGH seconds, not {text!r}") from None
+    if not 0 <= pair[0] <= pair[1]:
+        raise argparse.ArgumentTypeError(f"want 0 <= LOW <= HIGH, not {text!r}")
+    return pair
 
 
 def log(msg: str) -> None:
