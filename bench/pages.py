@@ -32,15 +32,9 @@ from typing import Any
 
 import httpx
 
-from bench.bot_load import (
-    BOT_ENV,
-    cards_played,
-    chat_calls,
-    moves_made,
-    ms,
-    pct,
-    seconds_range,
-)
+from bench.load.measure import cards_played, chat_calls, moves_made, pct
+from bench.load.report import ms
+from bench.load.scenarios import BOT_ENV, seconds_range
 from tests.support.bot_process import BOT_NAME, Store
 from tests.support.browser import MiniAppBot, signed_init_data, table_key
 from tests.support.people import open_table, start_bot, start_table

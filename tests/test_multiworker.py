@@ -70,7 +70,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.bot_load import pct
+from bench.load.measure import pct
 from bot.cli.render import card_name
 from bot.engine import DECK40
 from bot.engine import actions as A
