@@ -21,7 +21,7 @@ module on the shared `Store` (`base`: the backend, opening, transactions):
 
 from __future__ import annotations
 
-from storage.backend import BACKGROUND, NORMAL, URGENT
+from storage.backend import BACKGROUND, NORMAL, URGENT, Backend
 from storage.db.base import describe_url, driver_errors, utc_iso
 from storage.db.ledger import LedgerStore
 from storage.db.messages import MessageStore
@@ -58,4 +58,17 @@ class Database(
     StatsStore,
     ReplayStore,
 ):
-    """Open with `await Database.open(url)`; close with `await db.close()` (or `async with`)."""
+    """Open with `await Database.open(url)`; close with `await db.close()` (or `async with`).
+    A caller reaches a section through its part (`db.ledger.balances(chat_id)`); each part
+    is, for now, the database itself."""
+
+    def __init__(self, backend: Backend) -> None:
+        super().__init__(backend)
+        self.tables: TableStore = self
+        self.messages: MessageStore = self
+        self.updates: UpdateStore = self
+        self.people: PeopleStore = self
+        self.tournaments: TournamentStore = self
+        self.ledger: LedgerStore = self
+        self.stats: StatsStore = self
+        self.replays: ReplayStore = self
