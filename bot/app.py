@@ -205,11 +205,11 @@ def _post_init(settings: Settings) -> Any:
         limiter = application.bot.rate_limiter
         if isinstance(limiter, PacedRateLimiter):  # Telegram counts calls across restarts
             if shared:  # ... and all the workers' calls about a group as one
-                limiter.group_calls = db
+                limiter.group_calls = db.messages
             else:
                 limiter.on_group_call = notes.group_call
             wall = time.time()
-            limiter.seed_group_calls(await db.recent_group_calls(wall - 120.0), wall)
+            limiter.seed_group_calls(await db.messages.recent_group_calls(wall - 120.0), wall)
         outbox = TelegramOutbox(
             application.bot,
             db,
@@ -315,7 +315,7 @@ def _open_miniapp(
     if shared:  # another worker may move a table a page watches
 
         async def version(table_id: int) -> int | None:
-            head = await service.db.table_head(table_id)
+            head = await service.db.tables.table_head(table_id)
             return None if head is None else head.move_no
 
         hub.poll(version, service.tables.table_view)

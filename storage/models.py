@@ -21,7 +21,7 @@ class _Unset(enum.Enum):
 
 
 UNSET: Final = _Unset.UNSET
-"""Default of the keyword arguments of `Database.update_lobby`: leave that column alone."""
+"""Default of the keyword arguments of `TableStore.update_lobby`: leave that column alone."""
 
 Unset = _Unset
 
@@ -72,7 +72,7 @@ class TableRow:
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A move to append with `Database.save_move` (its move_no is the table's new one)."""
+    """A move to append with `TableStore.save_move` (its move_no is the table's new one)."""
 
     hand_index: int
     seat: int
@@ -156,7 +156,7 @@ class LedgerHand:
 
 @dataclass(frozen=True, slots=True)
 class TableHead:
-    """A table's version and what changes without a new one (`Database.table_head`)."""
+    """A table's version and what changes without a new one (`TableStore.table_head`)."""
 
     move_no: int
     status: TableStatus
@@ -167,7 +167,7 @@ class TableHead:
 
 @dataclass(frozen=True, slots=True)
 class MessageState:
-    """One of a table's messages as stored (`Database.message_state`)."""
+    """One of a table's messages as stored (`TableStore.message_state`)."""
 
     message_id: int | None
     digest: str | None  # what it shows; None if unknown, or an edit was not confirmed
@@ -180,7 +180,7 @@ class MessageState:
 
 @dataclass(frozen=True, slots=True)
 class Shown:
-    """What a message was noted to show (`Database.shown_states`): `digest`, or, while
+    """What a message was noted to show (`MessageStore.shown_states`): `digest`, or, while
     `editing` is set, either `digest` or `editing` (an edit noted and not yet confirmed: a
     crash in between leaves the message showing one of the two)."""
 
@@ -189,7 +189,7 @@ class Shown:
 
 
 class UpdateClaim(StrEnum):
-    """What `Database.claim_update` says of a delivered update (webhook mode)."""
+    """What `UpdateStore.claim_update` says of a delivered update (webhook mode)."""
 
     NEW = "new"  # claimed now: apply it
     DONE = "done"  # applied already: answer Telegram and do nothing

@@ -9,7 +9,7 @@ Transactions keep the behaviour the SQLite backend has (`storage.backend`):
 
 - A write transaction takes a transaction-scoped advisory lock first, so write transactions
   run one at a time across every process: a read-check-write such as `claim_update` or
-  `_insert_ledger` sees no writer in between, exactly as under SQLite's `BEGIN IMMEDIATE`.
+  `LedgerStore.insert` sees no writer in between, exactly as under SQLite's `BEGIN IMMEDIATE`.
   Within a process an in-process priority lock goes first (a person's move before the bot's
   own writes), so a process holds at most one pool connection waiting for the database lock.
 - A read transaction is `REPEATABLE READ READ ONLY`: one snapshot for all its statements,

@@ -371,7 +371,7 @@ _V9: Final[Migration] = (
 )
 
 # Several workers on one database: the earliest deadline of an active table as a
-# column any worker can poll (`Database.due_tables`, claimed by `claim_deadline`), filled from
+# column any worker can poll (`TableStore.due_tables`, claimed by `claim_deadline`), filled from
 # timers_json by every write of it; 0 for a table that has deadlines stored before this step
 # (due at once: the worker that claims it stores the real time). `rendered`: the table version
 # each of a table's messages last showed (user 0: the group's table message), so two workers

@@ -97,7 +97,9 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
                     ("t1:h0", {ana.id: 2, bea.id: -1, eve.id: -1}),
                     ("t1:h1", {ana.id: 1, bea.id: -2, eve.id: 1}),
                 ):
-                    assert await db.record_ledger(GROUP, key, 1, "chiamata", deltas, names, WHEN)
+                    assert await db.ledger.record_ledger(
+                        GROUP, key, 1, "chiamata", deltas, names, WHEN
+                    )
             finally:
                 await db.close()
 
@@ -240,7 +242,9 @@ async def test_ledger_commands_in_italian_and_english(tmp_path: Path) -> None:
             try:
                 deltas = {ana.id: -1, eve.id: 1}
                 names = {ana.id: "Ana", eve.id: "Eve"}
-                assert await db.record_ledger(GROUP, "t2:match", 2, "due", deltas, names, WHEN)
+                assert await db.ledger.record_ledger(
+                    GROUP, "t2:match", 2, "due", deltas, names, WHEN
+                )
             finally:
                 await db.close()
             # a beer worth 10 points: 1 point is said in points, not "0.1 beers" (issue 49)
@@ -295,12 +299,14 @@ async def test_export_in_time_order_with_undos_tournaments_and_the_zone(tmp_path
             try:
                 # a hand at a table of the group, then a tournament's match (its table 7)
                 deltas = {ana.id: 2, bea.id: -2}
-                assert await db.record_ledger(group.id, "t6:h0", 6, "due", deltas, names, WHEN)
-                tour = await db.create_tournament(
+                assert await db.ledger.record_ledger(
+                    group.id, "t6:h0", 6, "due", deltas, names, WHEN
+                )
+                tour = await db.tournaments.create_tournament(
                     group.id, boss.id, "Boss", "it", "{}", "[]", "due"
                 )
                 assert tour is not None
-                await db.update_tournament(
+                await db.tournaments.update_tournament(
                     tour.tournament_id,
                     tour.version,
                     status="finished",
@@ -309,7 +315,9 @@ async def test_export_in_time_order_with_undos_tournaments_and_the_zone(tmp_path
                 )
                 later = WHEN + timedelta(hours=1)
                 deltas = {ana.id: 1, bea.id: -1}
-                assert await db.record_ledger(group.id, "t7:match", 7, "due", deltas, names, later)
+                assert await db.ledger.record_ledger(
+                    group.id, "t7:match", 7, "due", deltas, names, later
+                )
             finally:
                 await db.close()
             # Bea pays (now), and the admin undoes the payment
@@ -367,7 +375,9 @@ async def test_export_in_time_order_with_undos_tournaments_and_the_zone(tmp_path
             try:
                 deltas = {ana.id: -1, bea.id: 1}
                 now = datetime.now(UTC)
-                assert await db.record_ledger(group.id, "t8:match", 8, "due", deltas, names, now)
+                assert await db.ledger.record_ledger(
+                    group.id, "t8:match", 8, "due", deltas, names, now
+                )
             finally:
                 await db.close()
             text = (await document(fake, ana, group, "/export")).decode("utf-8-sig")
@@ -419,7 +429,9 @@ async def test_ledger_taps_are_answered_at_once_when_the_group_has_spent_its_min
                 deltas = {ana.id: 2, bea.id: -2}
                 names = {ana.id: "Ana", bea.id: "Bea"}
                 for chat in (pub, bar):
-                    assert await db.record_ledger(chat.id, "t1:h0", 1, "due", deltas, names, WHEN)
+                    assert await db.ledger.record_ledger(
+                        chat.id, "t1:h0", 1, "due", deltas, names, WHEN
+                    )
             finally:
                 await db.close()
             beer = await say(fake, bea, pub, "/beer")
@@ -494,7 +506,7 @@ async def test_ledger_messages_stay_true_when_another_one_changes_the_ledger(
                 names = {ana.id: "Ana", bea.id: "Bea"}
                 for key in ("t1:h0", "t1:h1"):
                     deltas = {ana.id: 2, bea.id: -2}
-                    assert await db.record_ledger(GROUP, key, 1, "due", deltas, names, WHEN)
+                    assert await db.ledger.record_ledger(GROUP, key, 1, "due", deltas, names, WHEN)
             finally:
                 await db.close()
 

@@ -75,7 +75,9 @@ async def run(ops: list[tuple[object, ...]]) -> None:
             n += 1
             names = {u: f"P{u}" for u in deltas}
             when = datetime.fromisoformat(WHEN)
-            assert await db.record_ledger(CHAT, f"t1:h{n}", 1, "chiamata", deltas, names, when)
+            assert await db.ledger.record_ledger(
+                CHAT, f"t1:h{n}", 1, "chiamata", deltas, names, when
+            )
             model.add(deltas)
 
         for op in ops:
@@ -84,7 +86,7 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                 assert isinstance(op[1], dict)
                 await hand(op[1])
             elif kind == "undo":
-                last = await db.last_undoable(CHAT)
+                last = await db.ledger.last_undoable(CHAT)
                 if last is None:
                     continue
                 reply = await svc.league.confirm_undo(
@@ -99,8 +101,8 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                     )
                     assert again.key == "lg_err_undone_already"
             elif kind in ("pay", "stale_pay"):
-                version = await db.ledger_version(CHAT)
-                payments = settle(await db.balances_at(CHAT, model.epoch, version))
+                version = await db.ledger.ledger_version(CHAT)
+                payments = settle(await db.ledger.balances_at(CHAT, model.epoch, version))
                 if not payments:
                     continue
                 payment = payments[int(str(op[1])) % len(payments)]
@@ -132,9 +134,9 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                     assert again.key == "lg_err_season_stale"
                 model.epoch += 1
 
-        assert await db.league_epoch(CHAT) == model.epoch
+        assert await db.people.league_epoch(CHAT) == model.epoch
         for epoch in range(model.epoch + 1):
-            entries = await db.season_entries(CHAT, epoch)
+            entries = await db.ledger.season_entries(CHAT, epoch)
             for e in entries:
                 assert sum(e.deltas.values()) == 0 and e.epoch == epoch
                 if e.kind == UNDO:
@@ -145,7 +147,7 @@ async def run(ops: list[tuple[object, ...]]) -> None:
                     assert len(e.deltas) == 2
             undone = [e.undone_by for e in entries if e.undone_by]
             assert len(undone) == len(set(undone))
-            balances = {b.user_id: b.balance for b in await db.balances(CHAT, epoch)}
+            balances = {b.user_id: b.balance for b in await db.ledger.balances(CHAT, epoch)}
             expected = {u: b for u, b in model.balances.get(epoch, Counter()).items()}
             assert balances == {u: expected.get(u, 0) for u in balances}
             assert all(b == 0 for u, b in expected.items() if u not in balances)

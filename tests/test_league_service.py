@@ -28,14 +28,14 @@ WHEN = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)
 
 async def hand(rig: Rig, key: str, deltas: dict[int, int]) -> None:
     names = {u: NAMES[u] for u in deltas}
-    assert await rig.db.record_ledger(CHAT, key, 5, "chiamata", deltas, names, WHEN)
+    assert await rig.db.ledger.record_ledger(CHAT, key, 5, "chiamata", deltas, names, WHEN)
 
 
 async def snapshot(rig: Rig) -> tuple[object, ...]:
     """Everything the ledger holds, every season."""
-    epoch = await rig.db.league_epoch(CHAT)
-    seasons = [await rig.db.season_entries(CHAT, e) for e in range(epoch + 1)]
-    trails = [await rig.db.ledger_audit(CHAT, e) for e in range(epoch + 1)]
+    epoch = await rig.db.people.league_epoch(CHAT)
+    seasons = [await rig.db.ledger.season_entries(CHAT, e) for e in range(epoch + 1)]
+    trails = [await rig.db.ledger.ledger_audit(CHAT, e) for e in range(epoch + 1)]
     return epoch, seasons, trails
 
 
@@ -90,7 +90,7 @@ async def test_s10_4_season_confirm_archive_and_score_of_a_season(rig: Rig) -> N
     for arg, key in (("3", "lg_err_no_season"), ("boh", "lg_err_season_arg")):
         assert (await svc.league.season_score(CHAT, arg)).key == key
     # in English
-    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.people.set_chat_lang(CHAT, "en")
     old = await svc.league.season_score(CHAT, "1")
     assert "Season 1 (archived)" in old.text
     assert "Which season?" in (await svc.league.season_score(CHAT, "x")).text
@@ -126,12 +126,12 @@ async def test_undo_confirm_once_audit_and_refusals(rig: Rig) -> None:
     after = await snapshot(rig)
     again = await svc.league.confirm_undo(CHAT, 50, BOSS, hand_id, True, is_admin=True)
     assert again.key == "lg_err_undone_already" and await snapshot(rig) == after
-    balances = {b.user_id: b.balance for b in await rig.db.balances(CHAT)}
+    balances = {b.user_id: b.balance for b in await rig.db.ledger.balances(CHAT)}
     assert balances == {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1}
     # the next /undo offers the entry before; an undo itself is never offered
     ask = await svc.league.ask_undo(CHAT, BOSS, is_admin=True)
     assert ask.keyboard is not None and ask.keyboard[0][0].data == f"L:u:{hand_id - 1}:y"
-    (row,) = await rig.db.ledger_audit(CHAT)
+    (row,) = await rig.db.ledger.ledger_audit(CHAT)
     assert (row.action, row.actor_id, row.actor_name, row.target_key) == (
         "undo",
         BOSS.user_id,
@@ -144,7 +144,7 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     svc = rig.svc
     await hand(rig, "t5:h0", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
     await hand(rig, "t5:h1", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
-    (_, last) = await rig.db.season_entries(CHAT)
+    (_, last) = await rig.db.ledger.season_entries(CHAT)
     await svc.league.confirm_undo(CHAT, 1, BOSS, last.hand_id, True, is_admin=True)
     beer = await svc.league.beer(CHAT)
     assert beer.keyboard is not None
@@ -154,7 +154,7 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     assert (
         await svc.league.mark_paid(CHAT, 2, BEA, e, v, (d, c, a), is_admin=False)
     ).key == "lg_ok_paid"
-    stored = await rig.db.season_entries(CHAT)
+    stored = await rig.db.ledger.season_entries(CHAT)
     assert [x.kind for x in stored] == ["game", "game", "undo", "payment"]
 
     doc = await svc.league.export_season(CHAT, [])
@@ -221,7 +221,7 @@ async def test_export_csv_and_json_equal_the_stored_entries(rig: Rig) -> None:
     ):
         refused = await svc.league.export_season(CHAT, args)
         assert isinstance(refused, Reply) and refused.key == key, args
-    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.people.set_chat_lang(CHAT, "en")
     refused = await svc.league.export_season(CHAT, ["xml"])
     assert isinstance(refused, Reply) and refused.text.startswith("Usage: /export")
     doc = await svc.league.export_season(CHAT, ["1"])
@@ -244,7 +244,7 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
         "💶 Segna pagato: Bea <&> → Ana",
         "💶 Segna pagato: Ciro → Ana",
     ]
-    version = await rig.db.ledger_version(CHAT)
+    version = await rig.db.ledger.ledger_version(CHAT)
     assert beer.keyboard[0][0].data == paid_data(0, version, (BEA.user_id, ANA.user_id, 1))
     bea_pays = (BEA.user_id, ANA.user_id, 1)
     before = await snapshot(rig)
@@ -269,26 +269,26 @@ async def test_s10_3_beer_payments_only_the_payer_or_an_admin_once(rig: Rig) -> 
     after = await snapshot(rig)
     double = await svc.league.mark_paid(CHAT, 60, BEA, 0, version, bea_pays, is_admin=False)
     assert double.key == "lg_err_paid_already" and await snapshot(rig) == after
-    balances = {b.user_id: b.balance for b in await rig.db.balances(CHAT)}
+    balances = {b.user_id: b.balance for b in await rig.db.ledger.balances(CHAT)}
     assert balances == {ANA.user_id: 1, BEA.user_id: 0, CIRO.user_id: -1}
     # the one owed marks Ciro's (the same settlement's other payment still stands)
     ciro_pays = (CIRO.user_id, ANA.user_id, 1)
     ok = await svc.league.mark_paid(CHAT, 60, ANA, 0, version, ciro_pays, is_admin=False)
     assert ok.key == "lg_ok_paid" and rig.out.edits[-1][2].keyboard == []
     assert "Tutto pagato" in rig.out.edits[-1][2].text
-    assert settle({b.user_id: b.balance for b in await rig.db.balances(CHAT)}) == []
+    assert settle({b.user_id: b.balance for b in await rig.db.ledger.balances(CHAT)}) == []
     # a hand after the settlement was shown makes its buttons stale
     await hand(rig, "t5:h1", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
     beer = await svc.league.beer(CHAT)
     assert beer.keyboard is not None
-    fresh = await rig.db.ledger_version(CHAT)
+    fresh = await rig.db.ledger.ledger_version(CHAT)
     await hand(rig, "t5:h2", {ANA.user_id: 2, BEA.user_id: -1, CIRO.user_id: -1})
-    pay = settle(await rig.db.balances_at(CHAT, 0, fresh))[0]
+    pay = settle(await rig.db.ledger.balances_at(CHAT, 0, fresh))[0]
     before = await snapshot(rig)
     stale = await svc.league.mark_paid(CHAT, 61, ANA, 0, fresh, pay, is_admin=True)
     assert stale.key == "lg_err_beer_stale" and await snapshot(rig) == before
     # English
-    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.people.set_chat_lang(CHAT, "en")
     assert "Everybody is even" in (await svc.league.beer(CHAT)).text
     await hand(rig, "t5:h3", {ANA.user_id: -2, BEA.user_id: 1, CIRO.user_id: 1})
     beer = await svc.league.beer(CHAT)
@@ -313,7 +313,7 @@ async def test_s10_3_beers_are_whole_and_less_than_one_is_said_in_points(rig: Ri
         assert "Bea &lt;&amp;&gt; → Ana: 7 punti (2 birre e 1 punto)" in text, text
     await hand(rig, "t5:h2", {ANA.user_id: -4, BEA.user_id: 4})  # 3 points: one beer exactly
     assert "→ Ana: 3 punti (1 birra)" in (await svc.league.season_score(CHAT)).text
-    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.people.set_chat_lang(CHAT, "en")
     await hand(rig, "t5:h3", {ANA.user_id: 2, BEA.user_id: -2})  # 5 points
     score, beer = await svc.league.season_score(CHAT), await svc.league.beer(CHAT)
     for text in (score.text, beer.text):
@@ -331,7 +331,7 @@ async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None
     assert (await svc.league.beer(CHAT, ["10"], is_admin=False)).key == "lg_err_admin"
     for garbage in (["x"], ["-3"], ["10", "20"], ["99999"]):
         assert (await svc.league.beer(CHAT, garbage, is_admin=True)).key == "lg_err_beer_usage"
-    assert (await rig.db.chat_settings(CHAT)).get("beer") is None
+    assert (await rig.db.people.chat_settings(CHAT)).get("beer") is None
     set_ = await svc.league.beer(CHAT, ["vale", "10"], is_admin=True)
     assert set_.text == "🍺 Una birra vale 10 punti."
     beer = await svc.league.beer(CHAT)
@@ -341,7 +341,7 @@ async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None
     assert beer.keyboard is not None
     labels = [row[0].text for row in beer.keyboard]
     assert labels == ["💶 Segna pagato: Bea <&> → Ana", "🍺 Segna pagata una birra: Bea <&> → Ana"]
-    version = await rig.db.ledger_version(CHAT)
+    version = await rig.db.ledger.ledger_version(CHAT)
     one = beer.keyboard[1][0].data
     assert one == paid_data(0, version, (BEA.user_id, ANA.user_id, 10))
     # one beer, marked by the one owed; a second tap of the same button: nothing more
@@ -371,15 +371,15 @@ async def test_s10_3_a_beer_worth_points_and_payments_in_parts(rig: Rig) -> None
     )
     assert ok.key == "lg_ok_paid" and rig.out.edits[-1][2].keyboard == []
     assert "Tutto pagato" in rig.out.edits[-1][2].text
-    assert {b.user_id: b.balance for b in await rig.db.balances(CHAT)} == {
+    assert {b.user_id: b.balance for b in await rig.db.ledger.balances(CHAT)} == {
         ANA.user_id: 0,
         BEA.user_id: 0,
     }
-    kinds = [e.kind for e in await rig.db.season_entries(CHAT)]
+    kinds = [e.kind for e in await rig.db.ledger.season_entries(CHAT)]
     assert kinds == ["game", "payment", "payment"]
     # no value any more: points only
     assert (await svc.league.beer(CHAT, ["0"], is_admin=True)).key == "lg_beer_value_off"
-    assert (await rig.db.chat_settings(CHAT)).get("beer") is None
+    assert (await rig.db.people.chat_settings(CHAT)).get("beer") is None
 
 
 async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:
@@ -387,7 +387,7 @@ async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:
     only the people's deltas are written, so /score and /beer name no computer."""
     svc = rig.svc
     for p in (ANA, BEA):
-        await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
+        await rig.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     await svc.lobby.new_table(CHAT, ANA, "quattro", True)
     await svc.lobby.join(CHAT, BEA)
     for _ in range(2):
@@ -409,7 +409,7 @@ async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:
             action = table.hand.legal_actions()[0]
             await svc.play.act(person, table.table_id, table.hand.hand_index, 0, action)
         await svc.idle()
-    balances = await rig.db.balances(CHAT)
+    balances = await rig.db.ledger.balances(CHAT)
     assert {b.user_id for b in balances} == {ANA.user_id, BEA.user_id}, balances
     assert sum(b.balance for b in balances) == 0
     computers = [s.name for s in table.seats if s.user_id is None]

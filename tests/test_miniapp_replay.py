@@ -112,7 +112,7 @@ async def finished(
         if review:
             kept = review_hand(hand, seed="test")
             assert rig.db is not None
-            await rig.db.save_hand_review(rig.table_id, hand.hand_index, kept.to_json())
+            await rig.db.replays.save_hand_review(rig.table_id, hand.hand_index, kept.to_json())
         yield rig, hand, kept
 
 
@@ -222,7 +222,7 @@ async def test_the_reviews_marks_sit_on_the_moves_it_judged(tmp_path: Path) -> N
         en = await view_of(rig, lang="en")
         assert rig.db is not None
         other = json.loads(review.to_json()) | {"hand_index": 1}
-        await rig.db.save_hand_review(rig.table_id, 0, json.dumps(other))  # the first stays
+        await rig.db.replays.save_hand_review(rig.table_id, 0, json.dumps(other))  # the first stays
         assert await view_of(rig) == view
     marks = {k: s["mark"] for k, s in enumerate(view["steps"]) if s["mark"]}
     assert set(marks) == {d.index for d in review.decisions} and marks
@@ -291,7 +291,7 @@ async def test_the_review_made_at_a_hands_end_is_kept_for_its_replay(rig: Rig) -
             break
         assert (await rig.svc.play.next_hand(ana, tid, hand_index)).key == "ok_played"
     assert len(made) == 1
-    kept = await rig.db.hand_review(tid, hand_index)
+    kept = await rig.db.replays.hand_review(tid, hand_index)
     assert kept is not None and Review.from_dict(json.loads(kept)) == Review.from_dict(
         made[0].to_dict()
     )

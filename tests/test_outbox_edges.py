@@ -56,7 +56,9 @@ class Recorder:
 async def open_db(tmp_path: Path) -> tuple[Database, Table]:
     db = await Database.open(f"sqlite:///{tmp_path / 'b.db'}")
     seats = json.dumps([{"user_id": LUIGI, "name": "Luigi"}, {"user_id": None, "name": "Ada"}])
-    row = await db.create_table(GROUP, LUIGI, "due", json.dumps({"variant": "due"}), seats, "it")
+    row = await db.tables.create_table(
+        GROUP, LUIGI, "due", json.dumps({"variant": "due"}), seats, "it"
+    )
     table = SimpleNamespace(
         table_id=row.table_id,
         chat_id=GROUP,
@@ -105,7 +107,7 @@ async def test_a_sent_message_is_noted_before_its_id_is_stored(tmp_path: Path) -
     try:
         _, _, mid = await first_turn(db, table)
         content = FIRST_TURN
-        assert await db.shown(LUIGI, mid) == "t:1.4|" + digest(content)
+        assert await db.messages.shown(LUIGI, mid) == "t:1.4|" + digest(content)
         # "killed" now: no close, so the batched notes are never written
         again = Recorder(first_id=200)
         restarted = outbox(again, db)
@@ -131,7 +133,7 @@ async def test_a_turn_message_under_an_unconfirmed_edit_is_edited_not_sent_again
         # the same turn goes on (he took the trick and leads): the edit is noted, and the bot
         # stops before it confirms it
         edited = Rendered("👉 Tocca a te: 2 carte", [])
-        await db.write_notes(editing=[(LUIGI, mid, "t:1.4|" + digest(edited))])
+        await db.messages.write_notes(editing=[(LUIGI, mid, "t:1.4|" + digest(edited))])
         again = Recorder(first_id=200)
         restarted = outbox(again, db, shared=how == "shared")
         if how == "preload":
@@ -189,7 +191,7 @@ async def test_a_stop_during_a_write_of_the_notes_loses_nothing() -> None:
     cancelling it lost its batch (a full run: the note of a replaced hand message, which the
     restarted bot then never deleted)."""
     db = SlowNotesDb()
-    notes = Notes(cast(Database, db), interval=0.0)
+    notes = Notes(cast(Database, SimpleNamespace(messages=db)), interval=0.0)
     notes.replaced(1, LUIGI, 4)
     await asyncio.wait_for(db.started.wait(), 5)
     closing = asyncio.create_task(notes.close())

@@ -83,11 +83,19 @@ def group_table(move_no: int) -> Table:
 
 
 class StubDb:
+    """The database's `tables` and `messages` parts, as far as the outbox uses them
+    (`as_db`)."""
+
     async def shown_states(self, keys: Any) -> dict[Any, Any]:
         return {}
 
     async def write_notes(self, **_: Any) -> None:
         return None
+
+
+def as_db(stub: StubDb) -> Database:
+    """The stub in the database's place: both of the parts the outbox reads."""
+    return cast(Database, SimpleNamespace(tables=stub, messages=stub))
 
 
 class StubBot:
@@ -113,7 +121,7 @@ async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[floa
     bot = StubBot(limiter)
     outbox = TelegramOutbox(
         cast(Any, bot),
-        cast(Database, StubDb()),
+        as_db(StubDb()),
         group_interval=INTERVAL,
         pace=limiter.group_pace if paced else None,
     )
@@ -184,7 +192,7 @@ async def test_a_worker_waits_for_room_before_taking_the_message_lock(room: bool
     db = StubSharedDb()
     outbox = TelegramOutbox(
         cast(Any, bot),
-        cast(Database, db),
+        as_db(db),
         group_interval=0.0,
         shared=True,
         room=limiter.room_wait if room else None,
@@ -253,13 +261,13 @@ async def test_workers_space_the_edits_of_one_table_message(tmp_path: Path) -> N
     workers = []
     for db in dbs:
         limiter = PacedRateLimiter(LIMITS)
-        limiter.group_calls = db
+        limiter.group_calls = db.messages
         await limiter.initialize()
         bot = StubBot(limiter)
         bot.rec = rec
         outbox = TelegramOutbox(
             cast(Any, bot),
-            cast(Database, WorkerDb(message)),
+            as_db(WorkerDb(message)),
             group_interval=INTERVAL,
             shared=True,
             pace=limiter.group_pace,
@@ -302,7 +310,7 @@ async def test_a_change_is_routine_by_the_moment_the_message_shows(changes: bool
     routine_interval, interval = 1.0, 0.05
     outbox = TelegramOutbox(
         cast(Any, bot),
-        cast(Database, WorkerDb(message)),
+        as_db(WorkerDb(message)),
         group_interval=interval,
         routine_interval=routine_interval,
         shared=True,

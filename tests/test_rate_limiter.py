@@ -262,7 +262,7 @@ async def test_workers_share_a_groups_window_through_the_database(tmp_path: Path
     dbs = [await Database.open(url) for _ in range(2)]
     workers = [PacedRateLimiter(limits) for _ in dbs]
     for limiter, db in zip(workers, dbs, strict=True):
-        limiter.group_calls = db
+        limiter.group_calls = db.messages
     rec = Recorder()
     try:
         room = limits.group_per_minute - limits.group_reserve

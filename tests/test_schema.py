@@ -197,7 +197,7 @@ async def test_postgresql_schema_is_made_once_and_a_newer_one_refused(tmp_path: 
         assert await db.schema_version() == SCHEMA_VERSION
     async with await Database.open(url) as db:
         assert await db.schema_version() == SCHEMA_VERSION
-        assert [b.balance for b in await db.balances(CHAT)] == []
+        assert [b.balance for b in await db.ledger.balances(CHAT)] == []
     await raw_sql(url, "UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
     with pytest.raises(SchemaTooNew):
         await Database.open(url)

@@ -141,7 +141,7 @@ async def test_a_match_against_a_computer_waits_for_its_person_then_is_abandoned
     assert closed is None or closed.closed == {"key": "abandoned"}
     assert "abbandonata" in rig.out.private[ANA.user_id].text
     assert not rig.out.private[ANA.user_id].keyboard  # the dead button goes
-    assert await rig.db.balances(CHAT) == []
+    assert await rig.db.ledger.balances(CHAT) == []
 
 
 async def test_s7_4_an_all_pass_redeal_leaves_its_turn_messages_to_the_played_hands_sweep(
@@ -254,7 +254,7 @@ async def test_s3_5_the_last_trick_plays_itself_as_the_players_cards(rig: Rig) -
             turns = [f for f in rig.out.private_flags[before:] if f.get("turn")]
             assert turns == [], turns  # ... and nobody's chat was asked for it
     assert taps == 38  # 40 cards, the last two played for their players
-    stored = await rig.db.moves(tid)
+    stored = await rig.db.tables.moves(tid)
     assert len(stored) == 40
     last = stored[-2:]
     assert [m.user_id for m in last] == [table.seats[m.seat].user_id for m in last]

@@ -27,7 +27,7 @@ ANA = Person(11, "Ana")
 
 
 async def new_lobby(rig: Rig, variant: str) -> None:
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     await rig.svc.lobby.new_table(CHAT, ANA, variant, True)
 
 
@@ -112,7 +112,7 @@ async def test_s7_13_settings_refuse_hands_the_seats_do_not_allow(rig: Rig, lang
     """RULES §7.13: `hands=3` (no such value) and `hands=4` (four players' value, at a table
     of five) are refused naming the values allowed, in words, and change nothing; a
     variant other than chiamata has no `hands`."""
-    await rig.db.set_chat_lang(CHAT, lang)  # /lang in the group, before the table
+    await rig.db.people.set_chat_lang(CHAT, lang)  # /lang in the group, before the table
     await new_lobby(rig, "chiamata")
     table = rig.table()
     assert table.lang == lang
@@ -138,7 +138,7 @@ async def test_s7_13_five_hands_against_computers_end_with_the_winner(rig: Rig) 
     """RULES §7.13: a chiamata table with hands=5 (one person, four computers) plays exactly
     five counted hands (all-pass redeals aside; one more while the highest scores are equal),
     each titled "mano k di 5"; the highest score wins and the match's end names the winner."""
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     await rig.svc.lobby.new_table(CHAT, ANA, "chiamata", True)
     assert await settings(rig, ("hands", "5"), ("timer", "0")) == "Impostato."
     reply = await rig.svc.settings.start(CHAT, ANA, is_admin=False, fill=True)

@@ -19,18 +19,17 @@ from bot.service import Person, TableService
 from bot.service.core import ADMISSION_BACKLOG
 from bot.table.table import PLAYING
 from bot.view.render import short_name
-from storage import Database
 from tests.support.rig import CHAT, Rig, Timers
 
 ANA = Person(11, "Ana")
 EVE = Person(21, "Eve", lang="en")  # her Telegram speaks English; the group Italian
 
 
-def count_calls(monkeypatch: pytest.MonkeyPatch, db: Database, names: list[str]) -> list[str]:
-    """Every call of `names` on `db`, in order, from now on."""
+def count_calls(monkeypatch: pytest.MonkeyPatch, part: object, names: list[str]) -> list[str]:
+    """Every call of `names` on `part` (one of the database's), in order, from now on."""
     calls: list[str] = []
     for name in names:
-        method: Callable[..., Awaitable[Any]] = getattr(db, name)
+        method: Callable[..., Awaitable[Any]] = getattr(part, name)
 
         def counted(
             *args: Any, _m: Callable[..., Awaitable[Any]] = method, _n: str = name, **kw: Any
@@ -38,7 +37,7 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, db: Database, names: list[str])
             calls.append(_n)
             return _m(*args, **kw)
 
-        monkeypatch.setattr(db, name, counted)
+        monkeypatch.setattr(part, name, counted)
     return calls
 
 
@@ -68,9 +67,9 @@ async def test_a_join_reads_the_person_once(rig: Rig, monkeypatch: pytest.Monkey
     """/new and /join note the person and read them once (their /lang, whether they opened a
     private chat): the answer is the same as ever."""
     svc = rig.svc
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    await rig.db.upsert_user(EVE.user_id, EVE.name, lang="it", can_dm=True)  # /lang it
-    calls = count_calls(monkeypatch, rig.db, ["upsert_user", "get_user"])
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(EVE.user_id, EVE.name, lang="it", can_dm=True)  # /lang it
+    calls = count_calls(monkeypatch, rig.db.people, ["upsert_user", "get_user"])
     assert (await svc.lobby.new_table(CHAT, ANA, "tre", True)).text == ""
     assert calls == ["upsert_user", "get_user"]
     calls.clear()
@@ -99,7 +98,7 @@ async def test_a_computer_seat_stores_its_level_and_is_named_where_shown(rig: Ri
     """/addbot difficile stores a computer of level hard with a first name, no words of a
     language: the group reads "🤖 Ada (difficile)", a hand (in any language) "🤖 Ada"."""
     svc = rig.svc
-    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    await rig.db.people.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     await svc.lobby.new_table(CHAT, EVE, "due", True)
     assert (await svc.lobby.add_bot(CHAT, "difficile")).text == ""
     table = rig.table()
@@ -123,7 +122,7 @@ async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
     """A table stored when a computer seat kept its whole (Italian) name loads and shows that
     name as it is, in the group and in an English hand."""
     svc = rig.svc
-    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    await rig.db.people.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     await svc.lobby.new_table(CHAT, EVE, "due", True)
     await svc.lobby.add_bot(CHAT, "hard")
     await svc.settings.start(CHAT, EVE, is_admin=False)
@@ -165,8 +164,8 @@ async def test_new_over_an_empty_lobby_changes_its_variant_once_anyone_joined_no
     lobby (no /cancel first); the same variant again, or a lobby someone joined, is refused
     as before ("there is a table already", the table shown again below)."""
     svc = rig.svc
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     assert (await svc.lobby.new_table(CHAT, ANA, "chiamata", True)).text == ""
     tid = rig.table().table_id
     changed = await svc.lobby.new_table(CHAT, ANA, "due", True)
@@ -188,20 +187,20 @@ async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -
     /new answers that the bot is busy (in the group's language, with when to retry) and opens
     nothing; once the queue is short again, it opens the table."""
     svc = rig.svc
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     svc.tables.backlog = lambda: ADMISSION_BACKLOG + 21.0  # rounded up to ten seconds
     wait = 10 * math.ceil((ADMISSION_BACKLOG + 21.0) / 10)
     reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
     assert (
         reply.text == t("it", "err_bot_busy", seconds=wait) and f"tra {wait} secondi" in reply.text
     )
-    assert await rig.db.active_table(CHAT) is None
+    assert await rig.db.tables.active_table(CHAT) is None
     svc.tables.backlog = lambda: 500.0  # however far behind, a retry within two minutes
     reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
     assert "tra 120 secondi" in reply.text
     svc.tables.backlog = lambda: ADMISSION_BACKLOG - 5.0
     assert (await svc.lobby.new_table(CHAT, ANA, "tre", True)).text == ""
-    assert await rig.db.active_table(CHAT) is not None
+    assert await rig.db.tables.active_table(CHAT) is not None
 
 
 async def test_start_refused_while_telegram_budget_is_far_behind(rig: Rig) -> None:
@@ -209,8 +208,8 @@ async def test_start_refused_while_telegram_budget_is_far_behind(rig: Rig) -> No
     far behind: the start is refused with when to retry, and the lobby stays as it was
     (the running tables keep the budget); once the queue is short, the table starts."""
     svc = rig.svc
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    await rig.db.upsert_user(EVE.user_id, EVE.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     assert (await svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
     assert (await svc.lobby.join(CHAT, EVE)).key == "ok_joined"
     svc.tables.backlog = lambda: ADMISSION_BACKLOG + 1.0

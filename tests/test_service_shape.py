@@ -1,6 +1,8 @@
 """The service is composed, not stacked (issue 40): no class of `bot/service` inherits a class
 of ours (each part is given the parts it uses), and none has more than `MOST_PUBLIC` public
-methods. Read from the source with `ast`, like `test_layers`."""
+methods. Nor is the database (issue 53.2): `storage.Database` and its parts in `storage/db`
+inherit no class of ours, and no module there is over `MOST_LINES` lines. Read from the
+source with `ast`, like `test_layers`."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE = ROOT / "bot" / "service"
+DATABASE = ROOT / "storage" / "db"
 OURS = ("bot", "handlers", "storage", "tests")
 MOST_PUBLIC = 30
+MOST_LINES = 700
 
 
 def classes(source: str) -> list[tuple[str, list[str], int]]:
@@ -69,6 +73,22 @@ def test_no_class_of_the_service_has_more_than_30_public_methods() -> None:
     big = {name: public for name, (_, public) in found.items() if public > MOST_PUBLIC}
     assert big == {}
     assert found["bot/service/__init__.py:TableService"][1] <= MOST_PUBLIC
+
+
+def test_the_database_is_composed_of_parts_that_inherit_nothing_of_ours() -> None:
+    modules = sorted(DATABASE.glob("*.py"))
+    found = {
+        f"{path.relative_to(ROOT)}:{name}": bases
+        for path in modules
+        for name, bases, _ in classes(path.read_text("utf-8"))
+    }
+    assert "storage/db/__init__.py:Database" in found, found
+    assert "storage/db/tables.py:TableStore" in found, found
+    assert {name: bases for name, bases in found.items() if bases} == {}
+    lines = {
+        str(path.relative_to(ROOT)): len(path.read_text("utf-8").splitlines()) for path in modules
+    }
+    assert {path: n for path, n in lines.items() if n > MOST_LINES} == {}
 
 
 def test_the_check_sees_a_mixin_and_counts_public_methods() -> None:

@@ -102,11 +102,11 @@ async def due_table(opener: Worker, joiner: Worker) -> int:
     """Ana opens a `due` table with `opener`, Bea joins it with `joiner`, Ana starts it with
     `opener`; the table's id."""
     for p in PEOPLE.values():
-        await opener.db.upsert_user(p.user_id, p.name, can_dm=True)
+        await opener.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     await opener.svc.lobby.new_table(CHAT, ANA, "due", True)
     await joiner.svc.lobby.join(CHAT, BEA)
     await opener.svc.settings.start(CHAT, ANA, is_admin=False)
-    return (await opener.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    return (await opener.db.tables.active_table(CHAT)).table_id  # type: ignore[union-attr]
 
 
 async def idle(ws: list[Worker]) -> None:
@@ -123,16 +123,16 @@ async def test_any_worker_serves_any_update_of_a_match_to_its_ledger(
     a, b = workers
     for w in workers:
         for p in PEOPLE.values():
-            await w.db.upsert_user(p.user_id, p.name, can_dm=True)
+            await w.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     assert (await a.svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
     assert (await b.svc.lobby.join(CHAT, BEA)).key == "ok_joined"
     reply = await a.svc.settings.set_option(CHAT, ANA, "match", "single", panel=False)
     assert reply.key == "ok_option"
     assert (await b.svc.settings.start(CHAT, ANA, is_admin=False)).text == ""
-    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    tid = (await a.db.tables.active_table(CHAT)).table_id  # type: ignore[union-attr]
     moves = 0
     while True:
-        row = await a.db.get_table(tid)
+        row = await a.db.tables.get_table(tid)
         if row is not None and row.status == FINISHED:
             break
         table = await now_at(rng.choice(workers), tid)
@@ -148,9 +148,9 @@ async def test_any_worker_serves_any_update_of_a_match_to_its_ledger(
         await idle(workers)
     # the last trick's two cards, each its player's one legal move, play themselves (issue
     # 49, `Table.forced`): stored as theirs
-    stored = await a.db.moves(tid)
+    stored = await a.db.tables.moves(tid)
     assert len(stored) == moves + 2 and all(m.user_id in PEOPLE for m in stored[-2:])
-    entries = await b.db.season_entries(CHAT)
+    entries = await b.db.ledger.season_entries(CHAT)
     assert len(entries) == 1 and sum(entries[0].deltas.values()) == 0
     # both workers rendered the table; the last group render of each is from a stored state
     assert a.out.group and b.out.group
@@ -165,7 +165,7 @@ async def test_one_tap_delivered_to_two_workers_at_once_is_applied_once(
     tid = await due_table(a, b)
     for _ in range(6):
         person, index, stamp, action = tap_of(await now_at(a, tid), rng)
-        before = len(await a.db.moves(tid))
+        before = len(await a.db.tables.moves(tid))
         replies: tuple[Reply, Reply] = await asyncio.gather(
             a.svc.play.act(person, tid, index, stamp, action),
             b.svc.play.act(person, tid, index, stamp, action),
@@ -173,7 +173,7 @@ async def test_one_tap_delivered_to_two_workers_at_once_is_applied_once(
         await idle(workers)
         played = [r for r in replies if r.text == PLAYED]
         assert len(played) == 1, replies
-        assert len(await a.db.moves(tid)) == before + 1
+        assert len(await a.db.tables.moves(tid)) == before + 1
 
 
 async def test_next_hand_tapped_on_two_workers_at_once_deals_one_hand(
@@ -187,7 +187,7 @@ async def test_next_hand_tapped_on_two_workers_at_once_deals_one_hand(
     tid = await due_table(a, b)
     races = 0
     while races < 3:  # hands, each ended then both tap "Prossima mano" at once
-        row = await a.db.get_table(tid)
+        row = await a.db.tables.get_table(tid)
         if row is not None and row.status == FINISHED:  # the match is over: another one
             tid = await due_table(a, b)
             continue
@@ -222,16 +222,16 @@ async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_tab
     person, index, stamp, action = tap_of(await now_at(a, tid), rng)
     assert (await a.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
     assert tid not in b.svc.tables.by_id
-    assert await a.db.due_tables(clock.now) == []
+    assert await a.db.tables.due_tables(clock.now) == []
     clock.now += 61  # past the 60 s turn timer
-    assert await a.db.due_tables(clock.now) == [tid]
+    assert await a.db.tables.due_tables(clock.now) == [tid]
     await asyncio.gather(a.svc.waits.timeout(tid, ""), b.svc.waits.timeout(tid, ""))
     await idle(workers)
-    log = await a.db.moves(tid)
+    log = await a.db.tables.moves(tid)
     assert len(log) == 2 and log[-1].user_id is None  # the computer played it, once
     notices = [text for w in workers for text in w.out.group_said() if "tempo scaduto" in text]
     assert len(notices) == 1, notices
-    assert await a.db.due_tables(clock.now) == []  # the next turn's deadlines lie ahead
+    assert await a.db.tables.due_tables(clock.now) == []  # the next turn's deadlines lie ahead
     table = await now_at(b, tid)
     assert table.hand is not None and len(table.hand.actions) == 2  # a person's turn next
     assert table.pending.turn == [0, 2, table.hand.current]
@@ -243,26 +243,26 @@ async def test_a_computer_left_by_a_dead_worker_is_taken_over(
     """A worker dies while a computer is to move: once its grace is over, another worker's
     poll finds the computer's deadline due and moves the computer players itself."""
     a, b = workers
-    await a.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await a.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     a.svc.tables.bot_delay = 600.0  # it will never get to move: it "dies" first
     await a.svc.lobby.new_table(CHAT, ANA, "due", True)
     await a.svc.lobby.add_bot(CHAT, "normal")
     await a.svc.settings.start(CHAT, ANA, is_admin=False)
-    tid = (await a.db.active_table(CHAT)).table_id  # type: ignore[union-attr]
+    tid = (await a.db.tables.active_table(CHAT)).table_id  # type: ignore[union-attr]
     table = await now_at(a, tid)
     assert table.hand is not None
     if table.seats[table.hand.current].user_id == ANA.user_id:
         _, index, stamp, action = tap_of(table, random.Random(1))
         assert (await a.svc.play.act(ANA, tid, index, stamp, action)).text == PLAYED
-    before = len(await a.db.moves(tid))
+    before = len(await a.db.tables.moves(tid))
     table = await now_at(b, tid)
     assert table.hand is not None and table.seats[table.hand.current].is_bot
     await a.svc.close()  # killed: its computer task is gone
     clock.now += COMPUTER_GRACE + 2 * 600.0 + 1
-    assert await b.db.due_tables(clock.now) == [tid]
+    assert await b.db.tables.due_tables(clock.now) == [tid]
     await b.svc.waits.timeout(tid, "")
     await b.svc.idle()
-    log = await b.db.moves(tid)
+    log = await b.db.tables.moves(tid)
     # it moved the computer until the person's turn (twice if it took the trick and leads)
     assert len(log) > before and all(m.user_id is None for m in log[before:])
     table = await now_at(b, tid)
@@ -316,7 +316,7 @@ async def test_two_workers_keep_to_one_call_a_second_into_a_private_chat(
         assert table.hand is not None
         to_act = table.seats[table.hand.current].user_id
         for p in PEOPLE.values():
-            shown = (await a.db.message_state(tid, p.user_id)).version
+            shown = (await a.db.tables.message_state(tid, p.user_id)).version
             assert shown == table.move_no if p.user_id == to_act else shown <= table.move_no
             calls = [
                 c
@@ -370,14 +370,16 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
         person, index, stamp, action = tap_of(await now_at(writer, tid), rng)
         assert (await writer.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
         await shown()
-        assert await other.db.due_tables(clock.now) == []
+        assert await other.db.tables.due_tables(clock.now) == []
         clock.now += SHOWN_GRACE
-        assert await other.db.due_tables(clock.now) == [tid]
+        assert await other.db.tables.due_tables(clock.now) == [tid]
         calls = len(fake.calls)
         await other.svc.waits.timeout(tid, "")
         await shown()
         assert [c.method for c in fake.calls[calls:]] == []
-        assert await other.db.due_tables(clock.now) == []  # fired once: the lease is stored over
+        assert (
+            await other.db.tables.due_tables(clock.now) == []
+        )  # fired once: the lease is stored over
         # the next move, a trick's first card (the turn passes), is stored by a worker that
         # dies before it shows anything
         while (await now_at(writer, tid)).hand.trick:  # type: ignore[union-attr]
@@ -391,13 +393,13 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
         assert table.hand is not None and not table.hand.is_terminal()
         to_act = table.seats[table.hand.current].user_id
         waiting = next(uid for uid in PEOPLE if uid != to_act)
-        group = await other.db.message_state(tid, None)
+        group = await other.db.tables.message_state(tid, None)
         assert (
             group.version < table.move_no
-            and (await other.db.message_state(tid, to_act)).version < table.move_no
+            and (await other.db.tables.message_state(tid, to_act)).version < table.move_no
         )
         clock.now += SHOWN_GRACE
-        assert await other.db.due_tables(clock.now) == [tid]
+        assert await other.db.tables.due_tables(clock.now) == [tid]
         calls = len(fake.calls)
         await other.svc.waits.timeout(tid, "")
         await shown()
@@ -409,8 +411,8 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
         # 49: an edit, which the dead worker owed too); their next turn comes later
         assert waiting == person.user_id
         assert [m for m, chat in sent if chat == waiting] == ["editMessageText"], sent
-        assert (await other.db.message_state(tid, None)).version == table.move_no
-        assert (await other.db.message_state(tid, to_act)).version == table.move_no
+        assert (await other.db.tables.message_state(tid, None)).version == table.move_no
+        assert (await other.db.tables.message_state(tid, to_act)).version == table.move_no
 
 
 async def test_a_move_after_another_workers_is_routine_by_what_it_changes(
@@ -465,13 +467,13 @@ async def test_a_sweep_keeps_a_private_chats_gap_after_another_workers_call(
         private_gap=gap,
     )
     edited = time.time()  # worker a edits Ana's hand message now
-    await a.db.note_rendered(tid, ANA.user_id, table.move_no, ANA.user_id, 71, "x", edited)
+    await a.db.tables.note_rendered(tid, ANA.user_id, table.move_no, ANA.user_id, 71, "x", edited)
     sweeper.replace(tid, ANA.user_id, 70)  # worker b sweeps the one it replaced
     sweeper.sweep(table)
     while sweeper.pending():
         await asyncio.sleep(0.01)
     assert len(deleted) == 1 and deleted[0] - edited >= 0.95 * gap
-    state = await a.db.message_state(tid, ANA.user_id)
+    state = await a.db.tables.message_state(tid, ANA.user_id)
     assert state.sent_at >= deleted[0]  # the next call for Ana waits after the sweep
     assert state.version == table.move_no  # what the message shows is untouched
 

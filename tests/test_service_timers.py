@@ -32,7 +32,7 @@ async def open_game(
 ) -> int:
     svc = rig.svc
     for p in people:  # they opened a private chat with the bot
-        await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
+        await rig.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     await svc.lobby.new_table(CHAT, people[0], variant, True)
     for p in people[1:]:
         await svc.lobby.join(CHAT, p)
@@ -83,7 +83,7 @@ async def test_slow_player_is_mentioned_reminded_then_the_computer_plays(rig: Ri
     first = table.seats[to_act(table)]
     assert first.user_id is not None
     who = names[first.user_id]
-    moves = len(await rig.db.moves(tid))
+    moves = len(await rig.db.tables.moves(tid))
     # half the timer: the group mentions them (a real mention, the name escaped)
     assert rig.armed(tid) == pytest.approx(30.0)
     await rig.fire(tid)
@@ -98,14 +98,14 @@ async def test_slow_player_is_mentioned_reminded_then_the_computer_plays(rig: Ri
     await rig.fire(tid)
     ((reminder_id, reminder),) = rig.out.posted_to(who.user_id)
     assert "15 secondi" in reminder and "#" in reminder
-    assert len(await rig.db.moves(tid)) == moves  # nobody has moved yet
+    assert len(await rig.db.tables.moves(tid)) == moves  # nobody has moved yet
     _, pending, _ = rig.stored(tid)  # both notices are noted with the table
     assert {n.message_id for n in pending.notices} == {mention_id, reminder_id}
     # the timer runs out: the computer plays that move, the group is told once: the
     # turn's mention becomes that notice (no new message), and the reminder goes
     assert rig.armed(tid) == pytest.approx(15.0)
     await rig.fire(tid)
-    log = await rig.db.moves(tid)
+    log = await rig.db.tables.moves(tid)
     assert len(log) == moves + 1 and log[-1].user_id is None
     assert log[-1].seat == table.seats.index(first)
     name = html.escape(first.name, quote=False)
@@ -168,9 +168,9 @@ async def test_two_timeouts_in_a_row_hand_the_seat_to_the_computer_until_taken_b
     stale = await rig.svc.play.act(BEA, tid, table.hand.hand_index, 0, card)
     assert stale.text.startswith("Al tuo posto gioca il computer")
     # a stale timer does nothing
-    before = len(await rig.db.moves(tid))
+    before = len(await rig.db.tables.moves(tid))
     await rig.svc.waits.timeout(tid, "not-the-token")
-    assert len(await rig.db.moves(tid)) == before
+    assert len(await rig.db.tables.moves(tid)) == before
     # the button: someone else, a forged table, then Bea herself (twice)
     assert (await rig.svc.lobby.resume(CLEO, tid)).text == "Non giochi a questo tavolo."
     assert (await rig.svc.lobby.resume(BEA, tid + 50)).text == "Quella mano è finita."
@@ -205,12 +205,12 @@ async def test_no_timer_still_mentions_a_slow_player_once_and_never_plays_for_th
 ) -> None:
     tid = await open_game(rig, "due", [ANA, BEA], timer="0")
     assert rig.armed(tid) == pytest.approx(45.0)
-    moves = len(await rig.db.moves(tid))
+    moves = len(await rig.db.tables.moves(tid))
     await rig.fire(tid)
     (mention,) = rig.out.group_said()
     assert "tg://user?id=" in mention and mention.endswith("tocca a te!")
     assert tid not in rig.timers.armed  # nothing more to wait for
-    assert len(await rig.db.moves(tid)) == moves
+    assert len(await rig.db.tables.moves(tid)) == moves
 
 
 async def test_deadlines_survive_a_restart_and_what_passed_fires_at_once(rig: Rig) -> None:
@@ -231,12 +231,12 @@ async def test_deadlines_survive_a_restart_and_what_passed_fires_at_once(rig: Ri
     db3 = await Database.open(rig.url)
     svc3 = rig.service(db3)
     rig.svc = svc3
-    moves = len(await db3.moves(tid))
+    moves = len(await db3.tables.moves(tid))
     said = len(rig.out.group_said())
     assert await svc3.restore() == 1
     assert rig.armed(tid) == 0.0
     await rig.fire(tid)
-    assert len(await db3.moves(tid)) == moves + 1
+    assert len(await db3.tables.moves(tid)) == moves + 1
     (notice,) = rig.out.group_said()[said:]  # no mention was sent: a notice of its own
     assert notice.endswith(": tempo scaduto, gioca il computer.")
     assert not any("tg://user" in text for text in rig.out.group_said()[said:])
@@ -327,7 +327,7 @@ async def test_cancelling_a_match_with_the_ledger_at_stake_needs_everyone(rig: R
     # announced once, by the request's message: the table's message (its buttons) goes
     assert rig.out.dropped == [tid]
     assert all(not c.keyboard for c in rig.out.private.values())
-    assert await rig.db.balances(CHAT) == []  # nothing written to the ledger
+    assert await rig.db.ledger.balances(CHAT) == []  # nothing written to the ledger
 
 
 async def test_an_admin_cancels_at_once_and_an_unanswered_request_lapses(rig: Rig) -> None:
@@ -368,18 +368,18 @@ async def test_a_match_against_computers_is_cancelled_by_its_creator_at_once(rig
 async def test_storage_writes_deadlines_without_changing_the_version(tmp_path: Path) -> None:
     db = await Database.open(f"sqlite:///{tmp_path / 's.db'}")
     try:
-        row = await db.create_table(
+        row = await db.tables.create_table(
             CHAT, 1, "due", '{"variant": "due"}', '{"seats": []}', "it", timers_json='{"at": {}}'
         )
         tid = row.table_id
         assert row.timers_json == '{"at": {}}' and row.move_no == 0
-        assert await db.set_timers(tid, '{"at": {"expire": 5.0}}')
-        row2 = await db.get_table(tid)
+        assert await db.tables.set_timers(tid, '{"at": {"expire": 5.0}}')
+        row2 = await db.tables.get_table(tid)
         assert row2 is not None and row2.move_no == 0
         assert Pending.from_json(row2.timers_json).at == {"expire": 5.0}
-        row3 = await db.update_lobby(tid, timers_json=None)  # alone: no new version
+        row3 = await db.tables.update_lobby(tid, timers_json=None)  # alone: no new version
         assert row3.move_no == 0 and row3.timers_json is None
-        new_no = await db.save_move(
+        new_no = await db.tables.save_move(
             tid,
             0,
             match_json=None,
@@ -389,12 +389,12 @@ async def test_storage_writes_deadlines_without_changing_the_version(tmp_path: P
             seats_json='{"seats": [], "timer": 30}',
             timers_json='{"at": {"timeout": 9.5}}',
         )
-        row4 = await db.get_table(tid)
+        row4 = await db.tables.get_table(tid)
         assert row4 is not None and row4.move_no == new_no == 1
         assert json.loads(row4.seats_json)["timer"] == 30
         assert Pending.from_json(row4.timers_json).at == {"timeout": 9.5}
-        await db.update_lobby(tid, status=CANCELLED)
-        assert not await db.set_timers(tid, '{"at": {}}')  # a closed table waits for nothing
+        await db.tables.update_lobby(tid, status=CANCELLED)
+        assert not await db.tables.set_timers(tid, '{"at": {}}')  # a closed table waits for nothing
     finally:
         await db.close()
 
@@ -416,7 +416,7 @@ async def test_join_at_a_running_table_spares_the_groups_messages(rig: Rig) -> N
     ]  # fmt: skip
     # someone else, with a private chat (and their own language): told there
     dan = Person(14, "Dan", "en")
-    await rig.db.upsert_user(dan.user_id, dan.name, can_dm=True)
+    await rig.db.people.upsert_user(dan.user_id, dan.name, can_dm=True)
     late = await rig.svc.lobby.join(CHAT, dan, command=True)
     assert late.text == "" and late.key == "join_running"
     assert rig.out.said[-1][0] == dan.user_id
@@ -437,7 +437,7 @@ async def test_join_at_a_running_table_spares_the_groups_messages(rig: Rig) -> N
     seat = rig.table().seats[table.seat_of(BEA.user_id) or 0]
     assert not seat.is_bot and seat.away is None
     # a player who never opened the private chat gets its link in the group: their cards
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=False)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=False)
     link = await rig.svc.lobby.join(CHAT, ANA, command=True)
     assert link.keyboard is not None and link.keyboard[0][0].url, link
 
@@ -470,15 +470,17 @@ async def test_a_seat_taken_back_while_the_computer_thinks_is_not_played_for(rig
     reply = await rig.svc.play.act(ANA, tid, table.hand.hand_index, 0, action)
     assert reply.text == "Fatto."
     await asyncio.wait_for(thinking.wait(), 5)
-    moves = len(await rig.db.moves(tid))
+    moves = len(await rig.db.tables.moves(tid))
     assert (await rig.svc.lobby.join(CHAT, BEA)).text == "Bentornato: il posto è di nuovo tuo."
     release.set()
     await rig.svc.idle()
     table = rig.table()
-    assert len(await rig.db.moves(tid)) == moves  # nothing played for her after she came back
+    assert (
+        len(await rig.db.tables.moves(tid)) == moves
+    )  # nothing played for her after she came back
     assert to_act(table) == bea_seat and not table.seats[bea_seat].is_bot
     assert (await play(rig, BEA)).text == "Fatto."  # her own move
-    log = await rig.db.moves(tid)
+    log = await rig.db.tables.moves(tid)
     assert log[moves].seat == bea_seat and log[moves].user_id == BEA.user_id
 
 

@@ -45,7 +45,7 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
     pages = Pages()
     svc.tables.live = pages
     for p in (ANA, BEA):
-        await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
+        await rig.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     await svc.lobby.new_table(CHAT, ANA, "due", True)
     await svc.lobby.join(CHAT, BEA)
     table = rig.table()

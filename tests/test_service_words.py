@@ -30,11 +30,11 @@ async def test_rules_explain_a_variant_its_scoring_auction_and_symbols(rig: Rig)
     assert "«poker»" in unknown.text and "chiamata" in unknown.text and not unknown.key
     # without a variant: the group's open table's, else how to ask for one
     assert (await svc.people.rules(CHAT)).key == "rules"
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     await svc.lobby.new_table(CHAT, ANA, "due", True)
     assert (await svc.people.rules(CHAT)).key == "rules_due"
     # in the group's language
-    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.people.set_chat_lang(CHAT, "en")
     english = (await svc.people.rules(CHAT, "chiamata")).text
     assert "Example" in english and "Esempio" not in english
 
@@ -56,7 +56,7 @@ async def test_settings_open_as_a_panel_and_the_lobby_stays(rig: Rig) -> None:
     else is told the settings and who changes them, in their own language."""
     svc = rig.svc
     for p in (ANA, EVE):
-        await rig.db.upsert_user(p.user_id, p.name, can_dm=True)
+        await rig.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     await svc.lobby.new_table(CHAT, ANA, "chiamata", True)
     await svc.idle()
     lobby_shown = len(rig.out.group)

@@ -400,7 +400,7 @@ def _ledger_db(tmp_path: object) -> str:
 
     async def fill() -> None:
         async with await Database.open(url) as db:
-            await db.record_ledger(
+            await db.ledger.record_ledger(
                 -100, "t1:match", 1, "due", {1: 1, 2: -1}, {1: "Anna", 2: "Bo"}, datetime.now(UTC)
             )
 

@@ -231,9 +231,9 @@ async def test_a_played_match_is_recorded_and_counted(db: Database, any_url: str
     assert records[-1].match is not None and all(r.match is None for r in records[:-1])
     assert family_of(table.options.rules()) == "two"
     for r in records:
-        await db.record_play(r)
-        await db.record_play(r)  # written once (append-only; the same hand again is ignored)
-    hands, matches = await db.plays(CHAT, 0)
+        await db.stats.record_play(r)
+        await db.stats.record_play(r)  # written once (append-only; the same hand again is ignored)
+    hands, matches = await db.stats.plays(CHAT, 0)
     assert len(hands) == len(records) and len(matches) == 1
     hv, mv = views(hands, matches)
     # stored as two sides, rated and shown as one against one (issue 54.8)
@@ -313,24 +313,24 @@ def test_computer_tables_record_only_when_they_count() -> None:
 async def test_save_move_writes_the_record_with_the_ledger(db: Database) -> None:
     """The record goes in the move's transaction: a stale write stores neither."""
     options = Options.parse("due", {}).model_dump_json()
-    row = await db.create_table(CHAT, A, "due", options, "{}", None)
+    row = await db.tables.create_table(CHAT, A, "due", options, "{}", None)
     record = hand(0, 0, [A, B], side_of=[0, 1], winning=[0], points=[70, 50], variant="due",
                   minute=0)  # fmt: skip
     play = PlayRecord(CHAT, row.table_id, 0, "due", "two", T0, record.data)
     with pytest.raises(StaleMove):
-        await db.save_move(
+        await db.tables.save_move(
             row.table_id, 5, match_json=None, hand_json=None, status=row.status, move=None,
             record=play,
         )  # fmt: skip
-    assert (await db.plays(CHAT)) == ([], [])
-    await db.save_move(
+    assert (await db.stats.plays(CHAT)) == ([], [])
+    await db.tables.save_move(
         row.table_id, row.move_no, match_json=None, hand_json=None, status=row.status,
         move=Move(0, 0, 1, A), record=play, ledger=LedgerRecord(
             CHAT, f"t{row.table_id}:match", row.table_id, "due", {A: 1, B: -1},
             {A: "Ana", B: "Bea"}, T0),
     )  # fmt: skip
-    assert [b.balance for b in await db.balances(CHAT)] == [1, -1]
-    hands, _ = await db.plays(CHAT)
+    assert [b.balance for b in await db.ledger.balances(CHAT)] == [1, -1]
+    hands, _ = await db.stats.plays(CHAT)
     assert [(h.table_id, h.hand_index, h.data["users"]) for h in hands] == [
         (row.table_id, 0, [A, B])
     ]
@@ -355,24 +355,24 @@ async def test_a_v4_or_v5_database_with_rows_migrates(tmp_path: Path, version: i
     async with await Database.open(url) as db:
         async with aiosqlite.connect(sqlite_path(url)) as conn:
             assert await schema_version(conn) == SCHEMA_VERSION
-        user = await db.get_user(A)
+        user = await db.people.get_user(A)
         assert user is not None and user.name == "Ana" and user.can_dm
-        assert [(b.user_id, b.balance) for b in await db.balances(CHAT)] == [(A, 1), (B, -1)]
-        assert (await db.get_table(1)) is not None
-        assert await db.plays(CHAT) == ([], [])  # the old hand has no record
+        assert [(b.user_id, b.balance) for b in await db.ledger.balances(CHAT)] == [(A, 1), (B, -1)]
+        assert (await db.tables.get_table(1)) is not None
+        assert await db.stats.plays(CHAT) == ([], [])  # the old hand has no record
         # the new things work on the old rows
-        await db.note_username(A, "Ana", "ana_b")
-        assert await db.user_by_username("ANA_B") == (A, "Ana")
-        user = await db.get_user(A)
+        await db.stats.note_username(A, "Ana", "ana_b")
+        assert await db.stats.user_by_username("ANA_B") == (A, "Ana")
+        user = await db.people.get_user(A)
         assert user is not None and user.name == "Ana" and user.can_dm
-        await db.record_play(
+        await db.stats.record_play(
             PlayRecord(CHAT, 2, 0, "due", "two", T0, HANDS[4].data, MATCHES[0].data)
         )
-        hands, matches = await db.plays(CHAT, 0)
+        hands, matches = await db.stats.plays(CHAT, 0)
         assert len(hands) == len(matches) == 1 and hands[0].data == HANDS[4].data
-        (entry,) = await db.season_entries(CHAT)
-        await db.undo_entry(CHAT, entry.hand_id, A, "Ana", T0)
-        assert await db.undone_keys(CHAT) == {(CHAT, "t1:match")}
+        (entry,) = await db.ledger.season_entries(CHAT)
+        await db.ledger.undo_entry(CHAT, entry.hand_id, A, "Ana", T0)
+        assert await db.stats.undone_keys(CHAT) == {(CHAT, "t1:match")}
 
 
 async def test_chiamata_hands_are_recorded_hand_by_hand(db: Database) -> None:
@@ -386,8 +386,8 @@ async def test_chiamata_hands_are_recorded_hand_by_hand(db: Database) -> None:
     play_out(table, records)
     assert table.match is not None and all(r.family == "chiamata" for r in records)
     for r in records:
-        await db.record_play(r)
-    hv, mv = views(*(await db.plays(CHAT)))
+        await db.stats.record_play(r)
+    hv, mv = views(*(await db.stats.plays(CHAT)))
     assert len(hv) == len(records) and len(mv) == 1
     played = [h for h in hv if h.played]
     for h, rec in zip(hv, table.match.records, strict=True):

@@ -156,10 +156,10 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
                 for i, (caller, partner, won) in enumerate(
                     [(0, 1, True), (2, 0, False), (0, 0, True), (3, 4, True)]
                 ):
-                    await db.record_play(chiamata_hand(i, five, names, caller, partner, won))
+                    await db.stats.record_play(chiamata_hand(i, five, names, caller, partner, won))
                 # two pairs: Ciro and Eva beat Dario and Gino (issue 54.8: two teams)
                 pairs = [ciro.id, dario.id, eva.id, 907]
-                await db.record_play(quattro_match(pairs, ["Ciro", "Dario", "Eva", "Gino"]))
+                await db.stats.record_play(quattro_match(pairs, ["Ciro", "Dario", "Eva", "Gino"]))
             finally:
                 await db.close()
 

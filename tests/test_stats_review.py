@@ -102,30 +102,30 @@ async def test_review_costs_round_trip_per_person_computers_chat_season(db: Data
         cost(2, 0, 0, 12.0),
         cost(2, 0, 1, 4.0, user_id=None, level="hard"),
     ]
-    assert await db.record_review_costs(first) == len(first)
-    assert await db.record_review_costs(first[:2]) == 0  # append-only: written once
-    assert await db.record_review_costs([]) == 0
-    assert await db.league_epoch(CHAT) == 0
-    ana = await db.review_sums(user_id=ANA, chat_id=CHAT, epoch=0)
+    assert await db.stats.record_review_costs(first) == len(first)
+    assert await db.stats.record_review_costs(first[:2]) == 0  # append-only: written once
+    assert await db.stats.record_review_costs([]) == 0
+    assert await db.people.league_epoch(CHAT) == 0
+    ana = await db.stats.review_sums(user_id=ANA, chat_id=CHAT, epoch=0)
     assert ana == [
         ReviewSum(CHAT, "chiamata", "caller", 2, 3.5),
         ReviewSum(CHAT, "chiamata", "other", 1, 0.25),
         ReviewSum(CHAT, "due", None, 1, 12.0),
     ], ana
-    computers = await db.review_sums(computers=True, chat_id=CHAT, epoch=0)
+    computers = await db.stats.review_sums(computers=True, chat_id=CHAT, epoch=0)
     assert computers == [
         ReviewSum(CHAT, "chiamata", "partner", 1, 0.5),
         ReviewSum(CHAT, "due", None, 1, 4.0),
     ]
-    assert await db.review_sums(user_id=BEA) == [ReviewSum(CHAT, "chiamata", "other", 1, 1.0)]
+    assert await db.stats.review_sums(user_id=BEA) == [ReviewSum(CHAT, "chiamata", "other", 1, 1.0)]
     # a new season (§10.4): the costs written now are its own; the old season keeps its own
-    assert await db.new_season(CHAT, 0, ANA, "Ana", T0) == 1
-    await db.record_review_costs([cost(3, 0, 0, 7.0), cost(9, 0, 0, 1.0, chat_id=OTHER)])
-    assert await db.review_sums(user_id=ANA, chat_id=CHAT, epoch=1) == [
+    assert await db.ledger.new_season(CHAT, 0, ANA, "Ana", T0) == 1
+    await db.stats.record_review_costs([cost(3, 0, 0, 7.0), cost(9, 0, 0, 1.0, chat_id=OTHER)])
+    assert await db.stats.review_sums(user_id=ANA, chat_id=CHAT, epoch=1) == [
         ReviewSum(CHAT, "due", None, 1, 7.0)
     ]
-    assert len(await db.review_sums(user_id=ANA, chat_id=CHAT, epoch=0)) == 3
-    every = await db.review_sums(user_id=ANA)  # every chat, every season
+    assert len(await db.stats.review_sums(user_id=ANA, chat_id=CHAT, epoch=0)) == 3
+    every = await db.stats.review_sums(user_id=ANA)  # every chat, every season
     assert [(s.chat_id, s.variant, s.role, s.hands, s.cost) for s in every] == [
         (OTHER, "due", None, 1, 1.0),
         (CHAT, "chiamata", "caller", 2, 3.5),
@@ -133,15 +133,15 @@ async def test_review_costs_round_trip_per_person_computers_chat_season(db: Data
         (CHAT, "due", None, 2, 19.0),
     ]
     with pytest.raises(ValueError, match="not both"):
-        await db.review_sums(user_id=ANA, computers=True)
+        await db.stats.review_sums(user_id=ANA, computers=True)
     with pytest.raises(ValueError, match="not both"):
-        await db.review_sums()
+        await db.stats.review_sums()
 
 
 async def test_an_undone_hands_review_counts_nowhere(db: Database) -> None:
     """/undo takes a hand out of every stat (§10.4): its review's costs too, the person's and
     the computers'."""
-    await db.record_review_costs(
+    await db.stats.record_review_costs(
         [
             cost(5, 3, 0, 2.0, role="caller", variant="chiamata"),
             cost(5, 3, 1, 1.0, user_id=None, role="other", variant="chiamata"),
@@ -149,24 +149,24 @@ async def test_an_undone_hands_review_counts_nowhere(db: Database) -> None:
         ]
     )
     names = {ANA: "Ana", BEA: "Bea"}
-    assert await db.record_ledger(CHAT, "t5:h3", 5, "chiamata", {ANA: 2, BEA: -2}, names, T0)
-    (entry,) = await db.season_entries(CHAT)
-    outcome, _ = await db.undo_entry(CHAT, entry.hand_id, ANA, "Ana", T0)
+    assert await db.ledger.record_ledger(CHAT, "t5:h3", 5, "chiamata", {ANA: 2, BEA: -2}, names, T0)
+    (entry,) = await db.ledger.season_entries(CHAT)
+    outcome, _ = await db.ledger.undo_entry(CHAT, entry.hand_id, ANA, "Ana", T0)
     assert outcome == "done"
-    assert await db.review_sums(user_id=ANA, chat_id=CHAT) == [
+    assert await db.stats.review_sums(user_id=ANA, chat_id=CHAT) == [
         ReviewSum(CHAT, "chiamata", "other", 1, 0.5)
     ]
-    assert await db.review_sums(computers=True) == []
+    assert await db.stats.review_sums(computers=True) == []
 
 
 async def test_the_moves_of_one_hand_say_who_made_them(db: Database) -> None:
     """`hand_movers`: (seat, user id) of each move of one hand, in order; None for a computer
     or the timer; the other hands' moves are not in it."""
-    table = await db.create_table(CHAT, ANA, "due", '{"variant": "due"}', "[]", "it")
+    table = await db.tables.create_table(CHAT, ANA, "due", '{"variant": "due"}', "[]", "it")
     no = 0
     moves = [(0, 0, ANA), (0, 1, None), (1, 1, None), (1, 0, None), (1, 1, None), (1, 0, ANA)]
     for i, (hand_index, seat, user_id) in enumerate(moves):
-        no = await db.save_move(
+        no = await db.tables.save_move(
             table.table_id,
             no,
             match_json="{}",
@@ -174,9 +174,14 @@ async def test_the_moves_of_one_hand_say_who_made_them(db: Database) -> None:
             status=TableStatus.PLAYING,
             move=Move(hand_index, seat, 10 + i, user_id),
         )
-    assert await db.hand_movers(table.table_id, 0) == [(0, ANA), (1, None)]
-    assert await db.hand_movers(table.table_id, 1) == [(1, None), (0, None), (1, None), (0, ANA)]
-    assert await db.hand_movers(table.table_id, 2) == []
+    assert await db.tables.hand_movers(table.table_id, 0) == [(0, ANA), (1, None)]
+    assert await db.tables.hand_movers(table.table_id, 1) == [
+        (1, None),
+        (0, None),
+        (1, None),
+        (0, ANA),
+    ]
+    assert await db.tables.hand_movers(table.table_id, 2) == []
 
 
 async def test_the_schema_refuses_a_seat_of_nobody_or_of_both_and_any_change(
@@ -185,7 +190,7 @@ async def test_the_schema_refuses_a_seat_of_nobody_or_of_both_and_any_change(
     """A stored cost is a person's (user id, no level) or a computer's (a level, no user id),
     never negative, and never changed or deleted."""
     async with await Database.open(any_url) as db:
-        await db.record_review_costs([cost(1, 0, 0, 2.0)])
+        await db.stats.record_review_costs([cost(1, 0, 0, 2.0)])
     insert = (
         "INSERT INTO review_costs (table_id, hand_index, seat, chat_id, epoch, variant,"
         " ledger_key, user_id, level, role, cost, decisions, finished_at)"
@@ -204,7 +209,7 @@ async def test_the_schema_refuses_a_seat_of_nobody_or_of_both_and_any_change(
         with pytest.raises(RAW_CONFLICT, match="append-only"):
             await raw_sql(any_url, sql)
     async with await Database.open(any_url) as db:
-        assert await db.review_sums(user_id=ANA) == [ReviewSum(CHAT, "due", None, 1, 2.0)]
+        assert await db.stats.review_sums(user_id=ANA) == [ReviewSum(CHAT, "due", None, 1, 2.0)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -236,10 +241,10 @@ async def test_a_version_16_database_upgrades_and_keeps_its_records(
     assert SCHEMA_VERSION >= 17  # the upgrade goes through 17 (and on)
     async with await Database.open(url) as db:
         assert await db.schema_version() == SCHEMA_VERSION
-        hands, _ = await db.plays(CHAT)
+        hands, _ = await db.stats.plays(CHAT)
         assert [(h.table_id, h.epoch, h.data) for h in hands] == [(4, 2, {"a": 1})]
-        assert await db.record_review_costs([cost(4, 0, 0, 3.0)]) == 1
-        assert await db.review_sums(user_id=ANA, chat_id=CHAT, epoch=2) == [
+        assert await db.stats.record_review_costs([cost(4, 0, 0, 3.0)]) == 1
+        assert await db.stats.review_sums(user_id=ANA, chat_id=CHAT, epoch=2) == [
             ReviewSum(CHAT, "due", None, 1, 3.0)
         ]
     if backend == "sqlite":
@@ -395,10 +400,10 @@ async def test_s7_a_reviewed_chiamata_hand_is_in_stats_by_role(rig: Rig) -> None
     role = role_of(hand, seat)
     assert role in ("caller", "partner", "other")
     mine = 0.5 * (seat + 1) + 1.0
-    assert await rig.db.review_sums(user_id=ANNA.user_id) == [
+    assert await rig.db.stats.review_sums(user_id=ANNA.user_id) == [
         ReviewSum(RIG_CHAT, "chiamata", role, 1, mine)
     ]
-    computers = await rig.db.review_sums(computers=True, chat_id=RIG_CHAT, epoch=0)
+    computers = await rig.db.stats.review_sums(computers=True, chat_id=RIG_CHAT, epoch=0)
     assert sum(c.hands for c in computers) == 4
     theirs = sum(0.5 * (s + 1) + 1.0 for s in range(5) if s != seat)
     assert sum(c.cost for c in computers) == pytest.approx(theirs)
@@ -414,7 +419,7 @@ async def test_s7_a_reviewed_chiamata_hand_is_in_stats_by_role(rig: Rig) -> None
     )
     assert f"<b>Briscola chiamata (5)</b>\n{it}" in text, text
     assert text.endswith("Meno sono, meglio è.</i>")
-    await rig.db.set_chat_lang(RIG_CHAT, "en")
+    await rig.db.people.set_chat_lang(RIG_CHAT, "en")
     english = await rig.svc.stats.stats(RIG_CHAT, ANNA, [])
     assert isinstance(english, Reply)
     words = {"caller": "as chiamante", "partner": "as socio", "other": "as the others"}
@@ -435,8 +440,8 @@ async def test_a_skipped_or_late_review_stores_nothing_and_stats_say_nothing(
     asked = fake_reviews(rig, None)
     await open_game(rig, "due", [ANNA], timer="0")
     await reviewed_hand(rig, [ANNA], asked)
-    assert await rig.db.review_sums(user_id=ANNA.user_id) == []
-    assert await rig.db.review_sums(computers=True) == []
+    assert await rig.db.stats.review_sums(user_id=ANNA.user_id) == []
+    assert await rig.db.stats.review_sums(computers=True) == []
     reply = await rig.svc.stats.stats(RIG_CHAT, ANNA, [])
     assert isinstance(reply, Reply)
     assert "🔎" not in reply.text, reply.text
@@ -453,7 +458,7 @@ async def test_a_skipped_or_late_review_stores_nothing_and_stats_say_nothing(
     rig.svc.play.thinker.review = slow  # type: ignore[method-assign]
     await open_game(rig, "due", [ANNA], timer="0")
     await reviewed_hand(rig, [ANNA], late)
-    assert await rig.db.review_sums(user_id=ANNA.user_id) == []
+    assert await rig.db.stats.review_sums(user_id=ANNA.user_id) == []
     # a third match's hand is reviewed: the average is that hand's, over 1 hand
     asked = fake_reviews(rig, lambda hand: {s: [4.0, 2.5] for s in range(2)})
     await open_game(rig, "due", [ANNA], timer="0")
@@ -486,7 +491,7 @@ async def reviewed_history(db: Database) -> None:
     ]  # fmt: skip
     rows += [cost(200 + i, 0, 1, 3.0, user_id=None, chat_id=RIG_CHAT) for i in range(2)]
     rows += [cost(300 + i, 0, 1, 5.0, user_id=None, chat_id=OTHER) for i in range(30)]
-    assert await db.record_review_costs(rows) == len(rows)
+    assert await db.stats.record_review_costs(rows) == len(rows)
 
 
 async def test_s7_stats_show_the_average_given_away_per_role_and_the_computers(rig: Rig) -> None:
@@ -509,7 +514,7 @@ async def test_s7_stats_show_the_average_given_away_per_role_and_the_computers(r
     assert f"<b>Briscola chiamata (5)</b>\n{chiamata}\n" in text, text
     assert "Nessuna partita registrata" not in text
     assert text.count("🔎") == 3  # two lines and the note
-    await rig.db.set_chat_lang(RIG_CHAT, "en")
+    await rig.db.people.set_chat_lang(RIG_CHAT, "en")
     english = (await rig.svc.stats.stats(RIG_CHAT, ana, [])).text  # type: ignore[union-attr]
     assert (
         "🔎 Match points given away per hand (review): 0.8 over 6 hands — as chiamante 1.5"
@@ -520,13 +525,13 @@ async def test_s7_stats_show_the_average_given_away_per_role_and_the_computers(r
         " (computers in every group: 4.9 over 32 hands)"
     ) in english
     assert english.endswith("Fewer is better.</i>")
-    await rig.db.set_chat_lang(RIG_CHAT, "it")
+    await rig.db.people.set_chat_lang(RIG_CHAT, "it")
     # Bea, never reviewed: no line, no note
     bea = (await rig.svc.stats.stats(RIG_CHAT, Person(BEA, "Bea"), [])).text  # type: ignore[union-attr]
     assert "🔎" not in bea and "Nessuna partita registrata." in bea
     # a new season (§10.4): its own reviews; the last one's are asked for by number
-    assert await rig.db.new_season(RIG_CHAT, 0, ANA, "Ana", T0) == 1
-    await rig.db.record_review_costs([cost(400, 0, 0, 1.25, chat_id=RIG_CHAT)])
+    assert await rig.db.ledger.new_season(RIG_CHAT, 0, ANA, "Ana", T0) == 1
+    await rig.db.stats.record_review_costs([cost(400, 0, 0, 1.25, chat_id=RIG_CHAT)])
     now = (await rig.svc.stats.stats(RIG_CHAT, ana, [])).text  # type: ignore[union-attr]
     assert "🔎 Punti regalati per mano (revisione): 1,2 su 1 mano" in now, now
     assert "Briscola chiamata" not in now
@@ -540,7 +545,7 @@ async def test_private_stats_show_what_the_reviews_found_in_each_group(rig: Rig)
     """Issue 51 in /stats in a private chat: per group and across groups, every season, one
     line per variant reviewed, next to the computers'."""
     await reviewed_history(rig.db)
-    await rig.db.record_review_costs([cost(500, 0, 0, 1.0, chat_id=OTHER)])
+    await rig.db.stats.record_review_costs([cost(500, 0, 0, 1.0, chat_id=OTHER)])
     text = (await rig.svc.stats.mine(Person(ANA, "Ana"))).text
     assert "🌍 <b>In tutti i gruppi</b>" in text, text
     # across groups: due 10, 4, 7 and 1 over 4 hands; the computers of every group

@@ -40,11 +40,11 @@ async def history(db: Database) -> None:
             for m in results.values()}  # fmt: skip
     for h in HANDS:
         done = results.get(h.table_id) if h.hand_index == last.get(h.table_id) else None
-        await db.record_play(as_record(h, done))
+        await db.stats.record_play(as_record(h, done))
     for m in results.values():
         deltas = {u: d for u, d in zip(m.data["users"], m.data["counted"], strict=True)}
         names = {u: NAMES[u] for u in deltas}
-        assert await db.record_ledger(
+        assert await db.ledger.record_ledger(
             CHAT, f"t{m.table_id}:match", m.table_id, "due", deltas, names, m.finished_at
         )
 
@@ -109,12 +109,12 @@ async def test_top_follows_new_records_and_undos(rig: Rig) -> None:
     bot_match = match(30, [A, None], winners=[0], counted=[0, 0], minute=50)
     bot_hand = hand(30, 0, [A, None], side_of=[0, 1], winning=[0], points=[70, 50],
                     variant="due", minute=50)  # fmt: skip
-    await rig.db.record_play(as_record(bot_hand, bot_match))
+    await rig.db.stats.record_play(as_record(bot_hand, bot_match))
     assert "2 partite" in (await svc.rankings.top(CHAT, ["due"])).text
     # /undo of the last due match (§10.4: a compensating entry): it is rated no more
-    entries = await rig.db.season_entries(CHAT)
+    entries = await rig.db.ledger.season_entries(CHAT)
     last = next(e for e in entries if e.hand_key == "t21:match")
-    outcome, _ = await rig.db.undo_entry(CHAT, last.hand_id, A, "Ana", T0)
+    outcome, _ = await rig.db.ledger.undo_entry(CHAT, last.hand_id, A, "Ana", T0)
     assert outcome == "done"
     after = await svc.rankings.top(CHAT, ["two"])
     assert "1 partita" in after.text and "2 partite" not in after.text
@@ -155,7 +155,7 @@ async def test_stats_in_a_private_chat_are_ones_own_in_every_group(rig: Rig) -> 
     assert nobody.key == "st_me_none" and "non hai ancora partite" in nobody.text
     assert "Zed" in nobody.text
     await history(rig.db)
-    await rig.db.update_chat_settings(CHAT, title="<Lega> & co")
+    await rig.db.people.update_chat_settings(CHAT, title="<Lega> & co")
     one = await svc.stats.mine(ANA)
     assert one.key == "st_mine", one
     text = one.text
@@ -172,7 +172,7 @@ async def test_stats_in_a_private_chat_are_ones_own_in_every_group(rig: Rig) -> 
     due_hand = hand(40, 0, [A, C], side_of=[0, 1], winning=[0], points=[80, 40],
                     variant="due", minute=60)  # fmt: skip
     record = as_record(due_hand, due)
-    await rig.db.record_play(
+    await rig.db.stats.record_play(
         PlayRecord(other, 40, 0, "due", "two", record.finished_at, record.hand, record.match)
     )
     two = (await svc.stats.mine(ANA)).text
@@ -200,14 +200,14 @@ async def test_someone_whose_only_match_was_undone_is_known_by_name(rig: Rig) ->
                     variant="due", minute=90)  # fmt: skip
     zia_match.data["names"] = ["Ana", "Zia"]
     zia_hand.data["players"] = ["Ana", "Zia"]
-    await rig.db.record_play(as_record(zia_hand, zia_match))
-    assert await rig.db.record_ledger(
+    await rig.db.stats.record_play(as_record(zia_hand, zia_match))
+    assert await rig.db.ledger.record_ledger(
         CHAT, "t40:match", 40, "due", {A: -1, zia: 1}, {A: "Ana", zia: "Zia"}, T0
     )
     found = await svc.stats.stats(CHAT, ANA, ["Zia"])
     assert isinstance(found, Reply) and "📊 <b>Zia</b>" in found.text, found
-    entry = next(e for e in await rig.db.season_entries(CHAT) if e.hand_key == "t40:match")
-    outcome, _ = await rig.db.undo_entry(CHAT, entry.hand_id, A, "Ana", T0)
+    entry = next(e for e in await rig.db.ledger.season_entries(CHAT) if e.hand_key == "t40:match")
+    outcome, _ = await rig.db.ledger.undo_entry(CHAT, entry.hand_id, A, "Ana", T0)
     assert outcome == "done"
     after = await svc.stats.stats(CHAT, ANA, ["Zia"])
     assert isinstance(after, Reply) and after.key != "st_err_unknown", after
@@ -254,7 +254,7 @@ async def test_one_against_one_and_two_teams_are_apart_and_named_so(rig: Rig) ->
                     variant="quattro", side_of=[0, 1, 0, 1])  # fmt: skip
     last = hand(30, 0, four, side_of=[0, 1, 0, 1], winning=[0], points=[40, 20, 30, 30],
                 variant="quattro", minute=50)  # fmt: skip
-    await rig.db.record_play(as_record(last, quattro))
+    await rig.db.stats.record_play(as_record(last, quattro))
     top = (await svc.rankings.top(CHAT, [])).text
     assert "🏆 <b>Classifica — uno contro uno</b>" in top, top
     assert "🏆 <b>Classifica — due squadre</b>" in top
@@ -278,7 +278,7 @@ async def test_one_against_one_and_two_teams_are_apart_and_named_so(rig: Rig) ->
     assert "<b>due squadre</b>" in h2h and "uno contro uno" not in h2h, h2h
     refused = await svc.rankings.top(CHAT, ["boh"])
     assert refused.key == "st_err_top_usage" and "/top [uno|squadre|tre|chiamata]" in refused.text
-    await rig.db.set_chat_lang(CHAT, "en")
+    await rig.db.people.set_chat_lang(CHAT, "en")
     top = (await svc.rankings.top(CHAT, ["two"])).text
     assert "Leaderboard — one-on-one" in top and "Leaderboard — two teams" in top, top
     assert "sides" not in top

@@ -602,7 +602,7 @@ async def test_a_tournament_match_is_marked_in_the_export(tmp_path: Path) -> Non
                 names = {mario.id: "Mario", luigi.id: "Luigi"}
                 now = datetime.now(UTC)
                 other = f"t{table_id + 100}:match"
-                assert await db.record_ledger(
+                assert await db.ledger.record_ledger(
                     group.id, other, table_id + 100, "due", deltas, names, now
                 )
             finally:

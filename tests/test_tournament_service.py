@@ -73,8 +73,8 @@ async def test_s11_registration_refusals_and_a_computer_tournament_across_a_rest
     reply = await svc.tournaments.tour_new_team(CHAT, ORG, tid)  # he never opened a private chat
     assert reply.text.startswith(t("it", "ok_tour_team", n=1)) and reply.keyboard
     assert reply.keyboard[0][0].url == "https://t.me/test_bot"
-    await rig.db.upsert_user(ORG.user_id, ORG.name, can_dm=True)
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(ORG.user_id, ORG.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     before = rows(rig, "SELECT version, teams_json FROM tournaments")
     # refusals change nothing: a double tap, a stranger adding a computer, a garbage team
     assert (await svc.tournaments.tour_new_team(CHAT, ORG, tid)).key == "err_tour_in_team"
@@ -139,10 +139,10 @@ async def test_v7_migrates_a_database_of_the_previous_schema(tmp_path: Path) -> 
         )
     db = await Database.open(f"sqlite:///{path}")
     try:
-        assert (await db.get_chat(-5)) is not None
-        row = await db.create_tournament(-5, 1, "Org", "it", "[0, 2, 3, 4, 5, 7]", "[]")
+        assert (await db.people.get_chat(-5)) is not None
+        row = await db.tournaments.create_tournament(-5, 1, "Org", "it", "[0, 2, 3, 4, 5, 7]", "[]")
         assert row is not None and row.status == "registering" and row.fixtures == ()
-        assert await db.create_tournament(-5, 2, "Other", "it", "[]", "[]") is None
+        assert await db.tournaments.create_tournament(-5, 2, "Other", "it", "[]", "[]") is None
     finally:
         await db.close()
     async with aiosqlite.connect(path, isolation_level=None) as conn:
@@ -152,8 +152,8 @@ async def test_v7_migrates_a_database_of_the_previous_schema(tmp_path: Path) -> 
 async def test_s11_in_english(rig: Rig) -> None:
     """A group whose language is English reads the tournament in English, refusals too."""
     svc = rig.svc
-    await rig.db.set_chat_lang(CHAT, "en")
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.set_chat_lang(CHAT, "en")
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     assert (await svc.tournaments.tournament(CHAT, ANA, True)).text == ""
     _, msg = rig.out.posted[-1]
     assert msg.text.startswith("🏆 <b>Round-robin tournament</b>")
@@ -185,8 +185,8 @@ async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -
     that change nothing, five players (one rests each round, §11.1), each match 5 hands of
     Briscola a due between two players (§11.2), played to the end across a restart."""
     svc = rig.svc
-    await rig.db.upsert_user(ORG.user_id, ORG.name, can_dm=True)
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.upsert_user(ORG.user_id, ORG.name, can_dm=True)
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     assert (await svc.tournaments.tournament(CHAT, ORG, True, "due")).text == ""
     _, msg = rig.out.posted[-1]
     assert "Briscola a due, uno contro uno" in msg.text and "Giocatori iscritti: 0" in msg.text
@@ -244,8 +244,8 @@ async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -
 async def test_singles_in_english(rig: Rig) -> None:
     """/tournament due in an English group: the texts name players, refusals too."""
     svc = rig.svc
-    await rig.db.set_chat_lang(CHAT, "en")
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.set_chat_lang(CHAT, "en")
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     assert (await svc.tournaments.tournament(CHAT, ANA, True, "scoperta")).text == ""
     _, msg = rig.out.posted[-1]
     assert "Open-hand Briscola, one against one" in msg.text
@@ -290,8 +290,8 @@ async def test_s10_5_a_tournament_counts_when_asked_and_offers_a_new_one_in_engl
     their tournament: no rematch); once over, /tournament shows the final standings with a
     button for a new one, which a second tap does not open twice."""
     svc = rig.svc
-    await rig.db.set_chat_lang(CHAT, "en")
-    await rig.db.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    await rig.db.people.set_chat_lang(CHAT, "en")
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
     assert (await svc.tournaments.tournament(CHAT, ANA, True, "due")).text == ""
     _, msg = rig.out.posted[-1]
     assert (

@@ -54,10 +54,10 @@ async def _export(url: str, chat_id: int, fmt: str, epoch: int | None) -> tuple[
         return 2, f"cannot read the database {describe_url(url)}: {exc}"
     try:
         async with db:
-            if await db.get_chat(chat_id) is None:
+            if await db.people.get_chat(chat_id) is None:
                 return 2, f"chat {chat_id} is not in the database {db.path}"
-            balances = await db.balances(chat_id, epoch)
-            hands = await db.ledger_hands(chat_id, epoch)
+            balances = await db.ledger.balances(chat_id, epoch)
+            hands = await db.ledger.ledger_hands(chat_id, epoch)
     except driver_errors() as exc:
         return 2, f"cannot read the database {describe_url(url)}: {exc}"
     if fmt == "csv":

@@ -119,9 +119,9 @@ class TableService:
         Tables that ended in the last hour get their final message once more: a crash
         right after the last move was stored must not swallow the result."""
         tables = self.tables
-        for row in await self.db.closed_tables_since(datetime.now(UTC) - timedelta(hours=1)):
+        for row in await self.db.tables.closed_tables_since(datetime.now(UTC) - timedelta(hours=1)):
             tables.render(tables.from_row(row))
-        rows = await self.db.unfinished_tables()
+        rows = await self.db.tables.unfinished_tables()
         for row in rows:
             table = tables.from_row(row)
             tables.by_id[table.table_id] = table

@@ -87,7 +87,7 @@ class Closing:
         table.closed = closed
         self.tables.plan(table)
         try:
-            row = await self.db.update_lobby(
+            row = await self.db.tables.update_lobby(
                 tid,
                 status=CANCELLED,
                 seats_json=table.seats_json(),

@@ -167,7 +167,7 @@ class Tables:
     async def chat_title(self, chat_id: int) -> str | None:
         """The group's name, as the bot last saw it (`note_chat`)."""
         if chat_id not in self._titles:
-            self._titles[chat_id] = (await self.db.chat_settings(chat_id)).get("title")
+            self._titles[chat_id] = (await self.db.people.chat_settings(chat_id)).get("title")
         return self._titles[chat_id]
 
     async def note_chat(self, chat_id: int, title: str | None) -> None:
@@ -175,11 +175,11 @@ class Tables:
         if not title or await self.chat_title(chat_id) == title:
             return
         self._titles[chat_id] = title
-        await self.db.update_chat_settings(chat_id, title=title)
+        await self.db.people.update_chat_settings(chat_id, title=title)
 
     async def table_for_chat(self, chat_id: int) -> Table | None:
         if self.shared:
-            row = await self.db.active_table(chat_id)
+            row = await self.db.tables.active_table(chat_id)
             return None if row is None else self._adopt(row)
         for table in self.by_id.values():
             if table.chat_id == chat_id and table.status in (LOBBY, PLAYING):
@@ -220,7 +220,7 @@ class Tables:
         if another worker moved it on (one small read; the whole row only then)."""
         if not self.shared:
             return self.by_id.get(table_id)
-        head = await self.db.table_head(table_id)
+        head = await self.db.tables.table_head(table_id)
         if head is None or head.status not in (LOBBY, PLAYING):
             self.by_id.pop(table_id, None)
             return None
@@ -233,7 +233,7 @@ class Tables:
         return table
 
     async def reload(self, table_id: int) -> Table | None:
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         if row is None:
             self.by_id.pop(table_id, None)
             return None
@@ -297,7 +297,7 @@ class Tables:
             table = await self.current(table_id)
         if table is not None:
             return table
-        row = await self.db.get_table(table_id)
+        row = await self.db.tables.get_table(table_id)
         return None if row is None else self.from_row(row)
 
     def render(
@@ -470,7 +470,7 @@ class Tables:
         workers, only onto the version they were set for: False (and the table read again)
         if another worker wrote it meanwhile, with deadlines of its own."""
         try:
-            stored = await self.db.set_timers(
+            stored = await self.db.tables.set_timers(
                 table.table_id,
                 table.pending.to_json(),
                 expected_move_no=table.move_no if self.shared else None,

@@ -26,7 +26,7 @@ class Languages:
         private chat the person's own (`REPLY_LANG`, set by the handler for the update)."""
         if chat_id > 0 and (mine := REPLY_LANG.get()):
             return mine
-        return await self.db.chat_lang(chat_id) or self.default
+        return await self.db.people.chat_lang(chat_id) or self.default
 
     async def person(self, person: Person) -> str | None:
         """A person's own language: the one they chose with /lang, else their Telegram
@@ -34,7 +34,7 @@ class Languages:
         now = time.monotonic()
         hit = self._people.get(person.user_id)
         if hit is None or now - hit[1] > LANG_KEPT:
-            user = await self.db.get_user(person.user_id)
+            user = await self.db.people.get_user(person.user_id)
             hit = self._people[person.user_id] = ((user.lang if user else None), now)
         return hit[0] or person.lang
 
@@ -47,8 +47,8 @@ async def note_person(db: Database, person: Person) -> UserRow | None:
     """Note the person (their name as Telegram gives it now) and read what is stored about
     them (their /lang, whether they opened a private chat with the bot): two calls, whatever
     is then needed of them."""
-    await db.upsert_user(person.user_id, person.name)
-    return await db.get_user(person.user_id)
+    await db.people.upsert_user(person.user_id, person.name)
+    return await db.people.get_user(person.user_id)
 
 
 def own_lang(person: Person, user: UserRow | None) -> str | None:

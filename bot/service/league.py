@@ -1,7 +1,7 @@
 """The group's ledger from the chat (RULES.md §10): seasons (§10.4), /score of a
 season, /export, /undo and /beer with its "pagato" buttons.
 
-Seasons are the ledger's epochs (`Database.new_league`): season N is epoch N - 1. Nothing is
+Seasons are the ledger's epochs (`LedgerStore.new_league`): season N is epoch N - 1. Nothing is
 ever deleted: an undo writes the negated entry, a settled payment an entry of its own (+amount
 to the payer, -amount to the payee), so every write stays zero-sum and the balances move; each
 is in the audit trail with who did it and when (`storage.league`).
@@ -115,7 +115,7 @@ class League:
         others = [(m, live) for m, live in kept.items() if m != done_on]
         beers = not season and any(live[0] == "beer" for _, live in others)
         # read once, and only when a /beer message is to be shown again
-        now = await self.db.ledger_version(chat_id) if beers else 0
+        now = await self.db.ledger.ledger_version(chat_id) if beers else 0
         beer = await self.beer_value(chat_id) if beers else 0
         for message_id, live in others:
             if live[0] == "beer" and not season:
@@ -137,7 +137,7 @@ class League:
 
     async def _season_arg(self, chat_id: int, lang: str, word: str) -> tuple[int, int] | Reply:
         """(the epoch `word` names, the current epoch), or the refusal."""
-        current = await self.db.league_epoch(chat_id)
+        current = await self.db.people.league_epoch(chat_id)
         epoch = parse_season(word, current)
         if isinstance(epoch, str):
             return Reply(t(reply_lang(lang), epoch, n=current + 1), key=epoch)
@@ -155,7 +155,7 @@ class League:
         if isinstance(found, Reply):
             return found
         epoch, current = found
-        balances = await self.db.balances(chat_id, epoch)
+        balances = await self.db.ledger.balances(chat_id, epoch)
         if not balances:
             if epoch == current and current == 0:
                 return Reply(t(reply_lang(lang), "err_no_ledger"), key="err_no_ledger")
@@ -197,7 +197,7 @@ class League:
 
     async def beer_value(self, chat_id: int) -> int:
         """What a beer is worth in the group, in points (0: not said)."""
-        return int((await self.db.chat_settings(chat_id)).get("beer", 0))
+        return int((await self.db.people.chat_settings(chat_id)).get("beer", 0))
 
     # ------------------------------------------------------------------ /season (§10.4)
 
@@ -208,7 +208,7 @@ class League:
         lang = await self.langs.chat(chat_id)
         if not await group_admin(is_admin):
             return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
-        epoch = await self.db.league_epoch(chat_id)
+        epoch = await self.db.people.league_epoch(chat_id)
         keyboard: Keyboard = [
             [
                 Button(plain(lang, "lg_btn_season_yes"), season_data(epoch, True)),
@@ -217,7 +217,7 @@ class League:
         ]
         lines = [t(lang, "lg_season_ask", n=epoch + 1)]
         # what is still owed: the new season starts everyone from zero
-        version = await self.db.ledger_version(chat_id)
+        version = await self.db.ledger.ledger_version(chat_id)
         payments, paid, names = await self._settlement(chat_id, epoch, version)
         beer = await self.beer_value(chat_id)
         unpaid = [
@@ -245,14 +245,14 @@ class League:
         lang = await self.langs.chat(chat_id)
         if not await group_admin(is_admin):
             return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
-        current = await self.db.league_epoch(chat_id)
+        current = await self.db.people.league_epoch(chat_id)
         if epoch != current:
             return Reply(t(reply_lang(lang), "lg_err_season_stale"), key="lg_err_season_stale")
         if not yes:
             self._live.get(chat_id, {}).pop(message_id, None)
             self.out.edit_soon(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
             return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
-        new = await self.db.new_season(
+        new = await self.db.ledger.new_season(
             chat_id, epoch, person.user_id, person.name, datetime.now(UTC)
         )
         if new is None:
@@ -296,7 +296,7 @@ class League:
         lang = await self.langs.chat(chat_id)
         if not await group_admin(is_admin):
             return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
-        entry = await self.db.last_undoable(chat_id)
+        entry = await self.db.ledger.last_undoable(chat_id)
         if entry is None:
             return Reply(
                 t(reply_lang(lang), "lg_err_nothing_to_undo"), key="lg_err_nothing_to_undo"
@@ -326,13 +326,13 @@ class League:
         if not await group_admin(is_admin):
             return Reply(t(reply_lang(lang), "lg_err_admin"), key="lg_err_admin")
         if not yes:
-            last = await self.db.last_undoable(chat_id)
+            last = await self.db.ledger.last_undoable(chat_id)
             if last is None or last.hand_id != hand_id:
                 return Reply(t(reply_lang(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
             self._live.get(chat_id, {}).pop(message_id, None)
             self.out.edit_soon(chat_id, message_id, Rendered(t(lang, "lg_kept"), []))
             return Reply(t(reply_lang(lang), "lg_kept"), key="lg_kept")
-        outcome, entry = await self.db.undo_entry(
+        outcome, entry = await self.db.ledger.undo_entry(
             chat_id, hand_id, person.user_id, person.name, datetime.now(UTC)
         )
         if outcome == ALREADY:
@@ -340,7 +340,7 @@ class League:
         if outcome != DONE or entry is None:
             return Reply(t(reply_lang(lang), "lg_err_undo_stale"), key="lg_err_undo_stale")
         target = entry.hand_key.removeprefix("undo:")
-        entries = await self.db.season_entries(chat_id, entry.epoch)
+        entries = await self.db.ledger.season_entries(chat_id, entry.epoch)
         undone = next(e for e in entries if e.hand_key == target)
         text = t(lang, "lg_undone", who=person.name, entry_html=self._describe(lang, undone))
         self._live.get(chat_id, {}).pop(message_id, None)
@@ -370,15 +370,15 @@ class League:
                 return Reply(t(reply_lang(lang), "lg_err_export_usage"), key="lg_err_export_usage")
             return found
         epoch, _ = found
-        entries = await self.db.season_entries(chat_id, epoch)
-        audit = await self.db.ledger_audit(chat_id, epoch)
+        entries = await self.db.ledger.season_entries(chat_id, epoch)
+        audit = await self.db.ledger.ledger_audit(chat_id, epoch)
         if not entries:
             return Reply(t(reply_lang(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
-        tours = await self.db.tournament_tables(chat_id)
+        tours = await self.db.tournaments.tournament_tables(chat_id)
         if fmt == "csv":
             data = self._readable_csv(lang, entries, audit, tours).encode("utf-8-sig")
         else:
-            balances = await self.db.balances(chat_id, epoch)
+            balances = await self.db.ledger.balances(chat_id, epoch)
             content = export_json(
                 chat_id,
                 balances,
@@ -480,12 +480,12 @@ class League:
         """The settlement shown at `version` of season `epoch`, how much of each of its
         payments (debtor, creditor) was paid since (a payment may be paid in parts), and
         everyone's name."""
-        balances = await self.db.balances_at(chat_id, epoch, version)
+        balances = await self.db.ledger.balances_at(chat_id, epoch, version)
         payments = settle(balances)
-        names = {b.user_id: b.name for b in await self.db.balances(chat_id, epoch)}
+        names = {b.user_id: b.name for b in await self.db.ledger.balances(chat_id, epoch)}
         prefix = payment_key(epoch, version, 0, 0).removesuffix("0:0")
         paid: dict[tuple[int, int], int] = {}
-        for e in await self.db.season_entries(chat_id, epoch):
+        for e in await self.db.ledger.season_entries(chat_id, epoch):
             if e.kind == PAYMENT and e.hand_key.startswith(prefix) and e.undone_by is None:
                 debtor, creditor = (int(x) for x in e.hand_key[len(prefix) :].split(":")[:2])
                 pair = (debtor, creditor)
@@ -551,8 +551,8 @@ class League:
         if words:
             return await self._set_beer_value(chat_id, words, admin.get("is_admin", False))
         lang = await self.langs.chat(chat_id)
-        epoch = await self.db.league_epoch(chat_id)
-        version = await self.db.ledger_version(chat_id)
+        epoch = await self.db.people.league_epoch(chat_id)
+        version = await self.db.ledger.ledger_version(chat_id)
         payments, paid, names = await self._settlement(chat_id, epoch, version)
         if not names:
             return Reply(t(reply_lang(lang), "err_no_ledger"), key="err_no_ledger")
@@ -572,7 +572,7 @@ class League:
         if not await group_admin(is_admin):
             return Reply(t(lang, "lg_err_admin"), key="lg_err_admin")
         value = int(words[0])
-        await self.db.update_chat_settings(chat_id, beer=value or None)
+        await self.db.people.update_chat_settings(chat_id, beer=value or None)
         if not value:
             return Reply(t(lang, "lg_beer_value_off"), key="lg_beer_value_off")
         return Reply(
@@ -598,7 +598,7 @@ class League:
         left behind, a second tap, or data that names no payment of it, change nothing."""
         lang = await self.langs.chat(chat_id)
         debtor, creditor, amount = payment
-        if epoch != await self.db.league_epoch(chat_id):
+        if epoch != await self.db.people.league_epoch(chat_id):
             return Reply(t(reply_lang(lang), "lg_err_beer_stale"), key="lg_err_beer_stale")
         payments, paid, names = await self._settlement(chat_id, epoch, version)
         due = next((a for d, c, a in payments if (d, c) == (debtor, creditor)), None)
@@ -612,7 +612,7 @@ class League:
                 reply_lang(lang), "lg_err_not_payer", who=names[debtor], to=names[creditor]
             )
             return Reply(text, alert=True, key="lg_err_not_payer")
-        outcome = await self.db.record_payment(
+        outcome = await self.db.ledger.record_payment(
             chat_id,
             epoch,
             version,

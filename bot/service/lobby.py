@@ -98,7 +98,9 @@ class Lobby:
             if not await self._create(table):
                 return Reply(t(reply_lang(lang), "err_table_exists"))
             if picker_message_id is not None:
-                await self.db.update_lobby(table.table_id, table_message_id=picker_message_id)
+                await self.db.tables.update_lobby(
+                    table.table_id, table_message_id=picker_message_id
+                )
                 table.table_message_id = picker_message_id
             self.tables.by_id[table.table_id] = table
         self.tables.render(table, urgent=True)
@@ -155,7 +157,7 @@ class Lobby:
             table.title = await self.tables.chat_title(table.chat_id)
         self.tables.plan(table, activity=True)  # the lobby's expiry, written with the table
         try:
-            row = await self.db.create_table(
+            row = await self.db.tables.create_table(
                 table.chat_id,
                 table.creator_id,
                 table.options.variant,
@@ -194,7 +196,7 @@ class Lobby:
         if table is not None:
             async with self.tables.lock(table.table_id):
                 table.lang = lang
-                await self.db.update_lobby(table.table_id, lang=lang)
+                await self.db.tables.update_lobby(table.table_id, lang=lang)
                 self.tables.render(table)
 
     async def set_seat_lang(self, user_id: int, lang: str) -> None:
@@ -212,7 +214,7 @@ class Lobby:
                 return
             table.seats[seat].lang = lang
             try:
-                row = await self.db.update_lobby(
+                row = await self.db.tables.update_lobby(
                     table_id, seats_json=table.seats_json(), expected_move_no=table.move_no
                 )
             except StorageError:
@@ -283,7 +285,7 @@ class Lobby:
                 starting = was == LOBBY and table.status == PLAYING
                 self.tables.plan(table, activity=True)
                 try:
-                    row = await self.db.update_lobby(
+                    row = await self.db.tables.update_lobby(
                         tid,
                         seats_json=table.seats_json(),
                         options_json=table.options_json(),
@@ -457,7 +459,7 @@ class Lobby:
         lang = await self.tables.langs.chat(chat_id)
         lock = self.tables.chat_lock(chat_id)
         async with lock:
-            row = await self.db.get_table(table_id)
+            row = await self.db.tables.get_table(table_id)
             if row is None or row.chat_id != chat_id or row.status != FINISHED:
                 return Reply(t(reply_lang(lang), "err_bad_data"))
             old = self.tables.from_row(row)
@@ -471,7 +473,7 @@ class Lobby:
                 return Reply(t(reply_lang(lang), "err_rematch_not_seated"))
             if await self.tables.table_for_chat(chat_id) is not None:
                 return Reply(t(reply_lang(lang), "err_table_exists"))
-            await self.db.upsert_user(person.user_id, person.name)
+            await self.db.people.upsert_user(person.user_id, person.name)
             table = Table(
                 0,
                 chat_id,
@@ -492,7 +494,7 @@ class Lobby:
                 return Reply(t(reply_lang(lang), "err_table_exists"))
             old.rematch = table.table_id
             try:
-                await self.db.update_lobby(old.table_id, seats_json=old.seats_json())
+                await self.db.tables.update_lobby(old.table_id, seats_json=old.seats_json())
             except StorageError:  # the new table stands; a second tap would find it open
                 log.exception("table %s: noting its rematch failed", old.table_id)
         final = old.final_message_id or message_id

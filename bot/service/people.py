@@ -34,9 +34,9 @@ class People:
         )
 
     async def private_start(self, person: Person, payload: str) -> Reply:
-        await self.db.upsert_user(person.user_id, person.name, can_dm=True)
+        await self.db.people.upsert_user(person.user_id, person.name, can_dm=True)
         self.out.unblock(person.user_id)  # before anything is rendered for them
-        user = await self.db.get_user(person.user_id)
+        user = await self.db.people.get_user(person.user_id)
         lang = (user.lang if user else None) or person.lang or self.langs.default
         if payload.startswith("t") and payload[1:].isdigit():
             table = await self.tables.current(int(payload[1:]))
@@ -59,7 +59,7 @@ class People:
         name = table.seats[seat].name if seat is not None else str(user_id)
         kb = [[Button(t(table.lang, "btn_open_chat"), url=self.tables.deep_link(table.table_id))]]
         await self.out.say(table.chat_id, t(table.lang, "dm_blocked", who=name), kb)
-        await self.db.upsert_user(user_id, name, can_dm=False)
+        await self.db.people.upsert_user(user_id, name, can_dm=False)
 
     async def greet(self, chat_id: int) -> Reply:
         """The bot was added to a group: one short message, what it does and /new."""
@@ -121,11 +121,11 @@ class People:
             admin = is_admin if isinstance(is_admin, bool) else await is_admin()
             if not admin:
                 return Reply(t(reply_lang(await self.langs.chat(chat_id)), "err_lang_admin"))
-            await self.db.set_chat_lang(chat_id, lang)
+            await self.db.people.set_chat_lang(chat_id, lang)
             await self.lobby.set_table_lang(chat_id, lang)
         else:
-            await self.db.upsert_user(person.user_id, person.name, lang=lang)
-            await self.db.set_chat_lang(chat_id, lang)
+            await self.db.people.upsert_user(person.user_id, person.name, lang=lang)
+            await self.db.people.set_chat_lang(chat_id, lang)
             self.langs.chosen(person.user_id, lang)
             await self.lobby.set_seat_lang(person.user_id, lang)
             return Reply(t(lang, "ok_lang_private"))  # in the language just chosen

@@ -89,7 +89,7 @@ class Play:
         made on: `Table.check_action`)."""
         table = await self._known(table_id)
         if table is None:
-            row = await self.db.get_table(table_id)
+            row = await self.db.tables.get_table(table_id)
             lang = (row.lang if row else None) or self.tables.default_lang
             return Reply(t(reply_lang(lang), "err_hand_over"))
         async with self.tables.lock(table_id):
@@ -219,9 +219,9 @@ class Play:
         """The first time a group's auction reaches the Due (§7.3): one line says what a
         points bid commits to."""
         try:
-            if (await self.db.chat_settings(chat_id)).get("due_explained"):
+            if (await self.db.people.chat_settings(chat_id)).get("due_explained"):
                 return
-            await self.db.update_chat_settings(chat_id, due_explained=True)
+            await self.db.people.update_chat_settings(chat_id, due_explained=True)
         except Exception:  # a courtesy: never in the way of the game
             log.exception("chat %s: the Due's explanation failed", chat_id)
             return
@@ -287,9 +287,9 @@ class Play:
         /stats (`bot.table.stats.review_costs`: a seat counts for the person who made every
         move of it, or for a computer). A courtesy: a failure is logged, never in the way."""
         try:
-            movers = await self.db.hand_movers(end.table_id, end.hand_index)
+            movers = await self.db.tables.hand_movers(end.table_id, end.hand_index)
             costs = review_costs(end, hand, seats, movers, review)
-            await self.db.record_review_costs(costs)
+            await self.db.stats.record_review_costs(costs)
         except Exception:
             log.exception("table %s: storing hand %s's review failed", end.table_id, end.hand_index)
 
@@ -297,7 +297,7 @@ class Play:
         """A hand's review, kept for its replay in the Mini App (a courtesy: a failed write
         costs the replay its marks, never the hand's result)."""
         try:
-            await self.db.save_hand_review(table_id, hand_index, review.to_json())
+            await self.db.replays.save_hand_review(table_id, hand_index, review.to_json())
         except Exception:
             log.exception("table %s: keeping the review of hand %s failed", table_id, hand_index)
 
@@ -316,7 +316,7 @@ class Play:
             return
         table.final_message_id = message_id
         try:
-            row = await self.db.update_lobby(table.table_id, seats_json=table.seats_json())
+            row = await self.db.tables.update_lobby(table.table_id, seats_json=table.seats_json())
         except Exception:
             log.exception("table %s: noting its final message failed", table.table_id)
             return
@@ -332,7 +332,7 @@ class Play:
         deltas = match_ledger(table)
         if deltas is None:
             return t(lang, "final_ledger_off")
-        balances = {b.user_id: b.balance for b in await self.db.balances(table.chat_id)}
+        balances = {b.user_id: b.balance for b in await self.db.ledger.balances(table.chat_id)}
         names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
         moved: dict[int, int] = {}
         for seat, s in enumerate(table.seats):
@@ -363,7 +363,7 @@ class Play:
             ledger, record = ledger_record(end), play_record(end)
         self.tables.plan(table)  # the deadlines this state sets, stored with it
         try:
-            table.move_no = await self.db.save_move(
+            table.move_no = await self.db.tables.save_move(
                 table.table_id,
                 table.move_no,
                 match_json=table.match_json(),

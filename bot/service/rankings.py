@@ -166,11 +166,11 @@ class Rankings:
             return Reply(
                 t(reply_lang(lang), "st_err_score_chart_usage"), key="st_err_score_chart_usage"
             )
-        current = await self.db.league_epoch(chat_id)
+        current = await self.db.people.league_epoch(chat_id)
         epoch = parse_season(rest[0] if rest else "", current)
         if isinstance(epoch, str):
             return Reply(t(reply_lang(lang), epoch, n=current + 1), key=epoch)
-        entries = await self.db.season_entries(chat_id, epoch)
+        entries = await self.db.ledger.season_entries(chat_id, epoch)
         if not entries:
             return Reply(t(reply_lang(lang), "lg_season_empty", n=epoch + 1), key="lg_season_empty")
         names: dict[int, str] = {}

@@ -56,7 +56,7 @@ class _Rated:
     """Every rated game and the ratings from them, at a version of the records: the global
     ratings, and each group's as they are asked for (`groups`, filled in)."""
 
-    version: tuple[int, int, int]  # `Database.plays_version`
+    version: tuple[int, int, int]  # `StatsStore.plays_version`
     events: list[Event]
     world: Ratings
     groups: dict[int, Ratings]
@@ -80,7 +80,7 @@ class Records:
         if user_id in seen and seen[user_id] == username:
             return
         seen[user_id] = username
-        await self.db.note_username(user_id, name, username)
+        await self.db.stats.note_username(user_id, name, username)
 
     async def resolve(self, word: Who, names: dict[int, str]) -> tuple[int, str] | None:
         """(user_id, name) of whom `word` names, or None."""
@@ -91,7 +91,7 @@ class Records:
         if not bare or len(bare) > NAME_MAX:
             return None
         if text.startswith("@"):
-            found = await self.db.user_by_username(bare)
+            found = await self.db.stats.user_by_username(bare)
             if found is not None:
                 return found[0], names.get(found[0], found[1])
         folded = bare.casefold()
@@ -106,11 +106,11 @@ class Records:
         """Everyone the group knows by name: whoever played a hand there, undone or not
         (issue 54.4: someone whose only match an admin undid was "unknown"), by the last name
         they played under in the records that count, else in any."""
-        every = known_names(*views(*await self.db.plays(chat_id, None)))
+        every = known_names(*views(*await self.db.stats.plays(chat_id, None)))
         return {**every, **known_names(hands, matches)}
 
     async def _user_name(self, user_id: int) -> str | None:
-        row = await self.db.get_user(user_id)
+        row = await self.db.people.get_user(user_id)
         return None if row is None else row.name
 
     # ------------------------------------------------------------------ records
@@ -118,18 +118,18 @@ class Records:
     async def views(
         self, chat_id: int, epoch: int | None = None
     ) -> tuple[list[HandView], list[MatchView]]:
-        hands, matches = await self.db.plays(chat_id, epoch)
-        undone = {key for chat, key in await self.db.undone_keys(chat_id) if chat == chat_id}
+        hands, matches = await self.db.stats.plays(chat_id, epoch)
+        undone = {key for chat, key in await self.db.stats.undone_keys(chat_id) if chat == chat_id}
         return views(hands, matches, undone)
 
     async def ratings(self, chat_id: int) -> tuple[Ratings, Ratings]:
         """(the group's ratings, the global ones), from every season's records. Computed in
         a worker thread (reading the records is the heavy part) and kept until a record or
         an undo is written."""
-        version = await self.db.plays_version()
+        version = await self.db.stats.plays_version()
         if self._rated is None or self._rated.version != version:
-            hands, matches = await self.db.plays()
-            undone = await self.db.undone_keys()
+            hands, matches = await self.db.stats.plays()
+            undone = await self.db.stats.undone_keys()
             every = await asyncio.to_thread(_rated_events, hands, matches, undone)
             world = await asyncio.to_thread(rate, every)
             # replaced at once: a concurrent call sees the old or the new

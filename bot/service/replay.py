@@ -21,6 +21,6 @@ class Replays:
         """Hand `hand_index` of `table` (as stored now), or `bot.table.replay.ReplayError`:
         the hand still being played is refused before its moves are read."""
         finished_record(table, hand_index)
-        moves = await self.db.hand_moves(table.table_id, hand_index)
-        review = await self.db.hand_review(table.table_id, hand_index)
+        moves = await self.db.replays.hand_moves(table.table_id, hand_index)
+        review = await self.db.replays.hand_review(table.table_id, hand_index)
         return replay_hand(table, hand_index, moves, review)

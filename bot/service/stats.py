@@ -141,7 +141,7 @@ class Stats:
                 named.append(raw)
         if len(named) > 1:
             return Reply(t(reply_lang(lang), "st_err_usage"), key="st_err_usage")
-        current = await self.db.league_epoch(chat_id)
+        current = await self.db.people.league_epoch(chat_id)
         epoch: int | None
         if season is not None and season in ALL_WORDS:
             epoch, which = None, t(lang, "st_season_all")
@@ -226,9 +226,9 @@ class Stats:
     async def _reviews(self, chat_id: int, user_id: int, epoch: int | None) -> _Reviews:
         """What the reviews found `user_id` gave away in the group and season (`epoch`; None:
         every season), and the computers there and everywhere (issue 51)."""
-        mine = await self.db.review_sums(user_id=user_id, chat_id=chat_id, epoch=epoch)
-        here = await self.db.review_sums(computers=True, chat_id=chat_id, epoch=epoch)
-        everywhere = await self.db.review_sums(computers=True)
+        mine = await self.db.stats.review_sums(user_id=user_id, chat_id=chat_id, epoch=epoch)
+        here = await self.db.stats.review_sums(computers=True, chat_id=chat_id, epoch=epoch)
+        everywhere = await self.db.stats.review_sums(computers=True)
         return _Reviews(given_away(mine), given_away(here), given_away(everywhere))
 
     def _review_line(self, lang: str, g: GivenAway, reviews: _Reviews) -> str:
@@ -308,11 +308,11 @@ class Stats:
     async def _beers(self, chat_id: int, user_id: int, epoch: int | None) -> tuple[int, int, int]:
         """(paid, received, balance): the beers they marked paid and were paid in settled
         payments (§10.3, /beer), and their ledger balance, in the season (None: all)."""
-        current = await self.db.league_epoch(chat_id)
+        current = await self.db.people.league_epoch(chat_id)
         epochs = range(current + 1) if epoch is None else [epoch]
         paid = received = balance = 0
         for ep in epochs:
-            for entry in await self.db.season_entries(chat_id, ep):
+            for entry in await self.db.ledger.season_entries(chat_id, ep):
                 delta = entry.deltas.get(user_id, 0)
                 balance += delta
                 if entry.kind == PAYMENT and entry.undone_by is None:
@@ -354,12 +354,12 @@ class Stats:
         `MINE_GROUPS`), with the group's ratings and the current season's balance; and,
         when they play in more than one group, across groups with the global ratings."""
         lang = reply_lang(await self.langs.person(me) or self.langs.default)
-        hands, matches = await self.db.plays()
-        undone = await self.db.undone_keys()
+        hands, matches = await self.db.stats.plays()
+        undone = await self.db.stats.undone_keys()
         played = await asyncio.to_thread(_own_views, me.user_id, hands, matches, undone)
-        in_ledger = set(await self.db.ledger_chats(me.user_id))
-        my_reviews = await self.db.review_sums(user_id=me.user_id)
-        bot_reviews = await self.db.review_sums(computers=True)
+        in_ledger = set(await self.db.stats.ledger_chats(me.user_id))
+        my_reviews = await self.db.stats.review_sums(user_id=me.user_id)
+        bot_reviews = await self.db.stats.review_sums(computers=True)
         everywhere = given_away(bot_reviews)
 
         def reviewed(chat: int | None) -> _Reviews:
@@ -395,7 +395,7 @@ class Stats:
                 self._own_lines(lang, me.user_id, every_hand, every_match, world, reviewed(None))
             )
         for chat in chats[:MINE_GROUPS]:
-            title = (await self.db.chat_settings(chat)).get("title")
+            title = (await self.db.people.chat_settings(chat)).get("title")
             shown = short_name(title, GROUP_TITLE_MAX) if title else plain(lang, "st_me_untitled")
             group, _ = await self.records.ratings(chat)
             lines.append("")
@@ -405,7 +405,7 @@ class Stats:
                 self._own_lines(lang, me.user_id, chat_hands, chat_matches, group, reviewed(chat))
             )
             if chat in in_ledger:
-                epoch = await self.db.league_epoch(chat)
+                epoch = await self.db.people.league_epoch(chat)
                 _, _, balance = await self._beers(chat, me.user_id, epoch)
                 lines.append(
                     t(

@@ -178,7 +178,7 @@ class Tournaments:
         if message_id is None:
             return
         try:
-            tour.version = await self.db.update_tournament(
+            tour.version = await self.db.tournaments.update_tournament(
                 tour.tournament_id, tour.version, message_id=message_id
             )
         except StorageError:
@@ -203,9 +203,9 @@ class Tournaments:
         lang = await self.langs.chat(chat_id)
         if not is_group:
             return Reply(t(reply_lang(lang), "err_group_only"))
-        await self.db.upsert_user(person.user_id, person.name)
+        await self.db.people.upsert_user(person.user_id, person.name)
         async with self.tables.chat_lock(chat_id):
-            row = await self.db.active_tournament(chat_id)
+            row = await self.db.tournaments.active_tournament(chat_id)
             if row is not None:
                 tour = self._tour(row)
                 if tour.status == RUNNING:
@@ -213,7 +213,7 @@ class Tournaments:
                 await self._post_tour(tour)
                 return Reply("")
             if variant is None:
-                last = await self.db.last_tournament(chat_id)
+                last = await self.db.tournaments.last_tournament(chat_id)
                 if last is not None and last.status == DONE:
                     tour = self._tour(last)
                     content = again_message(tour, tour.lang)
@@ -225,11 +225,11 @@ class Tournaments:
         message `message_id`): a new tournament like the group's last one (its variant),
         organised by who tapped; refused while the group has one registering or running."""
         lang = await self.langs.chat(chat_id)
-        await self.db.upsert_user(person.user_id, person.name)
+        await self.db.people.upsert_user(person.user_id, person.name)
         async with self.tables.chat_lock(chat_id):
-            if await self.db.active_tournament(chat_id) is not None:
+            if await self.db.tournaments.active_tournament(chat_id) is not None:
                 return Reply(t(reply_lang(lang), "err_tour_open"))
-            last = await self.db.last_tournament(chat_id)
+            last = await self.db.tournaments.last_tournament(chat_id)
             variant = last.variant if last is not None else PAIRS_VARIANT
             reply = await self._open_tour(chat_id, person, lang, variant)
         if not reply.text and message_id is not None:  # the button has done its work
@@ -239,7 +239,7 @@ class Tournaments:
     async def _open_tour(self, chat_id: int, person: Person, lang: str, variant: str) -> Reply:
         """Under the group's lock, none registering or running: a new tournament of `variant`,
         its registration message posted."""
-        row = await self.db.create_tournament(
+        row = await self.db.tournaments.create_tournament(
             chat_id,
             person.user_id,
             person.name,
@@ -264,7 +264,7 @@ class Tournaments:
         it. A refusal changes nothing."""
         lang = await self.langs.chat(chat_id)
         async with self.tables.chat_lock(chat_id):
-            row = await self.db.active_tournament(chat_id)
+            row = await self.db.tournaments.active_tournament(chat_id)
             if row is None or (tournament_id is not None and row.tournament_id != tournament_id):
                 return Reply(t(reply_lang(lang), "err_tour_none")), None
             tour = self._tour(row)
@@ -280,7 +280,7 @@ class Tournaments:
                     NewFixture(i, f.round, f.a, f.b) for i, f in enumerate(tour.fixtures)
                 )
             try:
-                tour.version = await self.db.update_tournament(
+                tour.version = await self.db.tournaments.update_tournament(
                     tour.tournament_id,
                     tour.version,
                     status=tour.status,
@@ -351,7 +351,7 @@ class Tournaments:
         needs no check: Telegram is asked only for someone else)."""
         if isinstance(is_admin, bool):
             return is_admin
-        row = await self.db.active_tournament(chat_id)
+        row = await self.db.tournaments.active_tournament(chat_id)
         if row is None or row.organiser_id == person.user_id:
             return False
         return await is_admin()
@@ -500,7 +500,7 @@ class Tournaments:
     async def restore(self) -> int:
         """After a restart: every running tournament carries on (a match that finished
         while the bot was down is recorded, the next one opens)."""
-        rows = await self.db.running_tournaments()
+        rows = await self.db.tournaments.running_tournaments()
         for row in rows:
             await self._tour_step(row.chat_id)
         return len(rows)
@@ -517,7 +517,7 @@ class Tournaments:
         cancelled one is played again), and open the next match unless one is playing.
         What there is to say (the result and the standings, then the next round's pairings
         or the final standings) goes to the group as one message: one notification."""
-        row = await self.db.active_tournament(chat_id)
+        row = await self.db.tournaments.active_tournament(chat_id)
         if row is None or row.status != RUNNING:
             return
         tour = self._tour(row)
@@ -547,7 +547,7 @@ class Tournaments:
             f = tour.fixtures[index]
             if f.table_id is None:
                 return index
-            trow = await self.db.get_table(f.table_id)
+            trow = await self.db.tables.get_table(f.table_id)
             if trow is not None and trow.status in (LOBBY, PLAYING):
                 if trow.status == LOBBY:  # stored, not started (the bot stopped in between)
                     await self._start_match(chat_id, trow.table_id)
@@ -557,7 +557,7 @@ class Tournaments:
                 assert table.match is not None
                 result = match_result(table.match)
                 tour.record(index, result)
-                tour.version = await self.db.update_tournament(
+                tour.version = await self.db.tournaments.update_tournament(
                     tour.tournament_id,
                     tour.version,
                     status=tour.status,
@@ -572,7 +572,7 @@ class Tournaments:
                 continue
             # cancelled (or gone): the match is played again
             f.table_id, f.seats = None, None
-            tour.version = await self.db.update_tournament(
+            tour.version = await self.db.tournaments.update_tournament(
                 tour.tournament_id, tour.version, table=(index, None, None)
             )
             news.append(t(lang, "tour_replay"))
@@ -604,7 +604,7 @@ class Tournaments:
             table.seats.append(Seat(m.user_id, m.name, m.level if m.is_bot else None, m.lang))
         if not await self.lobby.open_table(table):
             return  # the group opened a table meanwhile: its closing brings us back
-        tour.version = await self.db.update_tournament(
+        tour.version = await self.db.tournaments.update_tournament(
             tour.tournament_id,
             tour.version,
             table=(index, table.table_id, Tournament.seats_to_json(seats)),

@@ -42,9 +42,11 @@ class Waits:
         """The table's timer fired (`bot.table.deadlines`): do what is due, then arm the next
         deadline. A timer whose token is no longer the table's does nothing. With other
         workers (`shared`) the token says nothing: the worker that claims the deadline in
-        the database fires it, the others do nothing (`Database.claim_deadline`)."""
+        the database fires it, the others do nothing (`TableStore.claim_deadline`)."""
         now = self.tables.timing.now()
-        if self.tables.shared and not await self.db.claim_deadline(table_id, now, DEADLINE_LEASE):
+        if self.tables.shared and not await self.db.tables.claim_deadline(
+            table_id, now, DEADLINE_LEASE
+        ):
             return
         async with self.tables.lock(table_id):
             table = await self.tables.current(table_id)
@@ -113,7 +115,7 @@ class Waits:
         while True:
             await asyncio.sleep(every)
             try:
-                due = await self.db.due_tables(self.tables.timing.now())
+                due = await self.db.tables.due_tables(self.tables.timing.now())
             except Exception as exc:  # the database is away for a moment: next round
                 log.warning("polling the deadlines failed: %s", exc)
                 continue

@@ -339,7 +339,7 @@ def export_json(
     `audit` the audit trail as `"audit": [{"action", "at", "by": {"user_id", "name"},
     "hand_key", "target_key", "season"}]`. Times are ISO-8601 in UTC; with `zone` (the
     groups' clock) on that clock with its offset, and `"timezone"` names it. `tournaments`
-    (by table id, `Database.tournament_tables`) adds to every entry `"tournament"`: null, or
+    (by table id, `TournamentStore.tournament_tables`) adds to every entry `"tournament"`: null, or
     the match's `{"tournament_id", "number"` (the group's how-manieth), `"match"}` (1-based)."""
     rows: list[dict[str, Any]] = []
     for h in hands:

@@ -54,7 +54,7 @@ class HandEnd:
 
 @dataclass(frozen=True, slots=True)
 class PlayRecord:
-    """Written by `Database.save_move` with the move that finished a hand, in the same
+    """Written by `TableStore.save_move` with the move that finished a hand, in the same
     transaction as the ledger entry: the hand's record (`bot.table.stats.hand_data`) and, when
     the match ended with that hand, the match's (`bot.table.stats.match_data`)."""
 
@@ -113,7 +113,7 @@ class ReviewCost:
 
 @dataclass(frozen=True, slots=True)
 class ReviewSum:
-    """Stored review costs added up, per chat, variant and role (`Database.review_sums`):
+    """Stored review costs added up, per chat, variant and role (`StatsStore.review_sums`):
     `hands` reviewed seat-hands, `cost` their costs' sum."""
 
     chat_id: int

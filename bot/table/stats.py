@@ -133,7 +133,7 @@ def end_of_hand(table: Table, finished_at: datetime) -> HandEnd:
 
 
 def play_record(end: HandEnd) -> PlayRecord | None:
-    """What `Database.save_move` stores for the stats with the move that ended the hand, or
+    """What `TableStore.save_move` stores for the stats with the move that ended the hand, or
     None for a table that writes nothing (§10.5)."""
     if end.hand is None:
         return None
@@ -464,7 +464,7 @@ class GivenAway:
 
 
 def given_away(sums: Iterable[ReviewSum]) -> dict[str, GivenAway]:
-    """Stored review costs (`Database.review_sums`, of any chats) per variant."""
+    """Stored review costs (`StatsStore.review_sums`, of any chats) per variant."""
     out: dict[str, GivenAway] = {}
     for s in sums:
         g = out.setdefault(s.variant, GivenAway(s.variant))

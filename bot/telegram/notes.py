@@ -1,7 +1,7 @@
 """The outbox's notes: what each message shows, and which calls were made about groups (the
 rate limiter's), written to the database in batches, off the path of a tap.
 
-What each message shows is stored (a digest, `Database.write_notes`), so a restarted bot edits
+What each message shows is stored (a digest, `MessageStore.write_notes`), so a restarted bot edits
 only what changed. The notes are written every `NOTES_INTERVAL` seconds: a crash loses at most
 that much of them (then a message may be edited once more to what it already shows, answered
 "not modified"). An edit is noted before it is made, and that note awaited (`Notes.editing`)."""
@@ -99,7 +99,7 @@ class Notes:
         deleted, self._deleted = self._deleted, []
         written, self._written = self._written, None
         try:
-            await self.db.write_notes(
+            await self.db.messages.write_notes(
                 shown=[(c, m, d) for (c, m), d in shown.items()],
                 group_calls=calls,
                 editing=[(c, m, d) for (c, m), d in editing.items()],

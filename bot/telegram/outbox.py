@@ -255,8 +255,8 @@ class TelegramOutbox:
         if (tid, uid) in self._blocked:
             return
         if self.shared:
-            async with self.db.message_lock(tid, uid):
-                state = await self.db.message_state(tid, uid)
+            async with self.db.tables.message_lock(tid, uid):
+                state = await self.db.tables.message_state(tid, uid)
                 shown = state.digest if state.unsure is None else known(state.unsure)
                 await self._keep_message(slot, state.message_id, content, shown)
         else:
@@ -285,7 +285,7 @@ class TelegramOutbox:
                 await self._noted(slot, message_id, want)
         slot.message_id, slot.sent, slot.loaded = None, None, False
         self._stored.drop_hand(tid, uid)
-        await self.db.forget_private_message(tid, uid)
+        await self.db.messages.forget_private_message(tid, uid)
 
     # one-off messages, which the outbox does not keep up to date: `bot.telegram.oneoff`
 
@@ -488,7 +488,7 @@ class TelegramOutbox:
         """The group's message as last edited: as stored with other workers, else as this
         process edited it (its version unknown here: -1)."""
         if self.shared:
-            return await self.db.message_state(slot.table.table_id, None)
+            return await self.db.tables.message_state(slot.table.table_id, None)
         return MessageState(
             slot.message_id,
             None,
@@ -544,7 +544,7 @@ class TelegramOutbox:
         self, slot: _Slot, content: Rendered, turn: str | None, settle: bool = False
     ) -> bool:
         """`_send` with other workers sending for the same tables: under the message's lock
-        (`Database.message_lock`, across workers), from the message as stored (its id, what
+        (`TableStore.message_lock`, across workers), from the message as stored (its id, what
         it shows, the table version it shows), and only if that version is not newer than
         this content's: a worker that was slower to send never puts an older state over a
         newer one, and one that finds its content shown already sends nothing."""
@@ -552,8 +552,8 @@ class TelegramOutbox:
         if self.room is not None and not settle:  # (a settle waits only if it sends)
             while (wait := await self.room(slot.chat_id)) > 0 and not self._closing:
                 await asyncio.sleep(min(wait, 1.0))
-        async with self.db.message_lock(tid, uid):
-            state = await self.db.message_state(tid, uid)
+        async with self.db.tables.message_lock(tid, uid):
+            state = await self.db.tables.message_state(tid, uid)
             if state.version > slot.sending:
                 return True  # a newer state of the table is shown: this one is moot
             if uid is None and not slot.urgent and self._too_soon(slot, state):
@@ -582,7 +582,7 @@ class TelegramOutbox:
         with the table version it came from, before the message's lock is let go."""
         if self.shared:
             group = slot.user_id is None and self.pace is not None
-            await self.db.note_rendered(
+            await self.db.tables.note_rendered(
                 slot.table.table_id,
                 slot.user_id,
                 slot.sending,
@@ -702,15 +702,17 @@ class TelegramOutbox:
         """A new message shows the table (showing `shown`): what it shows is written before
         its id, at once (not with the next notes: a bot killed in between would edit it to
         what it shows, answered "not modified", or, for a turn message, send a second one)."""
-        await self.db.write_notes(shown=[(slot.chat_id, msg.message_id, shown)])
+        await self.db.messages.write_notes(shown=[(slot.chat_id, msg.message_id, shown)])
         slot.message_id = msg.message_id
         slot.loaded = True
         tid = slot.table.table_id
         if slot.user_id is None:
             slot.table.table_message_id = msg.message_id
-            await self.db.update_lobby(tid, table_message_id=msg.message_id)
+            await self.db.tables.update_lobby(tid, table_message_id=msg.message_id)
             if slot.table.pin:  # a pinned table stays pinned in its new message
                 await self._oneoff.pin(slot.chat_id, msg.message_id)
         else:
             self._stored.set_hand(tid, slot.user_id, msg.message_id)
-            await self.db.set_private_message(tid, slot.user_id, slot.chat_id, msg.message_id)
+            await self.db.messages.set_private_message(
+                tid, slot.user_id, slot.chat_id, msg.message_id
+            )

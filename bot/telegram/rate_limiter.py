@@ -118,7 +118,7 @@ class Limits:
 
 
 class GroupCalls(Protocol):
-    """Where every worker of the bot notes its calls about groups (`storage.Database`)."""
+    """Where every worker of the bot notes its calls about groups (a database's `messages`)."""
 
     async def claim_group_call(
         self, chat_id: int, at: float, room: int, period: float

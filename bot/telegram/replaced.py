@@ -108,7 +108,7 @@ class Sweeper:
             # another worker, or the run before a restart, may have noted some
             self._replaced_read.add(tid)
             await self.notes.flush()  # with what this one deleted already
-            for chat_id, message_id in await self.db.replaced_messages(tid):
+            for chat_id, message_id in await self.db.messages.replaced_messages(tid):
                 found = chats.setdefault(chat_id, [])
                 if message_id not in found:
                     found.append(message_id)
@@ -134,15 +134,15 @@ class Sweeper:
         if not (self.shared and self.private_gap > 0 and chat_id > 0):
             await self.bot.delete_messages(chat_id, ids)
             return
-        async with self.db.message_lock(tid, chat_id):
-            state = await self.db.message_state(tid, chat_id)
+        async with self.db.tables.message_lock(tid, chat_id):
+            state = await self.db.tables.message_state(tid, chat_id)
             wait = state.sent_at + self.private_gap - time.time()
             if wait > 0:
                 await asyncio.sleep(min(wait, self.private_gap))
             try:
                 await self.bot.delete_messages(chat_id, ids)
             finally:
-                await self.db.note_private_call(tid, chat_id, time.time())
+                await self.db.tables.note_private_call(tid, chat_id, time.time())
 
 
 async def drop_replaced(

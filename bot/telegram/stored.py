@@ -39,7 +39,7 @@ class StoredMessages:
         if task is None:
 
             async def load() -> dict[int, int]:
-                rows = await self.db.private_messages(tid)
+                rows = await self.db.messages.private_messages(tid)
                 found = {r.user_id: r.message_id for r in rows}
                 return self._private_ids.setdefault(tid, found)
 
@@ -51,17 +51,17 @@ class StoredMessages:
         key = (chat_id, message_id)
         if key in self._shown_known:
             return self._shown_known.pop(key)
-        return known((await self.db.shown_states([key])).get(key))
+        return known((await self.db.messages.shown_states([key])).get(key))
 
     async def preload(self, tables: list[Table]) -> None:
-        rows = await self.db.private_messages_of([tb.table_id for tb in tables])
+        rows = await self.db.messages.private_messages_of([tb.table_id for tb in tables])
         for tb in tables:
             self._private_ids.setdefault(tb.table_id, {})
         for r in rows:
             self._private_ids[r.table_id][r.user_id] = r.message_id
         keys = [(r.chat_id, r.message_id) for r in rows]
         keys += [(tb.chat_id, tb.table_message_id) for tb in tables if tb.table_message_id]
-        states = await self.db.shown_states(keys)
+        states = await self.db.messages.shown_states(keys)
         self._shown_known.update({key: known(s) for key, s in states.items()})
 
     def forget(self, tid: int) -> None:

@@ -6,7 +6,7 @@ between would lose it).
 Every request must carry the secret given to `setWebhook` in the header
 `X-Telegram-Bot-Api-Secret-Token`, else 403. An update is answered 200 only once it has been
 handled (or found already handled), so Telegram delivers again what a killed process did not
-finish; the database claims each `update_id` (`Database.claim_update`), so a redelivered or
+finish; the database claims each `update_id` (`UpdateStore.claim_update`), so a redelivered or
 twice-delivered update is applied once. `GET /healthz` says whether the bot and its database
 are up, for a platform's health check.
 """
@@ -71,7 +71,7 @@ class WebhookEndpoint:
         db = self._db()
         if db is None or not self.application.running:
             return _try_later()  # starting or stopping: Telegram delivers it again
-        claim = await db.claim_update(update.update_id, time.time(), LEASE)
+        claim = await db.updates.claim_update(update.update_id, time.time(), LEASE)
         if claim is UpdateClaim.DONE:
             return web.Response(status=200)
         if claim is UpdateClaim.BUSY:
@@ -83,7 +83,7 @@ class WebhookEndpoint:
         finally:
             APPLYING_UPDATE.reset(applying)
             renewing.cancel()
-        await db.finish_update(update.update_id, time.time())
+        await db.updates.finish_update(update.update_id, time.time())
         return web.Response(status=200)
 
     async def health(self, request: web.Request) -> web.Response:
@@ -103,7 +103,7 @@ async def _renew(db: Database, update_id: int) -> None:
     while True:
         await asyncio.sleep(LEASE / 3)
         try:
-            await db.renew_update(update_id, time.time())
+            await db.updates.renew_update(update_id, time.time())
         except Exception as exc:  # the next renewal, or another process, takes over
             log.warning("renewing the claim on update %s failed: %s", update_id, exc)
 

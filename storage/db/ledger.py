@@ -1,20 +1,22 @@
 """A group's zero-sum ledger (RULES §10): an entry set written once per hand, seasons, an undo
 as a compensating entry, payments of a settlement, the audit trail of who did what, and the
-balances. The entry set itself is written by `Store._insert_ledger`, which a move also calls
+balances. The entry set itself is written by `LedgerStore.insert`, which a move also calls
 in its own transaction.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from storage.backend import Conn
-from storage.db.base import Store, _check_ledger, _dt, _now, utc_iso
+from storage.backend import Backend, Conn
+from storage.db.base import _check_ledger, _dt, _now, ensure_chat, utc_iso
 from storage.league import (
     ALREADY,
     DONE,
+    GAME,
     PAYMENT,
     SEASON,
     STALE,
@@ -28,10 +30,50 @@ from storage.league import (
 from storage.models import Balance, LedgerHand, LedgerRecord
 
 
-class LedgerStore(Store):
+class LedgerStore:
     """The ledger, its seasons, undos and payments."""
 
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
     # ------------------------------------------------------------------ ledger (RULES §10)
+
+    @staticmethod
+    async def insert(conn: Conn, record: LedgerRecord, kind: str = GAME) -> bool:
+        """Write a checked entry set (`_check_ledger`) of `kind` under the chat's current
+        epoch, in the caller's transaction (a move writes its hand's entry with it); False,
+        writing nothing, if (chat_id, hand_key) was recorded already."""
+        await ensure_chat(conn, record.chat_id)
+        chat = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,))
+        assert chat is not None
+        epoch: int = chat["league_epoch"]
+        deltas_json = json.dumps({str(uid): d for uid, d in record.deltas.items()})
+        changed = await conn.execute(
+            "INSERT INTO ledger_hands (chat_id, epoch, hand_key, table_id, variant, finished_at,"
+            " deltas_json, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (chat_id, hand_key) DO NOTHING",
+            (
+                record.chat_id,
+                epoch,
+                record.hand_key,
+                record.table_id,
+                record.variant,
+                utc_iso(record.finished_at),
+                deltas_json,
+                kind,
+            ),
+        )
+        if changed != 1:
+            return False
+        await conn.executemany(
+            "INSERT INTO ledger_entries (chat_id, epoch, hand_key, user_id, name, delta)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (record.chat_id, epoch, record.hand_key, uid, record.names[uid], delta)
+                for uid, delta in record.deltas.items()
+            ],
+        )
+        return True
 
     async def record_ledger(
         self,
@@ -49,14 +91,14 @@ class LedgerStore(Store):
         False, writing nothing, if (chat_id, hand_key) was already recorded in any epoch."""
         record = LedgerRecord(chat_id, hand_key, table_id, variant, deltas, names, finished_at)
         _check_ledger(record)
-        async with self._write() as conn:
-            return await self._insert_ledger(conn, record)
+        async with self.backend.write() as conn:
+            return await self.insert(conn, record)
 
     async def new_league(self, chat_id: int) -> int:
         """RULES.md §10.4: start a new league (reset/archive) by bumping the chat's epoch;
         returns the new epoch. Old ledger rows stay, readable with `epoch=`."""
-        async with self._write() as conn:
-            await self._ensure_chat(conn, chat_id)
+        async with self.backend.write() as conn:
+            await ensure_chat(conn, chat_id)
             await conn.execute(
                 "UPDATE chats SET league_epoch = league_epoch + 1, updated_at = ?"
                 " WHERE chat_id = ?",
@@ -74,8 +116,8 @@ class LedgerStore(Store):
         """§10.4 from the chat: start a new season if the current one is still
         `expected_epoch` (a confirm button shown for it), with an audit row; returns the new
         epoch, or None (nothing changed) if the season had moved on already."""
-        async with self._write() as conn:
-            await self._ensure_chat(conn, chat_id)
+        async with self.backend.write() as conn:
+            await ensure_chat(conn, chat_id)
             changed = await conn.execute(
                 "UPDATE chats SET league_epoch = league_epoch + 1, updated_at = ?"
                 " WHERE chat_id = ? AND league_epoch = ?",
@@ -147,14 +189,14 @@ class LedgerStore(Store):
     async def season_entries(self, chat_id: int, epoch: int | None = None) -> list[LedgerEntry]:
         """The season's ledger entries (default: the current season), in the order written:
         games, undos and payments, each with its kind and whether it was undone."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             ep = await self._epoch(conn, chat_id, epoch)
             return await self._entries(conn, chat_id, "h.epoch = ?", (ep,))
 
     async def ledger_audit(self, chat_id: int, epoch: int | None = None) -> list[AuditRow]:
         """The season's audit trail (default: the current season), oldest first: its undos,
         payments, and the new-season row that began it (none for the first)."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             ep = await self._epoch(conn, chat_id, epoch)
             rows = await conn.all(
                 "SELECT * FROM ledger_audit WHERE chat_id = ? AND epoch = ? ORDER BY audit_id",
@@ -195,7 +237,7 @@ class LedgerStore(Store):
     async def last_undoable(self, chat_id: int) -> LedgerEntry | None:
         """What /undo would undo: the current season's newest entry that is not an undo and
         was not undone (a game or a payment), or None."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             return await self._last_undoable(conn, chat_id)
 
     async def undo_entry(
@@ -206,7 +248,7 @@ class LedgerStore(Store):
         which entry), in one transaction. ("already", the entry) if it was undone before,
         ("stale", None) if it is not the last undoable entry (any more), else ("done", the
         compensating entry). The ledger stays append-only: nothing is deleted."""
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             found = await self._entries(conn, chat_id, "h.hand_id = ?", (hand_id,))
             if found and found[0].undone_by is not None:
                 return ALREADY, found[0]
@@ -223,7 +265,7 @@ class LedgerStore(Store):
                 finished_at=at,
             )
             _check_ledger(record)
-            if not await self._insert_ledger(conn, record, UNDO):
+            if not await self.insert(conn, record, UNDO):
                 return ALREADY, last
             await self._audit(
                 conn,
@@ -242,7 +284,7 @@ class LedgerStore(Store):
     async def ledger_version(self, chat_id: int) -> int:
         """The newest entry's `hand_id` in the chat (0 if none): a settlement shown with it
         stays valid while nothing but its own payments is written."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             row = await conn.one(
                 "SELECT MAX(hand_id) AS v FROM ledger_hands WHERE chat_id = ?", (chat_id,)
             )
@@ -251,7 +293,7 @@ class LedgerStore(Store):
     async def balances_at(self, chat_id: int, epoch: int, version: int) -> dict[int, int]:
         """§10.3: each player's balance in the season `epoch` counting the entries up to
         `version` (a `hand_id`) only; players at zero included."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT e.user_id, CAST(SUM(e.delta) AS BIGINT) AS balance FROM ledger_entries e"
                 " JOIN ledger_hands h ON h.chat_id = e.chat_id AND h.hand_key = e.hand_key"
@@ -285,7 +327,7 @@ class LedgerStore(Store):
         if amount <= 0 or debtor == creditor or done < 0:
             raise ValueError(f"not a payment: {payment}")
         key = payment_key(epoch, version, debtor, creditor, done)
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             if await conn.one(
                 "SELECT 1 FROM ledger_hands WHERE chat_id = ? AND hand_key = ?",
                 (chat_id, key),
@@ -311,7 +353,7 @@ class LedgerStore(Store):
                 finished_at=at,
             )
             _check_ledger(record)
-            if not await self._insert_ledger(conn, record, PAYMENT):
+            if not await self.insert(conn, record, PAYMENT):
                 return ALREADY
             await self._audit(conn, chat_id, epoch, PAYMENT, key, None, actor_id, actor_name, at)
         return DONE
@@ -326,7 +368,7 @@ class LedgerStore(Store):
         """§10.3: each player's sum of deltas in the epoch (default: the current one), sorted
         by balance descending, then name, then user_id. The name is the user's current name
         from `users` if known, else the one in their latest ledger entry in this chat."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             ep = await self._epoch(conn, chat_id, epoch)
             rows = await conn.all(
                 """
@@ -349,7 +391,7 @@ class LedgerStore(Store):
 
     async def ledger_hands(self, chat_id: int, epoch: int | None = None) -> list[LedgerHand]:
         """The epoch's ledger writes (default: the current epoch), oldest first."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             ep = await self._epoch(conn, chat_id, epoch)
             rows = await conn.all(
                 """

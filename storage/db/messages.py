@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from storage.backend import NORMAL, Conn
-from storage.db.base import Store, _now
+from storage.backend import NORMAL, Backend, Conn
+from storage.db.base import _now
 from storage.models import PrivateMessage, Shown
 
 
-class MessageStore(Store):
+class MessageStore:
     """Hand messages and the bookkeeping of Telegram calls."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._group_calls_since_prune = 0
 
     # ------------------------------------------------------------------ private messages
 
@@ -22,7 +26,7 @@ class MessageStore(Store):
         self, table_id: int, user_id: int, chat_id: int, message_id: int
     ) -> None:
         """Remember (replace) the private message that shows `user_id` their hand."""
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             await conn.execute(
                 "INSERT INTO private_messages (table_id, user_id, chat_id, message_id)"
                 " VALUES (?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE SET"
@@ -33,7 +37,7 @@ class MessageStore(Store):
     async def forget_private_message(self, table_id: int, user_id: int) -> None:
         """The person's hand message stays in their chat as it is (a hand's summary): the
         next one is a new message."""
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             await conn.execute(
                 "DELETE FROM private_messages WHERE table_id = ? AND user_id = ?",
                 (table_id, user_id),
@@ -45,7 +49,7 @@ class MessageStore(Store):
     async def private_messages_of(self, table_ids: Sequence[int]) -> list[PrivateMessage]:
         """The hand messages of these tables, by table and user."""
         out: list[PrivateMessage] = []
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             for i in range(0, len(table_ids), 500):
                 chunk = list(table_ids[i : i + 500])
                 marks = ", ".join("?" for _ in chunk)
@@ -83,7 +87,7 @@ class MessageStore(Store):
         now = _now()
         # in turn with the computers' moves (a lower priority could wait for a long time
         # while they move one after another, and a crash would then lose more notes)
-        async with self._write(NORMAL) as conn:
+        async with self.backend.write(NORMAL) as conn:
             if shown:
                 await conn.executemany(
                     "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
@@ -118,7 +122,7 @@ class MessageStore(Store):
     async def replaced_messages(self, table_id: int) -> list[tuple[int, int]]:
         """The table's hand messages that newer ones replaced and that are still to be
         deleted (`write_notes`), as (chat_id, message_id)."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT chat_id, message_id FROM replaced_messages WHERE table_id = ?"
                 " ORDER BY chat_id, message_id",
@@ -141,7 +145,7 @@ class MessageStore(Store):
         """What was noted of these (chat_id, message_id), an edit not yet confirmed included
         (`Shown.editing`), for those noted at all."""
         out: dict[tuple[int, int], Shown] = {}
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             for i in range(0, len(keys), 300):
                 chunk = keys[i : i + 300]
                 values = ", ".join("(CAST(? AS BIGINT), CAST(? AS BIGINT))" for _ in chunk)
@@ -164,7 +168,7 @@ class MessageStore(Store):
         period (Unix times, oldest first; the one claimed included). One write transaction, so
         two workers never both take the group's last place (Telegram counts a group's calls
         for the bot as a whole)."""
-        async with self._write(NORMAL) as conn:
+        async with self.backend.write(NORMAL) as conn:
             rows = await conn.all(
                 "SELECT at FROM group_calls WHERE chat_id = ? AND at > ? ORDER BY at",
                 (chat_id, at - period),
@@ -178,7 +182,7 @@ class MessageStore(Store):
 
     async def group_calls_of(self, chat_id: int, since: float) -> list[float]:
         """The calls about group `chat_id` noted since Unix time `since`, oldest first."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT at FROM group_calls WHERE chat_id = ? AND at > ? ORDER BY at",
                 (chat_id, since),
@@ -194,7 +198,7 @@ class MessageStore(Store):
 
     async def recent_group_calls(self, since: float) -> dict[int, list[float]]:
         """The calls noted since Unix time `since`, per group, oldest first."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT chat_id, at FROM group_calls WHERE at >= ? ORDER BY at",
                 (since,),

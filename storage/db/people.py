@@ -7,12 +7,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from storage.db.base import Store, _dt, _now
+from storage.backend import Backend
+from storage.db.base import _dt, _now, ensure_chat
 from storage.models import ChatRow, UserRow
 
 
-class PeopleStore(Store):
+class PeopleStore:
     """Users and chats."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
 
     async def upsert_user(
         self, user_id: int, name: str, lang: str | None = None, can_dm: bool | None = None
@@ -20,7 +24,7 @@ class PeopleStore(Store):
         """Insert or update; `lang` and `can_dm` left as None keep the stored values
         (a new user starts with can_dm False)."""
         dm = None if can_dm is None else int(can_dm)
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             await conn.execute(
                 "INSERT INTO users (user_id, name, lang, can_dm, updated_at)"
                 " VALUES (?, ?, ?, COALESCE(?, 0), ?) ON CONFLICT (user_id) DO UPDATE SET"
@@ -30,14 +34,14 @@ class PeopleStore(Store):
             )
 
     async def get_user(self, user_id: int) -> UserRow | None:
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             r = await conn.one("SELECT * FROM users WHERE user_id = ?", (user_id,))
         if r is None:
             return None
         return UserRow(r["user_id"], r["name"], r["lang"], bool(r["can_dm"]), _dt(r["updated_at"]))
 
     async def set_chat_lang(self, chat_id: int, lang: str | None) -> None:
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             await conn.execute(
                 "INSERT INTO chats (chat_id, lang, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (chat_id) DO UPDATE SET lang = excluded.lang,"
@@ -50,7 +54,7 @@ class PeopleStore(Store):
         return None if chat is None else chat.lang
 
     async def get_chat(self, chat_id: int) -> ChatRow | None:
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             r = await conn.one("SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
         if r is None:
             return None
@@ -59,7 +63,7 @@ class PeopleStore(Store):
     async def chat_settings(self, chat_id: int) -> dict[str, Any]:
         """A group's own settings and what the bot remembers of it (`update_chat_settings`);
         empty for a group never seen."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             r = await conn.one("SELECT settings_json FROM chats WHERE chat_id = ?", (chat_id,))
         if r is None or not r["settings_json"]:
             return {}
@@ -69,8 +73,8 @@ class PeopleStore(Store):
     async def update_chat_settings(self, chat_id: int, **changes: Any) -> dict[str, Any]:
         """Set some of a group's settings (a value None removes it); the others stay. Returns
         them all as written."""
-        async with self._write() as conn:
-            await self._ensure_chat(conn, chat_id)
+        async with self.backend.write() as conn:
+            await ensure_chat(conn, chat_id)
             r = await conn.one("SELECT settings_json FROM chats WHERE chat_id = ?", (chat_id,))
             data: dict[str, Any] = (
                 json.loads(r["settings_json"]) if r and r["settings_json"] else {}

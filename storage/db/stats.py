@@ -1,6 +1,6 @@
 """The records of play behind stats and ratings: each finished hand and match as the table
 layer recorded it, the entries an admin undid (they count nowhere), people by @username.
-A record is written by `Store._insert_play`, with the move that finished its hand. And what
+A record is written by `StatsStore.insert`, with the move that finished its hand. And what
 each seat of a reviewed hand gave away (issue 51), written when its review arrives.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from storage.backend import BACKGROUND, Row
-from storage.db.base import Store, _dt, _now, utc_iso
+from storage.backend import BACKGROUND, Backend, Conn, Row
+from storage.db.base import _dt, _now, ensure_chat, utc_iso
 from storage.stats import PlayRecord, ReviewCost, ReviewSum, StoredPlay
 
 # a hand whose ledger entry an admin undid (/undo) counts in no stat: its review neither
@@ -36,16 +36,42 @@ def _chat_season(
     return where, params
 
 
-class StatsStore(Store):
+class StatsStore:
     """Records of play, undone entries and @usernames."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    @staticmethod
+    async def insert(conn: Conn, record: PlayRecord) -> None:
+        """The hand's record (and the match's, if it ended) under the chat's current season;
+        a hand or match recorded already is left as it was (append-only)."""
+        await ensure_chat(conn, record.chat_id)
+        chat = await conn.one("SELECT league_epoch FROM chats WHERE chat_id = ?", (record.chat_id,))
+        assert chat is not None
+        when = utc_iso(record.finished_at)
+        head = (record.chat_id, chat["league_epoch"], record.variant, record.family, when)
+        await conn.execute(
+            "INSERT INTO hand_records (table_id, hand_index, chat_id, epoch, variant, family,"
+            " finished_at, record_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (table_id, hand_index) DO NOTHING",
+            (record.table_id, record.hand_index, *head, json.dumps(record.hand)),
+        )
+        if record.match is not None:
+            await conn.execute(
+                "INSERT INTO match_records (table_id, chat_id, epoch, variant, family,"
+                " finished_at, record_json) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (table_id) DO NOTHING",
+                (record.table_id, *head, json.dumps(record.match)),
+            )
 
     async def record_play(self, record: PlayRecord) -> None:
         """Write a hand's (and match's) record on its own (tests, imports): the bot writes it
         with the move, through `save_move(record=...)`."""
         if record.finished_at.tzinfo is None:
             raise ValueError("finished_at must be timezone-aware")
-        async with self._write() as conn:
-            await self._insert_play(conn, record)
+        async with self.backend.write() as conn:
+            await self.insert(conn, record)
 
     async def plays(
         self, chat_id: int | None = None, epoch: int | None = None
@@ -54,7 +80,7 @@ class StatsStore(Store):
         (`epoch`; None: all of them), in the order they finished (then table, hand)."""
         where, params = _chat_season(chat_id, epoch)
         cond = f" WHERE {' AND '.join(where)}" if where else ""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             hands = await conn.all(
                 "SELECT chat_id, epoch, table_id, hand_index, variant, family, finished_at,"
                 f" record_json FROM hand_records{cond}"
@@ -89,13 +115,13 @@ class StatsStore(Store):
         written = 0
         if not costs:
             return written
-        async with self._write(BACKGROUND) as conn:
+        async with self.backend.write(BACKGROUND) as conn:
             epochs: dict[int, int] = {}
             for c in costs:
                 if c.finished_at.tzinfo is None:
                     raise ValueError("finished_at must be timezone-aware")
                 if c.chat_id not in epochs:
-                    await self._ensure_chat(conn, c.chat_id)
+                    await ensure_chat(conn, c.chat_id)
                     chat = await conn.one(
                         "SELECT league_epoch FROM chats WHERE chat_id = ?", (c.chat_id,)
                     )
@@ -143,7 +169,7 @@ class StatsStore(Store):
         season, args = _chat_season(chat_id, epoch, "r.")
         where += season
         params += args
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT r.chat_id, r.variant, r.role, COUNT(*) AS hands, SUM(r.cost) AS cost"
                 f" FROM review_costs r WHERE {' AND '.join(where)}"
@@ -165,7 +191,7 @@ class StatsStore(Store):
         """(chat_id, hand_key) of every ledger entry an admin undid (/undo): the hands and
         matches behind them count in no stat and no rating."""
         cond, params = ("", ()) if chat_id is None else (" AND chat_id = ?", (chat_id,))
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT chat_id, target_key FROM ledger_audit"
                 f" WHERE action = 'undo' AND target_key IS NOT NULL{cond}",
@@ -175,7 +201,7 @@ class StatsStore(Store):
 
     async def ledger_chats(self, user_id: int) -> list[int]:
         """The chats whose ledger names `user_id` (any season), for their own /stats."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT DISTINCT chat_id FROM ledger_entries WHERE user_id = ? ORDER BY chat_id",
                 (user_id,),
@@ -184,7 +210,7 @@ class StatsStore(Store):
 
     async def note_username(self, user_id: int, name: str, username: str | None) -> None:
         """Remember a person's Telegram @username (None: they have none), for /stats @name."""
-        async with self._write(BACKGROUND) as conn:
+        async with self.backend.write(BACKGROUND) as conn:
             await conn.execute(
                 "INSERT INTO users (user_id, name, username, updated_at) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (user_id) DO UPDATE SET username = excluded.username",
@@ -193,7 +219,7 @@ class StatsStore(Store):
 
     async def user_by_username(self, username: str) -> tuple[int, str] | None:
         """(user_id, name) of the person last seen with `username` (no @; any case)."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             r = await conn.one(
                 "SELECT user_id, name FROM users WHERE lower(username) = lower(?)"
                 " ORDER BY updated_at DESC LIMIT 1",
@@ -204,7 +230,7 @@ class StatsStore(Store):
     async def plays_version(self) -> tuple[int, int, int]:
         """Changes whenever a record or an undo is written (the tables are append-only):
         (hand records, match records, undos), for caching what is computed from them."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             row = await conn.one(
                 "SELECT (SELECT COUNT(*) FROM hand_records) AS h,"
                 " (SELECT COUNT(*) FROM match_records) AS m,"

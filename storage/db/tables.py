@@ -12,8 +12,11 @@ from datetime import datetime
 from typing import Any, Final
 
 from bot.table.status import ACTIVE_STATUSES, TABLE_STATUSES, TableStatus
-from storage.backend import NORMAL, URGENT, Row
-from storage.db.base import Store, _check_ledger, _dt, _now, utc_iso
+from storage.backend import NORMAL, URGENT, Backend, Row
+from storage.db.base import _check_ledger, _dt, _now, ensure_chat, utc_iso
+from storage.db.ledger import LedgerStore
+from storage.db.stats import StatsStore
+from storage.db.updates import UpdateStore
 from storage.errors import Conflict, StaleMove, TableClosed, TableExists, TableNotFound
 from storage.models import (
     UNSET,
@@ -70,8 +73,18 @@ def _check_status(status: str) -> None:
 _ACTIVE_SQL: Final = f"status IN ({', '.join(repr(str(s)) for s in ACTIVE_STATUSES)})"
 
 
-class TableStore(Store):
+class TableStore:
     """Tables, moves and deadlines."""
+
+    def __init__(
+        self, backend: Backend, ledger: LedgerStore, stats: StatsStore, updates: UpdateStore
+    ) -> None:
+        """`ledger`, `stats` and `updates` write a move's ledger entry, its hand's record and
+        its webhook update in the move's own transaction."""
+        self.backend = backend
+        self.ledger = ledger
+        self.stats = stats
+        self.updates = updates
 
     # ------------------------------------------------------------------ tables
 
@@ -88,8 +101,8 @@ class TableStore(Store):
         """A new table in the lobby (move_no 0). Raises TableExists if the chat already has
         a table in the lobby or playing."""
         now = _now()
-        async with self._write() as conn:
-            await self._ensure_chat(conn, chat_id)
+        async with self.backend.write() as conn:
+            await ensure_chat(conn, chat_id)
             existing = await conn.one(
                 f"SELECT table_id FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}",
                 (chat_id,),
@@ -123,13 +136,13 @@ class TableStore(Store):
         return _table(row)
 
     async def get_table(self, table_id: int) -> TableRow | None:
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
         return None if row is None else _table(row)
 
     async def active_table(self, chat_id: int) -> TableRow | None:
         """The chat's table in the lobby or playing, if any."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             row = await conn.one(
                 f"SELECT * FROM tables WHERE chat_id = ? AND {_ACTIVE_SQL}",
                 (chat_id,),
@@ -138,14 +151,14 @@ class TableStore(Store):
 
     async def unfinished_tables(self) -> list[TableRow]:
         """Every table in the lobby or playing, oldest first: what to restore after a restart."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(f"SELECT * FROM tables WHERE {_ACTIVE_SQL} ORDER BY table_id")
         return [_table(r) for r in rows]
 
     async def closed_tables_since(self, since: datetime) -> list[TableRow]:
         """Tables finished or cancelled at or after `since`, oldest first: after a crash
         their last message may not have been sent yet."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 f"SELECT * FROM tables WHERE NOT ({_ACTIVE_SQL}) AND updated_at >= ?"
                 " ORDER BY table_id",
@@ -193,14 +206,14 @@ class TableStore(Store):
         if not isinstance(timers_json, Unset):
             changes["timers_json"] = timers_json
             changes["next_at"] = next_at(timers_json)
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
             if row is None:
                 raise TableNotFound(table_id)
             if expected_move_no is not None and row["move_no"] != expected_move_no:
                 raise StaleMove(table_id, expected_move_no, row["move_no"])
             if update_id is not None:
-                await self._applied(conn, update_id)
+                await self.updates.applied(conn, update_id)
             if not changes:
                 return _table(row)
             changes["updated_at"] = _now()
@@ -242,7 +255,7 @@ class TableStore(Store):
         refuses further saves with TableClosed. `urgent`: a person waits for it (their
         move goes before the bot's own writes). `seats_json` and `timers_json`, if given,
         are written too (a seat the turn timer handed to a computer; the new deadlines).
-        `record`, if given, is the finished hand's record for stats (`_insert_play`).
+        `record`, if given, is the finished hand's record for stats (`StatsStore.insert`).
         `update_id`: the webhook update this move applies, marked done in the same
         transaction, so a redelivered copy is never applied again (`claim_update`)."""
         _check_status(status)
@@ -257,7 +270,7 @@ class TableStore(Store):
         if timers_json is not None:
             extra_sql += ", timers_json = ?, next_at = ?"
             extra.extend((timers_json, next_at(timers_json)))
-        async with self._write(URGENT if urgent else NORMAL) as conn:
+        async with self.backend.write(URGENT if urgent else NORMAL) as conn:
             changed = await conn.execute(
                 "UPDATE tables SET match_json = ?, hand_json = ?, status = ?, move_no = ?,"
                 f" updated_at = ?{extra_sql} WHERE table_id = ? AND move_no = ?"
@@ -289,11 +302,11 @@ class TableStore(Store):
                     (table_id, new_no, move.hand_index, move.seat, move.user_id, move.action, now),
                 )
             if ledger is not None:
-                await self._insert_ledger(conn, ledger)
+                await self.ledger.insert(conn, ledger)
             if record is not None:
-                await self._insert_play(conn, record)
+                await self.stats.insert(conn, record)
             if update_id is not None:
-                await self._applied(conn, update_id)
+                await self.updates.applied(conn, update_id)
         return new_no
 
     async def set_timers(
@@ -308,7 +321,7 @@ class TableStore(Store):
         if expected_move_no is not None:
             sql += " AND move_no = ?"
             params.append(expected_move_no)
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             return await conn.execute(sql, params) == 1
 
     # ------------------------------------------------------------------ several workers
@@ -316,7 +329,7 @@ class TableStore(Store):
     async def table_head(self, table_id: int) -> TableHead | None:
         """What changes of a table without a new version, and the version: enough for a
         worker to tell whether the table it holds in memory is still the stored one."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             row = await conn.one(
                 "SELECT move_no, status, timers_json, table_message_id, lang FROM tables"
                 " WHERE table_id = ?",
@@ -334,7 +347,7 @@ class TableStore(Store):
 
     async def due_tables(self, now: float, limit: int = 50) -> list[int]:
         """Active tables whose earliest deadline is at or before Unix time `now`."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 f"SELECT table_id FROM tables WHERE {_ACTIVE_SQL} AND next_at <= ?"
                 " ORDER BY next_at LIMIT ?",
@@ -347,7 +360,7 @@ class TableStore(Store):
         workers asking (its `next_at` moves `lease` seconds on, so the others find nothing
         due; the write that follows the firing stores the real next deadline, and a worker
         that died meanwhile leaves it to be claimed again once the lease is over)."""
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             changed = await conn.execute(
                 f"UPDATE tables SET next_at = ? WHERE table_id = ? AND {_ACTIVE_SQL}"
                 " AND next_at <= ?",
@@ -359,7 +372,7 @@ class TableStore(Store):
         """A table's message (user None: the group's table message; else that person's hand
         message) as stored: its id, the digest it shows (None if unknown or being edited)
         and the table version it was rendered from (-1 if never)."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             if user_id is None:
                 row = await conn.one(
                     "SELECT chat_id, table_message_id AS message_id FROM tables WHERE table_id = ?",
@@ -414,7 +427,7 @@ class TableStore(Store):
         version stays), Telegram last called for it at `sent_at` (epoch seconds), when the
         group's pace was `pace` (seconds between edits, `TelegramOutbox._too_soon`), and
         it shows `moment` (a group's message, `TelegramOutbox.show_table`)."""
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             await conn.execute(
                 "INSERT INTO shown_messages (chat_id, message_id, digest, updated_at)"
                 " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE SET"
@@ -439,7 +452,7 @@ class TableStore(Store):
         """A call into the person's chat about the table at `at` (epoch seconds) other than
         a render of their hand message (a sweep's deleteMessages): the next call waits the
         chat's gap after it, as after a render (`MessageState.sent_at`)."""
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             await conn.execute(
                 "INSERT INTO rendered (table_id, user_id, version, sent_at) VALUES (?, ?, -1, ?)"
                 " ON CONFLICT (table_id, user_id) DO UPDATE SET"
@@ -456,7 +469,7 @@ class TableStore(Store):
     async def hand_movers(self, table_id: int, hand_index: int) -> list[tuple[int, int | None]]:
         """Who made each move of one hand, in order: (seat, user_id; None for a computer or
         a turn the timer played)."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT seat, user_id FROM moves WHERE table_id = ? AND hand_index = ?"
                 " ORDER BY move_no",
@@ -466,7 +479,7 @@ class TableStore(Store):
 
     async def moves(self, table_id: int) -> list[MoveRow]:
         """The table's move log in order."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", (table_id,)
             )

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from storage.backend import Conn, Row
-from storage.db.base import Store, _dt, _now
+from storage.backend import Backend, Conn, Row
+from storage.db.base import _dt, _now, ensure_chat
 from storage.errors import Conflict, StaleMove, TableNotFound
 from storage.models import UNSET, Unset
 from storage.tournaments import (
@@ -21,8 +21,11 @@ from storage.tournaments import (
 )
 
 
-class TournamentStore(Store):
+class TournamentStore:
     """Tournaments and their fixtures."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
 
     @staticmethod
     async def _tournament(conn: Conn, row: Row) -> TournamentRow:
@@ -74,8 +77,8 @@ class TournamentStore(Store):
         """A new tournament of `variant` (quattro: pairs; a 2-player variant: singles),
         registering (version 0); None if the chat has one registering or running already."""
         now = _now()
-        async with self._write() as conn:
-            await self._ensure_chat(conn, chat_id)
+        async with self.backend.write() as conn:
+            await ensure_chat(conn, chat_id)
             try:
                 async with conn.guarded():
                     tournament_id = await conn.insert(
@@ -105,7 +108,7 @@ class TournamentStore(Store):
 
     async def active_tournament(self, chat_id: int) -> TournamentRow | None:
         """The chat's tournament registering or running, if any."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             row = await conn.one(
                 "SELECT * FROM tournaments WHERE chat_id = ?"
                 " AND status IN ('registering', 'running')",
@@ -115,7 +118,7 @@ class TournamentStore(Store):
 
     async def last_tournament(self, chat_id: int) -> TournamentRow | None:
         """The chat's newest tournament, whatever its status; None if it never had one."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             row = await conn.one(
                 "SELECT * FROM tournaments WHERE chat_id = ? ORDER BY tournament_id DESC LIMIT 1",
                 (chat_id,),
@@ -124,7 +127,7 @@ class TournamentStore(Store):
 
     async def running_tournaments(self) -> list[TournamentRow]:
         """Every running tournament, oldest first (what a restarted bot carries on)."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 "SELECT * FROM tournaments WHERE status = 'running' ORDER BY tournament_id",
             )
@@ -135,7 +138,7 @@ class TournamentStore(Store):
         ledger entry of such a table (`table_id`) is that match's. A tournament is numbered
         among the chat's tournaments that started (had a schedule), oldest first. A match
         cancelled and played again names its new table only."""
-        async with self._read() as conn:
+        async with self.backend.read() as conn:
             rows = await conn.all(
                 """
                 SELECT m.table_id, m.tournament_id, m.match_no,
@@ -192,7 +195,7 @@ class TournamentStore(Store):
         changes["updated_at"] = now
         changes["version"] = expected_version + 1
         assignments = ", ".join(f"{col} = ?" for col in changes)
-        async with self._write() as conn:
+        async with self.backend.write() as conn:
             changed = await conn.execute(
                 f"UPDATE tournaments SET {assignments} WHERE tournament_id = ? AND version = ?",
                 (*changes.values(), tournament_id, expected_version),
