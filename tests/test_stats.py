@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.engine import Options
-from bot.service.play import ledger_record
+from bot.service.play import ledger_record, play_record
 from bot.table.ledger import hand_key
 from bot.table.plays import FAMILIES, rated_family
 from bot.table.rating import PROVISIONAL_GAMES, Event, events, rate
@@ -26,7 +26,6 @@ from bot.table.stats import (
     end_of_hand,
     family_of,
     head_to_head,
-    play_record,
     player_stats,
     views,
 )

@@ -20,8 +20,8 @@ from bot.players.thinker import Job, Thinker
 from bot.service.core import Tables
 from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang
 from bot.table.ledger import hand_key, match_key
-from bot.table.plays import HandEnd
-from bot.table.stats import end_of_hand, play_record, review_costs
+from bot.table.plays import HandEnd, PlayRecord
+from bot.table.stats import end_of_hand, review_costs
 from bot.table.table import CANCELLED, FINISHED, PLAYING, Table, TableError
 from bot.view.render import (
     Rendered,
@@ -58,6 +58,23 @@ def ledger_record(end: HandEnd) -> LedgerRecord | None:
         deltas=dict(end.deltas),
         names=dict(end.names),
         finished_at=end.finished_at,
+    )
+
+
+def play_record(end: HandEnd) -> PlayRecord | None:
+    """What `TableStore.save_move` stores for the stats with the move that ended the hand, or
+    None for a table that writes nothing (§10.5)."""
+    if end.hand is None:
+        return None
+    return PlayRecord(
+        chat_id=end.chat_id,
+        table_id=end.table_id,
+        hand_index=end.hand_index,
+        variant=end.variant,
+        family=end.family,
+        finished_at=end.finished_at,
+        hand=end.hand,
+        match=end.match,
     )
 
 
@@ -206,10 +223,17 @@ class Play:
         return Reply("")
 
     async def move(self, table: Table, seat: int, action: int, user_id: int | None) -> None:
+        """A move, in three steps: the table takes it; if it ended the hand, the table ends
+        the hand (the match records it: `end_of_hand`, computed once for the ledger and the
+        stats); then `save` writes it all in one transaction."""
         assert table.hand is not None
         table.apply(seat, action)
+        end = end_of_hand(table, datetime.now(UTC)) if table.hand.is_terminal() else None
         await self.save(
-            table, Move(table.hand.hand_index, seat, action, user_id), urgent=user_id is not None
+            table,
+            Move(table.hand.hand_index, seat, action, user_id),
+            urgent=user_id is not None,
+            end=end,
         )
         rules = table.options.rules()
         if action == A.CALL_RANK + 2 and rules.chiamata and rules.overbid:
@@ -351,16 +375,15 @@ class Play:
         ]
         return "\n".join([t(lang, "final_ledger_title"), *rows])
 
-    async def save(self, table: Table, move: Move | None, *, urgent: bool = True) -> None:
-        """Persist the table after a change; a finished hand writes the ledger, and its
-        record for the stats (`bot.table.stats.play_record`), in the same transaction. On
-        any failure the table is reloaded from the database and the error is raised as a
-        TableError (the action is refused, nothing is half-written)."""
-        ledger = record = None
-        hand_over = table.hand is not None and table.hand.is_terminal() and move is not None
-        if hand_over:
-            end = end_of_hand(table, datetime.now(UTC))  # once: the ledger and the stats take it
-            ledger, record = ledger_record(end), play_record(end)
+    async def save(
+        self, table: Table, move: Move | None, *, urgent: bool = True, end: HandEnd | None = None
+    ) -> None:
+        """Persist the table after a change; the end of a hand (`end`, from `move`) writes
+        the ledger and the hand's record for the stats (`ledger_record`, `play_record`) in
+        the same transaction. On any failure the table is reloaded from the database and the
+        error is raised as a TableError (the action is refused, nothing is half-written)."""
+        ledger = ledger_record(end) if end is not None else None
+        record = play_record(end) if end is not None else None
         self.tables.plan(table)  # the deadlines this state sets, stored with it
         try:
             table.move_no = await self.db.tables.save_move(
@@ -377,10 +400,10 @@ class Play:
                 record=record,
                 update_id=APPLYING_UPDATE.get(),
             )
-            if hand_over:  # the group's log hears of it (a table that writes nothing too)
+            if end is not None:  # the group's log hears of it (a table that writes nothing too)
                 self._announce_hand(table, end)
             if move is not None:
-                self.on_move(table.table_id, hand_over)
+                self.on_move(table.table_id, end is not None)
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
             await self.tables.reload(table.table_id)

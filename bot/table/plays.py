@@ -32,7 +32,7 @@ def rated_family(family: str, side_of: Sequence[int]) -> str:
 class HandEnd:
     """What happened when a hand ended, computed once (`bot.table.stats.end_of_hand`, with the
     move that ended it) and handed to what stores it: the group's ledger
-    (`bot.service.play.ledger_record`) and the stats (`bot.table.stats.play_record`), neither
+    (`bot.service.play.ledger_record`) and the stats (`bot.service.play.play_record`), neither
     of which reads the table again."""
 
     chat_id: int

@@ -43,7 +43,6 @@ from bot.table.plays import (
     ROLES,
     Family,
     HandEnd,
-    PlayRecord,
     ReviewCost,
     ReviewSum,
     Role,
@@ -129,23 +128,6 @@ def end_of_hand(table: Table, finished_at: datetime) -> HandEnd:
         names={k: names[k] for k in deltas},
         hand=hand_data(table) if records else None,
         match=match_data(table) if records and table.match and table.match.over else None,
-    )
-
-
-def play_record(end: HandEnd) -> PlayRecord | None:
-    """What `TableStore.save_move` stores for the stats with the move that ended the hand, or
-    None for a table that writes nothing (§10.5)."""
-    if end.hand is None:
-        return None
-    return PlayRecord(
-        chat_id=end.chat_id,
-        table_id=end.table_id,
-        hand_index=end.hand_index,
-        variant=end.variant,
-        family=end.family,
-        finished_at=end.finished_at,
-        hand=end.hand,
-        match=end.match,
     )
 
 
