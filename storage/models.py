@@ -176,6 +176,9 @@ class MessageState:
     pace: float = 0.0  # a group's message: seconds between its edits, as read at that call
     moment: str = ""  # ... and the moment it shows (`TelegramOutbox.show_table`)
     unsure: Shown | None = None  # the stored digests when an edit was not confirmed
+    # the group's message: the table's version as stored now, while the table is open (every
+    # write of it owes its render, `SHOWN_GRACE`); -1 once it is closed, and for a hand message
+    open_version: int = -1
 
 
 @dataclass(frozen=True, slots=True)

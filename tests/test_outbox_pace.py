@@ -223,6 +223,8 @@ class SharedMessage:
     def __init__(self) -> None:
         self.version, self.sent_at, self.pace, self.moment = -1, 0.0, 0.0, ""
         self.lock = asyncio.Lock()
+        self.stored = -1  # the table's version as stored, while it is open
+        self.shown: list[int] = []  # the versions its edits showed, in order
 
 
 class WorkerDb(StubDb):
@@ -236,11 +238,20 @@ class WorkerDb(StubDb):
 
     async def message_state(self, table_id: int, user_id: int | None) -> MessageState:
         m = self.m
-        return MessageState(5, None, m.version, sent_at=m.sent_at, pace=m.pace, moment=m.moment)
+        return MessageState(
+            5,
+            None,
+            m.version,
+            sent_at=m.sent_at,
+            pace=m.pace,
+            moment=m.moment,
+            open_version=m.stored if user_id is None else -1,
+        )
 
     async def note_rendered(self, *args: Any) -> None:
         version, sent_at, pace, moment = args[2], args[6], args[7], args[8]
         m = self.m
+        m.shown.append(version)
         if version > m.version:
             m.version, m.moment = version, moment
         if sent_at > m.sent_at:
@@ -332,3 +343,50 @@ async def test_a_change_is_routine_by_the_moment_the_message_shows(changes: bool
         assert waited < routine_interval / 2, waited
     else:  # a card within the shown trick waits the routine pause
         assert waited > 0.9 * routine_interval, waited
+
+
+@pytest.mark.parametrize("open_table", [True, False])
+async def test_an_older_state_leaves_the_message_to_a_newer_one_stored(open_table: bool) -> None:
+    """Issue 50 §3: one worker holds a bid (version 1) for the group's message, routine, to
+    show `routine_interval` after the message's last edit; meanwhile another stores the next
+    bid (version 2) and is killed before showing it, and a third renders it a little after
+    that pause, as the write's "shown" deadline owes (`SHOWN_GRACE`). The older bid's edit
+    used to go first and make the newer one wait a second pause (a bid shown 40 s after its
+    store in the multi-worker test). An open table's newer stored version is shown by its
+    own render: the older edit is left out. (Once the table is closed its writes owe no
+    render: there, for contrast, the older state still shows first.)"""
+    message = SharedMessage()
+    limiter = PacedRateLimiter(LIMITS)
+    bot = StubBot(limiter)
+    routine = 0.6
+
+    def worker() -> TelegramOutbox:
+        return TelegramOutbox(
+            cast(Any, bot),
+            as_db(WorkerDb(message)),
+            group_interval=0.05,
+            routine_interval=routine,
+            shared=True,
+        )
+
+    holder, owed = worker(), worker()
+    loop = asyncio.get_running_loop()
+    holder.show_table(group_table(move_no=0), Rendered("dealt", []), moment="auction")
+    await holder.flush(timeout=1.0)
+    began = loop.time()
+    message.stored = 1
+    holder.show_table(group_table(move_no=1), Rendered("bid 1", []), moment="auction")
+    await asyncio.sleep(routine / 3)
+    message.stored = 2 if open_table else -1  # the second bid stored; its worker killed
+    await asyncio.sleep(routine)  # past the pause the first bid waited for
+    owed.show_table(group_table(move_no=2), Rendered("bid 2", []), moment="auction")
+    await asyncio.gather(holder.flush(timeout=3 * routine), owed.flush(timeout=3 * routine))
+    shown = loop.time() - began
+    for outbox in (holder, owed):
+        await outbox.close(timeout=0.1)
+    await limiter.shutdown()
+    assert message.version == 2
+    if open_table:  # the second bid at once, the first never on its own
+        assert message.shown == [0, 2] and shown < 1.6 * routine, (message.shown, shown)
+    else:  # the first bid, then the second a whole pause later
+        assert message.shown == [0, 1, 2] and shown > 1.9 * routine, (message.shown, shown)

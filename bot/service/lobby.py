@@ -213,9 +213,15 @@ class Lobby:
             if table is None or seat is None or table.seats[seat].lang == lang:
                 return
             table.seats[seat].lang = lang
+            # a new version, whose render is owed like any write's (with other workers: an
+            # older state's edit waiting elsewhere leaves the message to it, `TelegramOutbox`)
+            self.tables.plan(table)
             try:
                 row = await self.db.tables.update_lobby(
-                    table_id, seats_json=table.seats_json(), expected_move_no=table.move_no
+                    table_id,
+                    seats_json=table.seats_json(),
+                    timers_json=table.pending.to_json(),
+                    expected_move_no=table.move_no,
                 )
             except StorageError:
                 log.exception("table %s: storing a seat's language failed", table_id)
@@ -223,6 +229,7 @@ class Lobby:
                 return
             table.move_no = row.move_no
             self.tables.render(table)
+            self.tables.arm(table)
 
     async def repost(self, chat_id: int, table_id: int | None = None) -> Reply:
         """/table: the group's table message again at the bottom of the chat (the old one is

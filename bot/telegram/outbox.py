@@ -547,7 +547,13 @@ class TelegramOutbox:
         (`TableStore.message_lock`, across workers), from the message as stored (its id, what
         it shows, the table version it shows), and only if that version is not newer than
         this content's: a worker that was slower to send never puts an older state over a
-        newer one, and one that finds its content shown already sends nothing."""
+        newer one, and one that finds its content shown already sends nothing. Nor does an
+        edit of the group's message that an open table's newer stored version makes old:
+        that version's render shows it (its writer's, or whoever fires the "shown" deadline
+        the write set, `bot.service.core.SHOWN_GRACE`), and an older state edited now would
+        only push it a routine pause further back (a bid whose worker was killed at once,
+        owed while another worker still held the bid before it: shown 40 s after it was
+        stored, and only with the next move)."""
         tid, uid = slot.table.table_id, slot.user_id
         if self.room is not None and not settle:  # (a settle waits only if it sends)
             while (wait := await self.room(slot.chat_id)) > 0 and not self._closing:
@@ -556,6 +562,8 @@ class TelegramOutbox:
             state = await self.db.tables.message_state(tid, uid)
             if state.version > slot.sending:
                 return True  # a newer state of the table is shown: this one is moot
+            if uid is None and not slot.urgent and state.open_version > slot.sending:
+                return True  # ... or stored, and shown by that version's render
             if uid is None and not slot.urgent and self._too_soon(slot, state):
                 raise _Later  # two workers past `_edit_wait` at once: one edits
             shown = state.digest if state.unsure is None else known(state.unsure)

@@ -371,13 +371,18 @@ class TableStore:
     async def message_state(self, table_id: int, user_id: int | None) -> MessageState:
         """A table's message (user None: the group's table message; else that person's hand
         message) as stored: its id, the digest it shows (None if unknown or being edited)
-        and the table version it was rendered from (-1 if never)."""
+        and the table version it was rendered from (-1 if never); for the group's message,
+        the table's version as stored now while it is open (`MessageState.open_version`)."""
+        open_version = -1
         async with self.backend.read() as conn:
             if user_id is None:
                 row = await conn.one(
-                    "SELECT chat_id, table_message_id AS message_id FROM tables WHERE table_id = ?",
+                    "SELECT chat_id, table_message_id AS message_id, move_no, status FROM tables"
+                    " WHERE table_id = ?",
                     (table_id,),
                 )
+                if row is not None and row["status"] in ACTIVE_STATUSES:
+                    open_version = int(row["move_no"])
             else:
                 row = await conn.one(
                     "SELECT chat_id, message_id FROM private_messages"
@@ -409,6 +414,7 @@ class TableStore:
             pace=0.0 if ver is None else float(ver["pace"]),
             moment="" if ver is None else str(ver["moment"]),
             unsure=unsure,
+            open_version=open_version,
         )
 
     async def note_rendered(
