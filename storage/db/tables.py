@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from bot.table.status import ACTIVE_STATUSES, TABLE_STATUSES, TableStatus
 from storage.backend import NORMAL, URGENT, Backend, Row
-from storage.db.base import _check_ledger, _dt, _now, ensure_chat, utc_iso
+from storage.db.base import _check_ledger, _dt, _now, ensure_chat, from_row, utc_iso
 from storage.db.ledger import LedgerStore
 from storage.db.stats import StatsStore
 from storage.db.updates import UpdateStore
@@ -33,19 +33,10 @@ from storage.stats import PlayRecord
 
 
 def _table(row: Row) -> TableRow:
-    return TableRow(
-        table_id=row["table_id"],
-        chat_id=row["chat_id"],
-        creator_id=row["creator_id"],
+    return from_row(
+        TableRow,
+        row,
         status=TableStatus(row["status"]),
-        variant=row["variant"],
-        options_json=row["options_json"],
-        seats_json=row["seats_json"],
-        match_json=row["match_json"],
-        hand_json=row["hand_json"],
-        move_no=row["move_no"],
-        table_message_id=row["table_message_id"],
-        lang=row["lang"],
         created_at=_dt(row["created_at"]),
         updated_at=_dt(row["updated_at"]),
         timers_json=row["timers_json"],
@@ -337,13 +328,7 @@ class TableStore:
             )
         if row is None:
             return None
-        return TableHead(
-            move_no=row["move_no"],
-            status=TableStatus(row["status"]),
-            timers_json=row["timers_json"],
-            table_message_id=row["table_message_id"],
-            lang=row["lang"],
-        )
+        return from_row(TableHead, row, status=TableStatus(row["status"]))
 
     async def due_tables(self, now: float, limit: int = 50) -> list[int]:
         """Active tables whose earliest deadline is at or before Unix time `now`."""
@@ -483,15 +468,4 @@ class TableStore:
             rows = await conn.all(
                 "SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", (table_id,)
             )
-        return [
-            MoveRow(
-                table_id=r["table_id"],
-                move_no=r["move_no"],
-                hand_index=r["hand_index"],
-                seat=r["seat"],
-                user_id=r["user_id"],
-                action=r["action"],
-                created_at=_dt(r["created_at"]),
-            )
-            for r in rows
-        ]
+        return [from_row(MoveRow, r, created_at=_dt(r["created_at"])) for r in rows]
