@@ -53,6 +53,11 @@ def next_at(timers_json: str | None) -> float | None:
     return min((float(v) for v in at.values()), default=None)
 
 
+def _given(**columns: Any) -> dict[str, Any]:
+    """The columns an update sets: those given a value (not UNSET), in their order."""
+    return {col: value for col, value in columns.items() if not isinstance(value, Unset)}
+
+
 def _check_status(status: str) -> None:
     if status not in TABLE_STATUSES:
         raise ValueError(f"unknown table status {status!r}; one of {', '.join(TABLE_STATUSES)}")
@@ -179,23 +184,14 @@ class TableStore:
         `update_id`: the webhook update this change applies, marked done in the same
         transaction (`claim_update`). Raises TableExists if the new status would give the
         chat a second active table."""
-        changes: dict[str, Any] = {}
-        if not isinstance(seats_json, Unset):
-            changes["seats_json"] = seats_json
-        if not isinstance(options_json, Unset):
-            changes["options_json"] = options_json
-        if not isinstance(variant, Unset):
-            changes["variant"] = variant
         if not isinstance(status, Unset):
             _check_status(status)
-            changes["status"] = status
+        changes = _given(
+            seats_json=seats_json, options_json=options_json, variant=variant, status=status
+        )
         bump = bool(changes)
-        if not isinstance(table_message_id, Unset):
-            changes["table_message_id"] = table_message_id
-        if not isinstance(lang, Unset):
-            changes["lang"] = lang
+        changes |= _given(table_message_id=table_message_id, lang=lang, timers_json=timers_json)
         if not isinstance(timers_json, Unset):
-            changes["timers_json"] = timers_json
             changes["next_at"] = next_at(timers_json)
         async with self.backend.write() as conn:
             row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
