@@ -27,7 +27,7 @@ from bot.players.learned.features import CARD_ROW, card_row
 from bot.players.normal import NormalPlayer
 from train.due_data import NONE as NONE  # a place with no card (the chunks' padding)
 from train.due_data import Decisions
-from train.value_data import chunk_parser, chunk_range, out_dir, report
+from train.value_data import chunk_parser, make_chunks, report
 
 RECORD_TRICKS = 4  # decisions recorded while more tricks than this are left
 WIDTH = 8  # cards a decision may have to choose from (the rest `NONE`)
@@ -84,10 +84,7 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = chunk_parser(__doc__, ".cache/card", "0-9", "hands", 1000).parse_args(argv)
-    out = out_dir(args.out)
-    for chunk in chunk_range(args.chunks):
-        make_chunk(args.seed, chunk, args.hands, out)
-    return 0
+    return make_chunks(args, lambda k, out: make_chunk(args.seed, k, args.hands, out))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from bot.engine.observation import Observation
 from bot.players.learned.features import DUE_ROW, canon_map, due_row
 from bot.players.normal import NormalPlayer
 from bot.players.search import Solver
-from train.value_data import chunk_parser, chunk_range, out_dir, report, save_chunk
+from train.value_data import chunk_parser, make_chunks, report, save_chunk
 
 EXPLORE = 0.1
 RECORD_TALON = 2  # decisions recorded while more cards than this are left to draw
@@ -154,10 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         help="normal with the shipped due network plays (a second round of policy iteration)",
     )
     args = p.parse_args(argv)
-    out = out_dir(args.out)
-    for chunk in chunk_range(args.chunks):
-        make_chunk(args.seed, chunk, args.hands, out, args.learned)
-    return 0
+    return make_chunks(args, lambda k, out: make_chunk(args.seed, k, args.hands, out, args.learned))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -141,10 +142,13 @@ def chunk_parser(
     return p
 
 
-def out_dir(path: str) -> Path:
-    out = Path(path)
+def make_chunks(args: argparse.Namespace, make: Callable[[int, Path], None]) -> int:
+    """`make` each chunk of `--chunks` in `--out` (made if missing); a command's status."""
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    return out
+    for chunk in chunk_range(args.chunks):
+        make(chunk, out)
+    return 0
 
 
 def report(name: str, chunk: int, counts: str, started: float) -> None:
@@ -155,10 +159,7 @@ def report(name: str, chunk: int, counts: str, started: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = chunk_parser(__doc__, ".cache/value", "0-19", "hands", 5000, variant=True)
     args = p.parse_args(argv)
-    out = out_dir(args.out)
-    for chunk in chunk_range(args.chunks):
-        make_chunk(args.variant, args.seed, chunk, args.hands, out)
-    return 0
+    return make_chunks(args, lambda k, out: make_chunk(args.variant, args.seed, k, args.hands, out))
 
 
 if __name__ == "__main__":
