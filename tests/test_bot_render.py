@@ -45,6 +45,7 @@ from tests.support.tables import (
     USER_BASE,
     new_table,
     option_sets,
+    play_to_the_end,
 )
 from tests.support.telegram import parse_html
 
@@ -503,15 +504,6 @@ def test_the_hand_message_fits_a_phone_and_shows_only_public_cards(variant: str)
                 table.next_hand()
     assert states > 100
     assert longest > 150  # the texts were not trivially short
-
-
-def play_to_the_end(table: Table, rng: random.Random) -> HandState:
-    hand = table.hand
-    assert hand is not None
-    while not hand.is_terminal():
-        table.apply(hand.current, rng.choice(hand.legal_actions()))
-    table.finish_hand()
-    return hand
 
 
 @pytest.mark.parametrize("lang", ["it", "en"])

@@ -30,6 +30,7 @@ from bot.engine.state import CALL_CARD, NAME_SUIT, OVER, PLAY, HandState
 from bot.i18n import LANGS
 from bot.i18n import words as W
 from bot.players import make_player
+from tests.support.cli import REFUSED_BY_BOTH
 
 BAD_INPUTS = ["abc", "0", "99", ""]
 HUMAN = 0
@@ -652,12 +653,7 @@ def _play_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--option", "variant=chiamata"], "choose the variant with --variant"),
-        (["--variant", "sei", "--option", "teams=none"], "sei is played in pairs or threes (§5.4)"),
-        (["--option", "colour=red"], "colour: unknown option"),
-        (["--budget", "0"], "--budget must be more than 0 and at most 10 seconds"),
-        (["--budget", "10.5"], "got 10.5"),
-        (["--budget", "inf"], "got inf"),
+        *REFUSED_BY_BOTH,
         (["--seat", "2"], "--seat must be between 0 and 1 in due"),
         (["--variant", "chiamata", "--seat", "-1"], "--seat must be between 0 and 4"),
     ],

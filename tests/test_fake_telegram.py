@@ -395,13 +395,7 @@ async def test_injected_retry_after(fake: FakeTelegram, bot: Bot) -> None:
     fake.inject_retry_after("getChat", 3)
     async with httpx.AsyncClient() as client:
         response = await client.post(f"{fake.base_url}{TOKEN}/getChat", data={"chat_id": "1"})
-    assert response.status_code == 429
-    assert response.json() == {
-        "ok": False,
-        "error_code": 429,
-        "description": "Too Many Requests: retry after 3",
-        "parameters": {"retry_after": 3},
-    }
+    assert_flood_wait(response, 3)
 
 
 # ------------------------------------------------------------------ callback queries
@@ -762,13 +756,7 @@ async def test_group_limit_refuses_with_retry_after_and_does_not_execute() -> No
                 f"{fake.base_url}{TOKEN}/editMessageText",
                 data={"chat_id": str(GROUP_ID), "message_id": "1", "text": "nope"},
             )
-        assert response.status_code == 429
-        assert response.json() == {
-            "ok": False,
-            "error_code": 429,
-            "description": "Too Many Requests: retry after 40",
-            "parameters": {"retry_after": 40},
-        }
+        assert_flood_wait(response, 40)
         assert await retry_after_of(bot.get_chat(GROUP_ID)) == 40
 
         # not executed: no new message, the text is the last accepted edit
@@ -1141,3 +1129,14 @@ async def test_many_updates_and_calls_stay_consistent(fake: FakeTelegram, bot: B
                 )
     assert fake.counts() == Counter(c.method for c in log)
     assert fake.counts(since=mark) == {"sendMessage": 30}
+
+
+def assert_flood_wait(response: httpx.Response, seconds: int) -> None:
+    """`response` is the Bot API's flood wait (HTTP 429): retry after `seconds`."""
+    assert response.status_code == 429
+    assert response.json() == {
+        "ok": False,
+        "error_code": 429,
+        "description": f"Too Many Requests: retry after {seconds}",
+        "parameters": {"retry_after": seconds},
+    }

@@ -22,7 +22,7 @@ from bot.engine import (
 )
 from bot.engine import actions as A
 from bot.engine.cards import card_id
-from tests.support.deals import arrange, assert_illegal, opts, play
+from tests.support.deals import arrange, assert_illegal, opts, play, quattro
 
 D, C, S, B = range(4)
 
@@ -56,12 +56,7 @@ def test_2p_last_drawing_trick_loser_gets_turned_briscola_scripted() -> None:
 
 def test_4p_last_drawer_gets_turned_briscola_scripted() -> None:
     """§3.4: in four players the last drawer (the seat before the winner) gets it."""
-    s = arrange(
-        opts("quattro"),
-        hands=["4C 6S 6B", "7C 7S 7B", "1C 4S 4B", "3C 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
+    s = quattro("4C 6S 6B", "7C 7S 7B", "1C 4S 4B", "3C 5S 5B")
     tail = s.talon[-3:]
     s.talon_pos = len(s.talon) - 3
     play(s, "4C", "7C", "1C", "3C")  # seat 2 takes

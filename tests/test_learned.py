@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -418,20 +419,28 @@ def test_hard_anchors_its_search_on_the_card_networks_card() -> None:
     assert checked >= 40 and differs >= 5 and searched >= 10
 
 
+def made_twice(tmp_path: Path, make: Callable[[Path], None], name: str) -> tuple[np.ndarray, ...]:
+    """The chunk `name` that `make` writes, made twice in two folders: the same both times
+    (the same seed makes the same chunk). Its rows, cards, values and chosen cards."""
+    for out in (tmp_path / "a", tmp_path / "b"):
+        out.mkdir()
+        make(out)
+    with np.load(tmp_path / "a" / name) as a, np.load(tmp_path / "b" / name) as b:
+        assert sorted(a.files) == sorted(b.files)
+        for key in a.files:
+            assert np.array_equal(a[key], b[key])
+        return a["rows"], a["cards"], a["values"], a["chosen"]
+
+
 def test_due_data_values_each_legal_card_by_playing_the_hand_out(tmp_path: Path) -> None:
     """`train.due_data`: a chunk's decisions come with every legal card (canonical ids, the
     briscola suit first) and its card points at the end of the hand, `normal`'s card among
     them; the same seed makes the same chunk."""
     from train import due_data
 
-    for out in (tmp_path / "a", tmp_path / "b"):
-        out.mkdir()
-        due_data.make_chunk(5, 0, 3, out)
-    with np.load(tmp_path / "a" / "due-0.npz") as a, np.load(tmp_path / "b" / "due-0.npz") as b:
-        assert sorted(a.files) == sorted(b.files)
-        for key in a.files:
-            assert np.array_equal(a[key], b[key])
-        rows, cards, values, chosen = a["rows"], a["cards"], a["values"], a["chosen"]
+    rows, cards, values, chosen = made_twice(
+        tmp_path, lambda out: due_data.make_chunk(5, 0, 3, out), "due-0.npz"
+    )
     assert len(rows) > 60  # 3 hands, some 30 decisions each before the last draws
     for row, cs, vs, c in zip(rows, cards, values, chosen, strict=True):
         legal = [x for x in cs if x != due_data.NONE]
@@ -448,14 +457,9 @@ def test_card_data_values_each_legal_card_by_playing_the_hand_out(tmp_path: Path
     hand were it played, `normal`'s card among them; the same seed makes the same chunk."""
     from train import card_data
 
-    for out in (tmp_path / "a", tmp_path / "b"):
-        out.mkdir()
-        card_data.make_chunk(5, 0, 2, out)
-    with np.load(tmp_path / "a" / "card-0.npz") as a, np.load(tmp_path / "b" / "card-0.npz") as b:
-        assert sorted(a.files) == sorted(b.files)
-        for key in a.files:
-            assert np.array_equal(a[key], b[key])
-        rows, cards, values, chosen = a["rows"], a["cards"], a["values"], a["chosen"]
+    rows, cards, values, chosen = made_twice(
+        tmp_path, lambda out: card_data.make_chunk(5, 0, 2, out), "card-0.npz"
+    )
     assert len(rows) >= 30  # two hands (unless redealt), 20 card plays each before the last 4
     tricks_at = 45  # `features.infer_row`: tricks done
     for row, cs, vs, c in zip(rows, cards, values, chosen, strict=True):

@@ -31,7 +31,7 @@ from bot.webapp.auth import (
     sign_init_data,
 )
 from bot.webapp.snapshot import snapshot, viewer_seat
-from tests.support.tables import CONFIGS, NAMES, new_table
+from tests.support.tables import CONFIGS, NAMES, new_table, play_to_the_end
 
 TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
 
@@ -424,13 +424,7 @@ def test_end_of_hand_snapshot_is_a_table_with_the_standing(variant: str) -> None
     """Point 9: per player the role, the card points and what the hand gave them; the
     match's standing labelled by its kind and target."""
     table = new_table(variant, {}, "it", f"end:{variant}")
-    hand = table.hand
-    assert hand is not None
-    rng = random.Random(9)
-    while not hand.is_terminal():
-        table.apply(hand.current, rng.choice(hand.legal_actions()))
-    table.finish_hand()
-    res = hand.result()
+    res = play_to_the_end(table, random.Random(9)).result()
     for seat in (SPECTATOR, 0):
         snap = snapshot(table, seat, "it")
         out = snap["outcome"]
@@ -630,13 +624,7 @@ def test_a_table_with_no_group_has_no_ledger_in_its_results(
     its results say nothing of a group's ledger; a group's table says what its ledger got
     (chiamata: every hand, §10.1; the other variants: at the match's end, §10.2)."""
     table = new_table(variant, opts, lang, f"no-group:{variant}")
-    hand = table.hand
-    assert hand is not None
-    rng = random.Random(52)
-    while not hand.is_terminal():
-        table.apply(hand.current, rng.choice(hand.legal_actions()))
-    table.finish_hand()
-    res = hand.result()
+    res = play_to_the_end(table, random.Random(52)).result()
     assert not res.redeal and not res.void
     assert table.match is not None and (variant == "chiamata" or table.match.over)
     word = "grupp" if lang == "it" else "group"

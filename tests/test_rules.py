@@ -30,7 +30,7 @@ from bot.engine import (
 from bot.engine import actions as A
 from bot.engine.cards import card_id
 from bot.engine.options import option_choices
-from tests.support.deals import arrange, assert_illegal, opts, play
+from tests.support.deals import arrange, assert_illegal, opts, play, quattro
 
 # Italian numbers from the strongest to the weakest (§1.1).
 ORDER40 = (1, 3, 10, 9, 8, 7, 6, 5, 4, 2)
@@ -249,7 +249,7 @@ def test_s2_3_trick_winner(hands: str, cards: str, winner: int, points: int) -> 
     trick, over any led-suit card; without briscole the highest card of the led suit wins; a
     card of another suit that is not briscola never wins, even an Asso; if the led suit is
     briscola, the highest briscola wins. The winner takes the trick's points."""
-    s = arrange(opts("quattro"), hands=hands.split(" / "), turned="4D", dealer=3)
+    s = quattro(*hands.split(" / "))
     assert s.current == 0
     play(s, *cards.split())
     assert s.tricks[0].winner == winner
@@ -259,12 +259,7 @@ def test_s2_3_trick_winner(hands: str, cards: str, winner: int, points: int) -> 
 
 def test_s2_4_winner_takes_cards_and_leads_next() -> None:
     """RULES §2.4: the trick's winner takes its points and leads the next trick."""
-    s = arrange(
-        opts("quattro"),
-        hands=["4C 6S 6B", "7C 7S 7B", "1C 4S 4B", "3C 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
+    s = quattro("4C 6S 6B", "7C 7S 7B", "1C 4S 4B", "3C 5S 5B")
     play(s, "4C", "7C", "1C", "3C")
     assert s.current == 2 and s.leader == 2
     assert s.taken == [0, 0, 21, 0]
@@ -739,12 +734,7 @@ def test_s5_2_partner_hand_visible_only_after_talon() -> None:
 
 def test_s5_3_signals_off_by_default() -> None:
     """RULES §5.3: without `signals` (Briscola muta) there are no signal actions."""
-    s = arrange(
-        opts("quattro"),
-        hands=["1D 6S 6B", "3D 7S 7B", "10D 4S 4B", "9D 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
+    s = quattro("1D 6S 6B", "3D 7S 7B", "10D 4S 4B", "9D 5S 5B")
     play(s, "6S", "7S", "4S", "5S")
     assert not any(a >= A.SIGNAL for a in s.legal_actions())
     assert_illegal(s, A.SIGNAL + 0)
@@ -755,12 +745,7 @@ def test_s5_3_signals_off_by_default() -> None:
 def test_s5_3_signals_after_first_trick_to_partner_only() -> None:
     """RULES §5.3: after the first trick a player may signal a briscola they hold (Asso, Tre,
     Re, Cavallo, Fante); the signal reaches the partner only."""
-    s = arrange(
-        opts("quattro", signals=True),
-        hands=["1D 7S 6B", "3D 6S 7B", "10D 4S 4B", "5D 5S 5B"],
-        turned="4D",
-        dealer=3,
-    )
+    s = quattro("1D 7S 6B", "3D 6S 7B", "10D 4S 4B", "5D 5S 5B", signals=True)
     assert s.current == 0
     assert not any(a >= A.SIGNAL for a in s.legal_actions())  # not during the first trick
     assert_illegal(s, A.SIGNAL + 0)

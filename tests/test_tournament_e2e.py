@@ -14,6 +14,8 @@ import io
 import json
 import random
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from storage import Database
 from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from tests.support.people import OK, card_buttons, hand_message, say, your_turn
 from tests.support.stand_in import telegram
-from tests.support.telegram import ButtonNotFound, FakeMessage
+from tests.support.telegram import ButtonNotFound, FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 POINTS = {5: 7, 4: 5, 3: 4, 2: 3, 1: 2, 0: 0}  # §11.2, as the issue states it
 # a team by its number and its members: "Squadra 2 (🤖 Ada & 🤖 Bruno)" (issue 38)
@@ -40,6 +42,53 @@ def tour_message(fake, group):
         if m.text.startswith("🏆 Torneo all'italiana") and m.buttons:
             return m
     raise LookupError("no tournament message")
+
+
+def over_message(fake: FakeTelegram, group: FakeChat) -> FakeMessage | None:
+    return next((m for m in fake.bot_messages(group) if "Torneo finito" in m.text), None)
+
+
+def status(store: Store) -> str:
+    """The tournament's status (the group's only one)."""
+    return str(store.rows("SELECT status FROM tournaments")[0][0])
+
+
+def recorded(store: Store) -> int:
+    """How many of the tournament's matches have their result."""
+    return len(store.rows("SELECT 1 FROM tournament_matches WHERE hands_a IS NOT NULL"))
+
+
+def first_table(store: Store) -> tuple[int, int] | None:
+    """The first match's table and its message, once it has one."""
+    rows = store.rows(
+        "SELECT t.table_id, t.table_message_id FROM tournament_matches m JOIN tables t"
+        " ON t.table_id = m.table_id WHERE m.match_no = 0"
+    )
+    return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
+
+
+async def until_over(
+    fake: FakeTelegram, store: Store, group: FakeChat, seconds: float
+) -> FakeMessage:
+    """Once the tournament is finished (within `seconds`), its "Torneo finito" message."""
+    await fake.wait_for(
+        lambda: status(store) == "finished", seconds, interval=0.2, message="the tournament over"
+    )
+    return await fake.wait_for(lambda: over_message(fake, group), WAIT)
+
+
+@asynccontextmanager
+async def running(
+    fake, tmp_path: Path, *people: FakeUser
+) -> AsyncIterator[tuple[BotProcess, Store]]:
+    """The bot started (its timers at 0.02 of their time) and its store, once each of
+    `people` has said /start to it in private."""
+    with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
+        store = Store(bot.db_path)
+        await bot.start()
+        for p in people:
+            await say(fake, p, p, "/start")
+        yield bot, store
 
 
 async def tap(fake, user, group, label: str) -> str:
@@ -101,12 +150,7 @@ async def test_s11_six_teams_round_robin_end_to_end_with_a_restart(tmp_path: Pat
         luigi = fake.user(302, "Luigi")
         eve = fake.user(303, "Eve", language_code="en")
         group = fake.group(-100900, "Torneo <Bar>", members=[mario, luigi, eve])
-        env = {"TIMER_SCALE": "0.02"}
-        with bot_guard(BotProcess(fake, tmp_path, **env)) as bot:
-            store = Store(bot.db_path)
-            await bot.start()
-            for p in (mario, luigi):
-                await say(fake, p, p, "/start")
+        async with running(fake, tmp_path, mario, luigi) as (bot, store):
             await fake.send_text(mario, group, f"/torneo@{BOT_NAME}")
             await fake.wait_for(lambda: tour_message(fake, group), WAIT)
             assert await tap(fake, mario, group, "Nuova squadra") == "Sei nella squadra 1."
@@ -150,25 +194,11 @@ async def test_s11_six_teams_round_robin_end_to_end_with_a_restart(tmp_path: Pat
             reply = await say(fake, luigi, group, "/tournament leave")
             assert reply.text == "Sei uscito dalla squadra 1.", reply.text
 
-            def recorded() -> int:
-                return len(store.rows("SELECT 1 FROM tournament_matches WHERE hands_a IS NOT NULL"))
-
-            await fake.wait_for(lambda: recorded() >= 6, 120, message="six matches played")
+            await fake.wait_for(lambda: recorded(store) >= 6, 120, message="six matches played")
             await bot.stop()  # a restart in the middle of the tournament
-            at_restart = recorded()
+            at_restart = recorded(store)
             await bot.start()
-
-            def finished() -> bool:
-                rows = store.rows("SELECT status FROM tournaments")
-                return bool(rows[0][0] == "finished")
-
-            await fake.wait_for(finished, 200, interval=0.2, message="the tournament over")
-            final = await fake.wait_for(
-                lambda: next(
-                    (m for m in fake.bot_messages(group) if "Torneo finito" in m.text), None
-                ),
-                WAIT,
-            )
+            final = await until_over(fake, store, group, 200)
             bot.check_logs()
         assert at_restart < 15
 
@@ -231,11 +261,7 @@ async def test_singles_tournament_end_to_end_with_a_restart(tmp_path: Path) -> N
         mario = fake.user(311, "Mario")
         luigi = fake.user(312, "Luigi")
         group = fake.group(-100901, "Singoli", members=[mario, luigi])
-        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
-            store = Store(bot.db_path)
-            await bot.start()
-            for p in (mario, luigi):
-                await say(fake, p, p, "/start")
+        async with running(fake, tmp_path, mario, luigi) as (bot, store):
             await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
             msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
             assert "Briscola a due, uno contro uno" in msg.text, msg.text
@@ -264,23 +290,10 @@ async def test_singles_tournament_end_to_end_with_a_restart(tmp_path: Path) -> N
             reply = await say(fake, mario, group, "/torneo esci")
             assert reply.text == "Sei uscito dal torneo.", reply.text
 
-            def recorded() -> int:
-                return len(store.rows("SELECT 1 FROM tournament_matches WHERE hands_a IS NOT NULL"))
-
-            await fake.wait_for(lambda: recorded() >= 1, 60, message="a match played")
+            await fake.wait_for(lambda: recorded(store) >= 1, 60, message="a match played")
             await bot.stop()
             await bot.start()
-
-            def finished() -> bool:
-                return bool(store.rows("SELECT status FROM tournaments")[0][0] == "finished")
-
-            await fake.wait_for(finished, 60, interval=0.2, message="the tournament over")
-            final = await fake.wait_for(
-                lambda: next(
-                    (m for m in fake.bot_messages(group) if "Torneo finito" in m.text), None
-                ),
-                WAIT,
-            )
+            final = await until_over(fake, store, group, 60)
             bot.check_logs()
         seen = [  # the result's line (the standings so far follow it, issue 38)
             SOLO_RESULT_RE.match(m.text.splitlines()[0])
@@ -346,11 +359,7 @@ async def test_s10_5_a_tournament_with_a_computer_says_whether_it_counts_and_cou
         luigi = fake.user(322, "Luigi")
         eve = fake.user(323, "Eve <3")
         group = fake.group(-100903, "Conti", members=[mario, luigi, eve])
-        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
-            store = Store(bot.db_path)
-            await bot.start()
-            for p in (mario, luigi, eve):
-                await say(fake, p, p, "/start")
+        async with running(fake, tmp_path, mario, luigi, eve) as (bot, store):
             await fake.send_text(mario, group, f"/torneo@{BOT_NAME}")
             msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
             # nobody registered yet: matches of people count, one with a computer would not
@@ -413,22 +422,11 @@ async def test_s10_5_a_tournament_with_a_computer_says_whether_it_counts_and_cou
             reply = await say(fake, mario, group, "/torneo conti no")
             assert reply.text == "Il torneo è già cominciato.", reply.text
             assert counts() == 1
-
-            def the_table() -> tuple[int, int] | None:
-                rows = store.rows(
-                    "SELECT t.table_id, t.table_message_id FROM tournament_matches m JOIN tables t"
-                    " ON t.table_id = m.table_id WHERE m.match_no = 0"
-                )
-                return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
-
-            table_id, message_id = await fake.wait_for(the_table, WAIT, message="the table")
-            await play_match(fake, group, [mario, luigi, eve], message_id, rng)
-            final = await fake.wait_for(
-                lambda: next(
-                    (m for m in fake.bot_messages(group) if "Torneo finito" in m.text), None
-                ),
-                WAIT,
+            table_id, message_id = await fake.wait_for(
+                lambda: first_table(store), WAIT, message="the table"
             )
+            await play_match(fake, group, [mario, luigi, eve], message_id, rng)
+            final = await fake.wait_for(lambda: over_message(fake, group), WAIT)
             (row,) = store.rows(
                 "SELECT seats_json, match_json FROM tables WHERE table_id = ?", table_id
             )
@@ -472,9 +470,7 @@ async def test_tournament_matches_end_with_one_notification_and_torneo_shows_the
         mario = fake.user(331, "Mario")
         luigi = fake.user(332, "Luigi")
         group = fake.group(-100904, "Tre computer", members=[mario, luigi])
-        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
-            store = Store(bot.db_path)
-            await bot.start()
+        async with running(fake, tmp_path) as (bot, store):
             await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
             await fake.wait_for(lambda: tour_message(fake, group), WAIT)
             for k in (1, 2, 3):
@@ -484,14 +480,7 @@ async def test_tournament_matches_end_with_one_notification_and_torneo_shows_the
                 lambda: "Giocatori iscritti: 3" in tour_message(fake, group).text, WAIT
             )
             assert await tap(fake, mario, group, "Avvia il torneo") == ""
-
-            def status() -> str:
-                return str(store.rows("SELECT status FROM tournaments")[0][0])
-
-            await fake.wait_for(lambda: status() == "finished", 90, interval=0.2)
-            await fake.wait_for(
-                lambda: any("Torneo finito" in m.text for m in fake.bot_messages(group)), WAIT
-            )
+            await until_over(fake, store, group, 90)
             tables = store.rows(
                 "SELECT t.table_id, t.table_message_id FROM tournament_matches m"
                 " JOIN tables t ON t.table_id = m.table_id ORDER BY m.match_no"
@@ -563,11 +552,7 @@ async def test_a_tournament_match_is_marked_in_the_export(tmp_path: Path) -> Non
         mario = fake.user(321, "Mario")
         luigi = fake.user(322, "Luigi")
         group = fake.group(-100902, "Coppa", members=[mario, luigi])
-        with bot_guard(BotProcess(fake, tmp_path, TIMER_SCALE="0.02")) as bot:
-            store = Store(bot.db_path)
-            await bot.start()
-            for p in (mario, luigi):
-                await say(fake, p, p, "/start")
+        async with running(fake, tmp_path, mario, luigi) as (bot, store):
             await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
             await fake.wait_for(lambda: tour_message(fake, group), WAIT)
             assert await tap(fake, mario, group, "Entra") == "Sei iscritto al torneo (giocatore 1)."
@@ -576,15 +561,9 @@ async def test_a_tournament_match_is_marked_in_the_export(tmp_path: Path) -> Non
                 lambda: "Giocatori iscritti: 2" in tour_message(fake, group).text, WAIT
             )
             assert await tap(fake, mario, group, "Avvia il torneo") == ""
-
-            def first_table() -> tuple[int, int] | None:
-                rows = store.rows(
-                    "SELECT t.table_id, t.table_message_id FROM tournament_matches m JOIN tables t"
-                    " ON t.table_id = m.table_id WHERE m.match_no = 0"
-                )
-                return (rows[0][0], rows[0][1]) if rows and rows[0][1] else None
-
-            table_id, message_id = await fake.wait_for(first_table, WAIT, message="the table")
+            table_id, message_id = await fake.wait_for(
+                lambda: first_table(store), WAIT, message="the table"
+            )
             assert await play_match(fake, group, [mario, luigi], message_id, rng) > 0
             key = f"t{table_id}:match"
             await fake.wait_for(
@@ -592,9 +571,7 @@ async def test_a_tournament_match_is_marked_in_the_export(tmp_path: Path) -> Non
                 WAIT,
                 message="the match's ledger entry",
             )
-            await fake.wait_for(
-                lambda: store.rows("SELECT status FROM tournaments")[0][0] == "finished", WAIT
-            )
+            await fake.wait_for(lambda: status(store) == "finished", WAIT)
             # an ordinary table's match after it: not the tournament's
             db = await Database.open(f"sqlite:///{bot.db_path}")
             try:

@@ -15,7 +15,6 @@ i*deals .. (i+1)*deals - 1 in `OUT/<variant>-<i>.npz`: the caller's hand (cards,
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ from bot.engine import HandState, Options
 from bot.engine.cards import card_id
 from bot.players import bidding
 from bot.players.normal import NormalPlayer
-from train.value_data import chunk_range, save_chunk
+from train.value_data import chunk_parser, make_chunks, report, save_chunk
 
 CALLS = 5
 
@@ -97,26 +96,13 @@ def make_chunk(variant: str, seed: int, chunk: int, deals: int, out: Path) -> No
         players=np.full(len(points), n, dtype=np.int8),
         deal=np.array(deal, dtype=np.int32),
     )
-    print(
-        f"{variant} chunk {chunk}: {deals} deals, {len(points)} calls, "
-        f"{time.perf_counter() - t:.0f} s",
-        flush=True,
-    )
+    report(variant, chunk, f"{deals} deals, {len(points)} calls", t)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--variant", default="chiamata")
-    p.add_argument("--chunks", default="0-9")
-    p.add_argument("--deals", type=int, default=5000)
-    p.add_argument("--seed", type=int, default=41)
-    p.add_argument("--out", default=".cache/bid")
+    p = chunk_parser(__doc__, ".cache/bid", "0-9", "deals", 5000, variant=True)
     args = p.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for chunk in chunk_range(args.chunks):
-        make_chunk(args.variant, args.seed, chunk, args.deals, out)
-    return 0
+    return make_chunks(args, lambda k, out: make_chunk(args.variant, args.seed, k, args.deals, out))
 
 
 if __name__ == "__main__":

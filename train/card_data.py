@@ -18,7 +18,6 @@ hands i*hands .. (i+1)*hands - 1 in `OUT/card-<i>.npz`; a chunk already written 
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ from bot.players.learned.features import CARD_ROW, card_row
 from bot.players.normal import NormalPlayer
 from train.due_data import NONE as NONE  # a place with no card (the chunks' padding)
 from train.due_data import Decisions
-from train.value_data import chunk_range
+from train.value_data import chunk_parser, make_chunks, report
 
 RECORD_TRICKS = 4  # decisions recorded while more tricks than this are left
 WIDTH = 8  # cards a decision may have to choose from (the rest `NONE`)
@@ -80,25 +79,12 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path) -> None:
             playout,
         )
     decisions.save(npz, CARD_ROW)
-    print(
-        f"card chunk {chunk}: {played} hands, {len(decisions.rows)} decisions, "
-        f"{time.perf_counter() - t:.0f} s",
-        flush=True,
-    )
+    report("card", chunk, f"{played} hands, {len(decisions.rows)} decisions", t)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--chunks", default="0-9")
-    p.add_argument("--hands", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=41)
-    p.add_argument("--out", default=".cache/card")
-    args = p.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for chunk in chunk_range(args.chunks):
-        make_chunk(args.seed, chunk, args.hands, out)
-    return 0
+    args = chunk_parser(__doc__, ".cache/card", "0-9", "hands", 1000).parse_args(argv)
+    return make_chunks(args, lambda k, out: make_chunk(args.seed, k, args.hands, out))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ chunk already written is skipped.
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from bot.engine.observation import Observation
 from bot.players.learned.features import DUE_ROW, canon_map, due_row
 from bot.players.normal import NormalPlayer
 from bot.players.search import Solver
-from train.value_data import chunk_range, save_chunk
+from train.value_data import chunk_parser, make_chunks, report, save_chunk
 
 EXPLORE = 0.1
 RECORD_TALON = 2  # decisions recorded while more cards than this are left to draw
@@ -144,30 +143,18 @@ def make_chunk(seed: int, chunk: int, hands: int, out: Path, learned: bool = Fal
             lambda state, card, stream: playout(state, card, stream, learned),
         )
     decisions.save(npz, DUE_ROW)
-    print(
-        f"due chunk {chunk}: {hands} hands, {len(decisions.rows)} decisions, "
-        f"{time.perf_counter() - t:.0f} s",
-        flush=True,
-    )
+    report("due", chunk, f"{hands} hands, {len(decisions.rows)} decisions", t)
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--chunks", default="0-19")
-    p.add_argument("--hands", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=41)
-    p.add_argument("--out", default=".cache/due")
+    p = chunk_parser(__doc__, ".cache/due", "0-19", "hands", 2000)
     p.add_argument(
         "--learned",
         action="store_true",
         help="normal with the shipped due network plays (a second round of policy iteration)",
     )
     args = p.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for chunk in chunk_range(args.chunks):
-        make_chunk(args.seed, chunk, args.hands, out, args.learned)
-    return 0
+    return make_chunks(args, lambda k, out: make_chunk(args.seed, k, args.hands, out, args.learned))
 
 
 if __name__ == "__main__":

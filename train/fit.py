@@ -354,6 +354,34 @@ def fit_infer(args: argparse.Namespace) -> None:
 CENTRED = 10.0  # due: the weight of the differences between a decision's cards
 
 
+def squared_errors(err: Any, mask: Any) -> Any:
+    """The sum of a batch's squared errors (per decision, per card; 0 where `mask` has no
+    card), and (weighed `CENTRED`) that of their differences within a decision: what a card
+    is worth against the others is what decides."""
+    n = mask.sum(1, keepdim=True).clamp(min=1.0)
+    centred = (err - err.sum(1, keepdim=True) / n) * mask
+    return (err**2).sum() + CENTRED * (centred**2).sum()
+
+
+def judge(
+    values: np.ndarray, legal: np.ndarray, unplayable: float, scale: float = 1
+) -> Callable[[np.ndarray], tuple[float, float]]:
+    """A choice (the place of the card chosen per decision) against the card of the most
+    value (among the `legal` places): how often it is that card (decisions with one best),
+    and the value it gives away (times `scale`)."""
+    masked = np.where(legal, values, unplayable)
+    ordered = np.sort(masked, axis=1)
+    top, true_best = ordered[:, -1], masked.argmax(axis=1)
+    strict = ordered[:, -1] > ordered[:, -2]
+    rows = np.arange(len(values))
+
+    def judged(choice: np.ndarray) -> tuple[float, float]:
+        agree = float(np.mean((choice == true_best)[strict]))
+        return agree, float(np.mean(top - values[rows, choice]) * scale)
+
+    return judged
+
+
 def fit_due(args: argparse.Namespace) -> None:
     """Due decisions (`train.due_data`) -> each legal card's value (the seat's card points at
     the end of the hand, /120, squared error on the cards it could play)."""
@@ -396,26 +424,13 @@ def fit_due(args: argparse.Namespace) -> None:
         within a decision: what a card is worth against the others is what decides."""
         idx, target, mask = y
         q = out.gather(1, idx)
-        err = (q - target) * mask
-        n = mask.sum(1, keepdim=True).clamp(min=1.0)
-        centred = (err - err.sum(1, keepdim=True) / n) * mask
-        return ((err**2).sum() + CENTRED * (centred**2).sum()) / mask.sum()
+        return squared_errors((q - target) * mask, mask) / mask.sum()
 
     vx = torch.from_numpy(features.due_inputs(va["rows"]))
     v_idx, v_target, v_mask = targets(va["cards"], va["values"])
     vm = v_mask.numpy().astype(bool)
     vt = v_target.numpy()
-    # a choice (the place of the card chosen per decision) against the card valued most:
-    # the card points it gives away, and how often it is that card (decisions with one best)
-    masked = np.where(vm, vt, -1.0)
-    ordered = np.sort(masked, axis=1)
-    top, true_best = ordered[:, -1], masked.argmax(axis=1)
-    strict = ordered[:, -1] > ordered[:, -2]
-    rows = np.arange(len(vt))
-
-    def judged(choice: np.ndarray) -> tuple[float, float]:
-        agree = float(np.mean((choice == true_best)[strict]))
-        return agree, float(np.mean(top - vt[rows, choice]) * 120)
+    judged = judge(vt, vm, -1.0, 120)
 
     def valid() -> dict[str, float]:
         with torch.no_grad():
@@ -496,11 +511,8 @@ def fit_card(args: argparse.Namespace) -> None:
         idx, points, won, mask = y
         q = out[:, :40].gather(1, idx)
         logit = out[:, 40:].gather(1, idx)
-        err = (q - points) * mask
-        n = mask.sum(1, keepdim=True).clamp(min=1.0)
-        centred = (err - err.sum(1, keepdim=True) / n) * mask
         win = (bce(logit, won) * mask).sum()
-        return ((err**2).sum() + CENTRED * (centred**2).sum() + 0.1 * win) / mask.sum()
+        return (squared_errors((q - points) * mask, mask) + 0.1 * win) / mask.sum()
 
     va_rows = va["rows"].astype(np.int64)
     vx = torch.from_numpy(features.card_inputs(va_rows))
@@ -511,15 +523,7 @@ def fit_card(args: argparse.Namespace) -> None:
     pts = va["values"].astype(np.float64)
     won = pts >= va_rows[:, target_at : target_at + 1]
     worth = np.where(ours, pts, 120 - pts) + CARD_WIN * np.where(ours, won, ~won)
-    masked = np.where(vm, worth, -1e9)
-    ordered = np.sort(masked, axis=1)
-    top, true_best = ordered[:, -1], masked.argmax(axis=1)
-    strict = ordered[:, -1] > ordered[:, -2]
-    rows = np.arange(len(worth))
-
-    def judged(choice: np.ndarray) -> tuple[float, float]:
-        agree = float(np.mean((choice == true_best)[strict]))
-        return agree, float(np.mean(top - worth[rows, choice]))
+    judged = judge(worth, vm, -1e9)
 
     def valid() -> dict[str, float]:
         with torch.no_grad():

@@ -21,6 +21,7 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,11 +111,7 @@ def make_chunk(variant: str, seed: int, chunk: int, hands: int, out: Path) -> No
         won=np.array(won, dtype=np.uint8),
         hand=np.array(hand, dtype=np.int32),
     )
-    print(
-        f"{variant} chunk {chunk}: {len(records)} hands, {len(rows)} positions, "
-        f"{time.perf_counter() - t:.0f} s",
-        flush=True,
-    )
+    report(variant, chunk, f"{len(records)} hands, {len(rows)} positions", t)
 
 
 def save_chunk(path: Path, **arrays: np.ndarray) -> None:
@@ -130,19 +127,39 @@ def chunk_range(text: str) -> range:
     return range(int(lo), int(hi or lo) + 1)
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--variant", default="chiamata")
-    p.add_argument("--chunks", default="0-19")
-    p.add_argument("--hands", type=int, default=5000)
+def chunk_parser(
+    doc: str, out: str, chunks: str, count: str, per_chunk: int, *, variant: bool = False
+) -> argparse.ArgumentParser:
+    """The command line every chunk maker shares: [--variant], --chunks, --`count` (how many
+    per chunk), --seed, --out."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    if variant:
+        p.add_argument("--variant", default="chiamata")
+    p.add_argument("--chunks", default=chunks)
+    p.add_argument(f"--{count}", type=int, default=per_chunk)
     p.add_argument("--seed", type=int, default=41)
-    p.add_argument("--out", default=".cache/value")
-    args = p.parse_args(argv)
+    p.add_argument("--out", default=out)
+    return p
+
+
+def make_chunks(args: argparse.Namespace, make: Callable[[int, Path], None]) -> int:
+    """`make` each chunk of `--chunks` in `--out` (made if missing); a command's status."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for chunk in chunk_range(args.chunks):
-        make_chunk(args.variant, args.seed, chunk, args.hands, out)
+        make(chunk, out)
     return 0
+
+
+def report(name: str, chunk: int, counts: str, started: float) -> None:
+    """A chunk is made: `counts` ("5000 hands, 41234 positions") and the seconds it took."""
+    print(f"{name} chunk {chunk}: {counts}, {time.perf_counter() - started:.0f} s", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = chunk_parser(__doc__, ".cache/value", "0-19", "hands", 5000, variant=True)
+    args = p.parse_args(argv)
+    return make_chunks(args, lambda k, out: make_chunk(args.variant, args.seed, k, args.hands, out))
 
 
 if __name__ == "__main__":

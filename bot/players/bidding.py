@@ -117,7 +117,12 @@ def threshold(obs: Observation, number: int, style: BidStyle | None = None) -> f
 
 def normal_bid(obs: Observation, style: BidStyle | None = None) -> int:
     style = style or style_for(obs)
-    bid = _normal_bid(obs, style)
+    return or_forced_call(obs, _normal_bid(obs, style), style)
+
+
+def or_forced_call(obs: Observation, bid: int, style: BidStyle | None = None) -> int:
+    """`bid`, unless it is a pass the first player may not make (§7.2 `first_must_call`):
+    then `forced_call`."""
     return forced_call(obs, style) if bid == A.PASS and A.PASS not in obs.legal else bid
 
 

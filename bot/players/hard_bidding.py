@@ -125,10 +125,7 @@ class HardBidder:
     # ------------------------------------------------------------------ decisions
 
     def bid(self, obs: Observation) -> int:
-        bid = self._bid(obs)
-        if bid == A.PASS and A.PASS not in obs.legal:  # §7.2 first_must_call
-            return bidding.forced_call(obs)
-        return bid
+        return bidding.or_forced_call(obs, self._bid(obs))
 
     def _bid(self, obs: Observation) -> int:
         legal = set(obs.legal)

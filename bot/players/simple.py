@@ -91,10 +91,7 @@ class SimplePlayer:
         return [n for n in obs.rules.deck.auction_ranks() if card_id(n, s) not in held]
 
     def _bid(self, obs: Observation) -> int:
-        bid = self._choose_bid(obs)
-        if bid == A.PASS and A.PASS not in obs.legal:  # §7.2 first_must_call
-            return bidding.forced_call(obs)
-        return bid
+        return bidding.or_forced_call(obs, self._choose_bid(obs))
 
     def _choose_bid(self, obs: Observation) -> int:
         legal = set(obs.legal)

@@ -198,8 +198,18 @@ def review_costs(
 # ---------------------------------------------------------------------- what was stored
 
 
+class _Seated:
+    """What a hand's view and a match's share: the people at its seats."""
+
+    __slots__ = ()
+    users: tuple[int | None, ...]  # by seat
+
+    def seat_of(self, user_id: int) -> int | None:
+        return self.users.index(user_id) if user_id in self.users else None
+
+
 @dataclass(frozen=True, slots=True)
-class HandView:
+class HandView(_Seated):
     """A stored hand record, as the stats read it."""
 
     table_id: int
@@ -227,9 +237,6 @@ class HandView:
     def played(self) -> bool:
         """A hand played to the end that counts (not void, not an all-pass redeal)."""
         return not self.void and not self.redeal
-
-    def seat_of(self, user_id: int) -> int | None:
-        return self.users.index(user_id) if user_id in self.users else None
 
     def won(self, seat: int) -> bool:
         return self.side_of[seat] in self.winning_sides
@@ -271,7 +278,7 @@ class HandView:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchView:
+class MatchView(_Seated):
     """A stored match record, as the stats read it."""
 
     table_id: int
@@ -285,9 +292,6 @@ class MatchView:
     winners: tuple[int, ...]
     counted: tuple[int, ...]
     computers: frozenset[int]
-
-    def seat_of(self, user_id: int) -> int | None:
-        return self.users.index(user_id) if user_id in self.users else None
 
     def won(self, seat: int) -> bool:
         return self.side_of[seat] in self.winners

@@ -4,7 +4,7 @@ lifetime is a `BotData`, opened in `post_init`, and the handlers reach the servi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
@@ -17,6 +17,8 @@ from storage import Database
 if TYPE_CHECKING:
     from bot.webapp.hub import LiveHub
     from bot.webapp.server import WebServer
+
+Part = TypeVar("Part")
 
 
 class BotData:
@@ -38,17 +40,18 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], B
 
     @property
     def service(self) -> TableService:
-        svc = self.bot_data.service
-        if svc is None:
-            raise RuntimeError("the bot has not started")
-        return svc
+        return _started(self.bot_data.service)
 
     @property
     def admins(self) -> AdminCache:
-        admins = self.bot_data.admins
-        if admins is None:
-            raise RuntimeError("the bot has not started")
-        return admins
+        return _started(self.bot_data.admins)
+
+
+def _started(part: Part | None) -> Part:
+    """A part of the bot `post_init` opens: refused before it has."""
+    if part is None:
+        raise RuntimeError("the bot has not started")
+    return part
 
 
 CONTEXT_TYPES = ContextTypes(context=BotContext, bot_data=BotData)

@@ -5,12 +5,18 @@ inside the caller's transaction).
 
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
 from datetime import UTC, datetime
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from storage.backend import Conn
+from storage.backend import Conn, Row
 from storage.errors import LedgerNotZeroSum
 from storage.models import LedgerRecord
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Model = TypeVar("Model", bound="DataclassInstance")
 
 POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
 
@@ -47,6 +53,18 @@ def _now() -> str:
 
 def _dt(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+def from_row(cls: type[Model], row: Row, **given: Any) -> Model:
+    """The model `cls` (a dataclass) of a result row: each field without a default is the
+    column of its name, but those `given` (a value worked out: a timestamp parsed, a field
+    from elsewhere); a field with a default keeps it unless `given`."""
+    columns = {
+        f.name: row[f.name]
+        for f in fields(cls)
+        if f.name not in given and f.default is MISSING and f.default_factory is MISSING
+    }
+    return cls(**columns, **given)
 
 
 def _check_ledger(record: LedgerRecord) -> None:

@@ -7,12 +7,12 @@ in its own transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from storage.backend import Backend, Conn
-from storage.db.base import _check_ledger, _dt, _now, ensure_chat, utc_iso
+from storage.backend import Backend, Conn, Row
+from storage.db.base import _check_ledger, _dt, _now, ensure_chat, from_row, utc_iso
 from storage.league import (
     ALREADY,
     DONE,
@@ -28,6 +28,29 @@ from storage.league import (
     undo_key,
 )
 from storage.models import Balance, LedgerHand, LedgerRecord
+
+
+class _Written(Protocol):
+    @property
+    def deltas(self) -> dict[int, int]: ...
+    @property
+    def names(self) -> dict[int, str]: ...
+
+
+Written = TypeVar("Written", bound=_Written)
+
+
+def _by_hand(rows: list[Row], hand: Callable[[Row], Written]) -> list[Written]:
+    """The hands of `rows` (a row per player, a hand's rows together, by `hand_id`) in their
+    order: `hand` of its first row, each player's delta and name filled in."""
+    hands: dict[int, Written] = {}
+    for r in rows:
+        got = hands.get(r["hand_id"])
+        if got is None:
+            got = hands[r["hand_id"]] = hand(r)
+        got.deltas[r["user_id"]] = r["delta"]
+        got.names[r["user_id"]] = r["name"]
+    return list(hands.values())
 
 
 class LedgerStore:
@@ -166,25 +189,16 @@ class LedgerStore:
             """,
             (chat_id, *params),
         )
-        entries: dict[int, LedgerEntry] = {}
-        for r in rows:
-            entry = entries.get(r["hand_id"])
-            if entry is None:
-                entry = LedgerEntry(
-                    hand_id=r["hand_id"],
-                    chat_id=chat_id,
-                    epoch=r["epoch"],
-                    hand_key=r["hand_key"],
-                    table_id=r["table_id"],
-                    variant=r["variant"],
-                    kind=r["kind"],
-                    finished_at=_dt(r["finished_at"]),
-                    undone_by=r["undone_by"],
-                )
-                entries[r["hand_id"]] = entry
-            entry.deltas[r["user_id"]] = r["delta"]
-            entry.names[r["user_id"]] = r["name"]
-        return list(entries.values())
+        return _by_hand(
+            rows,
+            lambda r: from_row(
+                LedgerEntry,
+                r,
+                chat_id=chat_id,
+                finished_at=_dt(r["finished_at"]),
+                undone_by=r["undone_by"],
+            ),
+        )
 
     async def season_entries(self, chat_id: int, epoch: int | None = None) -> list[LedgerEntry]:
         """The season's ledger entries (default: the current season), in the order written:
@@ -202,20 +216,7 @@ class LedgerStore:
                 "SELECT * FROM ledger_audit WHERE chat_id = ? AND epoch = ? ORDER BY audit_id",
                 (chat_id, ep),
             )
-        return [
-            AuditRow(
-                audit_id=r["audit_id"],
-                chat_id=chat_id,
-                epoch=r["epoch"],
-                action=r["action"],
-                hand_key=r["hand_key"],
-                target_key=r["target_key"],
-                actor_id=r["actor_id"],
-                actor_name=r["actor_name"],
-                at=_dt(r["at"]),
-            )
-            for r in rows
-        ]
+        return [from_row(AuditRow, r, chat_id=chat_id, at=_dt(r["at"])) for r in rows]
 
     _UNDOABLE = (
         "h.epoch = ? AND h.kind != 'undo' AND NOT EXISTS (SELECT 1 FROM ledger_audit u"
@@ -404,21 +405,15 @@ class LedgerStore:
                 """,
                 (chat_id, ep),
             )
-        hands: dict[int, LedgerHand] = {}
-        for r in rows:
-            hand = hands.get(r["hand_id"])
-            if hand is None:
-                hand = LedgerHand(
-                    chat_id=chat_id,
-                    epoch=ep,
-                    hand_key=r["hand_key"],
-                    table_id=r["table_id"],
-                    variant=r["variant"],
-                    finished_at=_dt(r["finished_at"]),
-                    deltas={},
-                    names={},
-                )
-                hands[r["hand_id"]] = hand
-            hand.deltas[r["user_id"]] = r["delta"]
-            hand.names[r["user_id"]] = r["name"]
-        return list(hands.values())
+        return _by_hand(
+            rows,
+            lambda r: from_row(
+                LedgerHand,
+                r,
+                chat_id=chat_id,
+                epoch=ep,
+                finished_at=_dt(r["finished_at"]),
+                deltas={},
+                names={},
+            ),
+        )

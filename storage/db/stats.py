@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 
 from storage.backend import BACKGROUND, Backend, Conn, Row
-from storage.db.base import _dt, _now, ensure_chat, utc_iso
+from storage.db.base import _dt, _now, ensure_chat, from_row, utc_iso
 from storage.stats import PlayRecord, ReviewCost, ReviewSum, StoredPlay
 
 # a hand whose ledger entry an admin undid (/undo) counts in no stat: its review neither
@@ -95,13 +95,9 @@ class StatsStore:
             )
 
         def stored(r: Row) -> StoredPlay:
-            return StoredPlay(
-                chat_id=r["chat_id"],
-                epoch=r["epoch"],
-                table_id=r["table_id"],
-                hand_index=r["hand_index"],
-                variant=r["variant"],
-                family=r["family"],
+            return from_row(
+                StoredPlay,
+                r,
                 finished_at=_dt(r["finished_at"]),
                 data=json.loads(r["record_json"]),
             )

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from bot.table.status import ACTIVE_STATUSES, TABLE_STATUSES, TableStatus
 from storage.backend import NORMAL, URGENT, Backend, Row
-from storage.db.base import _check_ledger, _dt, _now, ensure_chat, utc_iso
+from storage.db.base import _check_ledger, _dt, _now, ensure_chat, from_row, utc_iso
 from storage.db.ledger import LedgerStore
 from storage.db.stats import StatsStore
 from storage.db.updates import UpdateStore
@@ -33,19 +33,10 @@ from storage.stats import PlayRecord
 
 
 def _table(row: Row) -> TableRow:
-    return TableRow(
-        table_id=row["table_id"],
-        chat_id=row["chat_id"],
-        creator_id=row["creator_id"],
+    return from_row(
+        TableRow,
+        row,
         status=TableStatus(row["status"]),
-        variant=row["variant"],
-        options_json=row["options_json"],
-        seats_json=row["seats_json"],
-        match_json=row["match_json"],
-        hand_json=row["hand_json"],
-        move_no=row["move_no"],
-        table_message_id=row["table_message_id"],
-        lang=row["lang"],
         created_at=_dt(row["created_at"]),
         updated_at=_dt(row["updated_at"]),
         timers_json=row["timers_json"],
@@ -60,6 +51,11 @@ def next_at(timers_json: str | None) -> float | None:
         return None
     at = json.loads(timers_json).get("at") or {}
     return min((float(v) for v in at.values()), default=None)
+
+
+def _given(**columns: Any) -> dict[str, Any]:
+    """The columns an update sets: those given a value (not UNSET), in their order."""
+    return {col: value for col, value in columns.items() if not isinstance(value, Unset)}
 
 
 def _check_status(status: str) -> None:
@@ -188,23 +184,14 @@ class TableStore:
         `update_id`: the webhook update this change applies, marked done in the same
         transaction (`claim_update`). Raises TableExists if the new status would give the
         chat a second active table."""
-        changes: dict[str, Any] = {}
-        if not isinstance(seats_json, Unset):
-            changes["seats_json"] = seats_json
-        if not isinstance(options_json, Unset):
-            changes["options_json"] = options_json
-        if not isinstance(variant, Unset):
-            changes["variant"] = variant
         if not isinstance(status, Unset):
             _check_status(status)
-            changes["status"] = status
+        changes = _given(
+            seats_json=seats_json, options_json=options_json, variant=variant, status=status
+        )
         bump = bool(changes)
-        if not isinstance(table_message_id, Unset):
-            changes["table_message_id"] = table_message_id
-        if not isinstance(lang, Unset):
-            changes["lang"] = lang
+        changes |= _given(table_message_id=table_message_id, lang=lang, timers_json=timers_json)
         if not isinstance(timers_json, Unset):
-            changes["timers_json"] = timers_json
             changes["next_at"] = next_at(timers_json)
         async with self.backend.write() as conn:
             row = await conn.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
@@ -337,13 +324,7 @@ class TableStore:
             )
         if row is None:
             return None
-        return TableHead(
-            move_no=row["move_no"],
-            status=TableStatus(row["status"]),
-            timers_json=row["timers_json"],
-            table_message_id=row["table_message_id"],
-            lang=row["lang"],
-        )
+        return from_row(TableHead, row, status=TableStatus(row["status"]))
 
     async def due_tables(self, now: float, limit: int = 50) -> list[int]:
         """Active tables whose earliest deadline is at or before Unix time `now`."""
@@ -489,15 +470,4 @@ class TableStore:
             rows = await conn.all(
                 "SELECT * FROM moves WHERE table_id = ? ORDER BY move_no", (table_id,)
             )
-        return [
-            MoveRow(
-                table_id=r["table_id"],
-                move_no=r["move_no"],
-                hand_index=r["hand_index"],
-                seat=r["seat"],
-                user_id=r["user_id"],
-                action=r["action"],
-                created_at=_dt(r["created_at"]),
-            )
-            for r in rows
-        ]
+        return [from_row(MoveRow, r, created_at=_dt(r["created_at"])) for r in rows]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from storage.backend import Backend, Conn, Row
-from storage.db.base import _dt, _now, ensure_chat
+from storage.db.base import _dt, _now, ensure_chat, from_row
 from storage.errors import Conflict, StaleMove, TableNotFound
 from storage.models import UNSET, Unset
 from storage.tournaments import (
@@ -33,32 +33,13 @@ class TournamentStore:
             "SELECT * FROM tournament_matches WHERE tournament_id = ? ORDER BY match_no",
             (row["tournament_id"],),
         )
-        return TournamentRow(
-            tournament_id=row["tournament_id"],
-            chat_id=row["chat_id"],
-            organiser_id=row["organiser_id"],
-            organiser_name=row["organiser_name"],
-            status=row["status"],
-            lang=row["lang"],
-            points_json=row["points_json"],
-            teams_json=row["teams_json"],
-            message_id=row["message_id"],
-            version=row["version"],
-            variant=row["variant"],
+        return from_row(
+            TournamentRow,
+            row,
             counts=bool(row["counts"]),
             fixtures=tuple(
-                FixtureRow(
-                    f["match_no"],
-                    f["round"],
-                    f["team_a"],
-                    f["team_b"],
-                    f["table_id"],
-                    f["seats_json"],
-                    f["hands_a"],
-                    f["hands_b"],
-                    f["cards_a"],
-                    f["cards_b"],
-                    _dt(f["finished_at"]) if f["finished_at"] else None,
+                from_row(
+                    FixtureRow, f, finished_at=_dt(f["finished_at"]) if f["finished_at"] else None
                 )
                 for f in fixtures
             ),

@@ -42,6 +42,12 @@ def arrange(
     return s
 
 
+def quattro(*hands: str, **kw: object) -> HandState:
+    """A four-player deal (Options `kw`) with these hands: seat 3 deals, so seat 0 leads, and
+    the turned 4 di denari makes denari briscola."""
+    return arrange(opts("quattro", **kw), hands=list(hands), turned="4D", dealer=3)
+
+
 def play(s: HandState, *cards: str) -> None:
     """The seats to act play these cards, in turn."""
     for text in cards:

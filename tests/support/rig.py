@@ -7,6 +7,7 @@ import json
 import sqlite3
 from typing import Any
 
+from bot.cli.web import NoChat
 from bot.service import TableService
 from bot.table.deadlines import Pending, Timing
 from bot.table.table import Table
@@ -37,7 +38,10 @@ class Timers:
         self.armed.pop(table_id, None)
 
 
-class Out:
+class Out(NoChat):
+    """The service's outbox, recording what it is asked to show, say, post, edit, delete
+    (what it does not record goes nowhere, as `NoChat`'s)."""
+
     def __init__(self) -> None:
         self.group: list[Rendered] = []
         self.private: dict[int, Rendered] = {}
@@ -62,9 +66,6 @@ class Out:
 
     def repost(self, table: Table, content: Rendered) -> None:
         self.group.append(content)
-
-    async def pin(self, table: Table) -> None:
-        pass
 
     def show_private(self, table: Table, user_id: int, content: Rendered, **flags: object) -> None:
         self.private[user_id] = content  # urgent and turn: how it is sent, not what
@@ -109,15 +110,6 @@ class Out:
 
     async def clear_buttons(self, chat_id: int, message_id: int) -> None:
         self.cleared.append((chat_id, message_id))
-
-    async def preload(self, tables: list[Table]) -> None:
-        pass
-
-    def unblock(self, user_id: int) -> None:
-        pass
-
-    async def flush(self) -> None:
-        pass
 
     def group_said(self) -> list[str]:
         """What was said in the group: notices (said or posted), not the hands' log."""

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 
-from bot.engine import VARIANTS, Options, OptionsError
+from bot.engine import VARIANTS, HandState, Options, OptionsError
 from bot.table.settings import SETTING_CHOICES
 from bot.table.table import Table
 
@@ -67,3 +68,13 @@ def new_table(variant: str, opts: dict[str, str], lang: str, seed: str) -> Table
         table.join(USER_BASE + i, NAMES[i % len(NAMES)])
     table.start(seed)
     return table
+
+
+def play_to_the_end(table: Table, rng: random.Random) -> HandState:
+    """Play the table's hand to its end at random, unchecked, and finish it: the hand."""
+    hand = table.hand
+    assert hand is not None
+    while not hand.is_terminal():
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    table.finish_hand()
+    return hand

@@ -322,8 +322,12 @@ def bot_command_entities(text: str) -> list[JSONDict]:
     def is_word(ch: str) -> bool:
         return ch.isalnum() or ch == "_"
 
-    def is_cmd(ch: str) -> bool:
-        return ch.isascii() and (ch.isalnum() or ch == "_")
+    def cmd_end(start: int) -> int:
+        """Where the run of command characters (ASCII letters, digits, _) from `start` ends."""
+        end = start
+        while end < n and text[end].isascii() and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        return end
 
     found: list[JSONDict] = []
     n = len(text)
@@ -332,16 +336,12 @@ def bot_command_entities(text: str) -> list[JSONDict]:
         i = j + 1
         if j > 0 and (is_word(text[j - 1]) or text[j - 1] in "/<>"):
             continue
-        k = j + 1
-        while k < n and is_cmd(text[k]):
-            k += 1
+        k = cmd_end(j + 1)
         i = max(i, k)
         if not 1 <= k - j - 1 <= 64:
             continue
         if k < n and text[k] == "@":
-            m = k + 1
-            while m < n and is_cmd(text[m]):
-                m += 1
+            m = cmd_end(k + 1)
             i = max(i, m)
             if not 3 <= m - k - 1 <= 32:
                 continue
