@@ -46,7 +46,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 from telegram import Bot, Message
 from telegram.error import BadRequest, Forbidden, TelegramError
@@ -57,6 +56,7 @@ from bot.telegram.oneoff import OneOff, markup
 from bot.telegram.rate_limiter import Stopping
 from bot.telegram.replaced import Sweeper, drop_replaced
 from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
+from bot.telegram.slot import Later, Slot
 from bot.telegram.stored import StoredMessages
 from bot.view.render import Keyboard, Rendered
 from storage import Database
@@ -70,40 +70,6 @@ log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
-
-
-class _Later(Exception):
-    """Another worker edited the group's message just now: this edit waits its turn."""
-
-
-@dataclass
-class _Slot:
-    table: Table
-    chat_id: int
-    user_id: int | None  # None: the group's table message
-    desired: Rendered | None = None
-    sent: str | None = None  # digest of what the message shows
-    message_id: int | None = None
-    loaded: bool = False  # `sent` was read from the database for `message_id`
-    urgent: bool = False
-    routine: bool = False  # `desired` may wait `routine_interval` (see `show_table`)
-    moment: str = ""  # the moment `desired` shows (see `show_table`)
-    sending_moment: str = ""  # ... and the one being sent now
-    # this process's last edit of a group's message (with other workers, the stored one
-    # counts: `_last_edit`): when (epoch seconds), the group's pace then, the moment shown
-    edited_at: float = 0.0
-    edited_pace: float = 0.0
-    shown_moment: str = ""
-    turn: str | None = None  # `desired` is for the person's turn, this one (`show_private`)
-    settle: bool = False  # `desired` shows only if the message still shows a turn
-    version: int = 0  # the table version `desired` was rendered from
-    sending: int = 0  # ... and the one being sent now
-    repost: bool = False  # the group's table message goes out anew at the bottom (`repost`)
-    keep: Rendered | None = None  # the message shown stays, with this (`keep_private`)
-    dropped: bool = False  # the group's table message was deleted (`drop_table`)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
-    resyncs: int = 0
 
 
 class TelegramOutbox:
@@ -147,7 +113,7 @@ class TelegramOutbox:
         self.resync_after = resync_after
         self.on_blocked = on_blocked
         self.on_turn: Callable[[int], None] = lambda table_id: None  # a turn message went out
-        self._slots: dict[tuple[int, int | None], _Slot] = {}
+        self._slots: dict[tuple[int, int | None], Slot] = {}
         self._blocked: set[tuple[int, int]] = set()
         self._stored = StoredMessages(db)
         self._closing = False
@@ -228,7 +194,7 @@ class TelegramOutbox:
         way brings it back."""
         slot = self._slots.get((table.table_id, None))
         if slot is None:
-            slot = self._slots[(table.table_id, None)] = _Slot(table, table.chat_id, None)
+            slot = self._slots[(table.table_id, None)] = Slot(table, table.chat_id, None)
         slot.desired, slot.dropped = None, True
         if table.table_message_id is not None:
             self.delete_soon(table.chat_id, [table.table_message_id])
@@ -240,14 +206,14 @@ class TelegramOutbox:
         key = (table.table_id, user_id)
         slot = self._slots.get(key)
         if slot is None:
-            slot = self._slots[key] = _Slot(table, user_id, user_id)
+            slot = self._slots[key] = Slot(table, user_id, user_id)
         slot.table = table
         slot.keep = content
         slot.wake.set()
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(slot), name=f"outbox:{key}")
 
-    async def _keep(self, slot: _Slot, content: Rendered) -> None:
+    async def _keep(self, slot: Slot, content: Rendered) -> None:
         """`keep_private`: the message shown gets `content`, then is forgotten (here and in
         the database: a restarted bot, or another worker, sends the next one anew)."""
         tid, uid = slot.table.table_id, slot.user_id
@@ -264,7 +230,7 @@ class TelegramOutbox:
             await self._keep_message(slot, message_id, content, slot.sent)
 
     async def _keep_message(
-        self, slot: _Slot, message_id: int | None, content: Rendered, shown: str | None
+        self, slot: Slot, message_id: int | None, content: Rendered, shown: str | None
     ) -> None:
         tid, uid = slot.table.table_id, slot.user_id
         assert uid is not None
@@ -373,7 +339,7 @@ class TelegramOutbox:
         key = (table.table_id, user_id)
         slot = self._slots.get(key)
         if slot is None:
-            slot = _Slot(table, chat_id, user_id)
+            slot = Slot(table, chat_id, user_id)
             self._slots[key] = slot
         slot.table = table
         if user_id is not None and (table.table_id, user_id) in self._blocked:
@@ -393,7 +359,7 @@ class TelegramOutbox:
         if slot.task is None or slot.task.done():
             slot.task = asyncio.create_task(self._run(slot), name=f"outbox:{key}")
 
-    async def _pause(self, slot: _Slot, seconds: float) -> None:
+    async def _pause(self, slot: Slot, seconds: float) -> None:
         """Wait `seconds`, or less if an urgent change arrives."""
         loop = asyncio.get_running_loop()
         end = loop.time() + seconds
@@ -403,7 +369,7 @@ class TelegramOutbox:
                 await asyncio.wait_for(slot.wake.wait(), left)
         slot.wake.set()
 
-    async def _run(self, slot: _Slot) -> None:
+    async def _run(self, slot: Slot) -> None:
         while True:
             await slot.wake.wait()
             slot.wake.clear()
@@ -424,7 +390,7 @@ class TelegramOutbox:
                         sent = await self._send_shared(slot, content, turn, settle)
                     else:
                         sent = await self._send(slot, content, turn, settle)
-                except _Later:
+                except Later:
                     slot.wake.set()  # back to `_edit_wait`, the newest content kept
                     continue
                 except Stopping:  # SIGTERM: the next run shows it (what it shows is noted)
@@ -462,7 +428,7 @@ class TelegramOutbox:
             if self._retire(slot):
                 return
 
-    async def _edit_wait(self, slot: _Slot) -> None:
+    async def _edit_wait(self, slot: Slot) -> None:
         """Before an edit of a group's message: wait `_too_soon` after its last edit
         (`_last_edit`: with other workers, by whichever worker), asked again whenever new
         content comes (a change that matters cuts a routine wait short; an urgent one, or
@@ -484,7 +450,7 @@ class TelegramOutbox:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(slot.wake.wait(), left)
 
-    async def _last_edit(self, slot: _Slot) -> MessageState:
+    async def _last_edit(self, slot: Slot) -> MessageState:
         """The group's message as last edited: as stored with other workers, else as this
         process edited it (its version unknown here: -1)."""
         if self.shared:
@@ -498,7 +464,7 @@ class TelegramOutbox:
             moment=slot.shown_moment,
         )
 
-    def _too_soon(self, slot: _Slot, state: MessageState) -> float:
+    def _too_soon(self, slot: Slot, state: MessageState) -> float:
         """Seconds until the group's message may be edited again after its last edit
         (`_last_edit`; 0 if now): `group_interval`, or longer while the group's room is short
         (the pace read at that edit); `routine_interval` at least while what waits is
@@ -512,7 +478,7 @@ class TelegramOutbox:
             pause = max(pause, self.routine_interval)
         return max(0.0, state.sent_at + pause - time.time())
 
-    def _retire(self, slot: _Slot) -> bool:
+    def _retire(self, slot: Slot) -> bool:
         """Forget the slot of a finished or cancelled table once its last content is out
         (no await between the check and the removal: a concurrent `_put` either comes first,
         and the slot stays, or after, and starts a new slot)."""
@@ -528,7 +494,7 @@ class TelegramOutbox:
             self._blocked = {k for k in self._blocked if k[0] != tid}
         return True
 
-    async def _message_id(self, slot: _Slot) -> int | None:
+    async def _message_id(self, slot: Slot) -> int | None:
         if slot.message_id is None:
             if slot.user_id is None:
                 slot.message_id = slot.table.table_message_id
@@ -541,7 +507,7 @@ class TelegramOutbox:
         return slot.message_id
 
     async def _send_shared(
-        self, slot: _Slot, content: Rendered, turn: str | None, settle: bool = False
+        self, slot: Slot, content: Rendered, turn: str | None, settle: bool = False
     ) -> bool:
         """`_send` with other workers sending for the same tables: under the message's lock
         (`TableStore.message_lock`, across workers), from the message as stored (its id, what
@@ -565,7 +531,7 @@ class TelegramOutbox:
             if uid is None and not slot.urgent and state.open_version > slot.sending:
                 return True  # ... or stored, and shown by that version's render
             if uid is None and not slot.urgent and self._too_soon(slot, state):
-                raise _Later  # two workers past `_edit_wait` at once: one edits
+                raise Later  # two workers past `_edit_wait` at once: one edits
             shown = state.digest if state.unsure is None else known(state.unsure)
             if settle and not (state.message_id and (shown or "").startswith(TURN_MARK)):
                 return True  # it shows no turn (any worker's): nothing to settle, nothing noted
@@ -585,7 +551,7 @@ class TelegramOutbox:
                 await self._noted(slot, slot.message_id, slot.sent)
             return sent
 
-    async def _noted(self, slot: _Slot, message_id: int, shown: str) -> None:
+    async def _noted(self, slot: Slot, message_id: int, shown: str) -> None:
         """The message shows `shown` now: noted in the next batch, or (`shared`) at once,
         with the table version it came from, before the message's lock is let go."""
         if self.shared:
@@ -605,7 +571,7 @@ class TelegramOutbox:
             self.notes.shown(slot.chat_id, message_id, shown)
 
     async def _send(
-        self, slot: _Slot, content: Rendered, turn: str | None = None, settle: bool = False
+        self, slot: Slot, content: Rendered, turn: str | None = None, settle: bool = False
     ) -> bool:
         """Send or edit the slot's message. True once Telegram shows `content`; False if it
         cannot (a person who has not started the bot, a group that removed the bot).
@@ -706,7 +672,7 @@ class TelegramOutbox:
             if counted:
                 self._sweeper.sent(tid)
 
-    async def _remember(self, slot: _Slot, msg: Message, shown: str) -> None:
+    async def _remember(self, slot: Slot, msg: Message, shown: str) -> None:
         """A new message shows the table (showing `shown`): what it shows is written before
         its id, at once (not with the next notes: a bot killed in between would edit it to
         what it shows, answered "not modified", or, for a turn message, send a second one)."""
