@@ -369,7 +369,8 @@ class Run:
 
         def their_turn() -> bool:
             hand = HandState.from_dict(self.store.hand(info.group.id))
-            return not hand.is_terminal() and hand.current == seat
+            # (not a last card that plays itself: no timer waits on it, issue 49)
+            return not hand.is_terminal() and hand.current == seat and hand.forced_action() is None
 
         await self.fake.wait_for(their_turn, WAIT, message="the due person's turn")
         await self.kill_and_restart("timer ")
