@@ -238,7 +238,7 @@ def _post_init(settings: Settings) -> Any:
             timezone=settings.timezone,
         )
         if isinstance(limiter, PacedRateLimiter):
-            service.tables.backlog = limiter.backlog
+            service.registry.backlog = limiter.backlog
         service_ref.append(service)
         data: BotData = application.bot_data
         data.db, data.outbox, data.service = db, outbox, service
@@ -280,7 +280,7 @@ async def _open_metrics(
     if metrics is None or service is None or outbox is None:
         return
     limiter = application.bot.rate_limiter
-    tables = service.tables.by_id
+    tables = service.registry.by_id
     metrics.watch(
         waiting=limiter.waiting if isinstance(limiter, PacedRateLimiter) else None,
         live_tables=lambda: sum(1 for t in tables.values() if t.status == PLAYING),
@@ -305,10 +305,10 @@ def _open_miniapp(
     data: BotData = application.bot_data
     keys = TableKeys(settings.bot_token.get_secret_value() if settings.bot_token else "")
     data.hub = hub = LiveHub(table_param=keys.param)
-    service.tables.live = hub
-    hub.on_visibility(service.tables.page_visibility)
-    service.tables.miniapp_short_name = settings.miniapp_short_name
-    service.tables.miniapp_param = keys.param  # the link's unguessable start parameter
+    service.shown.live = hub
+    hub.on_visibility(service.shown.page_visibility)
+    service.shown.miniapp_short_name = settings.miniapp_short_name
+    service.shown.miniapp_param = keys.param  # the link's unguessable start parameter
     if settings.miniapp_short_name is None:
         log.warning("PUBLIC_URL without MINIAPP_SHORT_NAME: the group gets no Mini App button")
     log.info("the Mini App's page: %s (BotFather: /newapp)", settings.miniapp_url())
@@ -318,7 +318,7 @@ def _open_miniapp(
             head = await service.db.tables.table_head(table_id)
             return None if head is None else head.move_no
 
-        hub.poll(version, service.tables.table_view)
+        hub.poll(version, service.registry.table_view)
 
 
 def web_application(

@@ -114,7 +114,7 @@ async def note_username(update: Update, context: BotContext) -> None:
     try:
         await context.service.records.note_username(user.id, person(user).name, user.username)
         if chat is not None and chat.id < 0:
-            await context.service.tables.note_chat(chat.id, chat.title)
+            await context.service.registry.note_chat(chat.id, chat.title)
     except Exception:  # noting is a courtesy: never in the way of the message
         log.exception("noting the username of %s failed", user.id)
 

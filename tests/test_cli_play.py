@@ -797,12 +797,12 @@ async def test_play_web_results_speak_of_no_group_ledger() -> None:
     try:
         service = play.service
         assert service is not None
-        hub = service.tables.live
+        hub = service.shown.live
         assert isinstance(hub, LiveHub) and not hub.group
-        table_id = next(iter(service.tables.by_id))
+        table_id = next(iter(service.registry.by_id))
         while True:
             await service.idle()
-            table = service.tables.by_id[table_id]
+            table = service.registry.by_id[table_id]
             hand = table.hand
             assert hand is not None
             if hand.is_terminal():

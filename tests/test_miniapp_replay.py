@@ -118,7 +118,7 @@ async def finished(
 
 async def view_of(rig: PageRig, hand_index: int = 0, lang: str = "it") -> dict[str, Any]:
     assert rig.service is not None
-    table = await rig.service.tables.table_view(rig.table_id)
+    table = await rig.service.registry.table_view(rig.table_id)
     assert table is not None
     return replay_view(await rig.service.replays.hand(table, hand_index), lang)
 
@@ -279,8 +279,8 @@ async def test_the_review_made_at_a_hands_end_is_kept_for_its_replay(rig: Rig) -
         return made[-1]
 
     rig.svc.play.thinker.review = reviewing  # type: ignore[method-assign]
-    rig.svc.tables.miniapp_short_name = "tavolo"
-    rig.svc.tables.miniapp_param = TableKeys(TOKEN).param
+    rig.svc.shown.miniapp_short_name = "tavolo"
+    rig.svc.shown.miniapp_param = TableKeys(TOKEN).param
     tid = await open_game(rig, "due", [ana], timer="0", match="best5")
     while True:  # the deal is random: a 60-60 hand is void, not reviewed (§4.1)
         table = await play_hand_out(rig, [ana])
@@ -386,7 +386,7 @@ async def test_only_the_tables_players_or_its_key_open_a_replay(tmp_path: Path) 
 
 
 def replay_param(rig: PageRig, hand_index: int, key: bool = True) -> str:
-    """The start parameter of the group's replay link (`Tables.replay_link`)."""
+    """The start parameter of the group's replay link (`Shown.replay_link`)."""
     table = rig.keys.param(rig.table_id) if key else f"t{rig.table_id}"
     return f"h{hand_index}_{table}"
 

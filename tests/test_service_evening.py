@@ -137,7 +137,7 @@ async def test_a_match_against_a_computer_waits_for_its_person_then_is_abandoned
     await rig.fire(tid)
     status, _, _ = rig.stored(tid)
     assert status == CANCELLED
-    closed = rig.svc.tables.by_id.get(tid)
+    closed = rig.svc.registry.by_id.get(tid)
     assert closed is None or closed.closed == {"key": "abandoned"}
     assert "abbandonata" in rig.out.private[ANA.user_id].text
     assert not rig.out.private[ANA.user_id].keyboard  # the dead button goes

@@ -55,7 +55,7 @@ def stored_seats(rig: Rig, tid: int) -> list[dict[str, Any]]:
 async def first_trick(svc: TableService, person: Person) -> None:
     """`person` plays their first legal card: a trick is then complete, and every hand
     message names who played it and who took it."""
-    (table,) = svc.tables.by_id.values()
+    (table,) = svc.registry.by_id.values()
     assert table.hand is not None
     action = table.hand.legal_actions()[0]
     reply = await svc.play.act(person, table.table_id, table.hand.hand_index, 0, action)
@@ -147,7 +147,7 @@ async def test_a_table_stored_with_the_whole_name_shows_it_as_before(
         assert await svc2.restore() == 1
         await svc2.idle()
         await first_trick(svc2, EVE)
-        (table,) = svc2.tables.by_id.values()
+        (table,) = svc2.registry.by_id.values()
         assert table.seats[1].name == old and table.seats[1].level == "hard"
         group = rig.out.group[-1].text
         assert old in group and "🤖 🤖" not in group and "(hard)" not in group, group
@@ -188,17 +188,17 @@ async def test_new_table_refused_while_telegram_budget_is_far_behind(rig: Rig) -
     nothing; once the queue is short again, it opens the table."""
     svc = rig.svc
     await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 21.0  # rounded up to ten seconds
+    svc.registry.backlog = lambda: ADMISSION_BACKLOG + 21.0  # rounded up to ten seconds
     wait = 10 * math.ceil((ADMISSION_BACKLOG + 21.0) / 10)
     reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
     assert (
         reply.text == t("it", "err_bot_busy", seconds=wait) and f"tra {wait} secondi" in reply.text
     )
     assert await rig.db.tables.active_table(CHAT) is None
-    svc.tables.backlog = lambda: 500.0  # however far behind, a retry within two minutes
+    svc.registry.backlog = lambda: 500.0  # however far behind, a retry within two minutes
     reply = await svc.lobby.new_table(CHAT, ANA, "tre", True)
     assert "tra 120 secondi" in reply.text
-    svc.tables.backlog = lambda: ADMISSION_BACKLOG - 5.0
+    svc.registry.backlog = lambda: ADMISSION_BACKLOG - 5.0
     assert (await svc.lobby.new_table(CHAT, ANA, "tre", True)).text == ""
     assert await rig.db.tables.active_table(CHAT) is not None
 
@@ -212,10 +212,10 @@ async def test_start_refused_while_telegram_budget_is_far_behind(rig: Rig) -> No
     await rig.db.people.upsert_user(EVE.user_id, EVE.name, can_dm=True)
     assert (await svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
     assert (await svc.lobby.join(CHAT, EVE)).key == "ok_joined"
-    svc.tables.backlog = lambda: ADMISSION_BACKLOG + 1.0
+    svc.registry.backlog = lambda: ADMISSION_BACKLOG + 1.0
     reply = await svc.settings.start(CHAT, ANA, is_admin=True)
     assert f"tra {10 * math.ceil((ADMISSION_BACKLOG + 1.0) / 10)} secondi" in reply.text, reply
     assert rig.table().status == "lobby" and rig.table().hand is None
-    svc.tables.backlog = lambda: 0.0
+    svc.registry.backlog = lambda: 0.0
     assert (await svc.settings.start(CHAT, ANA, is_admin=True)).text == ""
     assert rig.table().hand is not None

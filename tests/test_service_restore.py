@@ -24,7 +24,7 @@ async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Pat
     await svc.settings.set_option(CHAT, ana, "match", "single")
     await svc.settings.start(CHAT, ana, is_admin=False, fill=True)
     await svc.idle()  # the computer players move after the start is answered
-    table = next(iter(svc.tables.by_id.values()))
+    table = next(iter(svc.registry.by_id.values()))
     tid = table.table_id
     for _ in range(200):  # void 60-60 hands need "next hand"; a single match ends otherwise
         assert table.hand is not None

@@ -94,16 +94,62 @@ def test_the_database_is_composed_of_parts_that_inherit_nothing_of_ours() -> Non
 def test_the_check_sees_a_mixin_and_counts_public_methods() -> None:
     """The check itself: bases of ours however imported, others not; public methods only."""
     source = (
-        "import bot.service.core\n"
+        "import bot.service.registry\n"
         "from typing import Protocol\n"
         "from bot.service.lobby import Lobby as L\n"
         "class A:\n"
         "    def one(self): ...\n"
         "    async def two(self): ...\n"
         "    def _three(self): ...\n"
-        "class B(L, A, bot.service.core.Tables, Protocol): ...\n"
+        "class B(L, A, bot.service.registry.Registry, Protocol): ...\n"
     )
     assert classes(source) == [
         ("A", [], 2),
-        ("B", ["L", "A", "bot.service.core.Tables"], 0),
+        ("B", ["L", "A", "bot.service.registry.Registry"], 0),
     ]
+
+
+def imports_of(path: Path) -> set[str]:
+    """The modules of `bot.service` the module imports."""
+    tree = ast.parse(path.read_text("utf-8"))
+    return {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module
+        and node.module.startswith("bot.service.")
+    }
+
+
+def test_the_tables_state_is_three_parts_without_a_cycle() -> None:
+    """What a table's life shares (issue 53.2) is three plain classes, not one hub: the tables
+    in memory and their locks (`Registry`), what a table shows (`Shown`), its deadlines
+    (`Deadlines`). `Shown` and `Deadlines` each use the registry, the registry neither of them;
+    what the registry and `Shown` share (the moments shown) is in `core.py`, which uses none."""
+    found = service_classes()
+    for name in (
+        "bot/service/registry.py:Registry",
+        "bot/service/shown.py:Shown",
+        "bot/service/deadlines.py:Deadlines",
+    ):
+        assert found[name] == ([], found[name][1]), name
+    assert not any(name.endswith(":Tables") for name in found)
+    core = imports_of(SERVICE / "core.py")
+    registry = imports_of(SERVICE / "registry.py")
+    shown = imports_of(SERVICE / "shown.py")
+    deadlines = imports_of(SERVICE / "deadlines.py")
+    parts = {"bot.service.registry", "bot.service.shown", "bot.service.deadlines"}
+    assert core & parts == set()
+    assert registry & parts == set()
+    assert "bot.service.registry" in shown and "bot.service.deadlines" not in shown
+    assert "bot.service.registry" in deadlines and "bot.service.shown" not in deadlines
+
+
+def test_the_parts_are_given_what_they_use_not_a_hub() -> None:
+    """No part of the service reaches the tables' state through one object (`self.tables`)."""
+    hubs = {
+        str(path.relative_to(ROOT))
+        for path in sorted(SERVICE.glob("*.py"))
+        if "self.tables" in path.read_text("utf-8")
+    }
+    assert hubs == set()

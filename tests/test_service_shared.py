@@ -82,7 +82,7 @@ async def workers(url: str, clock: Clock) -> AsyncIterator[list[Worker]]:
 
 async def now_at(w: Worker, tid: int) -> Table:
     """The table as `w` finds it now (checked against the stored version)."""
-    table = await w.svc.tables.current(tid)
+    table = await w.svc.registry.current(tid)
     assert table is not None
     return table
 
@@ -221,7 +221,7 @@ async def test_a_deadline_is_fired_by_one_worker_even_one_that_never_saw_the_tab
     tid = await due_table(a, a)
     person, index, stamp, action = tap_of(await now_at(a, tid), rng)
     assert (await a.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
-    assert tid not in b.svc.tables.by_id
+    assert tid not in b.svc.registry.by_id
     assert await a.db.tables.due_tables(clock.now) == []
     clock.now += 61  # past the 60 s turn timer
     assert await a.db.tables.due_tables(clock.now) == [tid]
@@ -244,7 +244,7 @@ async def test_a_computer_left_by_a_dead_worker_is_taken_over(
     poll finds the computer's deadline due and moves the computer players itself."""
     a, b = workers
     await a.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
-    a.svc.tables.bot_delay = 600.0  # it will never get to move: it "dies" first
+    a.svc.deadlines.bot_delay = 600.0  # it will never get to move: it "dies" first
     await a.svc.lobby.new_table(CHAT, ANA, "due", True)
     await a.svc.lobby.add_bot(CHAT, "normal")
     await a.svc.settings.start(CHAT, ANA, is_admin=False)

@@ -268,7 +268,7 @@ async def test_a_lobby_nobody_starts_expires_with_a_message_and_no_buttons(rig: 
     await rig.svc.lobby.join(CHAT, BEA)  # a change in the lobby starts the wait again
     assert rig.armed(tid) == pytest.approx(1800.0)
     await rig.fire(tid)
-    assert rig.svc.tables.by_id == {}
+    assert rig.svc.registry.by_id == {}
     status, pending, seats = rig.stored(tid)
     assert status == CANCELLED and pending.at == {}
     assert seats["closed"] == {"key": "lobby_expired", "drop": "1"}
@@ -405,7 +405,7 @@ async def test_join_at_a_running_table_spares_the_groups_messages(rig: Rig) -> N
     seat is told privately, so is anyone else with a private chat with the bot; without one,
     a short reply once per table, then nothing. /join after /leave still takes the seat back,
     in the group."""
-    await rig.svc.tables.note_chat(CHAT, "Bar <Sport>")
+    await rig.svc.registry.note_chat(CHAT, "Bar <Sport>")
     tid = await open_game(rig, "due", [ANA, BEA], timer="0")
     said = len(rig.out.said)
     mine = await rig.svc.lobby.join(CHAT, BEA, command=True)

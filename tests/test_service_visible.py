@@ -43,7 +43,7 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
 
     monkeypatch.setattr(rig.out, "show_private", recorded)
     pages = Pages()
-    svc.tables.live = pages
+    svc.shown.live = pages
     for p in (ANA, BEA):
         await rig.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     await svc.lobby.new_table(CHAT, ANA, "due", True)
@@ -69,7 +69,7 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
     # her page goes to the background: her chat shows the table as it is, at once
     sent.clear()
     pages.shown.clear()
-    svc.tables.page_visibility(table.table_id, BEA.user_id, False)
+    svc.shown.page_visibility(table.table_id, BEA.user_id, False)
     await svc.idle()
     table = rig.table()
     assert table.hand is not None
@@ -80,6 +80,6 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
     # a visible page again: the chat goes quiet again; "visible" alone sends nothing
     sent.clear()
     pages.shown.add((table.table_id, BEA.user_id))
-    svc.tables.page_visibility(table.table_id, BEA.user_id, True)
+    svc.shown.page_visibility(table.table_id, BEA.user_id, True)
     await svc.idle()
     assert sent == []

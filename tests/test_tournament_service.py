@@ -31,7 +31,7 @@ async def finish_then_restart(rig: Rig, table_id: int) -> TableService:
     same database, restored and idle."""
     svc = rig.svc
     for _ in range(50):
-        if table_id not in svc.tables.by_id:
+        if table_id not in svc.registry.by_id:
             break
         if table_id in rig.timers.armed:
             await rig.fire(table_id)
@@ -48,12 +48,12 @@ async def play_out(rig: Rig, limit: int = 400) -> None:
     """Every open table's timer fires until no table is left (computers play the hands)."""
     for _ in range(limit):
         await rig.svc.idle()
-        if not rig.svc.tables.by_id:
+        if not rig.svc.registry.by_id:
             await rig.svc.idle()
-            if not rig.svc.tables.by_id:
+            if not rig.svc.registry.by_id:
                 return
             continue
-        for tid in list(rig.svc.tables.by_id):
+        for tid in list(rig.svc.registry.by_id):
             if tid in rig.timers.armed:
                 await rig.fire(tid)
     raise AssertionError("the tournament did not end")
@@ -109,9 +109,9 @@ async def test_s11_registration_refusals_and_a_computer_tournament_across_a_rest
     await svc.idle()
     said = rig.out.group_said()
     assert any("Turno 1 di 3" in s for s in said), said
-    assert len(svc.tables.by_id) == 1  # the first match is playing
+    assert len(svc.registry.by_id) == 1  # the first match is playing
     # play the first match, then restart: a new service on the same database
-    (first,) = svc.tables.by_id
+    (first,) = svc.registry.by_id
     svc = await finish_then_restart(rig, first)
     await play_out(rig)
     status, points = rows(rig, "SELECT status, points_json FROM tournaments")[0]
@@ -177,7 +177,7 @@ async def test_s11_in_english(rig: Rig) -> None:
         "Tournament cancelled by Ana &lt;b&gt;."
     )
     await svc.idle()
-    assert not svc.tables.by_id  # its match was cancelled with it
+    assert not svc.registry.by_id  # its match was cancelled with it
 
 
 async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -> None:
@@ -224,7 +224,7 @@ async def test_singles_tournament_of_five_computers_across_a_restart(rig: Rig) -
     said = rig.out.group_said()
     assert any("Giocatori: 5 · partite: 10 · turni: 5" in s for s in said), said
     assert any("Turno 1 di 5" in s and "Riposa:" in s for s in said), said
-    (table,) = svc.tables.by_id.values()
+    (table,) = svc.registry.by_id.values()
     assert table.options.variant == "due" and table.options.match == "fixed5"
     assert len(table.seats) == 2
     # the first match to its end, then a restart: a new service on the same database
@@ -272,13 +272,13 @@ async def test_singles_in_english(rig: Rig) -> None:
     status = (await svc.tournaments.tournament(CHAT, ANA, True)).text
     assert "Ana &lt;b&gt;" in status and "Playing (1 of 1, round 1 of 1)" in status
     assert "Team" not in status
-    (table,) = svc.tables.by_id.values()
+    (table,) = svc.registry.by_id.values()
     assert table.options.variant == "scoperta" and len(table.seats) == 2
     assert (await svc.tournaments.tour_cancel(CHAT, ANA, is_admin=False)).text == (
         "Tournament cancelled by Ana &lt;b&gt;."
     )
     await svc.idle()
-    assert not svc.tables.by_id
+    assert not svc.registry.by_id
 
 
 async def test_s10_5_a_tournament_counts_when_asked_and_offers_a_new_one_in_english(
@@ -329,7 +329,7 @@ async def test_s10_5_a_tournament_counts_when_asked_and_offers_a_new_one_in_engl
     assert "📒 The matches go on the group's tab" in started
     reply = await svc.tournaments.tour_counts(CHAT, ANA, "no", is_admin=False)
     assert reply.key == "err_tour_started"
-    (table,) = svc.tables.by_id.values()
+    (table,) = svc.registry.by_id.values()
     tid = rows(rig, "SELECT tournament_id FROM tournaments")[0][0]
     assert table.counts and table.tournament == tid
     await play_out(rig)

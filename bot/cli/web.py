@@ -200,9 +200,9 @@ class WebPlay:
         self.service = service
         self.timers.fire = service.waits.timeout
         hub = LiveHub(table_param=self.keys.param, group=False)  # no group, no ledger
-        service.tables.live = hub
-        hub.on_visibility(service.tables.page_visibility)
-        service.tables.miniapp_param = self.keys.param
+        service.shown.live = hub
+        hub.on_visibility(service.shown.page_visibility)
+        service.shown.miniapp_param = self.keys.param
         await self._open_table(service)
         app = web.Application()
         local = Viewer(LOCAL_USER, self.person.name, g.lang)
@@ -212,7 +212,7 @@ class WebPlay:
         site = web.TCPSite(self.runner, "127.0.0.1", g.port)
         await site.start()
         port = self.runner.addresses[0][1]
-        table_id = next(iter(service.tables.by_id))
+        table_id = next(iter(service.registry.by_id))
         self.url = f"http://127.0.0.1:{port}/app/?t={self.keys.param(table_id)}"
         return self.url
 
@@ -220,17 +220,17 @@ class WebPlay:
         g = self.game
         chat, person = LOCAL_CHAT, self.person
         await service.lobby.new_table(chat, person, g.variant, is_group=True)
-        if not service.tables.by_id:
+        if not service.registry.by_id:
             raise ValueError(plain(g.lang, "cli_web_refused", why=g.variant))
         # a person at a page needs no turn timer (the computer would play for them)
         pairs = [("timer", "0"), *g.options.items()]
         reply = await service.settings.set_options(chat, person, pairs, panel=False)
         if reply.key != "ok_option":
             raise ValueError(plain(g.lang, "cli_web_refused", why=html_text(reply.text)))
-        table = next(iter(service.tables.by_id.values()))
+        table = next(iter(service.registry.by_id.values()))
         while len(table.seats) < table.n_players:
             await service.lobby.add_bot(chat, g.level)
-            table = next(iter(service.tables.by_id.values()))
+            table = next(iter(service.registry.by_id.values()))
         reply = await service.settings.start(chat, person, is_admin=True)
         if reply.text:
             raise ValueError(plain(g.lang, "cli_web_refused", why=html_text(reply.text)))

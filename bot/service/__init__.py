@@ -17,9 +17,13 @@ class inherits another of ours), all built by `TableService` and reached through
   needs from outside (`Outbox`, `Timers`, `AdminCheck`).
 - `langs.py` (`service.langs`, `Languages`): a chat's language and a person's own.
 - The table's life, on one shared state:
-  - `core.py` (`service.tables`, `Tables`): the tables in memory and their locks, a table
-    found or reloaded, what a table shows (`render`), the deadlines its state sets (`plan`,
-    `arm`), the Mini App's view of a table;
+  - `registry.py` (`service.registry`, `Registry`): the tables in memory and their locks, a
+    table found or reloaded, the notices on their way (`spawn`);
+  - `shown.py` (`service.shown`, `Shown`): what a table shows (`render`), the links, the
+    Mini App's open pages;
+  - `deadlines.py` (`service.deadlines`, `Deadlines`): the deadlines its state sets
+    (`plan`, `arm`), a request to cancel settled;
+  - `core.py`: what those share (the moments shown, `Moments`; the workers' grace periods);
   - `play.py` (`service.play`, `Play`): a move, the next hand, writing (`save`), the
     computer players;
   - `lobby.py` (`service.lobby`, `Lobby`): new table, join, leave, computers seated,
@@ -49,7 +53,8 @@ from zoneinfo import ZoneInfo
 
 from bot.players.thinker import Thinker
 from bot.service.closing import Closing
-from bot.service.core import Tables
+from bot.service.core import Moments
+from bot.service.deadlines import Deadlines
 from bot.service.langs import Languages
 from bot.service.league import League
 from bot.service.lobby import REPOST_EVERY, Lobby
@@ -57,8 +62,10 @@ from bot.service.people import People
 from bot.service.play import Play
 from bot.service.rankings import Rankings
 from bot.service.records import Records
+from bot.service.registry import Registry
 from bot.service.replay import Replays
 from bot.service.settings import Settings
+from bot.service.shown import Shown
 from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
 from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
@@ -70,7 +77,8 @@ from storage import Database
 
 class TableService:
     """What every handler calls (`handlers/`): the parts of a table's life (`lobby`,
-    `settings`, `play`, `closing`, `waits`, on the shared `tables`) and the other concerns
+    `settings`, `play`, `closing`, `waits`, on the shared `registry`, `shown` and
+    `deadlines`) and the other concerns
     (`league`, `stats` and `rankings` on `records`, `people`, `tournaments`, `langs`), built
     here; start-up (`restore`) and shutdown."""
 
@@ -89,63 +97,62 @@ class TableService:
     ) -> None:
         self.db = db
         self.langs = Languages(db, default_lang)
-        self.tables = Tables(
-            db,
-            outbox,
-            timers,
-            self.langs,
-            bot_username,
-            bot_delay=bot_delay,
-            timing=timing,
-            shared=shared,
+        moments = Moments()  # what each message showed last: `registry` and `shown` note it
+        self.registry = Registry(db, moments, self.langs.default, shared=shared)
+        self.shown = Shown(outbox, self.registry, moments, bot_username)
+        self.deadlines = Deadlines(
+            db, outbox, timers, self.registry, bot_delay=bot_delay, timing=timing
         )
-        self.play = Play(self.tables, thinker if thinker is not None else Thinker(workers=0))
-        self.lobby = Lobby(self.tables, self.play)
-        self.settings = Settings(self.tables, self.lobby)
-        self.closing = Closing(self.tables, self.play, self.lobby)
-        self.waits = Waits(self.tables, self.play, self.closing)
-        self.people = People(self.tables, self.lobby)
-        self.tournaments = Tournaments(self.tables, self.lobby, self.closing)
+        parts = (self.registry, self.shown, self.deadlines)
+        self.play = Play(db, outbox, *parts, thinker if thinker is not None else Thinker(workers=0))
+        self.lobby = Lobby(db, outbox, self.langs, *parts, self.play)
+        self.settings = Settings(outbox, self.langs, self.registry, self.shown, self.lobby)
+        self.closing = Closing(db, outbox, self.langs, *parts, self.play, self.lobby)
+        self.waits = Waits(db, outbox, *parts, self.play, self.closing)
+        self.people = People(db, outbox, self.langs, self.registry, self.shown, self.lobby)
+        self.tournaments = Tournaments(
+            db, outbox, self.langs, self.registry, self.shown, self.lobby, self.closing
+        )
         self.play.on_closed = self.tournaments.table_closed  # its match over: the next one
         self.league = League(db, outbox, self.langs, ZoneInfo(timezone))  # the groups' clock
         self.records = Records(db)
         self.stats = Stats(db, self.langs, self.records)
         self.rankings = Rankings(db, self.langs, self.records)
-        self.replays = Replays(self.tables)
+        self.replays = Replays(db)
         self._poller: asyncio.Task[None] | None = None  # `Waits.poll_deadlines`, when shared
 
     async def restore(self) -> int:
         """Load every unfinished table and carry on (computer turns, timers, messages).
         Tables that ended in the last hour get their final message once more: a crash
         right after the last move was stored must not swallow the result."""
-        tables = self.tables
+        registry, shown, deadlines = self.registry, self.shown, self.deadlines
         for row in await self.db.tables.closed_tables_since(datetime.now(UTC) - timedelta(hours=1)):
-            tables.render(tables.from_row(row))
+            shown.render(registry.from_row(row))
         rows = await self.db.tables.unfinished_tables()
         for row in rows:
-            table = tables.from_row(row)
-            tables.by_id[table.table_id] = table
-        await tables.out.preload(list(tables.by_id.values()))
-        for table in list(tables.by_id.values()):
-            async with tables.lock(table.table_id):
+            table = registry.from_row(row)
+            registry.by_id[table.table_id] = table
+        await shown.out.preload(list(registry.by_id.values()))
+        for table in list(registry.by_id.values()):
+            async with registry.lock(table.table_id):
                 # the deadlines stored are absolute: what is left is re-armed, what passed
                 # while the bot was down fires at once (tables stored without any get theirs)
                 stored = table.pending.to_json()
-                tables.plan(table)
+                deadlines.plan(table)
                 if table.pending.to_json() != stored:
-                    await tables.store_pending(table)
+                    await deadlines.store_pending(table)
                 self.play.settle(table)
-                tables.render(table, owed=tables.shared)  # with other workers: what is owed
+                shown.render(table, owed=registry.shared)  # with other workers: what is owed
         await self.tournaments.restore()  # a match that finished meanwhile: the next one
-        if tables.shared and self._poller is None:  # deadlines any worker may have set
-            every = max(0.05, min(0.5, 0.5 * tables.timing.scale))
+        if registry.shared and self._poller is None:  # deadlines any worker may have set
+            every = max(0.05, min(0.5, 0.5 * deadlines.timing.scale))
             self._poller = asyncio.create_task(self.waits.poll_deadlines(every), name="deadlines")
         return len(rows)
 
     async def idle(self, timeout: float = 30.0) -> None:
         """Wait until no computer player is thinking or moving (tests, shutdown)."""
         loop = asyncio.get_running_loop()
-        background = self.tables.background
+        background = self.registry.background
         deadline = loop.time() + timeout
         while (
             tasks := [t for t in [*self.play.computers.values(), *background] if not t.done()]
@@ -160,7 +167,7 @@ class TableService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._poller
             self._poller = None
-        background = self.tables.background
+        background = self.registry.background
         if background:
             await asyncio.wait(list(background), timeout=2.0)
         tasks = list(self.play.computers.values()) + list(background)

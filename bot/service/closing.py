@@ -7,15 +7,18 @@ from __future__ import annotations
 import logging
 
 from bot.i18n import t
-from bot.service.core import Tables
+from bot.service.deadlines import Deadlines
+from bot.service.langs import Languages
 from bot.service.lobby import Lobby
 from bot.service.play import Play
-from bot.service.types import AdminCheck, Person, Reply, reply_lang
+from bot.service.registry import Registry
+from bot.service.shown import Shown
+from bot.service.types import AdminCheck, Outbox, Person, Reply, reply_lang
 from bot.table.deadlines import CancelRequest
 from bot.table.table import CANCELLED, LOBBY, PLAYING, Table, TableError
 from bot.view.callback_data import callback_data
 from bot.view.render import Button, Rendered, mention
-from storage import StorageError
+from storage import Database, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -26,10 +29,23 @@ ANNOUNCED = ("abandoned", "cancelled_agreed")
 class Closing:
     """Cancel, cancel consent, close."""
 
-    def __init__(self, tables: Tables, play: Play, lobby: Lobby) -> None:
-        self.tables = tables
-        self.db = tables.db
-        self.out = tables.out
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        langs: Languages,
+        registry: Registry,
+        shown: Shown,
+        deadlines: Deadlines,
+        play: Play,
+        lobby: Lobby,
+    ) -> None:
+        self.db = db
+        self.out = outbox
+        self.langs = langs
+        self.registry = registry
+        self.shown = shown
+        self.deadlines = deadlines
         self.play = play
         self.lobby = lobby
 
@@ -49,9 +65,9 @@ class Closing:
         message goes), or by the table's message (the lobby's button: the tap's answer is
         for the one who tapped)."""
         found = (
-            await self.tables.current(table_id)
+            await self.registry.current(table_id)
             if table_id
-            else await self.tables.table_for_chat(chat_id)
+            else await self.registry.table_for_chat(chat_id)
         )
         if found is not None and found.chat_id == chat_id and found.status == PLAYING:
             return await self._cancel_match(chat_id, person, is_admin, found)
@@ -68,15 +84,15 @@ class Closing:
 
         reply = await self.lobby.lobby_op(chat_id, op, table_id=table_id)
         if by_command and reply.key == "cancelled":
-            lang = found.lang if found is not None else self.tables.default_lang
+            lang = found.lang if found is not None else self.registry.default_lang
             return Reply(t(lang, "cancelled_by", who=person.name), key="cancelled_by")
         return reply
 
     async def close_table(self, table_id: int, closed: dict[str, str]) -> None:
         """Cancel the table now if it is open, saying why (a tournament cancelled: its
         match)."""
-        async with self.tables.lock(table_id):
-            current = await self.tables.current(table_id)
+        async with self.registry.lock(table_id):
+            current = await self.registry.current(table_id)
             if current is not None and current.status in (LOBBY, PLAYING):
                 await self.close(current, closed)
 
@@ -85,7 +101,7 @@ class Closing:
         tid = table.table_id
         table.cancel()
         table.closed = closed
-        self.tables.plan(table)
+        self.deadlines.plan(table)
         try:
             row = await self.db.tables.update_lobby(
                 tid,
@@ -96,18 +112,18 @@ class Closing:
             )
         except StorageError:
             log.exception("table %s: closing failed, reloading", tid)
-            await self.tables.reload(tid)
+            await self.registry.reload(tid)
             return False
         table.move_no = row.move_no
         self.play.settle(table)
-        self.tables.render(table, urgent=True)  # nobody keeps live buttons
+        self.shown.render(table, urgent=True)  # nobody keeps live buttons
         self.lobby.drop_panels(table)
         if table.hand is not None and closed.get("key") in ANNOUNCED:
             # a match that ends without a result is news: a new message in the group, which
-            # notifies (each player's comes in private, `Tables.render`); a cancel by command
+            # notifies (each player's comes in private, `Shown.render`); a cancel by command
             # is announced by its reply
             text = t(table.lang, closed["key"], who=closed.get("who", ""))
-            self.tables.spawn(self.out.say(table.chat_id, text))
+            self.registry.spawn(self.out.say(table.chat_id, text))
         return True
 
     async def _cancel_match(
@@ -123,11 +139,11 @@ class Closing:
 
         if (not stake and person.user_id == table.creator_id) or await admin():
             tid = table.table_id
-            async with self.tables.lock(tid):
-                current = await self.tables.current(tid)
+            async with self.registry.lock(tid):
+                current = await self.registry.current(tid)
                 if current is None or current.status != PLAYING:
                     return Reply(t(reply_lang(lang), "err_no_table"))
-                self.tables.end_request(current, "cancel_moot")
+                self.deadlines.end_request(current, "cancel_moot")
                 closed = {"key": "cancelled_by", "who": person.name, "drop": "1"}
                 if not await self.close(current, closed):
                     return Reply(t(reply_lang(lang), "err_busy"))
@@ -141,17 +157,19 @@ class Closing:
     async def _ask_cancel(self, table: Table, person: Person, others: list[int]) -> Reply:
         """A player asks to cancel: a group message asks the others, with buttons."""
         tid, lang = table.table_id, table.lang
-        async with self.tables.lock(tid):
-            current = await self.tables.current(tid)
+        async with self.registry.lock(tid):
+            current = await self.registry.current(tid)
             if current is None or current.status != PLAYING:
                 return Reply(t(reply_lang(lang), "err_no_table"))
             if current.pending.cancel is not None:
                 return Reply(t(reply_lang(lang), "err_cancel_pending"))
             request = CancelRequest(person.user_id, person.name, others)
             current.pending.cancel = request
-            current.pending.at["cancel"] = self.tables.timing.cancel_wait(self.tables.timing.now())
-            await self.tables.store_pending(current)
-            self.tables.arm(current)
+            current.pending.at["cancel"] = self.deadlines.timing.cancel_wait(
+                self.deadlines.timing.now()
+            )
+            await self.deadlines.store_pending(current)
+            self.deadlines.arm(current)
             names = {s.user_id: s.name for s in current.seats if s.user_id is not None}
         who_html = ", ".join(mention(u, names.get(u, str(u))) for u in others)
         content = Rendered(
@@ -164,30 +182,30 @@ class Closing:
             ],
         )
         message_id = await self.out.post(table.chat_id, content)
-        async with self.tables.lock(tid):
-            current = await self.tables.current(tid)
+        async with self.registry.lock(tid):
+            current = await self.registry.current(tid)
             if current is None or current.pending.cancel is not request:
                 if message_id is not None:  # settled meanwhile: no live buttons
                     gone = Rendered(t(lang, "cancel_moot"), [])
-                    self.tables.spawn(self.out.edit(table.chat_id, message_id, gone))
+                    self.registry.spawn(self.out.edit(table.chat_id, message_id, gone))
                 return Reply("")
             if message_id is None:  # nobody could answer it
-                self.tables.end_request(current, "cancel_moot")
-                await self.tables.store_pending(current)
-                self.tables.arm(current)
+                self.deadlines.end_request(current, "cancel_moot")
+                await self.deadlines.store_pending(current)
+                self.deadlines.arm(current)
                 return Reply(t(reply_lang(lang), "err_busy"))
             request.message_id = message_id
-            await self.tables.store_pending(current)
+            await self.deadlines.store_pending(current)
         return Reply("")
 
     async def cancel_vote(self, chat_id: int, person: Person, table_id: int, agree: bool) -> Reply:
         """A tap on a request to cancel: only the players asked may answer, once."""
-        lang = await self.tables.langs.chat(chat_id)
-        table = await self.tables.current(table_id)
+        lang = await self.langs.chat(chat_id)
+        table = await self.registry.current(table_id)
         if table is None or table.chat_id != chat_id:
             return Reply(t(reply_lang(lang), "err_no_request"))
-        async with self.tables.lock(table_id):
-            table = await self.tables.current(table_id)
+        async with self.registry.lock(table_id):
+            table = await self.registry.current(table_id)
             request = table.pending.cancel if table is not None else None
             if table is None or request is None or table.status != PLAYING:
                 return Reply(t(reply_lang(lang), "err_no_request"))
@@ -199,17 +217,17 @@ class Closing:
             if person.user_id in request.agreed:
                 return Reply(t(reply_lang(lang), "err_voted"))
             if not agree:
-                self.tables.end_request(table, "cancel_refused", who=person.name)
-                await self.tables.store_pending(table)
-                self.tables.arm(table)
+                self.deadlines.end_request(table, "cancel_refused", who=person.name)
+                await self.deadlines.store_pending(table)
+                self.deadlines.arm(table)
                 return Reply(t(reply_lang(lang), "ok_refused"))
             request.agreed.append(person.user_id)
             if set(request.need) - set(request.agreed):
-                await self.tables.store_pending(table)
+                await self.deadlines.store_pending(table)
                 return Reply(t(reply_lang(lang), "ok_agreed_wait"))
             names = {s.user_id: s.name for s in table.seats if s.user_id is not None}
             agreed = ", ".join(names.get(u, str(u)) for u in request.agreed)
-            self.tables.end_request(table, "cancel_done", who=request.by_name, agreed=agreed)
+            self.deadlines.end_request(table, "cancel_done", who=request.by_name, agreed=agreed)
             closed = {"key": "cancelled_agreed", "who": request.by_name, "drop": "1"}
             if not await self.close(table, closed):
                 return Reply(t(reply_lang(lang), "err_busy"))

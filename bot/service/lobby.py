@@ -13,12 +13,15 @@ from collections.abc import Callable
 from bot.engine import VARIANTS, Options
 from bot.i18n import t, variant_name
 from bot.players import DEFAULT_LEVEL
-from bot.service.core import Tables
-from bot.service.langs import note_person, own_lang
+from bot.service.deadlines import Deadlines
+from bot.service.langs import Languages, note_person, own_lang
 from bot.service.play import Play
+from bot.service.registry import Registry
+from bot.service.shown import Shown
 from bot.service.types import (
     APPLYING_UPDATE,
     AdminCheck,
+    Outbox,
     Person,
     Reply,
     refusal,
@@ -31,7 +34,7 @@ from bot.view.render import (
     group_title,
     variant_picker,
 )
-from storage import StaleMove, StorageError, TableExists, UserRow
+from storage import Database, StaleMove, StorageError, TableExists, UserRow
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +45,22 @@ class Lobby:
     """What a tap or command does before (and around) the start: every change through
     `lobby_op`, a start written with the match (`play`)."""
 
-    def __init__(self, tables: Tables, play: Play) -> None:
-        self.tables = tables
-        self.db = tables.db
-        self.out = tables.out
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        langs: Languages,
+        registry: Registry,
+        shown: Shown,
+        deadlines: Deadlines,
+        play: Play,
+    ) -> None:
+        self.db = db
+        self.out = outbox
+        self.langs = langs
+        self.registry = registry
+        self.shown = shown
+        self.deadlines = deadlines
         self.play = play
         self._reposted: dict[int, float] = {}  # chat -> when /table last re-posted its table
         # table -> its settings panels' message ids (`Settings` opens them, `drop_panels`)
@@ -63,7 +78,7 @@ class Lobby:
     ) -> Reply:
         """Open a table. `picker_message_id`: the variant picker the choice came from; it
         becomes the table message (its variant buttons go away)."""
-        lang = await self.tables.langs.chat(chat_id)
+        lang = await self.langs.chat(chat_id)
         if not is_group:
             return Reply(t(reply_lang(lang), "err_group_only"))
         if variant is not None:
@@ -73,7 +88,7 @@ class Lobby:
                     reply_lang(lang), "err_bad_variant", given=variant, variants=", ".join(VARIANTS)
                 )
                 return Reply(text)
-        existing = await self.tables.table_for_chat(chat_id)
+        existing = await self.registry.table_for_chat(chat_id)
         if existing is not None:  # /new during a game: where the table is, how to close it
             if (
                 variant is not None
@@ -85,12 +100,12 @@ class Lobby:
         if variant is None:
             picker = variant_picker(lang)
             return Reply(picker.text, picker.keyboard)
-        if (wait := self.tables.busy_for()) is not None:  # a table not to be served now
+        if (wait := self.registry.busy_for()) is not None:  # a table not to be served now
             return Reply(t(reply_lang(lang), "err_bot_busy", seconds=wait))
         user = await note_person(self.db, person)
-        lock = self.tables.chat_lock(chat_id)
+        lock = self.registry.chat_lock(chat_id)
         async with lock:
-            existing = await self.tables.table_for_chat(chat_id)
+            existing = await self.registry.table_for_chat(chat_id)
             if existing is not None:
                 return await self._exists(existing, picker_message_id)
             table = Table(0, chat_id, person.user_id, Options.parse(variant), lang=lang)
@@ -102,8 +117,8 @@ class Lobby:
                     table.table_id, table_message_id=picker_message_id
                 )
                 table.table_message_id = picker_message_id
-            self.tables.by_id[table.table_id] = table
-        self.tables.render(table, urgent=True)
+            self.registry.by_id[table.table_id] = table
+        self.shown.render(table, urgent=True)
         return self._with_link(table, person, Reply(""), user)
 
     @staticmethod
@@ -154,8 +169,8 @@ class Lobby:
         expiry, and arm its timer. False if the chat has an open table already. It keeps the
         group's name for its private messages."""
         if table.title is None:
-            table.title = await self.tables.chat_title(table.chat_id)
-        self.tables.plan(table, activity=True)  # the lobby's expiry, written with the table
+            table.title = await self.registry.chat_title(table.chat_id)
+        self.deadlines.plan(table, activity=True)  # the lobby's expiry, written with the table
         try:
             row = await self.db.tables.create_table(
                 table.chat_id,
@@ -170,7 +185,7 @@ class Lobby:
             return False
         table.table_id = row.table_id
         table.move_no = row.move_no
-        self.tables.arm(table)
+        self.deadlines.arm(table)
         return True
 
     async def open_table(self, table: Table) -> bool:
@@ -178,7 +193,7 @@ class Lobby:
         table already."""
         if not await self._create(table):
             return False
-        self.tables.by_id[table.table_id] = table
+        self.registry.by_id[table.table_id] = table
         return True
 
     async def start_match(self, chat_id: int, table_id: int) -> Reply:
@@ -192,30 +207,30 @@ class Lobby:
 
     async def set_table_lang(self, chat_id: int, lang: str) -> None:
         """The group chose its language (/lang): its open table speaks it from now."""
-        table = await self.tables.table_for_chat(chat_id)
+        table = await self.registry.table_for_chat(chat_id)
         if table is not None:
-            async with self.tables.lock(table.table_id):
+            async with self.registry.lock(table.table_id):
                 table.lang = lang
                 await self.db.tables.update_lobby(table.table_id, lang=lang)
-                self.tables.render(table)
+                self.shown.render(table)
 
     async def set_seat_lang(self, user_id: int, lang: str) -> None:
         """A person chose their language (/lang in private): at every table they sit at,
         stored with their seat, their hand shown again in it."""
-        for table in list(self.tables.by_id.values()):
+        for table in list(self.registry.by_id.values()):
             if table.seat_of(user_id) is not None:
                 await self._seat_lang(table.table_id, user_id, lang)
 
     async def _seat_lang(self, table_id: int, user_id: int, lang: str) -> None:
-        async with self.tables.lock(table_id):
-            table = await self.tables.current(table_id)
+        async with self.registry.lock(table_id):
+            table = await self.registry.current(table_id)
             seat = table.seat_of(user_id) if table is not None else None
             if table is None or seat is None or table.seats[seat].lang == lang:
                 return
             table.seats[seat].lang = lang
             # a new version, whose render is owed like any write's (with other workers: an
             # older state's edit waiting elsewhere leaves the message to it, `TelegramOutbox`)
-            self.tables.plan(table)
+            self.deadlines.plan(table)
             try:
                 row = await self.db.tables.update_lobby(
                     table_id,
@@ -225,21 +240,21 @@ class Lobby:
                 )
             except StorageError:
                 log.exception("table %s: storing a seat's language failed", table_id)
-                await self.tables.reload(table_id)
+                await self.registry.reload(table_id)
                 return
             table.move_no = row.move_no
-            self.tables.render(table)
-            self.tables.arm(table)
+            self.shown.render(table)
+            self.deadlines.arm(table)
 
     async def repost(self, chat_id: int, table_id: int | None = None) -> Reply:
         """/table: the group's table message again at the bottom of the chat (the old one is
         deleted or frozen, see `Outbox.repost`). At most once every `REPOST_EVERY` seconds
         per group: a second /table meanwhile costs no call."""
-        lang = await self.tables.langs.chat(chat_id)
+        lang = await self.langs.chat(chat_id)
         table = (
-            await self.tables.current(table_id)
+            await self.registry.current(table_id)
             if table_id
-            else await self.tables.table_for_chat(chat_id)
+            else await self.registry.table_for_chat(chat_id)
         )
         if table is None or table.chat_id != chat_id or table.status not in (LOBBY, PLAYING):
             return Reply(t(reply_lang(lang), "err_no_table"))
@@ -247,10 +262,10 @@ class Lobby:
         if now - self._reposted.get(chat_id, -REPOST_EVERY) < REPOST_EVERY:
             return Reply("")
         self._reposted[chat_id] = now
-        async with self.tables.lock(table.table_id):
-            current = await self.tables.current(table.table_id)
+        async with self.registry.lock(table.table_id):
+            current = await self.registry.current(table.table_id)
             if current is not None:
-                self.out.repost(current, self.tables.table_content(current, current.lang))
+                self.out.repost(current, self.shown.table_content(current, current.lang))
         return Reply("")
 
     async def lobby_op(
@@ -260,20 +275,20 @@ class Lobby:
         *,
         table_id: int | None = None,
     ) -> Reply:
-        lang = await self.tables.langs.chat(chat_id)
+        lang = await self.langs.chat(chat_id)
         found = (
-            await self.tables.current(table_id)
+            await self.registry.current(table_id)
             if table_id
-            else await self.tables.table_for_chat(chat_id)
+            else await self.registry.table_for_chat(chat_id)
         )
         if found is None:
             return Reply(t(reply_lang(lang), "err_no_table"))
         tid = found.table_id
-        async with self.tables.lock(tid):
+        async with self.registry.lock(tid):
             # with other workers a write may find the table moved on since it was read: the
             # change is made once more on the table as it is now
-            for attempt in range(2 if self.tables.shared else 1):
-                table = await self.tables.current(
+            for attempt in range(2 if self.registry.shared else 1):
+                table = await self.registry.current(
                     tid
                 )  # the current object (a failed write reloads)
                 if (
@@ -287,10 +302,10 @@ class Lobby:
                 try:
                     msg = op(table)
                 except TableError as exc:
-                    await self.tables.reload(tid)
+                    await self.registry.reload(tid)
                     return refusal(lang, exc)
                 starting = was == LOBBY and table.status == PLAYING
-                self.tables.plan(table, activity=True)
+                self.deadlines.plan(table, activity=True)
                 try:
                     row = await self.db.tables.update_lobby(
                         tid,
@@ -304,13 +319,13 @@ class Lobby:
                         update_id=APPLYING_UPDATE.get(),
                     )
                 except StaleMove:
-                    await self.tables.reload(tid)
-                    if attempt == 0 and self.tables.shared:
+                    await self.registry.reload(tid)
+                    if attempt == 0 and self.registry.shared:
                         continue
                     return Reply(t(reply_lang(lang), "err_busy"))
                 except StorageError:
                     log.exception("table %s: lobby write failed, reloading", tid)
-                    await self.tables.reload(tid)
+                    await self.registry.reload(tid)
                     return Reply(t(reply_lang(lang), "err_busy"))
                 break
             assert table is not None  # the loop returns or breaks with it
@@ -322,11 +337,11 @@ class Lobby:
                     return refusal(lang, exc)
             self.play.settle(table)  # computers, deadlines; a closed table is let go
             # a start or a cancel makes the lobby's buttons meaningless: show it at once
-            self.tables.render(table, urgent=starting or table.status == CANCELLED)
+            self.shown.render(table, urgent=starting or table.status == CANCELLED)
             if table.status != LOBBY:
                 self.drop_panels(table)
             if table.status == CANCELLED:
-                self.tables.by_id.pop(tid, None)
+                self.registry.by_id.pop(tid, None)
         return Reply(t(reply_lang(lang), msg) if msg else "", key=msg)
 
     async def join(
@@ -339,7 +354,7 @@ class Lobby:
         user = await note_person(self.db, person)
         plang = own_lang(person, user)
         if command:
-            running = await self.tables.table_for_chat(chat_id)
+            running = await self.registry.table_for_chat(chat_id)
             if running is not None and running.status == PLAYING:
                 spared = await self._join_running(running, person, user, plang)
                 if spared is not None:
@@ -354,9 +369,9 @@ class Lobby:
 
         reply = await self.lobby_op(chat_id, op, table_id=table_id)
         table = (
-            await self.tables.current(table_id)
+            await self.registry.current(table_id)
             if table_id
-            else await self.tables.table_for_chat(chat_id)
+            else await self.registry.table_for_chat(chat_id)
         )
         if reply.text and table is not None and table.seat_of(person.user_id) is not None:
             return self._with_link(table, person, reply, user)
@@ -399,7 +414,7 @@ class Lobby:
         if user is None or user.can_dm:
             return reply
         lang = reply_lang(table.lang)
-        link = [[Button(t(lang, "btn_open_chat"), url=self.tables.deep_link(table.table_id))]]
+        link = [[Button(t(lang, "btn_open_chat"), url=self.shown.deep_link(table.table_id))]]
         return Reply(t(reply_lang(lang), "need_dm", who=person.name), link)
 
     async def leave(self, chat_id: int, person: Person, table_id: int | None = None) -> Reply:
@@ -431,9 +446,9 @@ class Lobby:
         if isinstance(is_admin, bool):
             return is_admin
         table = (
-            await self.tables.current(table_id)
+            await self.registry.current(table_id)
             if table_id
-            else await self.tables.table_for_chat(chat_id)
+            else await self.registry.table_for_chat(chat_id)
         )
         if table is None or table.chat_id != chat_id or table.creator_id == person.user_id:
             return False
@@ -441,10 +456,10 @@ class Lobby:
 
     async def resume(self, person: Person, table_id: int) -> Reply:
         """ "Riprendo il posto": the person takes their seat back from the computer."""
-        table = await self.tables.current(table_id)
+        table = await self.registry.current(table_id)
         if table is None or table.status != PLAYING:
             return Reply(
-                t(reply_lang(table.lang if table else self.tables.default_lang), "err_hand_over")
+                t(reply_lang(table.lang if table else self.registry.default_lang), "err_hand_over")
             )
         if table.seat_of(person.user_id) is None:
             return Reply(t(reply_lang(table.lang), "err_not_your_table"))
@@ -463,13 +478,13 @@ class Lobby:
         it works once (a double tap, or a second person's tap, finds the rematch open), and
         the button goes. A tournament's match has none: a tap for one (the Mini App's, a
         forged one) is refused."""
-        lang = await self.tables.langs.chat(chat_id)
-        lock = self.tables.chat_lock(chat_id)
+        lang = await self.langs.chat(chat_id)
+        lock = self.registry.chat_lock(chat_id)
         async with lock:
             row = await self.db.tables.get_table(table_id)
             if row is None or row.chat_id != chat_id or row.status != FINISHED:
                 return Reply(t(reply_lang(lang), "err_bad_data"))
-            old = self.tables.from_row(row)
+            old = self.registry.from_row(row)
             lang = old.lang
             if old.rematch is not None:
                 return Reply(t(reply_lang(lang), "err_rematch_done"))
@@ -478,7 +493,7 @@ class Lobby:
             seat = old.seat_of(person.user_id)
             if person.user_id != old.creator_id and (seat is None or old.seats[seat].is_bot):
                 return Reply(t(reply_lang(lang), "err_rematch_not_seated"))
-            if await self.tables.table_for_chat(chat_id) is not None:
+            if await self.registry.table_for_chat(chat_id) is not None:
                 return Reply(t(reply_lang(lang), "err_table_exists"))
             await self.db.people.upsert_user(person.user_id, person.name)
             table = Table(
@@ -506,6 +521,6 @@ class Lobby:
                 log.exception("table %s: noting its rematch failed", old.table_id)
         final = old.final_message_id or message_id
         if final is not None:  # the match's end keeps no button
-            self.tables.spawn(self.out.clear_buttons(chat_id, final))
-        self.tables.render(table, urgent=True)
+            self.registry.spawn(self.out.clear_buttons(chat_id, final))
+        self.shown.render(table, urgent=True)
         return Reply("")

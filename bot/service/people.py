@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from bot.engine import VARIANTS
 from bot.i18n import LANGS, t, variant_name
-from bot.service.core import Tables
+from bot.service.langs import Languages
 from bot.service.lobby import Lobby
-from bot.service.types import AdminCheck, Person, Reply, reply_lang
+from bot.service.registry import Registry
+from bot.service.shown import Shown
+from bot.service.types import AdminCheck, Outbox, Person, Reply, reply_lang
 from bot.table.table import Table
 from bot.view.render import Button
+from storage import Database
 
 # words that name a variant in /rules, besides the variants' own keys
 RULES_WORDS = {"briscola": "due", "two": "due", "called": "chiamata", "bastarda": "chiamata"}
@@ -20,18 +23,25 @@ class People:
     """The private chat, the greeting, /help, /rules, /lang: a person's seat and the group's
     table (`tables`, `lobby`: joining, a language chosen), the chat's language, the messages."""
 
-    def __init__(self, tables: Tables, lobby: Lobby) -> None:
-        self.tables = tables
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        langs: Languages,
+        registry: Registry,
+        shown: Shown,
+        lobby: Lobby,
+    ) -> None:
+        self.registry = registry
+        self.shown = shown
         self.lobby = lobby
-        self.db = tables.db
-        self.out = tables.out
-        self.langs = tables.langs
+        self.db = db
+        self.out = outbox
+        self.langs = langs
 
     async def private_text(self, chat_id: int, person: Person) -> Reply:
         """Words typed in the private chat: what the chat is for, and where to play."""
-        return Reply(
-            t(await self.langs.chat(chat_id), "private_text", bot=self.tables.bot_username)
-        )
+        return Reply(t(await self.langs.chat(chat_id), "private_text", bot=self.shown.bot_username))
 
     async def private_start(self, person: Person, payload: str) -> Reply:
         await self.db.people.upsert_user(person.user_id, person.name, can_dm=True)
@@ -39,7 +49,7 @@ class People:
         user = await self.db.people.get_user(person.user_id)
         lang = (user.lang if user else None) or person.lang or self.langs.default
         if payload.startswith("t") and payload[1:].isdigit():
-            table = await self.tables.current(int(payload[1:]))
+            table = await self.registry.current(int(payload[1:]))
             if table is None:
                 return Reply(t(reply_lang(lang), "err_hand_over"))
             lang = table.lang
@@ -47,7 +57,7 @@ class People:
                 reply = await self.lobby.join(table.chat_id, person, table.table_id)
                 if table.seat_of(person.user_id) is None:
                     return reply
-            await self.tables.show_hand(table.table_id, person.user_id)  # their hand, now
+            await self.shown.show_hand(table.table_id, person.user_id)  # their hand, now
             if table.title:
                 return Reply(t(reply_lang(lang), "start_seated_in", group=table.title))
             return Reply(t(reply_lang(lang), "start_seated"))
@@ -57,7 +67,7 @@ class People:
         """A private message was refused (the person never started the bot)."""
         seat = table.seat_of(user_id)
         name = table.seats[seat].name if seat is not None else str(user_id)
-        kb = [[Button(t(table.lang, "btn_open_chat"), url=self.tables.deep_link(table.table_id))]]
+        kb = [[Button(t(table.lang, "btn_open_chat"), url=self.shown.deep_link(table.table_id))]]
         await self.out.say(table.chat_id, t(table.lang, "dm_blocked", who=name), kb)
         await self.db.people.upsert_user(user_id, name, can_dm=False)
 
@@ -70,7 +80,7 @@ class People:
     ) -> Reply:
         """A command the bot does not know. In a group it answers only a command addressed
         to it (/x@bot) or when the group has a table: other bots' commands are not its own."""
-        if is_group and not addressed and await self.tables.table_for_chat(chat_id) is None:
+        if is_group and not addressed and await self.registry.table_for_chat(chat_id) is None:
             return Reply("")
         return Reply(
             t(reply_lang(await self.langs.chat(chat_id)), "err_unknown_command", command=command)
@@ -96,7 +106,7 @@ class People:
         if word and variant is None:
             return Reply(t(lang, "err_rules_variant", given=word, variants=", ".join(VARIANTS)))
         if variant is None and chat_id < 0:
-            table = await self.tables.table_for_chat(chat_id)
+            table = await self.registry.table_for_chat(chat_id)
             variant = table.options.variant if table is not None else None
         if variant is None:
             return Reply(t(lang, "rules", variants=", ".join(VARIANTS)), key="rules")

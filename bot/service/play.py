@@ -17,8 +17,10 @@ from bot.i18n import t
 from bot.players import DEFAULT_LEVEL
 from bot.players.review_data import Review
 from bot.players.thinker import Job, Thinker
-from bot.service.core import Tables
-from bot.service.types import APPLYING_UPDATE, Person, Reply, refusal, reply_lang
+from bot.service.deadlines import Deadlines
+from bot.service.registry import Registry
+from bot.service.shown import Shown
+from bot.service.types import APPLYING_UPDATE, Outbox, Person, Reply, refusal, reply_lang
 from bot.table.ledger import hand_key, match_key
 from bot.table.plays import HandEnd, PlayRecord
 from bot.table.stats import end_of_hand, review_costs
@@ -34,7 +36,7 @@ from bot.view.render import (
     review_lines,
     seat_short,
 )
-from storage import LedgerRecord, Move, StaleMove
+from storage import Database, LedgerRecord, Move, StaleMove
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +83,20 @@ def play_record(end: HandEnd) -> PlayRecord | None:
 class Play:
     """Moves, written before they are shown; the computer players (`thinker`)."""
 
-    def __init__(self, tables: Tables, thinker: Thinker) -> None:
-        self.tables = tables
-        self.db = tables.db
-        self.out = tables.out
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        registry: Registry,
+        shown: Shown,
+        deadlines: Deadlines,
+        thinker: Thinker,
+    ) -> None:
+        self.db = db
+        self.out = outbox
+        self.registry = registry
+        self.shown = shown
+        self.deadlines = deadlines
         self.thinker = thinker
         self.computers: dict[int, asyncio.Task[None]] = {}  # table -> its computers' task
         # told of every table that closes, once it is let go (`TableService`: the group's
@@ -107,48 +119,48 @@ class Play:
         table = await self._known(table_id)
         if table is None:
             row = await self.db.tables.get_table(table_id)
-            lang = (row.lang if row else None) or self.tables.default_lang
+            lang = (row.lang if row else None) or self.registry.default_lang
             return Reply(t(reply_lang(lang), "err_hand_over"))
-        async with self.tables.lock(table_id):
+        async with self.registry.lock(table_id):
             # With other workers, a write may find the table moved on since it was read:
             # it is read again and the tap checked once more against what it is now.
-            for attempt in range(2 if self.tables.shared else 1):
-                table = await self.tables.current(table_id)
+            for attempt in range(2 if self.registry.shared else 1):
+                table = await self.registry.current(table_id)
                 if table is None:
-                    return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
-                lang = self.tables.lang_for(table, person.user_id)
+                    return Reply(t(reply_lang(self.registry.default_lang), "err_hand_over"))
+                lang = self.shown.lang_for(table, person.user_id)
                 try:
                     seat = table.check_action(person.user_id, hand_index, stamp, action, ply)
                     table.seats[seat].timeouts = 0  # they act: the timeouts in a row restart
                     await self.move(table, seat, action, person.user_id)
                 except TableError as exc:
-                    if exc.key == "err_busy" and attempt == 0 and self.tables.shared:
+                    if exc.key == "err_busy" and attempt == 0 and self.registry.shared:
                         continue
                     return refusal(lang, exc)
                 break
             self.settle(table)
-            self.tables.render(table)
+            self.shown.render(table)
         return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
 
     async def _known(self, table_id: int) -> Table | None:
         """A first look before the table's lock: from memory, else (with other workers)
         from the database. Under the lock, `current` says what the table is now."""
-        table = self.tables.by_id.get(table_id)
-        if table is None and self.tables.shared:
-            table = await self.tables.current(table_id)
+        table = self.registry.by_id.get(table_id)
+        if table is None and self.registry.shared:
+            table = await self.registry.current(table_id)
         return table
 
     async def next_hand(self, person: Person, table_id: int, hand_index: int) -> Reply:
         if await self._known(table_id) is None:
-            return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
-        async with self.tables.lock(table_id):
+            return Reply(t(reply_lang(self.registry.default_lang), "err_hand_over"))
+        async with self.registry.lock(table_id):
             # Two taps at once on two workers: the loser of the write reads the table again
             # and finds the next hand dealt, which is what it asked for (a tap after the
             # hand was dealt, by a tap or by the timer, is a stale button as before).
-            for attempt in range(2 if self.tables.shared else 1):
-                table = await self.tables.current(table_id)
+            for attempt in range(2 if self.registry.shared else 1):
+                table = await self.registry.current(table_id)
                 if table is None:
-                    return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
+                    return Reply(t(reply_lang(self.registry.default_lang), "err_hand_over"))
                 lang = table.lang
                 if table.seat_of(person.user_id) is None:
                     return Reply(t(reply_lang(lang), "err_not_your_table"))
@@ -161,14 +173,14 @@ class Play:
                     table.next_hand()
                     await self.save(table, None)
                 except TableError as exc:
-                    if exc.key == "err_busy" and attempt == 0 and self.tables.shared:
+                    if exc.key == "err_busy" and attempt == 0 and self.registry.shared:
                         continue
                     return refusal(lang, exc)
                 self.keep_summaries(table, kept)
                 break
             assert table is not None
             self.settle(table)
-            self.tables.render(table)
+            self.shown.render(table)
         return Reply(t(reply_lang(lang), "ok_played"), key="ok_played")
 
     def summaries(self, table: Table) -> dict[int, Rendered]:
@@ -195,14 +207,14 @@ class Play:
     ) -> Reply:
         """The points bids' second screen (every legal value, `page` 1) or back to the
         first; only on one's own turn, and only in that person's hand message."""
-        table = await self.tables.current(table_id)
+        table = await self.registry.current(table_id)
         if table is None:
-            return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
-        async with self.tables.lock(table_id):
-            table = await self.tables.current(table_id)
+            return Reply(t(reply_lang(self.registry.default_lang), "err_hand_over"))
+        async with self.registry.lock(table_id):
+            table = await self.registry.current(table_id)
             if table is None:
-                return Reply(t(reply_lang(self.tables.default_lang), "err_hand_over"))
-            lang = self.tables.lang_for(table, person.user_id)
+                return Reply(t(reply_lang(self.registry.default_lang), "err_hand_over"))
+            lang = self.shown.lang_for(table, person.user_id)
             seat = table.seat_of(person.user_id)
             hand = table.hand
             if seat is None:
@@ -216,10 +228,10 @@ class Play:
             if stamp != table.turn_start() or page not in bid_pages(hand.observation(seat)):
                 return Reply(t(reply_lang(lang), "err_stale"))
             if page:
-                self.tables.set_bid_page(table_id, seat, (table.move_no, stamp, page))
+                self.shown.set_bid_page(table_id, seat, (table.move_no, stamp, page))
             else:
-                self.tables.set_bid_page(table_id, seat, None)
-            self.tables.render(table)  # only this person's message changes
+                self.shown.set_bid_page(table_id, seat, None)
+            self.shown.render(table)  # only this person's message changes
         return Reply("")
 
     async def move(self, table: Table, seat: int, action: int, user_id: int | None) -> None:
@@ -237,7 +249,7 @@ class Play:
         )
         rules = table.options.rules()
         if action == A.CALL_RANK + 2 and rules.chiamata and rules.overbid:
-            self.tables.spawn(self._explain_due(table.chat_id, table.lang))
+            self.registry.spawn(self._explain_due(table.chat_id, table.lang))
 
     async def _explain_due(self, chat_id: int, lang: str) -> None:
         """The first time a group's auction reaches the Due (§7.3): one line says what a
@@ -263,7 +275,7 @@ class Play:
         hand, record = table.hand, table.match.records[-1] if table.match else None
         # issue 51.3: a button opens the hand's replay in the Mini App (on this message, sent
         # anyway: no call more)
-        link = self.tables.replay_link(table.table_id, hand.hand_index) if hand else None
+        link = self.shown.replay_link(table.table_id, hand.hand_index) if hand else None
         content = hand_log(table, lang, replay_link=link)
         finished = table.status == FINISHED and table.tournament is None
         # issue 51: the review of the hand, off the event loop (`Thinker.review`); the table
@@ -298,7 +310,7 @@ class Play:
             if finished:
                 await self._announce_end(table)
 
-        self.tables.spawn(announce())
+        self.registry.spawn(announce())
 
     async def _store_review(
         self,
@@ -346,8 +358,8 @@ class Play:
             return
         # a new version of the table (its seats' row): the Mini App's pages follow it
         table.move_no = row.move_no
-        if self.tables.live is not None:
-            self.tables.live.publish(table)
+        if self.shown.live is not None:
+            self.shown.live.publish(table)
 
     async def ledger_lines(self, table: Table, lang: str) -> str:
         """What the finished match wrote in the group's ledger, per person, and their
@@ -384,7 +396,7 @@ class Play:
         error is raised as a TableError (the action is refused, nothing is half-written)."""
         ledger = ledger_record(end) if end is not None else None
         record = play_record(end) if end is not None else None
-        self.tables.plan(table)  # the deadlines this state sets, stored with it
+        self.deadlines.plan(table)  # the deadlines this state sets, stored with it
         try:
             table.move_no = await self.db.tables.save_move(
                 table.table_id,
@@ -406,11 +418,11 @@ class Play:
                 self.on_move(table.table_id, end is not None)
         except StaleMove:
             log.warning("table %s: stale write, reloading", table.table_id)
-            await self.tables.reload(table.table_id)
+            await self.registry.reload(table.table_id)
             raise TableError("err_busy") from None
         except Exception:
             log.exception("table %s: write failed, reloading", table.table_id)
-            await self.tables.reload(table.table_id)
+            await self.registry.reload(table.table_id)
             raise TableError("err_busy") from None
 
     def settle(self, table: Table) -> None:
@@ -423,10 +435,10 @@ class Play:
                 self.computers[tid] = asyncio.create_task(
                     self._play_computers(tid), name=f"computers:{tid}"
                 )
-        self.tables.arm(table)
+        self.deadlines.arm(table)
         if table.status in (FINISHED, CANCELLED):
-            self.tables.end_request(table, "cancel_moot")
-            self.tables.by_id.pop(tid, None)
+            self.deadlines.end_request(table, "cancel_moot")
+            self.registry.by_id.pop(tid, None)
             self.on_closed(table)  # a tournament's match: the next one
 
     async def _play_computers(self, table_id: int) -> None:
@@ -436,8 +448,8 @@ class Play:
         me = asyncio.current_task()
         try:
             while True:
-                async with self.tables.lock(table_id):
-                    table = await self.tables.current(table_id)
+                async with self.registry.lock(table_id):
+                    table = await self.registry.current(table_id)
                     seat = table.bot_to_act() if table is not None else None
                     if table is None or seat is None or table.hand is None:
                         if self.computers.get(table_id) is me:
@@ -449,8 +461,8 @@ class Play:
                     # a person's last card, their one legal move: theirs, played for them
                     only = None if table.seats[seat].is_bot else table.hand.forced_action()
                     mover = table.seats[seat].user_id if only is not None else None
-                if self.tables.bot_delay:
-                    await asyncio.sleep(self.tables.bot_delay)
+                if self.deadlines.bot_delay:
+                    await asyncio.sleep(self.deadlines.bot_delay)
                 try:
                     action = only if only is not None else await self.thinker.choose(job)
                 except Exception:
@@ -458,8 +470,8 @@ class Play:
                     action = await self.thinker.choose(
                         Job(DEFAULT_LEVEL, job.seed, job.observation)
                     )
-                async with self.tables.lock(table_id):
-                    table = await self.tables.current(table_id)
+                async with self.registry.lock(table_id):
+                    table = await self.registry.current(table_id)
                     if table is None or table.move_no != version:
                         continue  # something else happened meanwhile: look again
                     try:
@@ -467,7 +479,7 @@ class Play:
                     except TableError:
                         continue  # reloaded from the database: look again
                     self.settle(table)
-                    self.tables.render(table)
+                    self.shown.render(table)
         finally:
             if self.computers.get(table_id) is me:
                 del self.computers[table_id]

@@ -6,16 +6,16 @@ here before anything of it is read.
 
 from __future__ import annotations
 
-from bot.service.core import Tables
 from bot.table.replay import PlayedHand, finished_record, replay_hand
 from bot.table.table import Table
+from storage import Database
 
 
 class Replays:
     """Finished hands, played again from the move log."""
 
-    def __init__(self, tables: Tables) -> None:
-        self.db = tables.db
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     async def hand(self, table: Table, hand_index: int) -> PlayedHand:
         """Hand `hand_index` of `table` (as stored now), or `bot.table.replay.ReplayError`:

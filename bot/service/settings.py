@@ -11,9 +11,11 @@ import secrets
 
 from bot.i18n import option_name, t, value_name
 from bot.players import DEFAULT_LEVEL
-from bot.service.core import Tables
+from bot.service.langs import Languages
 from bot.service.lobby import Lobby
-from bot.service.types import AdminCheck, Person, Reply, reply_lang
+from bot.service.registry import Registry
+from bot.service.shown import Shown
+from bot.service.types import AdminCheck, Outbox, Person, Reply, reply_lang
 from bot.table.settings import (
     SETTING_CHOICES,
     TABLE_SETTINGS,
@@ -44,9 +46,13 @@ class Settings:
     change through the lobby's `lobby_op`; the panels opened noted in `Lobby.panels` (they go
     when the table leaves its lobby, `Lobby.drop_panels`)."""
 
-    def __init__(self, tables: Tables, lobby: Lobby) -> None:
-        self.tables = tables
-        self.out = tables.out
+    def __init__(
+        self, outbox: Outbox, langs: Languages, registry: Registry, shown: Shown, lobby: Lobby
+    ) -> None:
+        self.out = outbox
+        self.langs = langs
+        self.registry = registry
+        self.shown = shown
         self.lobby = lobby
 
     async def set_option(
@@ -118,9 +124,9 @@ class Settings:
 
         reply = await self.lobby.lobby_op(chat_id, op, table_id=table_id)
         table = (
-            await self.tables.current(table_id)
+            await self.registry.current(table_id)
             if table_id
-            else await self.tables.table_for_chat(chat_id)
+            else await self.registry.table_for_chat(chat_id)
         )
         ok = table is not None and reply.key == "ok_option"
         if ok and table is not None and table.status == LOBBY:
@@ -165,8 +171,8 @@ class Settings:
     ) -> Reply:
         """The settings panel's screen of one setting (a button of `settings_message`), in
         the panel tapped (`message_id`)."""
-        lang = await self.tables.langs.chat(chat_id)
-        table = await self.tables.current(table_id)
+        lang = await self.langs.chat(chat_id)
+        table = await self.registry.current(table_id)
         if table is None or table.chat_id != chat_id:
             return Reply(t(reply_lang(lang), "err_no_table"))
         if table.status != LOBBY:
@@ -189,11 +195,11 @@ class Settings:
         everyone, opened by the table's creator or an admin (anyone else is told the
         settings and who may change them). From a panel (`message_id`, its back button)
         that panel shows the list again."""
-        lang = await self.tables.langs.chat(chat_id)
+        lang = await self.langs.chat(chat_id)
         table = (
-            await self.tables.current(table_id)
+            await self.registry.current(table_id)
             if table_id
-            else await self.tables.table_for_chat(chat_id)
+            else await self.registry.table_for_chat(chat_id)
         )
         if table is None or table.chat_id != chat_id:
             return Reply(t(reply_lang(lang), "err_no_table"))
@@ -224,20 +230,20 @@ class Settings:
         if message_id is None or message_id == table.table_message_id:
             self.out.show_table(table, content)
         else:
-            self.tables.spawn(self.out.edit(table.chat_id, message_id, content))
+            self.registry.spawn(self.out.edit(table.chat_id, message_id, content))
 
     async def back_to_lobby(
         self, chat_id: int, table_id: int, message_id: int | None = None
     ) -> Reply:
         """A settings panel's "done": the panel goes (the lobby never left)."""
-        table = await self.tables.current(table_id)
+        table = await self.registry.current(table_id)
         if table is None or table.chat_id != chat_id:
-            return Reply(t(reply_lang(await self.tables.langs.chat(chat_id)), "err_no_table"))
+            return Reply(t(reply_lang(await self.langs.chat(chat_id)), "err_no_table"))
         if message_id is not None and message_id != table.table_message_id:
             self.lobby.panels.get(table_id, set()).discard(message_id)
             self.out.delete_soon(chat_id, [message_id])
         else:
-            self.tables.render(table)
+            self.shown.render(table)
         return Reply("")
 
     async def start(
@@ -250,7 +256,7 @@ class Settings:
         table_id: int | None = None,
     ) -> Reply:
         admin = await self.lobby.admin(chat_id, person, is_admin, table_id)
-        wait = self.tables.busy_for()  # a deal to every seat: not while the budget is behind
+        wait = self.registry.busy_for()  # a deal to every seat: not while the budget is behind
 
         def op(tb: Table) -> str:
             if person.user_id != tb.creator_id and not admin:

@@ -1,7 +1,7 @@
 """Tournaments (RULES §11): /torneo, the registration buttons, and the matches played one after
 another in the group.
 
-A group has one active table at a time (`Tables.table_for_chat`), so a tournament plays
+A group has one active table at a time (`Registry.table_for_chat`), so a tournament plays
 its matches in schedule order: it announces each round's pairings, then opens the next
 match's table itself (the two teams' members seated as partners, §5.1: team a at seats 0 and
 2; options `quattro`, `match=fixed5`: 5 hands, all played, a 60-60 hand replayed, §4.3-4.4)
@@ -47,11 +47,12 @@ from bot.engine import Match, Options
 from bot.i18n import t
 from bot.players import DEFAULT_LEVEL, LEVELS
 from bot.service.closing import Closing
-from bot.service.core import Tables
-from bot.service.langs import note_person, own_lang
+from bot.service.langs import Languages, note_person, own_lang
 from bot.service.lobby import Lobby
+from bot.service.registry import Registry
 from bot.service.settings import SWITCH_WORDS
-from bot.service.types import AdminCheck, Person, Reply, refusal, reply_lang
+from bot.service.shown import Shown
+from bot.service.types import AdminCheck, Outbox, Person, Reply, refusal, reply_lang
 from bot.table.table import FINISHED, LOBBY, PLAYING, Seat, Table, TableError
 from bot.table.tournament import (
     DEFAULT_POINTS,
@@ -74,7 +75,7 @@ from bot.view.render_tournament import (
     status_text,
     tournament_message,
 )
-from storage import StorageError
+from storage import Database, StorageError
 from storage.tournaments import NewFixture, TournamentRow
 
 log = logging.getLogger(__name__)
@@ -126,14 +127,24 @@ class Tournaments:
     of the table service: the group's lock and table (`tables`), a match's table opened and
     started (`lobby`), cancelled (`closing`); told when one closes (`table_closed`)."""
 
-    def __init__(self, tables: Tables, lobby: Lobby, closing: Closing) -> None:
-        self.tables = tables
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        langs: Languages,
+        registry: Registry,
+        shown: Shown,
+        lobby: Lobby,
+        closing: Closing,
+    ) -> None:
+        self.registry = registry
+        self.shown = shown
         self.lobby = lobby
         self.play = lobby.play  # what a finished match wrote in the ledger
         self.closing = closing
-        self.db = tables.db
-        self.out = tables.out
-        self.langs = tables.langs
+        self.db = db
+        self.out = outbox
+        self.langs = langs
         # the tournament message: what is shown and what should be, per tournament
         self._tour_shown: dict[int, tuple[Any, ...]] = {}
         self._tour_want: dict[int, tuple[int, int, Rendered]] = {}
@@ -153,7 +164,7 @@ class Tournaments:
         self._tour_want[tid] = (tour.chat_id, tour.message_id, content)
         if tid not in self._tour_editing:
             self._tour_editing.add(tid)
-            self.tables.spawn(self._tour_edits(tid))
+            self.registry.spawn(self._tour_edits(tid))
 
     async def _tour_edits(self, tid: int) -> None:
         try:
@@ -188,7 +199,7 @@ class Tournaments:
         self._tour_shown[tour.tournament_id] = (message_id, content.key())
         if old is not None:
             moved = Rendered(t(tour.lang, "tour_moved"), [])
-            self.tables.spawn(self.out.edit(tour.chat_id, old, moved))
+            self.registry.spawn(self.out.edit(tour.chat_id, old, moved))
 
     # ------------------------------------------------------------------ /torneo
 
@@ -204,7 +215,7 @@ class Tournaments:
         if not is_group:
             return Reply(t(reply_lang(lang), "err_group_only"))
         await self.db.people.upsert_user(person.user_id, person.name)
-        async with self.tables.chat_lock(chat_id):
+        async with self.registry.chat_lock(chat_id):
             row = await self.db.tournaments.active_tournament(chat_id)
             if row is not None:
                 tour = self._tour(row)
@@ -226,14 +237,14 @@ class Tournaments:
         organised by who tapped; refused while the group has one registering or running."""
         lang = await self.langs.chat(chat_id)
         await self.db.people.upsert_user(person.user_id, person.name)
-        async with self.tables.chat_lock(chat_id):
+        async with self.registry.chat_lock(chat_id):
             if await self.db.tournaments.active_tournament(chat_id) is not None:
                 return Reply(t(reply_lang(lang), "err_tour_open"))
             last = await self.db.tournaments.last_tournament(chat_id)
             variant = last.variant if last is not None else PAIRS_VARIANT
             reply = await self._open_tour(chat_id, person, lang, variant)
         if not reply.text and message_id is not None:  # the button has done its work
-            self.tables.spawn(self.out.clear_buttons(chat_id, message_id))
+            self.registry.spawn(self.out.clear_buttons(chat_id, message_id))
         return reply
 
     async def _open_tour(self, chat_id: int, person: Person, lang: str, variant: str) -> Reply:
@@ -263,7 +274,7 @@ class Tournaments:
         """Change the group's tournament with `op` (under the group's lock), write it, show
         it. A refusal changes nothing."""
         lang = await self.langs.chat(chat_id)
-        async with self.tables.chat_lock(chat_id):
+        async with self.registry.chat_lock(chat_id):
             row = await self.db.tournaments.active_tournament(chat_id)
             if row is None or (tournament_id is not None and row.tournament_id != tournament_id):
                 return Reply(t(reply_lang(lang), "err_tour_none")), None
@@ -333,7 +344,7 @@ class Tournaments:
         if tour is None or can_dm or tour.team_of(person.user_id) is None:
             return reply
         lang = reply_lang(tour.lang)
-        link = [[Button(t(lang, "btn_open_chat"), url=f"https://t.me/{self.tables.bot_username}")]]
+        link = [[Button(t(lang, "btn_open_chat"), url=f"https://t.me/{self.shown.bot_username}")]]
         return Reply(f"{reply.text} {t(lang, 'tour_need_dm')}", link, key=reply.key)
 
     async def tour_leave(
@@ -448,7 +459,7 @@ class Tournaments:
         first round announced and its first match opened."""
         admin = await self._tour_admin(chat_id, person, is_admin)
         lang = await self.langs.chat(chat_id)
-        if await self.tables.table_for_chat(chat_id) is not None:
+        if await self.registry.table_for_chat(chat_id) is not None:
             return Reply(t(reply_lang(lang), "err_tour_table_open"))
         reply, tour = await self._organiser_op(
             chat_id, person, admin, Tournament.start, tournament_id=tournament_id
@@ -484,7 +495,7 @@ class Tournaments:
         if tour is None:
             return reply
         for f in tour.fixtures:
-            table = await self.tables.current(f.table_id) if f.table_id is not None else None
+            table = await self.registry.current(f.table_id) if f.table_id is not None else None
             if table is not None:
                 closed = {"key": "cancelled_by", "who": person.name}
                 await self.closing.close_table(table.table_id, closed)
@@ -495,7 +506,7 @@ class Tournaments:
     def table_closed(self, table: Table) -> None:
         """A table closed (the table service's `on_closed`): if it played the group's
         tournament's match, the tournament moves on."""
-        self.tables.spawn(self._tour_step(table.chat_id))
+        self.registry.spawn(self._tour_step(table.chat_id))
 
     async def restore(self) -> int:
         """After a restart: every running tournament carries on (a match that finished
@@ -507,7 +518,7 @@ class Tournaments:
 
     async def _tour_step(self, chat_id: int) -> None:
         try:
-            async with self.tables.chat_lock(chat_id):
+            async with self.registry.chat_lock(chat_id):
                 await self._tour_advance(chat_id)
         except Exception:  # the next closed table or restart tries again
             log.exception("chat %s: the tournament could not move on", chat_id)
@@ -527,7 +538,7 @@ class Tournaments:
             index = await self._tour_settle(tour, news)
             if index is None:
                 return
-            if await self.tables.table_for_chat(chat_id) is not None:
+            if await self.registry.table_for_chat(chat_id) is not None:
                 return  # the group's table closes first: its closing brings the tournament back
             f = tour.fixtures[index]
             if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
@@ -553,7 +564,7 @@ class Tournaments:
                     await self._start_match(chat_id, trow.table_id)
                 return None
             if trow is not None and trow.status == FINISHED and trow.match_json:
-                table = self.tables.from_row(trow)
+                table = self.registry.from_row(trow)
                 assert table.match is not None
                 result = match_result(table.match)
                 tour.record(index, result)

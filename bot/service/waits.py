@@ -1,8 +1,8 @@
 """What the table's timer does when it fires (`timeout`): the group mentions a slow person,
 they are reminded privately, the computer plays a move whose time ran out, the next hand
 starts by itself, an idle lobby closes, a request to cancel lapses. The deadlines are set by
-`Tables.plan` with every write and armed by `Tables.arm` (`core.py`); their
-lengths are in `bot.table.deadlines`.
+`Deadlines.plan` with every write and armed by `Deadlines.arm` (`deadlines.py`); their lengths
+are in `bot.table.deadlines`.
 """
 
 from __future__ import annotations
@@ -14,12 +14,17 @@ from bot.i18n import t, variant_name
 from bot.players import DEFAULT_LEVEL
 from bot.players.thinker import Job
 from bot.service.closing import Closing
-from bot.service.core import COMPUTER_GRACE, Tables
+from bot.service.core import COMPUTER_GRACE
+from bot.service.deadlines import Deadlines
 from bot.service.play import Play
+from bot.service.registry import Registry
+from bot.service.shown import Shown
+from bot.service.types import Outbox
 from bot.table.deadlines import Notice
 from bot.table.table import LOBBY, PLAYING, Table, TableError
 from bot.view.render import Rendered, group_title, mention
 from bot.view.render.hand import ABANDON_MINUTES
+from storage import Database
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +36,21 @@ DEADLINE_LEASE = 10.0
 class Waits:
     """Deadlines that fire."""
 
-    def __init__(self, tables: Tables, play: Play, closing: Closing) -> None:
-        self.tables = tables
-        self.db = tables.db
-        self.out = tables.out
+    def __init__(
+        self,
+        db: Database,
+        outbox: Outbox,
+        registry: Registry,
+        shown: Shown,
+        deadlines: Deadlines,
+        play: Play,
+        closing: Closing,
+    ) -> None:
+        self.db = db
+        self.out = outbox
+        self.registry = registry
+        self.shown = shown
+        self.deadlines = deadlines
         self.play = play
         self.closing = closing
 
@@ -43,19 +59,19 @@ class Waits:
         deadline. A timer whose token is no longer the table's does nothing. With other
         workers (`shared`) the token says nothing: the worker that claims the deadline in
         the database fires it, the others do nothing (`TableStore.claim_deadline`)."""
-        now = self.tables.timing.now()
-        if self.tables.shared and not await self.db.tables.claim_deadline(
+        now = self.deadlines.timing.now()
+        if self.registry.shared and not await self.db.tables.claim_deadline(
             table_id, now, DEADLINE_LEASE
         ):
             return
-        async with self.tables.lock(table_id):
-            table = await self.tables.current(table_id)
+        async with self.registry.lock(table_id):
+            table = await self.registry.current(table_id)
             if table is None:
                 return
-            if not self.tables.shared and not self.tables.take_timer(table_id, token):
+            if not self.registry.shared and not self.deadlines.take_timer(table_id, token):
                 return
             version = table.move_no
-            due = table.pending.due(self.tables.timing.now())
+            due = table.pending.due(self.deadlines.timing.now())
             if "shown" in due:  # owed by a write (`SHOWN_GRACE`): the render below is it
                 table.pending.at.pop("shown")
                 due.remove("shown")
@@ -67,8 +83,8 @@ class Waits:
                 if kind == "expire":
                     await self._expire_lobby(table)
                 elif kind == "cancel":
-                    self.tables.end_request(table, "cancel_lapsed")
-                    await self.tables.store_pending(table)
+                    self.deadlines.end_request(table, "cancel_lapsed")
+                    await self.deadlines.store_pending(table)
                 elif kind == "timeout":
                     await self._time_out(table)
                 elif kind == "next":
@@ -84,29 +100,29 @@ class Waits:
                 if kind is not None:
                     table.pending.at.pop(kind, None)
             current = (
-                await self.tables.current(table_id)
-                if self.tables.shared
-                else self.tables.by_id.get(table_id)
+                await self.registry.current(table_id)
+                if self.registry.shared
+                else self.registry.by_id.get(table_id)
             )
             if current is None:
                 return
-            if self.tables.shared:
+            if self.registry.shared:
                 # the claim moved the stored deadline on: store the real one (unless a write
                 # since did), and show what a worker that died before showing it left
                 if current.move_no == version:
                     if current.pending.at.get("shown", now) <= now:  # read again as stored
                         current.pending.at.pop("shown", None)
-                    await self.tables.store_pending(current)
-                self.tables.render(current, owed=True)
-                self.tables.arm(current)
-            elif not self.tables.timer_armed(table_id):
-                self.tables.arm(current)
+                    await self.deadlines.store_pending(current)
+                self.shown.render(current, owed=True)
+                self.deadlines.arm(current)
+            elif not self.deadlines.timer_armed(table_id):
+                self.deadlines.arm(current)
 
     async def _take_over(self, table: Table) -> None:
         """A computer's move is overdue (`shared`): the worker moving it died; this one takes
         the computer players' moves over."""
-        table.pending.at["computer"] = self.tables.timing.now() + COMPUTER_GRACE
-        if await self.tables.store_pending(table):
+        table.pending.at["computer"] = self.deadlines.timing.now() + COMPUTER_GRACE
+        if await self.deadlines.store_pending(table):
             self.play.settle(table)
 
     async def poll_deadlines(self, every: float) -> None:
@@ -115,12 +131,12 @@ class Waits:
         while True:
             await asyncio.sleep(every)
             try:
-                due = await self.db.tables.due_tables(self.tables.timing.now())
+                due = await self.db.tables.due_tables(self.deadlines.timing.now())
             except Exception as exc:  # the database is away for a moment: next round
                 log.warning("polling the deadlines failed: %s", exc)
                 continue
             for table_id in due:
-                self.tables.spawn(self.timeout(table_id, ""))
+                self.registry.spawn(self.timeout(table_id, ""))
 
     async def _nudge(self, table: Table, kind: str) -> None:
         """A slow person: the group mentions them (once per turn), or they are reminded
@@ -129,12 +145,12 @@ class Waits:
         notice is deleted once the turn is over (`Pending.notices`)."""
         table.pending.at.pop(kind, None)
         notice: tuple[int, str] | None = None
-        key = self.tables.turn_key(table)
+        key = self.deadlines.turn_key(table)
         if key is not None and key == table.pending.turn:
             s = table.seats[key[2]]
             if s.user_id is not None and not s.is_bot:
                 left = table.pending.at.get("timeout")
-                seconds = max(1, round(left - self.tables.timing.now())) if left else 0
+                seconds = max(1, round(left - self.deadlines.timing.now())) if left else 0
                 if kind == "mention":
                     who = mention(s.user_id, s.name)
                     text = (
@@ -152,8 +168,8 @@ class Waits:
                         seconds=seconds,
                     )
                     notice = (s.user_id, text)
-        if await self.tables.store_pending(table) and notice is not None and key is not None:
-            self.tables.spawn(self._notice(table.table_id, *notice, key))
+        if await self.deadlines.store_pending(table) and notice is not None and key is not None:
+            self.registry.spawn(self._notice(table.table_id, *notice, key))
 
     async def _notice(self, table_id: int, chat_id: int, text: str, turn: list[int] | None) -> None:
         """Send a notice about the table (it notifies), and note it with the table so that
@@ -162,8 +178,8 @@ class Waits:
         message_id = await self.out.post(chat_id, Rendered(text, []))
         if message_id is None:
             return
-        async with self.tables.lock(table_id):
-            table = await self.tables.current(table_id)
+        async with self.registry.lock(table_id):
+            table = await self.registry.current(table_id)
             hand = table.hand if table is not None else None
             if table is None or hand is None or hand.is_terminal():
                 self.out.delete_soon(chat_id, [message_id])  # over already
@@ -173,7 +189,8 @@ class Waits:
                 self.out.delete_soon(chat_id, [message_id])
                 return
             table.pending.notices.append(notice)
-            if not await self.tables.store_pending(table):  # another worker moved it on meanwhile
+            # another worker moved it on meanwhile
+            if not await self.deadlines.store_pending(table):
                 self.out.delete_soon(chat_id, [message_id])
 
     async def _time_out(self, table: Table) -> None:
@@ -181,7 +198,7 @@ class Waits:
         and the group is told: the turn's mention becomes that notice (it stays until the
         hand is over). After TIMEOUTS_TO_AWAY in a row the computer keeps the seat."""
         table.pending.at.pop("timeout", None)
-        key = self.tables.turn_key(table)
+        key = self.deadlines.turn_key(table)
         if key is None or key != table.pending.turn or table.hand is None:
             return
         seat = key[2]
@@ -215,13 +232,13 @@ class Waits:
         if table.hand is not None and not table.hand.is_terminal():  # (else: the hand's log)
             if mentioned is not None:
                 content = Rendered(notice, [])
-                self.tables.spawn(self.out.edit(table.chat_id, mentioned.message_id, content))
+                self.registry.spawn(self.out.edit(table.chat_id, mentioned.message_id, content))
             else:
-                self.tables.spawn(self._notice(table.table_id, table.chat_id, notice, None))
+                self.registry.spawn(self._notice(table.table_id, table.chat_id, notice, None))
         self.play.settle(table)
         # they were not there: their hand message shows at once that the turn went by
-        self.tables.forget_moment(table.table_id, seat)
-        self.tables.render(table)
+        self.shown.forget_moment(table.table_id, seat)
+        self.shown.render(table)
 
     async def _auto_next(self, table: Table) -> None:
         """The pause after a hand is over: the next hand starts by itself."""
@@ -242,7 +259,7 @@ class Waits:
             return
         self.play.keep_summaries(table, kept)
         self.play.settle(table)
-        self.tables.render(table)
+        self.shown.render(table)
 
     async def _abandon(self, table: Table) -> None:
         """The match waited for its people (`Table.paused`) and nobody came back: it closes
@@ -261,4 +278,4 @@ class Waits:
             notice = t(
                 lang, "lobby_expired_notice", variant=variant_name(lang, table.options.variant)
             )
-            self.tables.spawn(self.out.say(table.chat_id, notice))
+            self.registry.spawn(self.out.say(table.chat_id, notice))

@@ -354,7 +354,7 @@ class MiniApp:
         keyed = self.keys.check(table_id, key)
         if keyed and not load:
             return table_id
-        table = await self.service().tables.table_view(table_id)
+        table = await self.service().registry.table_view(table_id)
         if table is None and keyed:
             raise _refuse(web.HTTPNotFound, "no such table")
         if table is None or not (keyed or table.seat_of(viewer.user_id) is not None):
@@ -483,7 +483,7 @@ class MiniApp:
         table = await self._table(request, viewer)
         service = self.service()
         reply = await service.lobby.rematch(table.chat_id, self._person(viewer), table.table_id)
-        after = await service.tables.table_view(table.table_id)
+        after = await service.registry.table_view(table.table_id)
         rematch = None
         if after is not None:
             self.hub.publish(after)  # every page of the old table learns where it went

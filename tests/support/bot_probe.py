@@ -56,7 +56,9 @@ async def settle(application: Application) -> None:
 def computers_busy(service: TableService) -> bool:
     """What `TableService.idle()` waits for, still under way (read after it returned: a
     tap handled meanwhile may have started a computer player again)."""
-    return any(not t.done() for t in [*service.play.computers.values(), *service.tables.background])
+    return any(
+        not t.done() for t in [*service.play.computers.values(), *service.registry.background]
+    )
 
 
 async def report_idle(application: Application) -> None:

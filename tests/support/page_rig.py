@@ -78,7 +78,7 @@ class PageRig:
     def table(self) -> Table:
         """The table now (a finished one as it finished: the service lets it go)."""
         assert self.service is not None
-        table = self.service.tables.by_id.get(self.table_id)
+        table = self.service.registry.by_id.get(self.table_id)
         if table is not None:
             self._last = table
         assert self._last is not None
@@ -107,11 +107,11 @@ class PageRig:
             self.hub.lease = self.hub_lease
         if self.heartbeat is not None:
             self.hub.heartbeat = self.heartbeat
-        service.tables.live = self.hub
-        service.tables.miniapp_param = self.keys.param
+        service.shown.live = self.hub
+        service.shown.miniapp_param = self.keys.param
         first = self.person(0)
         await service.lobby.new_table(CHAT, first, self.variant, is_group=True)
-        self.table_id = next(iter(service.tables.by_id))
+        self.table_id = next(iter(service.registry.by_id))
         reply = await service.settings.set_options(
             CHAT, first, list(self.options.items()), panel=False
         )

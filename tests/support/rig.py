@@ -138,7 +138,7 @@ class Rig:
         return TableService(db, self.out, self.timers, "test_bot", timing=timing)
 
     def table(self) -> Table:
-        (table,) = self.svc.tables.by_id.values()
+        (table,) = self.svc.registry.by_id.values()
         return table
 
     def armed(self, tid: int) -> float:

@@ -66,7 +66,7 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
     auction = obs.phase in ("auction", "name_suit", "call_card")
     records = table.match.records if table.match else []
     if obs.phase == "auction" and records and records[-1].redeal:
-        # §7.4: the all-pass deal before this one reached nobody's chat (`Tables.render`)
+        # §7.4: the all-pass deal before this one reached nobody's chat (`Shown.render`)
         lines.append(t(lang, "pm_after_redeal"))
     if my_turn:
         if auction:
