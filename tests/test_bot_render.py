@@ -703,3 +703,24 @@ def test_first_must_call_prompt_offers_no_pass(lang: str) -> None:
     r2 = private_message(table, second, lang)
     assert A.PASS in [a for _, _, a, _ in act_actions(r2)]
     assert ("oppure passa" if lang == "it" else "or pass") in r2.text
+
+
+@pytest.mark.parametrize("variant", ["due", "chiamata"])
+def test_s3_5_a_last_card_that_plays_itself_is_offered_to_nobody(variant: str) -> None:
+    """RULES §3.5: in the hand's last trick each one's last card is their one legal move,
+    played for them (issue 49): the hand message of the one to act then says so, with their
+    card as text and no button (a button would only race the card playing itself)."""
+    rng = random.Random(5)
+    table = new_table(variant, {}, "it", "last-card")
+    hand = table.hand
+    assert hand is not None
+    while hand.forced_action() is None:
+        assert not hand.is_terminal()
+        table.apply(hand.current, rng.choice(hand.legal_actions()))
+    assert table.forced() and len(hand.hands[hand.current]) == 1
+    for lang, words in (("it", "si gioca da sola"), ("en", "plays itself")):
+        msg = private_message(table, hand.current, lang)
+        assert words in msg.text and "👉" not in msg.text, msg.text
+        assert not msg.keyboard, msg.keyboard
+    other = (hand.current + 1) % table.n_players  # the others' messages are as before
+    assert "si gioca da sola" not in private_message(table, other, "it").text

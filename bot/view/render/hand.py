@@ -62,7 +62,9 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
             kb.append([Button(t(lang, "btn_resume"), callback_data("b", tid))])
         return Rendered("\n".join(lines), kb)
 
-    my_turn = obs.current == seat
+    # their last card, their one legal move, plays itself (`Table.forced`): no turn, no button
+    forced = obs.current == seat and table.forced()
+    my_turn = obs.current == seat and not forced
     auction = obs.phase in ("auction", "name_suit", "call_card")
     records = table.match.records if table.match else []
     if obs.phase == "auction" and records and records[-1].redeal:
@@ -73,6 +75,8 @@ def private_message(table: Table, seat: int, lang: str, bid_page: int = 0) -> Re
             lines.append(auction_prompt(obs, lang))
         else:
             lines.append(t(lang, "pm_your_lead" if not obs.trick else "pm_your_turn"))
+    elif forced:
+        lines.append(t(lang, "pm_last_card_plays"))
     elif obs.current >= 0:
         key = "pm_bid_of" if obs.phase == "auction" else "pm_turn_of"
         lines.append(t(lang, key, who=nm[obs.current]))
