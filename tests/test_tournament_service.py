@@ -351,3 +351,40 @@ async def test_s10_5_a_tournament_counts_when_asked_and_offers_a_new_one_in_engl
         ("finished", "due", ANA.user_id, 1),
         ("registering", "due", ORG.user_id, 0),
     ]
+
+
+async def test_s11_a_result_the_stopping_bot_did_not_say_is_said_and_stored_by_the_next(
+    rig: Rig,
+) -> None:
+    """Issue 50.2: a match ends while the bot is stopping and its result cannot be said
+    (`Outbox.say` False: it would wait for the group's room). Nothing of it is stored, so
+    the next run finds the finished table, says the result once and stores it; the result
+    is never stored unsaid (it was, and the group never heard of that match)."""
+    svc = rig.svc
+    await rig.db.people.upsert_user(ANA.user_id, ANA.name, can_dm=True)
+    assert (await svc.tournaments.tournament(CHAT, ANA, True)).text == ""
+    for _ in range(4):  # two teams of computers
+        await svc.tournaments.tour_add_bot(CHAT, ANA, is_admin=False)
+    assert (await svc.tournaments.tour_start(CHAT, ANA, is_admin=False)).text == ""
+    await svc.idle()
+    (first,) = svc.registry.by_id
+    rig.out.stopping = True  # SIGTERM: what waits for room is not sent
+    said = len(rig.out.said)
+    for _ in range(50):
+        if first not in svc.registry.by_id:
+            break
+        if first in rig.timers.armed:
+            await rig.fire(first)
+        await svc.idle()
+    await svc.idle()
+    assert rows(rig, f"SELECT status FROM tables WHERE table_id = {first}") == [("finished",)]
+    assert rows(rig, "SELECT COUNT(*) FROM tournament_matches WHERE hands_a IS NOT NULL") == [(0,)]
+    assert len(rig.out.said) == said  # nothing said
+    await svc.close()
+    rig.out.stopping = False
+    rig.svc = svc = rig.service(rig.db)
+    await svc.restore()
+    await svc.idle()
+    done = [s for s in rig.out.group_said() if "Partita del torneo finita" in s]
+    assert len(done) == 1, done
+    assert rows(rig, "SELECT COUNT(*) FROM tournament_matches WHERE hands_a IS NOT NULL") == [(1,)]

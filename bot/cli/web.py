@@ -83,8 +83,8 @@ class NoChat:
     def sweep(self, table: Table) -> None:
         pass
 
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
-        pass
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> bool:
+        return True
 
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         pass

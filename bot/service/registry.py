@@ -166,7 +166,7 @@ class Registry:
         row = await self.db.tables.get_table(table_id)
         return None if row is None else self.from_row(row)
 
-    def spawn(self, coro: Awaitable[None]) -> None:
+    def spawn(self, coro: Awaitable[object]) -> None:
         """Send a notice without holding the table (the group's budget may make it wait)."""
 
         async def run() -> None:

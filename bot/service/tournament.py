@@ -527,30 +527,39 @@ class Tournaments:
         """Under the group's lock: record the current match if its table finished (a
         cancelled one is played again), and open the next match unless one is playing.
         What there is to say (the result and the standings, then the next round's pairings
-        or the final standings) goes to the group as one message: one notification."""
+        or the final standings) goes to the group as one message: one notification. It is
+        said before the results are stored: a bot stopping meanwhile (`Outbox.say` False)
+        stores nothing, and the next run says it all (a result is never lost unsaid)."""
         row = await self.db.tournaments.active_tournament(chat_id)
         if row is None or row.status != RUNNING:
             return
         tour = self._tour(row)
         lang = tour.lang
         news: list[str] = []
-        try:
-            index = await self._tour_settle(tour, news)
-            if index is None:
-                return
-            if await self.registry.table_for_chat(chat_id) is not None:
-                return  # the group's table closes first: its closing brings the tournament back
+        writes: list[dict[str, Any]] = []  # `update_tournament`'s changes, in order
+        index = await self._tour_settle(tour, news, writes)
+        opening = index is not None and await self.registry.table_for_chat(chat_id) is None
+        if index is not None and opening:  # else the group's table closes first: then again
             f = tour.fixtures[index]
             if not any(g.table_id is not None for g in tour.fixtures if g.round == f.round):
                 news.append(round_message(tour, f.round, lang))  # a new round
-        finally:
-            if news:
-                await self.out.say(chat_id, "\n\n".join(news))
-        await self._open_match(tour, index)
+        if news and not await self.out.say(chat_id, "\n\n".join(news)):
+            return
+        for change in writes:
+            tour.version = await self.db.tournaments.update_tournament(
+                tour.tournament_id, tour.version, **change
+            )
+        if tour.status == DONE:
+            self._show_tour(tour)
+        if index is not None and opening:
+            await self._open_match(tour, index)
 
-    async def _tour_settle(self, tour: Tournament, news: list[str]) -> int | None:
-        """Record the matches whose tables finished (a cancelled one is played again), what
-        to say of them added to `news`. Returns the match to open next; None when one is
+    async def _tour_settle(
+        self, tour: Tournament, news: list[str], writes: list[dict[str, Any]]
+    ) -> int | None:
+        """Record in `tour` the matches whose tables finished (a cancelled one is played
+        again): what to say of them added to `news`, what to store of them to `writes` (the
+        caller stores it once it is said). Returns the match to open next; None when one is
         playing or the tournament is over."""
         chat_id, lang = tour.chat_id, tour.lang
         index = tour.next_fixture()
@@ -568,24 +577,27 @@ class Tournaments:
                 assert table.match is not None
                 result = match_result(table.match)
                 tour.record(index, result)
-                tour.version = await self.db.tournaments.update_tournament(
-                    tour.tournament_id,
-                    tour.version,
-                    status=tour.status,
-                    result=(index, result.hands_a, result.hands_b, result.cards_a, result.cards_b),
+                writes.append(
+                    {
+                        "status": tour.status,
+                        "result": (
+                            index,
+                            result.hands_a,
+                            result.hands_b,
+                            result.cards_a,
+                            result.cards_b,
+                        ),
+                    }
                 )
                 news.append(match_done_text(tour, index, lang, await self._ledger(table)))
                 if tour.status == DONE:
-                    self._show_tour(tour)
                     news.append(final_message(tour, lang))
                     return None
                 index = tour.next_fixture()
                 continue
             # cancelled (or gone): the match is played again
             f.table_id, f.seats = None, None
-            tour.version = await self.db.tournaments.update_tournament(
-                tour.tournament_id, tour.version, table=(index, None, None)
-            )
+            writes.append({"table": (index, None, None)})
             news.append(t(lang, "tour_replay"))
             return index
         return None

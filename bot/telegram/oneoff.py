@@ -14,6 +14,7 @@ from collections.abc import Callable
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import TelegramError
 
+from bot.telegram.rate_limiter import Stopping
 from bot.view.render import Keyboard, Rendered
 
 log = logging.getLogger(__name__)
@@ -54,11 +55,17 @@ class OneOff:
         self._wanted: dict[tuple[int, int], Rendered] = {}
         self._editing: dict[tuple[int, int], asyncio.Task[None]] = {}
 
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> bool:
+        """Send a new message; False only if the bot is stopping and it was not sent (the
+        caller may leave it to the next run), True otherwise (sent, or failed for good)."""
         try:
             await self.bot.send_message(chat_id, text, reply_markup=markup(keyboard))
+        except Stopping:
+            log.info("send to %s: not sent, the bot is stopping", chat_id)
+            return False
         except TelegramError as exc:
             log.warning("send to %s failed: %s", chat_id, exc)
+        return True
 
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         """Edit a message the outbox does not keep (the variant picker after a choice)."""

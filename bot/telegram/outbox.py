@@ -255,8 +255,8 @@ class TelegramOutbox:
 
     # one-off messages, which the outbox does not keep up to date: `bot.telegram.oneoff`
 
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
-        await self._oneoff.say(chat_id, text, keyboard)
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> bool:
+        return await self._oneoff.say(chat_id, text, keyboard)
 
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         await self._oneoff.edit(chat_id, message_id, content)

@@ -46,6 +46,7 @@ class Out(NoChat):
         self.group: list[Rendered] = []
         self.private: dict[int, Rendered] = {}
         self.said: list[tuple[int, str]] = []
+        self.stopping = False  # `say` as while the bot stops: nothing sent
         self.posted: list[tuple[int, Rendered]] = []
         self.posted_ids: list[int] = []  # the id `post` gave each of `posted`
         self.edits: list[tuple[int, int, Rendered]] = []
@@ -75,8 +76,11 @@ class Out(NoChat):
     def sweep(self, table: Table) -> None:
         self.sweeps.append(table.table_id)
 
-    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> None:
+    async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> bool:
+        if self.stopping:  # the bot is stopping (`PacedRateLimiter.stop_waiting`): not sent
+            return False
         self.said.append((chat_id, text))
+        return True
 
     async def edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         self.edits.append((chat_id, message_id, content))
