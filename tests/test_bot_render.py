@@ -194,7 +194,8 @@ def check_private(table: Table, seat: int) -> None:
     user_id = USER_BASE + seat
     moves = act_actions(r)
     plays = [(h, s, a, label) for h, s, a, label in moves if a < A.CALL_RANK]
-    my_turn = hand.current == seat and not hand.is_terminal()
+    # (a last card that plays itself is no turn: issue 49)
+    my_turn = hand.current == seat and not hand.is_terminal() and not table.forced()
     if hand.phase == PLAY and not rules.blind:
         offered = sorted(a for _, _, a, _ in plays)
         if my_turn:
@@ -230,7 +231,7 @@ def check_private(table: Table, seat: int) -> None:
         else:
             with pytest.raises(TableError):
                 table.check_action(user_id, hidx, stamp, action)
-    if hand.current == seat and not hand.is_terminal():
+    if my_turn:
         offered_now = {a for _, _, a, _ in moves}
         # every legal move is offered, except points bids beyond the quick steps
         missing = {a for a in legal - offered_now if not A.BID_POINTS <= a < A.PASS}
@@ -253,11 +254,15 @@ def play_random(table: Table, rng: random.Random, hands: int) -> int:
             table.next_hand()
             continue
         seat = hand.current
-        r = private_message(table, seat, table.lang)
-        legal = hand.legal_actions()
-        moves = [m for m in act_actions(r) if m[2] in legal]
-        hidx, stamp, action, _ = rng.choice(moves)
-        assert table.check_action(USER_BASE + seat, hidx, stamp, action) == seat
+        forced = hand.forced_action()
+        if forced is not None:  # a last card plays itself (the service's move, issue 49)
+            action = forced
+        else:
+            r = private_message(table, seat, table.lang)
+            legal = hand.legal_actions()
+            moves = [m for m in act_actions(r) if m[2] in legal]
+            hidx, stamp, action, _ = rng.choice(moves)
+            assert table.check_action(USER_BASE + seat, hidx, stamp, action) == seat
         table.apply(seat, action)
         if hand.is_terminal():
             table.finish_hand()
@@ -485,6 +490,8 @@ def test_the_hand_message_fits_a_phone_and_shows_only_public_cards(variant: str)
                         second = plain.splitlines()[1]
                         if hand.is_terminal():
                             assert second.startswith("🏁"), plain
+                        elif hand.current == seat and table.forced():  # it plays itself
+                            assert second.startswith("🂠"), plain
                         elif hand.current == seat:
                             assert second.startswith("👉"), plain
                         else:
