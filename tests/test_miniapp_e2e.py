@@ -239,7 +239,7 @@ async def play_due_hand(
 
 async def test_due_hand_played_through_the_mini_app_alone(tmp_path: Path) -> None:
     rng = random.Random(16)
-    async with asyncio.timeout(150), telegram() as fake:
+    async with asyncio.timeout(300), telegram() as fake:
         ann = fake.user(1601, "Ann <b>&amp; 🐱")
         bob = fake.user(1602, "<img src=x onerror=alert(1)>", language_code="en")
         group = fake.group(-1001600, "Mini App & co")
