@@ -2,7 +2,8 @@
 
 Tiers: a test is `slow` when it starts the bot as a process, a browser or PostgreSQL, or plays
 many games for a statistic (`SLOW_FILES`, `SLOW_TESTS`, and every test on the PostgreSQL
-backend); `python -m pytest -m "not slow"` runs the rest, the quick tier for development. The
+backend), and a sweep's configurations past each variant's first (`SWEEPS`);
+`python -m pytest -m "not slow"` runs the rest, the quick tier for development. The
 whole suite runs in parallel (pytest-xdist, README): the slow tests are collected first,
 longest first, so that none of them starts last.
 
@@ -56,8 +57,26 @@ SLOW_TESTS = frozenset(
         "test_normal_keeps_its_high_briscole_in_chiamata",
         "test_normal_bids_looser_with_four_players",
         "test_normal_auction_stops_at_the_rank_the_strongest_hand_affords",
+        "test_normal_two_draws_out_plays_close_to_the_best_card_over_every_world",
+        "test_normal_beats_random_in_due",
+        # ... and one that paces a burst in real time
+        "test_after_a_burst_of_replies_the_table_keeps_changing",
         # ... and one that starts the bot, in a file of quick tests
         "test_polling_bot_serves_metrics_that_agree_with_telegram",
+    }
+)
+
+
+# Sweeps over every variant's settings (and languages): the quick tier runs each variant's
+# first configuration in each language, the whole suite every configuration.
+SWEEPS = frozenset(
+    {
+        "test_random_hands_keep_every_invariant",
+        "test_actions_outside_the_legal_list_are_refused",
+        "test_render_random_hands",
+        "test_every_record_replays_under_the_referee",
+        "test_the_levels_records_replay_under_the_referee",
+        "test_every_level_plays_every_variant_legally",
     }
 )
 
@@ -85,13 +104,32 @@ def is_slow(item: pytest.Item) -> bool:
     return callspec is not None and "postgresql" in callspec.params.values()
 
 
+def sweep_rest(items: list[pytest.Item]) -> set[str]:
+    """The node ids of the `SWEEPS` past each variant's first configuration in each language
+    (in the order they are parametrized): slow."""
+    seen: set[tuple[object, ...]] = set()
+    rest: set[str] = set()
+    for item in items:
+        name = getattr(item, "originalname", item.name)
+        params = getattr(item, "callspec", None)
+        if name not in SWEEPS or params is None:
+            continue
+        key = (item.path, name, params.params.get("variant"), params.params.get("lang"))
+        if key in seen:
+            rest.add(item.nodeid)
+        seen.add(key)
+    return rest
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow tests, and put them first, the longest files first."""
     rank = {name: i for i, name in enumerate(SLOW_FILES)}
+    rest = sweep_rest(items)
+    slow = {item.nodeid for item in items if is_slow(item) or item.nodeid in rest}
     for item in items:
-        if is_slow(item):
+        if item.nodeid in slow:
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: (not is_slow(item), rank.get(item.path.name, len(rank))))
+    items.sort(key=lambda item: (item.nodeid not in slow, rank.get(item.path.name, len(rank))))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
