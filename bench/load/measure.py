@@ -159,6 +159,31 @@ def turn_lags(
     return lags
 
 
+def group_show_lags(
+    calls: Sequence[ApiCall], actions: list[Action], tables: list[Table], begin: float, end: float
+) -> list[float]:
+    """Seconds from a move tapped in [begin, end) (its update made) to the next change of its
+    table's group that Telegram accepted (an edit of the table message, or a new message):
+    how long the group's table stood still while a move went by (issue 50.4: at most 10 s)."""
+    group_of = {t.index: t.group.id for t in tables}
+    shown: dict[int, list[float]] = {}
+    for c in calls:
+        chat = c.params.get("chat_id")
+        if c.ok and c.method in ("editMessageText", "sendMessage") and isinstance(chat, int):
+            shown.setdefault(chat, []).append(c.at)
+    lags = []
+    for a in actions:
+        if a.table is None or a.kind not in ("card", "bid") or a.label != "ok":
+            continue
+        if not begin <= a.made < end:
+            continue
+        times = shown.get(group_of[a.table], [])
+        k = bisect.bisect_right(times, a.made)
+        if k < len(times):
+            lags.append(times[k] - a.made)
+    return lags
+
+
 def table_edit_gaps(calls: Sequence[ApiCall]) -> list[float]:
     """Seconds between consecutive edits of each group message (the tables' messages), from
     the edits Telegram accepted among `calls`: how long a group looked at a table that did

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.load.scenarios import Config
+from bench.load.scenarios import GROUP_STILL_TARGET, Config
 from bot.telegram.outbox import NOTES_INTERVAL
 
 
@@ -67,6 +67,7 @@ def report(r: dict[str, Any]) -> list[str]:
     c, w, tg = r["config"], r["window"], r["targets"]
     cpc, tl, cl, tp = r["calls_per_card"], r["tap_latency_s"], r["command_latency_s"], r["taps"]
     eg = r["table_edit_gap_s"]
+    gs = r["chat_calls"]["group_show_lag_s"]
     mem, cpu, rs, lv = r["memory_kb"], r["cpu"], r["restore"], r["limit_violations"]
     variants = ", ".join(f"{v} {n}" for v, n in sorted(c["variants"].items()))
     levels = ", ".join(f"{v} {n}" for v, n in sorted(c["computers"].items()))
@@ -147,6 +148,8 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{secs(cc['turn_lag_s']['p99'])}, max {secs(cc['turn_lag_s']['max'])} "
         f"(n={cc['turn_lag_s']['n']}); {cc['cards_per_minute_per_table']} cards a minute per "
         "table",
+        f"  move -> its group's next change: p50 {secs(gs['p50'])}, p99 {secs(gs['p99'])}, max "
+        f"{secs(gs['max'])} (n={gs['n']}) {verdict((gs['max'] or 0) <= GROUP_STILL_TARGET)}",
         *(
             [
                 f"  with a worker SIGKILLed and down {ak['down_s']} s (its moves to 10 s after it "

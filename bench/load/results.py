@@ -18,6 +18,7 @@ from bench.load.measure import (
     past_auction,
     pct,
     summarize,
+    group_show_lags,
     table_edit_gaps,
     tap_windows,
     turn_lags,
@@ -178,6 +179,8 @@ def window_numbers(
     actions = bench.stats.actions
     lags = turn_lags(fake.calls, actions, bench.tables, w.start.when, w.end.when)
     per_move["turn_lag_s"] = latency_summary(lags)
+    shows = group_show_lags(fake.calls, actions, bench.tables, w.start.when, w.end.when)
+    per_move["group_show_lag_s"] = latency_summary(shows)
     if w.kill is not None:  # the moves made from the SIGKILL to 10 s after the restart
         down, up = w.kill
         around = turn_lags(fake.calls, actions, bench.tables, down, up + 10.0)

@@ -9,11 +9,16 @@ import sys
 import time
 from dataclasses import dataclass
 
+from bot.config import Settings
 from tests.support.stand_in import REAL_PACE
 
 # Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
-# The group's routine changes (a card within a trick, a bid) at the bot's own default pace.
-BOT_ENV = {**REAL_PACE, "GROUP_ROUTINE_INTERVAL": "20", "LOG_LEVEL": "INFO"}
+# The group's routine changes (a card, a bid) at the bot's own default pace (bot.config).
+BOT_ENV = {
+    **REAL_PACE,
+    "GROUP_ROUTINE_INTERVAL": str(Settings.model_fields["group_routine_interval"].default),
+    "LOG_LEVEL": "INFO",
+}
 
 # Targets.
 TARGET_TABLES = 200
@@ -32,6 +37,7 @@ RUSH_RETAP = 0.3  # rush: chance, every 3-8 s, of tapping again a move the scree
 RETAP_EVERY = (3.0, 8.0)
 RUSH_BUCKET = 15.0  # rush: tap latencies per window of this many seconds
 RUSH_AUCTION_TARGET = 180.0  # rush: tables past their auction within 3 minutes of the first /new
+GROUP_STILL_TARGET = 10.0  # issue 50.4: a move reaches its group's table within 10 s
 
 
 @dataclass(frozen=True)
