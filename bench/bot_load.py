@@ -9,7 +9,7 @@
 
 `python -m bot` runs as its own process with Telegram's real numbers (20 calls a minute per
 group, 30 a second overall, one a second per private chat, a group's table message edited
-at most every 3 s) against `tests.support.telegram.FakeTelegram`, which enforces the same
+at most every 3 s) against `bench.rig.telegram.FakeTelegram`, which enforces the same
 limits and answers a call over one with 429. Scripted people play mixed variants: each
 opens a private chat with /start, the creator opens the table with /new, the others join
 (/join or the Entra button), the creator seats computer players of every level with the

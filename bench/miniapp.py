@@ -28,9 +28,9 @@ from typing import Any
 import httpx
 from playwright.async_api import Browser, Page
 
+from bench.rig.telegram import FakeUser
 from tests.support.browser import chromium, open_page
 from tests.support.page_rig import PageRig
-from tests.support.telegram import FakeUser
 
 WAIT_MS = 30_000
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from bench.rig.telegram import parse_html
 from bot.engine import SPECTATOR, VARIANTS, HandState, Options, observe
 from bot.engine import actions as A
 from bot.engine.state import PLAY
@@ -47,7 +48,6 @@ from tests.support.tables import (
     option_sets,
     play_to_the_end,
 )
-from tests.support.telegram import parse_html
 
 
 def check(r: Rendered) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from bot.engine import actions as A
 from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, export
 from tests.support.cards import cards_named
@@ -44,7 +45,6 @@ from tests.support.people import (
     untruths,
 )
 from tests.support.stand_in import telegram
-from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from tests.support.transcript import italian_words, transcript, write_transcript
 
 GROUP_NAME = "Amici del giovedì 🍕"

@@ -53,6 +53,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.rig.telegram import (
+    ApiCall,
+    ButtonNotFound,
+    FakeButton,
+    FakeChat,
+    FakeTelegram,
+    FakeUser,
+)
 from bot.engine import HandState, Match
 from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
@@ -78,14 +86,6 @@ from tests.support.people import (
 )
 from tests.support.replay import Snapshot, _who_sits, forced_moves, read_table, replay
 from tests.support.stand_in import REAL_PACE, strict_telegram
-from tests.support.telegram import (
-    ApiCall,
-    ButtonNotFound,
-    FakeButton,
-    FakeChat,
-    FakeTelegram,
-    FakeUser,
-)
 
 SEED = int(os.environ.get("E2E_KILL_SEED", "20261123"))
 KILLS = 8

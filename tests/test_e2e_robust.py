@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.rig.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
 from bot.table.deadlines import NEXT_HAND_PAUSE
 from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from tests.support.people import (
@@ -33,7 +34,6 @@ from tests.support.people import (
     table_message,
 )
 from tests.support.stand_in import REAL_PACE, strict_telegram
-from tests.support.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
 
 NOT_ALLOWED = "Solo chi ha aperto il tavolo o un amministratore può farlo."
 

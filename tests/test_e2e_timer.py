@@ -14,6 +14,7 @@ import json
 import time
 from pathlib import Path
 
+from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 from tests.support.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard
 from tests.support.people import (
     BAD_DATA,
@@ -30,7 +31,6 @@ from tests.support.people import (
     table_message,
 )
 from tests.support.stand_in import telegram
-from tests.support.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 BACK = "Bentornato: il posto è di nuovo tuo."
 ALREADY_MINE = "Il posto è già tuo."

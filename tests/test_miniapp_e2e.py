@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 from playwright.async_api import Page
 
+from bench.rig.telegram import FakeChat, FakeTelegram, FakeUser
 from bot.engine import actions as A
 from tests.support.bot_process import (
     BOT_NAME,
@@ -59,7 +60,6 @@ from tests.support.people import (
     your_turn,
 )
 from tests.support.stand_in import telegram
-from tests.support.telegram import FakeChat, FakeTelegram, FakeUser
 
 
 def version(store: Store, chat_id: int) -> int:

@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
+from bench.rig.telegram import FakeUser
 from bot.engine import actions as A
 from bot.table.table import Table
 from tests.support.bot_process import WAIT
@@ -45,7 +46,6 @@ from tests.support.browser import (
     screenshot,
 )
 from tests.support.page_rig import PageRig
-from tests.support.telegram import FakeUser
 
 SIZES = ((390, 844), (360, 600))
 NAMES = ["Anna", "Bruno 🍕", "<Cy & Co>", "Dee_*", "[Eve](x)", "Fabio Lunghissimo"]

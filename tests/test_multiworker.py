@@ -77,6 +77,14 @@ from pathlib import Path
 import asyncpg
 
 from bench.load.measure import pct
+from bench.rig.telegram import (
+    ButtonNotFound,
+    FakeButton,
+    FakeChat,
+    FakeTelegram,
+    FakeUser,
+    JSONDict,
+)
 from bot.cli.render import card_name
 from bot.engine import DECK40
 from bot.engine import actions as A
@@ -106,14 +114,6 @@ from tests.support.people import (
 )
 from tests.support.replay import Snapshot, forced_moves, replay
 from tests.support.stand_in import REAL_PACE, strict_telegram, telegram
-from tests.support.telegram import (
-    ButtonNotFound,
-    FakeButton,
-    FakeChat,
-    FakeTelegram,
-    FakeUser,
-    JSONDict,
-)
 
 SEED = int(os.environ.get("MULTIWORKER_SEED", "1515"))
 ROUTE = os.environ.get("MULTIWORKER_ROUTE", "random")  # "one": every update to worker 0

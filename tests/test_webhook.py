@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.rig.telegram import JSONDict
 from bot.config import Settings
 from tests.support.backends import BACKENDS, fresh_url
 from tests.support.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
@@ -29,7 +30,6 @@ from tests.support.people import (
     start_table,
 )
 from tests.support.stand_in import telegram
-from tests.support.telegram import JSONDict
 
 
 def test_the_secret_defaults_to_one_derived_from_the_token() -> None:

@@ -22,6 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.load.scenarios import ANSWER_WAIT, HUMAN_SCENARIOS, POLL, RETAP_EVERY
+from bench.rig.telegram import (
+    ButtonNotFound,
+    FakeButton,
+    FakeChat,
+    FakeMessage,
+    FakeTelegram,
+    FakeUser,
+)
 from tests.support.people import (
     NOT_YOUR_TURN,
     OK,
@@ -29,14 +37,6 @@ from tests.support.people import (
     card_buttons,
     table_message,
     your_turn,
-)
-from tests.support.telegram import (
-    ButtonNotFound,
-    FakeButton,
-    FakeChat,
-    FakeMessage,
-    FakeTelegram,
-    FakeUser,
 )
 
 LEVELS = ("facile", "normale", "difficile")

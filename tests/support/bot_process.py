@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 import httpx
 
+from bench.rig.telegram import FakeTelegram
 from tests.support.bot_probe import IDLE_LINE
-from tests.support.telegram import FakeTelegram
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"

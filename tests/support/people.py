@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from bot.cli.render import card_name
 from bot.engine import DECK40, HandState
 from bot.engine import actions as A
 from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store
 from tests.support.cards import cards_named
-from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 # Short answers (RULES-independent UI texts, Italian: the bot's default language).
 OK = "Fatto."
