@@ -21,11 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.rig.telegram import ApiCall, FakeButton, FakeMessage, FakeTelegram, FakeUser
-from bot.engine import HandState
-from bot.engine import actions as A
-from bot.table.ledger import min_payments
-from tests.support.bot_process import (
+from bench.rig.bot_process import (
     BOT_NAME,
     REPO,
     TOKEN,
@@ -36,6 +32,10 @@ from tests.support.bot_process import (
     bot_guard,
     check_ledger,
 )
+from bench.rig.telegram import ApiCall, FakeButton, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import HandState
+from bot.engine import actions as A
+from bot.table.ledger import min_payments
 from tests.support.people import (
     HAND_OVER,
     MESSAGE_WRITES,

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.rig.bot_process import WAIT, ProbedBot, Store, bot_guard, export
 from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from bot.engine import actions as A
-from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, export
 from tests.support.cards import cards_named
 from tests.support.people import (
     Game,

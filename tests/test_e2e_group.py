@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store, bot_guard
 from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from bot.engine import HandState
 from bot.engine import actions as A
 from bot.service import REPOST_EVERY
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store, bot_guard
 from tests.support.people import (
     OK,
     action_of,

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.rig.bot_process import WAIT, BotProcess, Store, bot_guard, check_ledger
 from bench.rig.telegram import (
     ApiCall,
     ButtonNotFound,
@@ -66,7 +67,6 @@ from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.outbox import digest
 from bot.view.render import Button, Rendered
-from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard, check_ledger
 from tests.support.people import (
     HAND_OVER,
     NOT_YOUR_TURN,

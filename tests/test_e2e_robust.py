@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from bench.rig.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
 from bot.table.deadlines import NEXT_HAND_PAUSE
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from tests.support.people import (
     NOT_YOUR_TURN,
     OK,
@@ -462,7 +462,7 @@ def test_a_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from tests.support.bot_process import REPO
+    from bench.rig.bot_process import REPO
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "TELEGRAM_"))}
     env.update(BOT_TOKEN="1:x", HARD_BUDGET="soon", PYTHONPATH=str(REPO))

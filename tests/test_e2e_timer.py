@@ -14,8 +14,8 @@ import json
 import time
 from pathlib import Path
 
+from bench.rig.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard
 from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.support.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard
 from tests.support.people import (
     BAD_DATA,
     Game,

@@ -27,11 +27,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from bench.rig.bot_process import WAIT, ProbedBot, Store, bot_guard, check_ledger
 from bench.rig.telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
 from bot.engine import DECK40, PLAY, HandState
 from bot.engine import actions as A
 from bot.i18n.words import card_short, suit_name, suit_symbol
-from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, check_ledger
 from tests.support.cards import cards_named
 from tests.support.people import (
     OK,

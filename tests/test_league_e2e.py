@@ -19,10 +19,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bench.rig.bot_process import WAIT, BotProcess, Store, bot_guard
 from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 from storage import Database
 from storage.tournaments import NewFixture
-from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
 from tests.support.people import say
 from tests.support.stand_in import REAL_PACE, strict_telegram, telegram
 

@@ -21,9 +21,7 @@ from typing import Any
 import httpx
 from playwright.async_api import Page
 
-from bench.rig.telegram import FakeChat, FakeTelegram, FakeUser
-from bot.engine import actions as A
-from tests.support.bot_process import (
+from bench.rig.bot_process import (
     BOT_NAME,
     WAIT,
     BotProcess,
@@ -32,6 +30,8 @@ from tests.support.bot_process import (
     bot_guard,
     check_ledger,
 )
+from bench.rig.telegram import FakeChat, FakeTelegram, FakeUser
+from bot.engine import actions as A
 from tests.support.browser import (
     SHORT_NAME,
     MiniAppBot,

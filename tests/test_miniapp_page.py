@@ -34,10 +34,10 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
+from bench.rig.bot_process import WAIT
 from bench.rig.telegram import FakeUser
 from bot.engine import actions as A
 from bot.table.table import Table
-from tests.support.bot_process import WAIT
 from tests.support.browser import (
     chromium,
     move_shown,

@@ -33,6 +33,7 @@ import httpx
 import pytest
 from playwright.async_api import Page
 
+from bench.rig.bot_process import TOKEN, WAIT
 from bench.rig.telegram import FakeUser
 from bot.engine import actions as A
 from bot.engine.options import Options
@@ -46,7 +47,6 @@ from bot.table.table import Seat, Table
 from bot.view.render import hand_log
 from bot.webapp.auth import TableKeys
 from bot.webapp.replay import replay_view
-from tests.support.bot_process import TOKEN, WAIT
 from tests.support.browser import chromium, open_page, page_errors, screenshot, signed_init_data
 from tests.support.page_rig import PageRig
 from tests.support.rig import CHAT, Rig

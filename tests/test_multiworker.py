@@ -77,6 +77,7 @@ from pathlib import Path
 import asyncpg
 
 from bench.load.measure import pct
+from bench.rig.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
 from bench.rig.telegram import (
     ButtonNotFound,
     FakeButton,
@@ -91,7 +92,6 @@ from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.webhook import LEASE
 from tests.support.backends import PgStore, fresh_url
-from tests.support.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
 from tests.support.cards import cards_named
 from tests.support.people import (
     HAND_OVER,

@@ -13,10 +13,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.rig.bot_process import WAIT, BotProcess, Store, bot_guard
 from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 from storage import Database
 from storage.stats import PlayRecord
-from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
 from tests.support.people import say, started_game
 from tests.support.stand_in import telegram
 

@@ -19,9 +19,9 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from bench.rig.telegram import ButtonNotFound, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from storage import Database
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
 from tests.support.people import OK, card_buttons, hand_message, say, your_turn
 from tests.support.stand_in import telegram
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.rig.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
 from bench.rig.telegram import JSONDict
 from bot.config import Settings
 from tests.support.backends import BACKENDS, fresh_url
-from tests.support.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
 from tests.support.people import (
     OK,
     Game,

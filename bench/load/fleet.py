@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.load.scenarios import log
+from bench.rig.bot_process import BotProcess, WebhookBot
 from bench.rig.telegram import FakeTelegram
-from tests.support.bot_process import BotProcess, WebhookBot
 
 RESTORED_RE = re.compile(r"(\d+) unfinished tables restored in ([0-9.]+) s")
 

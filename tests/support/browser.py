@@ -29,9 +29,9 @@ from typing import Any, Protocol
 import httpx
 from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright
 
+from bench.rig.bot_process import TOKEN, WAIT, ProbedBot, free_port
 from bench.rig.telegram import FakeTelegram, FakeUser
 from bot.webapp.auth import TableKeys, sign_init_data
-from tests.support.bot_process import TOKEN, WAIT, ProbedBot, free_port
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 PUBLIC_URL = "https://briscola.example.org"

@@ -21,6 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bench.rig.bot_process import TOKEN, free_port
 from bench.rig.telegram import FakeUser
 from bot.cli.web import LoopTimers, NoChat
 from bot.engine import actions as A
@@ -32,7 +33,6 @@ from bot.webapp.auth import TableKeys
 from bot.webapp.hub import LiveHub
 from bot.webapp.server import MiniApp
 from storage import Database
-from tests.support.bot_process import TOKEN, free_port
 
 CHAT = -100370
 

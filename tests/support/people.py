@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store
 from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from bot.cli.render import card_name
 from bot.engine import DECK40, HandState
 from bot.engine import actions as A
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store
 from tests.support.cards import cards_named
 
 # Short answers (RULES-independent UI texts, Italian: the bot's default language).

@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
+from bench.rig.bot_process import BOT_NAME
 from bench.rig.telegram import FakeTelegram, Limits
-from tests.support.bot_process import BOT_NAME
 
 TELEGRAM_LIMITS = Limits(group_per_minute=20, overall_per_second=30, private_per_second=1.0)
 # The bot with Telegram's numbers (the other e2e tests raise them to go fast).
