@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from bench.rig.cards import cards_named as named
 from bench.rig.telegram import parse_html
 from bot.engine import SPECTATOR, VARIANTS, HandState, Options, observe
 from bot.engine import actions as A
@@ -37,7 +38,6 @@ from bot.view.render import (
     table_message,
     variant_picker,
 )
-from tests.support.cards import cards_named as named
 from tests.support.tables import (
     CHAT_ID,
     CONFIGS,

@@ -32,11 +32,7 @@ from bench.rig.bot_process import (
     bot_guard,
     check_ledger,
 )
-from bench.rig.telegram import ApiCall, FakeButton, FakeMessage, FakeTelegram, FakeUser
-from bot.engine import HandState
-from bot.engine import actions as A
-from bot.table.ledger import min_payments
-from tests.support.people import (
+from bench.rig.people import (
     HAND_OVER,
     MESSAGE_WRITES,
     NOT_YOUR_TABLE,
@@ -70,7 +66,11 @@ from tests.support.people import (
     table_message,
     tricky_five,
 )
-from tests.support.stand_in import telegram
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import ApiCall, FakeButton, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import HandState
+from bot.engine import actions as A
+from bot.table.ledger import min_payments
 
 # ------------------------------------------------------------------------------ the process
 

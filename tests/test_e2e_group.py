@@ -20,11 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store, bot_guard
-from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
-from bot.engine import HandState
-from bot.engine import actions as A
-from bot.service import REPOST_EVERY
-from tests.support.people import (
+from bench.rig.people import (
     OK,
     action_of,
     card_buttons,
@@ -36,7 +32,11 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
-from tests.support.stand_in import telegram
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import HandState
+from bot.engine import actions as A
+from bot.service import REPOST_EVERY
 
 
 async def moved_on(fake: FakeTelegram, store: Store, group: FakeChat, st: HandState) -> None:

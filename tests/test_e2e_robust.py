@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
-from bench.rig.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
-from bot.table.deadlines import NEXT_HAND_PAUSE
-from tests.support.people import (
+from bench.rig.people import (
     NOT_YOUR_TURN,
     OK,
     action_of,
@@ -33,7 +31,9 @@ from tests.support.people import (
     start_bot,
     table_message,
 )
-from tests.support.stand_in import REAL_PACE, strict_telegram
+from bench.rig.stand_in import REAL_PACE, strict_telegram
+from bench.rig.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
+from bot.table.deadlines import NEXT_HAND_PAUSE
 
 NOT_ALLOWED = "Solo chi ha aperto il tavolo o un amministratore può farlo."
 

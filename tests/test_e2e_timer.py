@@ -15,8 +15,7 @@ import time
 from pathlib import Path
 
 from bench.rig.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard
-from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.support.people import (
+from bench.rig.people import (
     BAD_DATA,
     Game,
     card_buttons,
@@ -30,7 +29,8 @@ from tests.support.people import (
     started_game,
     table_message,
 )
-from tests.support.stand_in import telegram
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 BACK = "Bentornato: il posto è di nuovo tuo."
 ALREADY_MINE = "Il posto è già tuo."

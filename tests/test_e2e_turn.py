@@ -28,12 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.rig.bot_process import WAIT, ProbedBot, Store, bot_guard, check_ledger
-from bench.rig.telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
-from bot.engine import DECK40, PLAY, HandState
-from bot.engine import actions as A
-from bot.i18n.words import card_short, suit_name, suit_symbol
-from tests.support.cards import cards_named
-from tests.support.people import (
+from bench.rig.cards import cards_named
+from bench.rig.people import (
     OK,
     REFUSALS,
     act_buttons,
@@ -52,7 +48,11 @@ from tests.support.people import (
     untruths,
     your_turn,
 )
-from tests.support.stand_in import REAL_PACE, TELEGRAM_LIMITS, telegram
+from bench.rig.stand_in import REAL_PACE, TELEGRAM_LIMITS, telegram
+from bench.rig.telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import DECK40, PLAY, HandState
+from bot.engine import actions as A
+from bot.i18n.words import card_short, suit_name, suit_symbol
 
 DELETE_TOO_OLD = "message can't be deleted for everyone"
 

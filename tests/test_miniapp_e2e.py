@@ -30,6 +30,20 @@ from bench.rig.bot_process import (
     bot_guard,
     check_ledger,
 )
+from bench.rig.people import (
+    OK,
+    act_buttons,
+    action_of,
+    card_buttons,
+    hand_message,
+    open_table,
+    start_bot,
+    start_table,
+    state,
+    table_message,
+    your_turn,
+)
+from bench.rig.stand_in import telegram
 from bench.rig.telegram import FakeChat, FakeTelegram, FakeUser
 from bot.engine import actions as A
 from tests.support.browser import (
@@ -46,20 +60,6 @@ from tests.support.browser import (
     table_key,
     table_param,
 )
-from tests.support.people import (
-    OK,
-    act_buttons,
-    action_of,
-    card_buttons,
-    hand_message,
-    open_table,
-    start_bot,
-    start_table,
-    state,
-    table_message,
-    your_turn,
-)
-from tests.support.stand_in import telegram
 
 
 def version(store: Store, chat_id: int) -> int:

@@ -78,22 +78,8 @@ import asyncpg
 
 from bench.load.measure import pct
 from bench.rig.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
-from bench.rig.telegram import (
-    ButtonNotFound,
-    FakeButton,
-    FakeChat,
-    FakeTelegram,
-    FakeUser,
-    JSONDict,
-)
-from bot.cli.render import card_name
-from bot.engine import DECK40
-from bot.engine import actions as A
-from bot.table.ledger import hand_key, match_key, without_computers
-from bot.telegram.webhook import LEASE
-from tests.support.backends import PgStore, fresh_url
-from tests.support.cards import cards_named
-from tests.support.people import (
+from bench.rig.cards import cards_named
+from bench.rig.people import (
     HAND_OVER,
     NOT_YOUR_TURN,
     OK,
@@ -112,8 +98,22 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
+from bench.rig.stand_in import REAL_PACE, strict_telegram, telegram
+from bench.rig.telegram import (
+    ButtonNotFound,
+    FakeButton,
+    FakeChat,
+    FakeTelegram,
+    FakeUser,
+    JSONDict,
+)
+from bot.cli.render import card_name
+from bot.engine import DECK40
+from bot.engine import actions as A
+from bot.table.ledger import hand_key, match_key, without_computers
+from bot.telegram.webhook import LEASE
+from tests.support.backends import PgStore, fresh_url
 from tests.support.replay import Snapshot, forced_moves, replay
-from tests.support.stand_in import REAL_PACE, strict_telegram, telegram
 
 SEED = int(os.environ.get("MULTIWORKER_SEED", "1515"))
 ROUTE = os.environ.get("MULTIWORKER_ROUTE", "random")  # "one": every update to worker 0

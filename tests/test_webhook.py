@@ -16,10 +16,7 @@ import httpx
 import pytest
 
 from bench.rig.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
-from bench.rig.telegram import JSONDict
-from bot.config import Settings
-from tests.support.backends import BACKENDS, fresh_url
-from tests.support.people import (
+from bench.rig.people import (
     OK,
     Game,
     card_buttons,
@@ -29,7 +26,10 @@ from tests.support.people import (
     start_bot,
     start_table,
 )
-from tests.support.stand_in import telegram
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import JSONDict
+from bot.config import Settings
+from tests.support.backends import BACKENDS, fresh_url
 
 
 def test_the_secret_defaults_to_one_derived_from_the_token() -> None:

@@ -22,6 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.load.scenarios import ANSWER_WAIT, HUMAN_SCENARIOS, POLL, RETAP_EVERY
+from bench.rig.people import (
+    NOT_YOUR_TURN,
+    OK,
+    bid_buttons,
+    card_buttons,
+    table_message,
+    your_turn,
+)
 from bench.rig.telegram import (
     ButtonNotFound,
     FakeButton,
@@ -29,14 +37,6 @@ from bench.rig.telegram import (
     FakeMessage,
     FakeTelegram,
     FakeUser,
-)
-from tests.support.people import (
-    NOT_YOUR_TURN,
-    OK,
-    bid_buttons,
-    card_buttons,
-    table_message,
-    your_turn,
 )
 
 LEVELS = ("facile", "normale", "difficile")

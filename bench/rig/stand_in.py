@@ -1,6 +1,7 @@
 """The stand-in Bot API as the end-to-end tests open it, with the checks on the way out:
 `telegram()` (no limits, so the bot goes as fast as it can) and `strict_telegram()`
-(Telegram's own limits, `TELEGRAM_LIMITS`, for a bot run at Telegram's pace, `REAL_PACE`)."""
+(Telegram's own limits, `TELEGRAM_LIMITS`, for a bot run at Telegram's pace, `REAL_PACE`).
+The benches (`bench.bot_load`, `bench.pages`) run the stand-in and the bot with those numbers."""
 
 from __future__ import annotations
 
