@@ -36,10 +36,10 @@ from bench.load.measure import cards_played, chat_calls, moves_made, pct
 from bench.load.report import ms
 from bench.load.scenarios import BOT_ENV, seconds_range
 from bench.rig.bot_process import BOT_NAME, Store
+from bench.rig.browser import MiniAppBot, signed_init_data, table_key
 from bench.rig.people import open_table, start_bot, start_table
 from bench.rig.stand_in import TELEGRAM_LIMITS
 from bench.rig.telegram import FakeTelegram, FakeUser
-from tests.support.browser import MiniAppBot, signed_init_data, table_key
 
 PLAYERS = 5
 

@@ -30,6 +30,20 @@ from bench.rig.bot_process import (
     bot_guard,
     check_ledger,
 )
+from bench.rig.browser import (
+    SHORT_NAME,
+    MiniAppBot,
+    chromium,
+    fits_the_screen,
+    move_shown,
+    open_page,
+    page_errors,
+    screenshot,
+    signed_init_data,
+    sse_payloads,
+    table_key,
+    table_param,
+)
 from bench.rig.people import (
     OK,
     act_buttons,
@@ -46,20 +60,6 @@ from bench.rig.people import (
 from bench.rig.stand_in import telegram
 from bench.rig.telegram import FakeChat, FakeTelegram, FakeUser
 from bot.engine import actions as A
-from tests.support.browser import (
-    SHORT_NAME,
-    MiniAppBot,
-    chromium,
-    fits_the_screen,
-    move_shown,
-    open_page,
-    page_errors,
-    screenshot,
-    signed_init_data,
-    sse_payloads,
-    table_key,
-    table_param,
-)
 
 
 def version(store: Store, chat_id: int) -> int:
