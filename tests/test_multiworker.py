@@ -1,6 +1,6 @@
 """Issue 15, several workers: three `python -m bot` processes in webhook mode (`WebhookBot`, each
 on its own port, `WORKERS=3`) share one PostgreSQL database
-(`tests.support.backends.fresh_url`), one bot token and one webhook secret, behind a front that
+(`bench.rig.backends.fresh_url`), one bot token and one webhook secret, behind a front that
 stands for the load balancer: the stand-in Bot API posts each update to the address the front
 names, a random living worker, and about one update in five to two different workers at once (a
 duplicate delivery). What got no 2xx answer the stand-in delivers again
@@ -77,6 +77,7 @@ from pathlib import Path
 import asyncpg
 
 from bench.load.measure import pct
+from bench.rig.backends import PgStore, fresh_url
 from bench.rig.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
 from bench.rig.cards import cards_named
 from bench.rig.people import (
@@ -112,7 +113,6 @@ from bot.engine import DECK40
 from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
 from bot.telegram.webhook import LEASE
-from tests.support.backends import PgStore, fresh_url
 from tests.support.replay import Snapshot, forced_moves, replay
 
 SEED = int(os.environ.get("MULTIWORKER_SEED", "1515"))

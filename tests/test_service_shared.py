@@ -23,6 +23,7 @@ from typing import Any, cast
 import pytest
 from telegram.ext import ExtBot
 
+from bench.rig.backends import BACKENDS, fresh_url
 from bench.rig.bot_process import TOKEN
 from bench.rig.telegram import FakeTelegram
 from bench.rig.telegram import Limits as FakeLimits
@@ -36,7 +37,6 @@ from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter
 from bot.telegram.replaced import Sweeper
 from storage import Database
-from tests.support.backends import BACKENDS, fresh_url
 from tests.support.rig import CHAT, Clock, Out, Timers
 
 ANA = Person(11, "Ana")

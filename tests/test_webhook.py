@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.rig.backends import BACKENDS, fresh_url
 from bench.rig.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
 from bench.rig.people import (
     OK,
@@ -29,7 +30,6 @@ from bench.rig.people import (
 from bench.rig.stand_in import telegram
 from bench.rig.telegram import JSONDict
 from bot.config import Settings
-from tests.support.backends import BACKENDS, fresh_url
 
 
 def test_the_secret_defaults_to_one_derived_from_the_token() -> None:
