@@ -33,7 +33,7 @@ from bench.rig.bot_process import TOKEN, WAIT, ProbedBot, free_port
 from bench.rig.telegram import FakeTelegram, FakeUser
 from bot.webapp.auth import TableKeys, sign_init_data
 
-# the tests' screenshots, in tests/artifacts/ as before the move (ignored by git)
+# the tests' screenshots, in tests/artifacts/ with their other artifacts (ignored by git)
 ARTIFACTS = Path(__file__).parents[2] / "tests" / "artifacts"
 PUBLIC_URL = "https://briscola.example.org"
 SHORT_NAME = "tavolo"
