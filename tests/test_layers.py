@@ -175,7 +175,7 @@ TESTS_MODULE = re.compile(r"tests(\.\w+)+")
 
 def taken_from_tests(path: Path) -> list[str]:
     """What the file takes from `tests`: the modules it imports (inside functions too) and
-    the strings in its code that name one (`python -m tests.support.x`), sorted."""
+    the strings in its code that name one (`python -m tests.test_e2e`), sorted."""
     imported = {n for n in every_import_in(path) if n == "tests" or n.startswith("tests.")}
     named = {
         node.value
@@ -206,12 +206,12 @@ def test_the_check_sees_tests_imported_by_bench_even_inside_a_function(tmp_path:
     run, is reported; the word in a text or a path is not."""
     module = tmp_path / "m.py"
     module.write_text(
-        '"""What the tests share."""\nimport tests.support.cards\nimport bench.rig\n\n'
+        '"""What the tests share."""\nimport tests.test_e2e\nimport bench.rig\n\n'
         "def f():\n    from tests import conftest\n"
-        '    return ["-m", "tests.support.bot_probe", "the tests", Path("tests") / "artifacts"]\n',
+        '    return ["-m", "tests.support.rig", "the tests", Path("tests") / "artifacts"]\n',
         "utf-8",
     )
-    assert taken_from_tests(module) == ["tests", "tests.support.bot_probe", "tests.support.cards"]
+    assert taken_from_tests(module) == ["tests", "tests.support.rig", "tests.test_e2e"]
 
 
 # ------------------------------------------------------------------------------ import cycles
