@@ -9,7 +9,7 @@
 
 `python -m bot` runs as its own process with Telegram's real numbers (20 calls a minute per
 group, 30 a second overall, one a second per private chat, a group's table message edited
-at most every 3 s) against `tests.support.telegram.FakeTelegram`, which enforces the same
+at most every 3 s) against `bench.rig.telegram.FakeTelegram`, which enforces the same
 limits and answers a call over one with 429. Scripted people play mixed variants: each
 opens a private chat with /start, the creator opens the table with /new, the others join
 (/join or the Entra button), the creator seats computer players of every level with the
@@ -41,7 +41,7 @@ table's first card (its auction over), p50 and max and how many within 3 minutes
 By default the bot is one process polling with getUpdates. `--webhook` runs it in webhook
 mode; `--workers N` runs N processes in webhook mode on the one database (SQLite file or
 PostgreSQL), each with WORKERS=N and its own port, behind a front that posts each update to
-one of them at random (as a load balancer would; `tests.test_webhook.WebhookBot`).
+one of them at random (as a load balancer would; `bench.rig.bot_process.WebhookBot`).
 
 The tables are opened over the first part of the run; the measurement window of
 `--duration` seconds starts once every table is playing. At the end the bot is killed with

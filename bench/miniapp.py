@@ -1,5 +1,5 @@
 """The Mini App page's numbers (issue 37), in Debian's Chromium against the bot's own table
-service and HTTP routes served in this process (`tests.support.page_rig.PageRig`).
+service and HTTP routes served in this process (`bench.rig.page_rig.PageRig`).
 
     python -m bench.miniapp [--taps 20] [--double 6] [--json]
 
@@ -28,9 +28,9 @@ from typing import Any
 import httpx
 from playwright.async_api import Browser, Page
 
-from tests.support.browser import chromium, open_page
-from tests.support.page_rig import PageRig
-from tests.support.telegram import FakeUser
+from bench.rig.browser import chromium, open_page
+from bench.rig.page_rig import PageRig
+from bench.rig.telegram import FakeUser
 
 WAIT_MS = 30_000
 

@@ -35,11 +35,11 @@ import httpx
 from bench.load.measure import cards_played, chat_calls, moves_made, pct
 from bench.load.report import ms
 from bench.load.scenarios import BOT_ENV, seconds_range
-from tests.support.bot_process import BOT_NAME, Store
-from tests.support.browser import MiniAppBot, signed_init_data, table_key
-from tests.support.people import open_table, start_bot, start_table
-from tests.support.stand_in import TELEGRAM_LIMITS
-from tests.support.telegram import FakeTelegram, FakeUser
+from bench.rig.bot_process import BOT_NAME, Store
+from bench.rig.browser import MiniAppBot, signed_init_data, table_key
+from bench.rig.people import open_table, start_bot, start_table
+from bench.rig.stand_in import TELEGRAM_LIMITS
+from bench.rig.telegram import FakeTelegram, FakeUser
 
 PLAYERS = 5
 

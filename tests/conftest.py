@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.rig.backends import BACKENDS, fresh_url
+from bench.rig.telegram import FakeTelegram
 from storage import Database
-from tests.support.backends import BACKENDS, fresh_url
 from tests.support.rig import Rig
-from tests.support.telegram import FakeTelegram
 
 # Files whose every test is slow, longest first (measured; the order only spreads the work).
 SLOW_FILES = (

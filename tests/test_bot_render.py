@@ -17,6 +17,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from bench.rig.cards import cards_named as named
+from bench.rig.telegram import parse_html
 from bot.engine import SPECTATOR, VARIANTS, HandState, Options, observe
 from bot.engine import actions as A
 from bot.engine.state import PLAY
@@ -36,7 +38,6 @@ from bot.view.render import (
     table_message,
     variant_picker,
 )
-from tests.support.cards import cards_named as named
 from tests.support.tables import (
     CHAT_ID,
     CONFIGS,
@@ -47,7 +48,6 @@ from tests.support.tables import (
     option_sets,
     play_to_the_end,
 )
-from tests.support.telegram import parse_html
 
 
 def check(r: Rendered) -> str:

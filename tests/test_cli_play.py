@@ -714,7 +714,7 @@ async def test_play_web_serves_the_mini_app_without_telegram() -> None:
 
     import httpx
 
-    from tests.support.bot_process import REPO, free_port
+    from bench.rig.bot_process import REPO, free_port
 
     port = free_port()
     proc = subprocess.Popen(

@@ -1,5 +1,5 @@
 """End to end: `python -m bot` runs as a process against the stand-in Bot API server
-(tests/support/telegram/) and scripted people play complete hands in a group and in private.
+(bench/rig/telegram/) and scripted people play complete hands in a group and in private.
 
 Scripted people see only what Telegram shows them: the group's table message (whose turn it
 is), their own private hand message (one button per card, bid buttons in the auction) and the
@@ -21,10 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.engine import HandState
-from bot.engine import actions as A
-from bot.table.ledger import min_payments
-from tests.support.bot_process import (
+from bench.rig.bot_process import (
     BOT_NAME,
     REPO,
     TOKEN,
@@ -35,7 +32,7 @@ from tests.support.bot_process import (
     bot_guard,
     check_ledger,
 )
-from tests.support.people import (
+from bench.rig.people import (
     HAND_OVER,
     MESSAGE_WRITES,
     NOT_YOUR_TABLE,
@@ -69,8 +66,11 @@ from tests.support.people import (
     table_message,
     tricky_five,
 )
-from tests.support.stand_in import telegram
-from tests.support.telegram import ApiCall, FakeButton, FakeMessage, FakeTelegram, FakeUser
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import ApiCall, FakeButton, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import HandState
+from bot.engine import actions as A
+from bot.table.ledger import min_payments
 
 # ------------------------------------------------------------------------------ the process
 

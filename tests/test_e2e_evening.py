@@ -25,10 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine import actions as A
-from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, export
-from tests.support.cards import cards_named
-from tests.support.people import (
+from bench.rig.bot_process import WAIT, ProbedBot, Store, bot_guard, export
+from bench.rig.cards import cards_named
+from bench.rig.people import (
     Game,
     act_buttons,
     action_of,
@@ -43,8 +42,9 @@ from tests.support.people import (
     suit_phase,
     untruths,
 )
-from tests.support.stand_in import telegram
-from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import actions as A
 from tests.support.transcript import italian_words, transcript, write_transcript
 
 GROUP_NAME = "Amici del giovedì 🍕"

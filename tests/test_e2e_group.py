@@ -1,5 +1,5 @@
 """End to end, issue 11 §4-§7 ("The table in a real group"): `python -m bot` against the
-stand-in Bot API (tests/support/telegram/), scripted people in a group.
+stand-in Bot API (bench/rig/telegram/), scripted people in a group.
 
 - §7 the first minute: the greeting when the bot is added, unknown commands, /new during a
   game, the rematch button;
@@ -19,11 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.engine import HandState
-from bot.engine import actions as A
-from bot.service import REPOST_EVERY
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store, bot_guard
-from tests.support.people import (
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store, bot_guard
+from bench.rig.people import (
     OK,
     action_of,
     card_buttons,
@@ -35,8 +32,11 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
-from tests.support.stand_in import telegram
-from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import HandState
+from bot.engine import actions as A
+from bot.service import REPOST_EVERY
 
 
 async def moved_on(fake: FakeTelegram, store: Store, group: FakeChat, st: HandState) -> None:

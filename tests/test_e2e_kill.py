@@ -53,13 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.engine import HandState, Match
-from bot.engine import actions as A
-from bot.table.ledger import hand_key, match_key, without_computers
-from bot.telegram.outbox import digest
-from bot.view.render import Button, Rendered
-from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard, check_ledger
-from tests.support.people import (
+from bench.rig.bot_process import WAIT, BotProcess, Store, bot_guard, check_ledger
+from bench.rig.people import (
     HAND_OVER,
     NOT_YOUR_TURN,
     OK,
@@ -76,9 +71,8 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
-from tests.support.replay import Snapshot, _who_sits, forced_moves, read_table, replay
-from tests.support.stand_in import REAL_PACE, strict_telegram
-from tests.support.telegram import (
+from bench.rig.stand_in import REAL_PACE, strict_telegram
+from bench.rig.telegram import (
     ApiCall,
     ButtonNotFound,
     FakeButton,
@@ -86,6 +80,12 @@ from tests.support.telegram import (
     FakeTelegram,
     FakeUser,
 )
+from bot.engine import HandState, Match
+from bot.engine import actions as A
+from bot.table.ledger import hand_key, match_key, without_computers
+from bot.telegram.outbox import digest
+from bot.view.render import Button, Rendered
+from tests.support.replay import Snapshot, _who_sits, forced_moves, read_table, replay
 
 SEED = int(os.environ.get("E2E_KILL_SEED", "20261123"))
 KILLS = 8

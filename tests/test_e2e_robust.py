@@ -18,9 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.table.deadlines import NEXT_HAND_PAUSE
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
-from tests.support.people import (
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
+from bench.rig.people import (
     NOT_YOUR_TURN,
     OK,
     action_of,
@@ -32,8 +31,9 @@ from tests.support.people import (
     start_bot,
     table_message,
 )
-from tests.support.stand_in import REAL_PACE, strict_telegram
-from tests.support.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
+from bench.rig.stand_in import REAL_PACE, strict_telegram
+from bench.rig.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
+from bot.table.deadlines import NEXT_HAND_PAUSE
 
 NOT_ALLOWED = "Solo chi ha aperto il tavolo o un amministratore può farlo."
 
@@ -462,7 +462,7 @@ def test_a_bad_setting_is_one_line_and_exit_2(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from tests.support.bot_process import REPO
+    from bench.rig.bot_process import REPO
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "TELEGRAM_"))}
     env.update(BOT_TOKEN="1:x", HARD_BUDGET="soon", PYTHONPATH=str(REPO))

@@ -14,8 +14,8 @@ import json
 import time
 from pathlib import Path
 
-from tests.support.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard
-from tests.support.people import (
+from bench.rig.bot_process import WAIT, BotProcess, ProbedBot, Store, bot_guard
+from bench.rig.people import (
     BAD_DATA,
     Game,
     card_buttons,
@@ -29,8 +29,8 @@ from tests.support.people import (
     started_game,
     table_message,
 )
-from tests.support.stand_in import telegram
-from tests.support.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 BACK = "Bentornato: il posto è di nuovo tuo."
 ALREADY_MINE = "Il posto è già tuo."

@@ -1,7 +1,7 @@
 """End to end, issues 11 and 39: your turn finds you, your hand shows the table, and a move
 costs Telegram about one call.
 
-`python -m bot` against the stand-in Bot API (tests/support/telegram/). On a person's turn
+`python -m bot` against the stand-in Bot API (bench/rig/telegram/). On a person's turn
 their hand comes as a new message (one that notifies: no `disable_notification`); the one it
 replaces stays until the hand ends, when the hand's replaced messages go in one
 deleteMessages per chat. Nobody else's hand message changes with a card or a bid: only at the
@@ -27,12 +27,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bot.engine import DECK40, PLAY, HandState
-from bot.engine import actions as A
-from bot.i18n.words import card_short, suit_name, suit_symbol
-from tests.support.bot_process import WAIT, ProbedBot, Store, bot_guard, check_ledger
-from tests.support.cards import cards_named
-from tests.support.people import (
+from bench.rig.bot_process import WAIT, ProbedBot, Store, bot_guard, check_ledger
+from bench.rig.cards import cards_named
+from bench.rig.people import (
     OK,
     REFUSALS,
     act_buttons,
@@ -51,8 +48,11 @@ from tests.support.people import (
     untruths,
     your_turn,
 )
-from tests.support.stand_in import REAL_PACE, TELEGRAM_LIMITS, telegram
-from tests.support.telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
+from bench.rig.stand_in import REAL_PACE, TELEGRAM_LIMITS, telegram
+from bench.rig.telegram import FakeButton, FakeMessage, FakeTelegram, FakeUser
+from bot.engine import DECK40, PLAY, HandState
+from bot.engine import actions as A
+from bot.i18n.words import card_short, suit_name, suit_symbol
 
 DELETE_TOO_OLD = "message can't be deleted for everyone"
 

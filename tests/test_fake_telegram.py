@@ -1,4 +1,4 @@
-"""The Bot API stand-in (tests/support/telegram/), exercised with a real PTB Bot/Application."""
+"""The Bot API stand-in (bench/rig/telegram/), exercised with a real PTB Bot/Application."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from telegram.ext import (
 )
 from telegram.warnings import PTBDeprecationWarning
 
-from tests.support.telegram import (
+from bench.rig.telegram import (
     ButtonNotFound,
     CallbackAnswer,
     EntityParseError,

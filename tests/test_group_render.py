@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from bench.rig.telegram import parse_html
 from bot.engine import VARIANTS, Options
 from bot.engine import actions as A
 from bot.i18n import LANGS, option_help, option_text, t, value_text
@@ -24,7 +25,6 @@ from bot.view.render import (
     settings_message,
     table_message,
 )
-from tests.support.telegram import parse_html
 
 TID = 4_242
 CHAT = -100_777

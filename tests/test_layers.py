@@ -11,6 +11,7 @@
     bot.view     messages, keyboards, button data and charts as plain data: the table layer
                  and texts; never the service, storage or Telegram itself
     bot.view.render  the table's messages, its modules in no cycle
+    bench        the benches: never the tests (what both need is in `bench.rig`)
 
 And no import cycle between modules: none at all among the modules of `handlers` (each feature
 imports `common` and `taps`, never another feature, not even for a type), and none among the
@@ -25,6 +26,7 @@ layer."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,16 +84,22 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 }
 
 
-def imports_in(path: Path) -> set[str]:
-    """The absolute modules of ours (or telegram) that the file imports, also inside
-    functions (a lazy import is an import)."""
+def every_import_in(path: Path) -> set[str]:
+    """Every absolute module the file imports, also inside functions (a lazy import is an
+    import)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
         elif isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-    return {n for n in names if n.split(".")[0] in OURS}
+    return names
+
+
+def imports_in(path: Path) -> set[str]:
+    """The absolute modules of ours (or telegram) that the file imports, also inside
+    functions (a lazy import is an import)."""
+    return {n for n in every_import_in(path) if n.split(".")[0] in OURS}
 
 
 def imports_of(package: str) -> dict[str, set[str]]:
@@ -156,6 +164,54 @@ def test_the_check_sees_a_forbidden_import_even_inside_a_function(tmp_path: Path
         "storage.db",
         "telegram.ext",
     ]
+
+
+# ------------------------------------------------------------------------ bench without tests
+
+# a string that names a module of the tests, as `python -m` or `importlib` would be handed it
+# (a bare "tests" is a directory's name: bench.rig.browser's screenshots go to tests/artifacts)
+TESTS_MODULE = re.compile(r"tests(\.\w+)+")
+
+
+def taken_from_tests(path: Path) -> list[str]:
+    """What the file takes from `tests`: the modules it imports (inside functions too) and
+    the strings in its code that name one (`python -m tests.test_e2e`), sorted."""
+    imported = {n for n in every_import_in(path) if n == "tests" or n.startswith("tests.")}
+    named = {
+        node.value
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and TESTS_MODULE.fullmatch(node.value)
+    }
+    return sorted(imported | named)
+
+
+def test_bench_imports_nothing_from_tests() -> None:
+    """The benches run from `bench/` alone: the helpers they share with the tests (the
+    stand-in Bot API, the bot as a process, the scripted people, the browser, the storage
+    backends) live in `bench/rig/`, and no module of `bench/` imports `tests`, not even
+    inside a function, nor names one of its modules for a process to run."""
+    modules = {
+        str(path.relative_to(ROOT)): taken_from_tests(path)
+        for path in sorted((ROOT / "bench").rglob("*.py"))
+    }
+    assert {"bench/rig/telegram/__init__.py", "bench/rig/bot_process.py"} <= set(modules)
+    wrong = [f"{path} takes {name}" for path, names in modules.items() for name in names]
+    assert wrong == [], wrong
+
+
+def test_the_check_sees_tests_imported_by_bench_even_inside_a_function(tmp_path: Path) -> None:
+    """The check itself: `tests` imported at the top, in a function, or named as a module to
+    run, is reported; the word in a text or a path is not."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        '"""What the tests share."""\nimport tests.test_e2e\nimport bench.rig\n\n'
+        "def f():\n    from tests import conftest\n"
+        '    return ["-m", "tests.support.rig", "the tests", Path("tests") / "artifacts"]\n',
+        "utf-8",
+    )
+    assert taken_from_tests(module) == ["tests", "tests.support.rig", "tests.test_e2e"]
 
 
 # ------------------------------------------------------------------------------ import cycles

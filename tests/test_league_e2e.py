@@ -19,12 +19,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bench.rig.bot_process import WAIT, BotProcess, Store, bot_guard
+from bench.rig.people import say
+from bench.rig.stand_in import REAL_PACE, strict_telegram, telegram
+from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 from storage import Database
 from storage.tournaments import NewFixture
-from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
-from tests.support.people import say
-from tests.support.stand_in import REAL_PACE, strict_telegram, telegram
-from tests.support.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 GROUP = -100777001
 WHEN = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)

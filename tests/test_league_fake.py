@@ -11,7 +11,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 from telegram.error import BadRequest, Forbidden
 from telegram.request import HTTPXRequest
 
-from tests.support.telegram import FakeTelegram
+from bench.rig.telegram import FakeTelegram
 
 TOKEN = "123456:TEST-token"
 GROUP_ID = -100777

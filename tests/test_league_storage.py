@@ -11,10 +11,10 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+from bench.rig.backends import RAW_CONFLICT, raw_rows, raw_sql
 from storage import MIGRATIONS, SCHEMA_VERSION, Database, migrate, schema_version, sqlite_path
 from storage.league import ALREADY, DONE, STALE, payment_key, undo_key
 from storage.tournaments import NewFixture, TournamentMatch
-from tests.support.backends import RAW_CONFLICT, raw_rows, raw_sql
 from tests.support.old_schema import old_group, old_hand
 
 CHAT = -100500

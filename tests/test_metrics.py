@@ -19,14 +19,14 @@ from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client.parser import text_string_to_metric_families
 from telegram.error import RetryAfter
 
+from bench.rig.bot_process import TOKEN, ProbedBot, Store, bot_guard, free_port
+from bench.rig.people import started_game
+from bench.rig.stand_in import telegram
 from bot.app import build_application, web_application
 from bot.config import Settings
 from bot.telegram.metrics import Metrics, chat_kind
 from bot.telegram.rate_limiter import PacedRateLimiter
-from tests.support.bot_process import TOKEN, ProbedBot, Store, bot_guard, free_port
 from tests.support.limiter import FAST, Recorder, call
-from tests.support.people import started_game
-from tests.support.stand_in import telegram
 
 GROUP, PERSON = -1001, 42
 TOO_MANY = "Too Many Requests"

@@ -21,8 +21,7 @@ from typing import Any
 import httpx
 from playwright.async_api import Page
 
-from bot.engine import actions as A
-from tests.support.bot_process import (
+from bench.rig.bot_process import (
     BOT_NAME,
     WAIT,
     BotProcess,
@@ -31,7 +30,7 @@ from tests.support.bot_process import (
     bot_guard,
     check_ledger,
 )
-from tests.support.browser import (
+from bench.rig.browser import (
     SHORT_NAME,
     MiniAppBot,
     chromium,
@@ -45,7 +44,7 @@ from tests.support.browser import (
     table_key,
     table_param,
 )
-from tests.support.people import (
+from bench.rig.people import (
     OK,
     act_buttons,
     action_of,
@@ -58,8 +57,9 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
-from tests.support.stand_in import telegram
-from tests.support.telegram import FakeChat, FakeTelegram, FakeUser
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeChat, FakeTelegram, FakeUser
+from bot.engine import actions as A
 
 
 def version(store: Store, chat_id: int) -> int:

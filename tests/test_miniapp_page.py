@@ -34,18 +34,18 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from bot.engine import actions as A
-from bot.table.table import Table
-from tests.support.bot_process import WAIT
-from tests.support.browser import (
+from bench.rig.bot_process import WAIT
+from bench.rig.browser import (
     chromium,
     move_shown,
     open_page,
     page_errors,
     screenshot,
 )
-from tests.support.page_rig import PageRig
-from tests.support.telegram import FakeUser
+from bench.rig.page_rig import PageRig
+from bench.rig.telegram import FakeUser
+from bot.engine import actions as A
+from bot.table.table import Table
 
 SIZES = ((390, 844), (360, 600))
 NAMES = ["Anna", "Bruno 🍕", "<Cy & Co>", "Dee_*", "[Eve](x)", "Fabio Lunghissimo"]

@@ -21,11 +21,11 @@ from typing import Any
 
 from playwright.async_api import Page
 
+from bench.rig.bot_process import WAIT
+from bench.rig.browser import chromium, move_shown, open_page, page_errors, screenshot
+from bench.rig.page_rig import PageRig
 from bot.engine import actions as A
 from bot.table.table import Table
-from tests.support.bot_process import WAIT
-from tests.support.browser import chromium, move_shown, open_page, page_errors, screenshot
-from tests.support.page_rig import PageRig
 from tests.test_miniapp_page import people
 
 SIZES = ((360, 740), (390, 844))

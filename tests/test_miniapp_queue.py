@@ -17,11 +17,11 @@ from pathlib import Path
 
 from playwright.async_api import Page
 
+from bench.rig.bot_process import WAIT
+from bench.rig.browser import chromium, move_shown, open_page, page_errors, screenshot
+from bench.rig.page_rig import PageRig
+from bench.rig.telegram import FakeUser
 from bot.table.table import Table
-from tests.support.bot_process import WAIT
-from tests.support.browser import chromium, move_shown, open_page, page_errors, screenshot
-from tests.support.page_rig import PageRig
-from tests.support.telegram import FakeUser
 from tests.test_miniapp_page import against_a_computer, my_turn_armed, people, until
 
 PAUSED = "() => document.getElementById('table').dataset.pause"

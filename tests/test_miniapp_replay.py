@@ -33,6 +33,10 @@ import httpx
 import pytest
 from playwright.async_api import Page
 
+from bench.rig.bot_process import TOKEN, WAIT
+from bench.rig.browser import chromium, open_page, page_errors, screenshot, signed_init_data
+from bench.rig.page_rig import PageRig
+from bench.rig.telegram import FakeUser
 from bot.engine import actions as A
 from bot.engine.options import Options
 from bot.engine.state import HandState
@@ -45,11 +49,7 @@ from bot.table.table import Seat, Table
 from bot.view.render import hand_log
 from bot.webapp.auth import TableKeys
 from bot.webapp.replay import replay_view
-from tests.support.bot_process import TOKEN, WAIT
-from tests.support.browser import chromium, open_page, page_errors, screenshot, signed_init_data
-from tests.support.page_rig import PageRig
 from tests.support.rig import CHAT, Rig
-from tests.support.telegram import FakeUser
 from tests.test_miniapp_page import CONTRAST, TARGETS, TEXT_CUT, until_a_person_acts
 from tests.test_service_evening import play_hand_out
 from tests.test_service_timers import open_game

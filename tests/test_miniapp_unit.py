@@ -587,11 +587,11 @@ async def test_sessions_behind_a_trusted_proxy_count_per_player(
     from aiohttp import web
     from aiohttp.test_utils import TestClient, TestServer
 
+    from bench.rig.browser import signed_init_data
+    from bench.rig.telegram import FakeUser
     from bot.config import Settings
     from bot.webapp.hub import LiveHub
     from bot.webapp.server import SESSIONS_PER_ADDRESS, MiniApp
-    from tests.support.browser import signed_init_data
-    from tests.support.telegram import FakeUser
 
     networks = Settings(bot_token=TOKEN, trusted_proxies=trusted).trusted_proxy_networks()
     app = web.Application()

@@ -1,6 +1,6 @@
 """Issue 15, several workers: three `python -m bot` processes in webhook mode (`WebhookBot`, each
 on its own port, `WORKERS=3`) share one PostgreSQL database
-(`tests.support.backends.fresh_url`), one bot token and one webhook secret, behind a front that
+(`bench.rig.backends.fresh_url`), one bot token and one webhook secret, behind a front that
 stands for the load balancer: the stand-in Bot API posts each update to the address the front
 names, a random living worker, and about one update in five to two different workers at once (a
 duplicate delivery). What got no 2xx answer the stand-in delivers again
@@ -77,15 +77,10 @@ from pathlib import Path
 import asyncpg
 
 from bench.load.measure import pct
-from bot.cli.render import card_name
-from bot.engine import DECK40
-from bot.engine import actions as A
-from bot.table.ledger import hand_key, match_key, without_computers
-from bot.telegram.webhook import LEASE
-from tests.support.backends import PgStore, fresh_url
-from tests.support.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
-from tests.support.cards import cards_named
-from tests.support.people import (
+from bench.rig.backends import PgStore, fresh_url
+from bench.rig.bot_process import WAIT, WebhookBot, bot_guard, check_ledger
+from bench.rig.cards import cards_named
+from bench.rig.people import (
     HAND_OVER,
     NOT_YOUR_TURN,
     OK,
@@ -104,9 +99,8 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
-from tests.support.replay import Snapshot, forced_moves, replay
-from tests.support.stand_in import REAL_PACE, strict_telegram, telegram
-from tests.support.telegram import (
+from bench.rig.stand_in import REAL_PACE, strict_telegram, telegram
+from bench.rig.telegram import (
     ButtonNotFound,
     FakeButton,
     FakeChat,
@@ -114,6 +108,12 @@ from tests.support.telegram import (
     FakeUser,
     JSONDict,
 )
+from bot.cli.render import card_name
+from bot.engine import DECK40
+from bot.engine import actions as A
+from bot.table.ledger import hand_key, match_key, without_computers
+from bot.telegram.webhook import LEASE
+from tests.support.replay import Snapshot, forced_moves, replay
 
 SEED = int(os.environ.get("MULTIWORKER_SEED", "1515"))
 ROUTE = os.environ.get("MULTIWORKER_ROUTE", "random")  # "one": every update to worker 0

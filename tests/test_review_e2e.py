@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
+from bench.rig.bot_process import WAIT, ProbedBot, bot_guard
+from bench.rig.people import OK, Game, action_of, hand_over, open_table, start_bot, start_table
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeButton, FakeTelegram, FakeUser
 from bot.engine import actions as A
-from tests.support.bot_process import WAIT, ProbedBot, bot_guard
-from tests.support.people import OK, Game, action_of, hand_over, open_table, start_bot, start_table
-from tests.support.stand_in import telegram
-from tests.support.telegram import FakeButton, FakeTelegram, FakeUser
 from tests.test_e2e_evening import first_call_then_pass, logged, logs
 
 HANDS = 5  # per run: four next hands

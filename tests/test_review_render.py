@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from bench.rig.telegram import parse_html
 from bot.engine import Options
 from bot.i18n.words import card_short
 from bot.players.review import review_hand
 from bot.players.review_data import OPEN
 from bot.table.record import hand_record
 from bot.view.render import review_lines
-from tests.support.telegram import parse_html
 from tests.test_review import TINY, asso_thrown
 
 

@@ -17,11 +17,11 @@ import aiosqlite
 import asyncpg
 import pytest
 
+from bench.rig.backends import BACKENDS, fresh_url, raw_rows, raw_sql, schema_of
 from storage import MIGRATIONS, SCHEMA_VERSION, Database, SchemaTooNew, migrate, sqlite_path
 from storage.postgres import STEPS
 from storage.postgres import migrate as pg_migrate
 from storage.schema import DIALECTS, UPGRADES, Dialect, Migration, migrations
-from tests.support.backends import BACKENDS, fresh_url, raw_rows, raw_sql, schema_of
 
 CHAT = -1001
 

@@ -23,6 +23,10 @@ from typing import Any, cast
 import pytest
 from telegram.ext import ExtBot
 
+from bench.rig.backends import BACKENDS, fresh_url
+from bench.rig.bot_process import TOKEN
+from bench.rig.telegram import FakeTelegram
+from bench.rig.telegram import Limits as FakeLimits
 from bot.i18n import t
 from bot.service import Person, Reply, TableService
 from bot.service.core import COMPUTER_GRACE, SHOWN_GRACE
@@ -33,11 +37,7 @@ from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter
 from bot.telegram.replaced import Sweeper
 from storage import Database
-from tests.support.backends import BACKENDS, fresh_url
-from tests.support.bot_process import TOKEN
 from tests.support.rig import CHAT, Clock, Out, Timers
-from tests.support.telegram import FakeTelegram
-from tests.support.telegram import Limits as FakeLimits
 
 ANA = Person(11, "Ana")
 BEA = Person(12, "Bea <&> *x*")

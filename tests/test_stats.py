@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.rig.backends import RAW_CONFLICT, raw_sql
 from bot.engine import Options
 from bot.service.play import ledger_record, play_record
 from bot.table.ledger import hand_key
@@ -42,7 +43,6 @@ from storage import (
     sqlite_path,
 )
 from storage.stats import PlayRecord
-from tests.support.backends import RAW_CONFLICT, raw_sql
 from tests.support.history import CHAT, FIVE, HANDS, MATCHES, NAMES, T0, A, B, C, D, E, hand, match
 from tests.support.old_schema import old_group, old_hand
 

@@ -13,12 +13,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.rig.bot_process import WAIT, BotProcess, Store, bot_guard
+from bench.rig.people import say, started_game
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 from storage import Database
 from storage.stats import PlayRecord
-from tests.support.bot_process import WAIT, BotProcess, Store, bot_guard
-from tests.support.people import say, started_game
-from tests.support.stand_in import telegram
-from tests.support.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 GROUP = -100777042
 WHEN = datetime(2026, 11, 20, 21, 0, tzinfo=UTC)

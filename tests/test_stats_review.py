@@ -14,6 +14,7 @@ import asyncpg
 import pytest
 
 import bot.service.play as play_module
+from bench.rig.backends import BACKENDS, RAW_CONFLICT, fresh_url, raw_sql
 from bot.engine import HandState, Options
 from bot.players.review_data import INFO, Decision, Review
 from bot.service import Person, Reply
@@ -33,7 +34,6 @@ from storage import (
 from storage.postgres import STEPS, dollar_params
 from storage.postgres import migrate as pg_migrate
 from storage.stats import ReviewCost, ReviewSum, Role
-from tests.support.backends import BACKENDS, RAW_CONFLICT, fresh_url, raw_sql
 from tests.support.players import chiamata_state
 from tests.support.rig import CHAT as RIG_CHAT
 from tests.support.rig import Rig

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.rig.backends import RAW_CONFLICT, fresh_url, raw_sql
 from bot.cli.export import add_export_parser, main_export
 from bot.engine import HandState, Match, Options
 from bot.table.ledger import settle
@@ -40,7 +41,6 @@ from storage.errors import Conflict
 from storage.models import Shown
 from storage.postgres import PostgresBackend
 from storage.sqlite import SqliteBackend
-from tests.support.backends import RAW_CONFLICT, fresh_url, raw_sql
 
 CHAT = -1001
 T0 = datetime(2024, 5, 1, 20, 0, tzinfo=UTC)

@@ -19,11 +19,11 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
+from bench.rig.people import OK, card_buttons, hand_message, say, your_turn
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import ButtonNotFound, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from storage import Database
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, Store, bot_guard
-from tests.support.people import OK, card_buttons, hand_message, say, your_turn
-from tests.support.stand_in import telegram
-from tests.support.telegram import ButtonNotFound, FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 POINTS = {5: 7, 4: 5, 3: 4, 2: 3, 1: 2, 0: 0}  # §11.2, as the issue states it
 # a team by its number and its members: "Squadra 2 (🤖 Ada & 🤖 Bruno)" (issue 38)

@@ -15,10 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.config import Settings
-from tests.support.backends import BACKENDS, fresh_url
-from tests.support.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
-from tests.support.people import (
+from bench.rig.backends import BACKENDS, fresh_url
+from bench.rig.bot_process import PUBLIC, SECRET, WebhookBot, bot_guard, check_ledger
+from bench.rig.people import (
     OK,
     Game,
     card_buttons,
@@ -28,8 +27,9 @@ from tests.support.people import (
     start_bot,
     start_table,
 )
-from tests.support.stand_in import telegram
-from tests.support.telegram import JSONDict
+from bench.rig.stand_in import telegram
+from bench.rig.telegram import JSONDict
+from bot.config import Settings
 
 
 def test_the_secret_defaults_to_one_derived_from_the_token() -> None:

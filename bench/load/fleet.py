@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.load.scenarios import log
-from tests.support.bot_process import BotProcess, WebhookBot
-from tests.support.telegram import FakeTelegram
+from bench.rig.bot_process import BotProcess, WebhookBot
+from bench.rig.telegram import FakeTelegram
 
 RESTORED_RE = re.compile(r"(\d+) unfinished tables restored in ([0-9.]+) s")
 

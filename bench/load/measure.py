@@ -18,11 +18,11 @@ from bench.load.fleet import Fleet
 from bench.load.people import Action, Bench, Table
 from bench.load.procs import children_cpu_delta, sample
 from bench.load.scenarios import RUSH_AUCTION_TARGET, RUSH_BUCKET, log
+from bench.rig.backends import PgStore
+from bench.rig.bot_process import Store
+from bench.rig.telegram import ApiCall, FakeTelegram
 from bot.engine import actions as A
 from bot.telegram.rate_limiter import PacedRateLimiter
-from tests.support.backends import PgStore
-from tests.support.bot_process import Store
-from tests.support.telegram import ApiCall, FakeTelegram
 
 
 def pct(values: list[float], q: float) -> float | None:

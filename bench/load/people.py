@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.load.scenarios import ANSWER_WAIT, HUMAN_SCENARIOS, POLL, RETAP_EVERY
-from tests.support.people import (
+from bench.rig.people import (
     NOT_YOUR_TURN,
     OK,
     bid_buttons,
@@ -30,7 +30,7 @@ from tests.support.people import (
     table_message,
     your_turn,
 )
-from tests.support.telegram import (
+from bench.rig.telegram import (
     ButtonNotFound,
     FakeButton,
     FakeChat,

@@ -33,7 +33,7 @@ from bench.load.scenarios import (
     TARGET_TABLES,
     TARGET_TAP_P99,
 )
-from tests.support.telegram import FakeTelegram
+from bench.rig.telegram import FakeTelegram
 
 
 @dataclass

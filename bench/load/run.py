@@ -26,12 +26,12 @@ from bench.load.people import Bench
 from bench.load.procs import REAPER, ProcSample, sample, tree_cpu
 from bench.load.results import Edge, Ramp, Seen, Settled, Stopped, Window, collect
 from bench.load.scenarios import BOT_ENV, log
+from bench.rig.backends import PgStore, fresh_url, postgres_server
+from bench.rig.bot_process import BOT_NAME, Store
+from bench.rig.stand_in import TELEGRAM_LIMITS
+from bench.rig.telegram import FakeTelegram
 from bot.players.thinker import WARM_AFTER
 from bot.telegram.outbox import NOTES_INTERVAL
-from tests.support.backends import PgStore, fresh_url, postgres_server
-from tests.support.bot_process import BOT_NAME, Store
-from tests.support.stand_in import TELEGRAM_LIMITS
-from tests.support.telegram import FakeTelegram
 
 
 async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:

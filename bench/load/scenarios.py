@@ -9,8 +9,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from bench.rig.stand_in import REAL_PACE
 from bot.config import Settings
-from tests.support.stand_in import REAL_PACE
 
 # Telegram's numbers, for the stand-in and for the bot (as the limits' e2e tests use them).
 # The group's routine changes (a card, a bid) at the bot's own default pace (bot.config).

@@ -10,8 +10,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from bench.rig.bot_process import Store
 from bot.engine import HandState, Match, Options
-from tests.support.bot_process import Store
 
 
 @dataclass

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from tests.support.telegram import FakeChat, FakeTelegram, FakeUser
+from bench.rig.telegram import FakeChat, FakeTelegram, FakeUser
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts" / "evening"
 PHONE_WIDTH = 36  # characters on a line of a phone's chat bubble (about, with emoji as two)

@@ -1,10 +1,10 @@
-"""What the Mini App's browser tests share: the bot with a Mini App (`python -m bot`, polling,
-PUBLIC_URL set, its HTTP server on a local port), Debian's Chromium driven by Playwright
-(never Playwright's own download: none is reachable here; one Chromium per test process, each
-test in contexts of its own), and a person opening the table
-from Telegram: Telegram's script is replaced by a stand-in that hands the page an initData
-signed with the bot's token, as Telegram would, and records what the page asks of it
-(ready, expand, haptic feedback, vertical swipes).
+"""What the Mini App's browser tests and its benches (`bench.miniapp`, `bench.pages`) share:
+the bot with a Mini App (`python -m bot`, polling, PUBLIC_URL set, its HTTP server on a local
+port), Debian's Chromium driven by Playwright (never Playwright's own download: none is
+reachable here; one Chromium per test process, each test in contexts of its own), and a person
+opening the table from Telegram: Telegram's script is replaced by a stand-in that hands the
+page an initData signed with the bot's token, as Telegram would, and records what the page asks
+of it (ready, expand, haptic feedback, vertical swipes).
 
 A browser missing is an error, never a skip: `tests/install_browser.sh` (run by the README's
 test command and by CI) installs it.
@@ -29,11 +29,12 @@ from typing import Any, Protocol
 import httpx
 from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright
 
+from bench.rig.bot_process import TOKEN, WAIT, ProbedBot, free_port
+from bench.rig.telegram import FakeTelegram, FakeUser
 from bot.webapp.auth import TableKeys, sign_init_data
-from tests.support.bot_process import TOKEN, WAIT, ProbedBot, free_port
-from tests.support.telegram import FakeTelegram, FakeUser
 
-ARTIFACTS = Path(__file__).parents[1] / "artifacts"
+# the tests' screenshots, in tests/artifacts/ with their other artifacts (ignored by git)
+ARTIFACTS = Path(__file__).parents[2] / "tests" / "artifacts"
 PUBLIC_URL = "https://briscola.example.org"
 SHORT_NAME = "tavolo"
 CHROMIUM_ARGS = [

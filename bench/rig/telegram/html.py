@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.telegram.model import EntityParseError, JSONDict
+from bench.rig.telegram.model import EntityParseError, JSONDict
 
 # --------------------------------------------------------------------------------------------
 # Telegram's HTML parse mode (a port of tdlib's parse_html, td/telegram/MessageEntity.cpp)

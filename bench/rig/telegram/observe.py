@@ -10,8 +10,8 @@ import inspect
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
-from tests.support.telegram.methods import _BotApi
-from tests.support.telegram.model import (
+from bench.rig.telegram.methods import _BotApi
+from bench.rig.telegram.model import (
     ApiCall,
     ApiError,
     ChatRef,

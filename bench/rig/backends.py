@@ -1,7 +1,8 @@
 """The two storage backends for the storage tests (issue 15): SQLite, and PostgreSQL from the
 `pgserver` wheel, one server per test run, started on first use, with a fresh database for
 each test (`fresh_url`). `raw_sql` runs a statement past `storage.Database`, as another
-program could, to show what the schema itself refuses."""
+program could, to show what the schema itself refuses. The load bench runs the bot on the same
+PostgreSQL server (`bench.load.run`) and reads its database with `PgStore`."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ async def raw_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
 
 
 class PgStore:
-    """`tests.test_e2e.Store`'s `rows` on PostgreSQL, for code that looks at the bot's
+    """`bench.rig.bot_process.Store`'s `rows` on PostgreSQL, for code that looks at the bot's
     database synchronously (the load bench): each query runs on its own thread and loop."""
 
     def __init__(self, url: str) -> None:

@@ -1,4 +1,5 @@
-"""`python -m bot` with an idle probe, for the end-to-end tests that prove a tap changed nothing.
+"""`python -m bot` with an idle probe, for the end-to-end tests that prove a tap changed nothing
+(and for `bench.pages`, whose bot, `bench.rig.browser.MiniAppBot`, is a `ProbedBot` too).
 
 On SIGUSR1 the bot waits until it has nothing left to do — no update being handled (a
 handler's work after it answered a tap included), no computer player thinking or moving

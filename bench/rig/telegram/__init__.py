@@ -1,4 +1,5 @@
-"""A stand-in Telegram Bot API server for end-to-end tests.
+"""A stand-in Telegram Bot API server for the end-to-end tests and the benches that run the
+bot (`bench.bot_load`, `bench.pages`).
 
 It speaks the real wire protocol: PTB's ``HTTPXRequest`` POSTs
 ``application/x-www-form-urlencoded`` bodies whose string parameters are sent as they are
@@ -44,8 +45,8 @@ can push thousands of calls a minute through it for long runs.
 
 from __future__ import annotations
 
-from tests.support.telegram.html import bot_command_entities, parse_html
-from tests.support.telegram.model import (
+from bench.rig.telegram.html import bot_command_entities, parse_html
+from bench.rig.telegram.model import (
     ApiCall,
     ApiError,
     ButtonNotFound,
@@ -60,7 +61,7 @@ from tests.support.telegram.model import (
     JSONDict,
     Limits,
 )
-from tests.support.telegram.people import _People
+from bench.rig.telegram.people import _People
 
 __all__ = [
     "ApiCall",

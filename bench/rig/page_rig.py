@@ -1,9 +1,9 @@
-"""The Mini App served in the test's own process, for the browser tests of the page itself
-(`PageRig`): the bot's own table service (`TableService` on SQLite) and HTTP routes
-(`MiniApp`, checking initData signed with the tests' token), with no Telegram: the service's
-messages go nowhere and its timers run on the event loop (`bot.cli.web`'s `NoChat` and
-`LoopTimers`, what `python -m bot play --web` runs on). The table's seats are people the test
-moves for through the service (`move`, as a tap would), or computer players.
+"""The Mini App served in the test's own process, for the browser tests of the page itself and
+for `bench.miniapp` (`PageRig`): the bot's own table service (`TableService` on SQLite) and
+HTTP routes (`MiniApp`, checking initData signed with the tests' token), with no Telegram: the
+service's messages go nowhere and its timers run on the event loop (`bot.cli.web`'s `NoChat`
+and `LoopTimers`, what `python -m bot play --web` runs on). The table's seats are people the
+test moves for through the service (`move`, as a tap would), or computer players.
 
     async with PageRig(tmp_path, "chiamata", people=[ann, bob, None, None, None]) as rig:
         _, page = await open_page(browser, rig, ann, rig.table_id)
@@ -21,6 +21,8 @@ from typing import Any
 
 from aiohttp import web
 
+from bench.rig.bot_process import TOKEN, free_port
+from bench.rig.telegram import FakeUser
 from bot.cli.web import LoopTimers, NoChat
 from bot.engine import actions as A
 from bot.players.thinker import Thinker
@@ -31,8 +33,6 @@ from bot.webapp.auth import TableKeys
 from bot.webapp.hub import LiveHub
 from bot.webapp.server import MiniApp
 from storage import Database
-from tests.support.bot_process import TOKEN, free_port
-from tests.support.telegram import FakeUser
 
 CHAT = -100370
 

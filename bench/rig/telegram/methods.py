@@ -8,8 +8,8 @@ import re
 import time
 from typing import Any
 
-from tests.support.telegram.html import _trim, parse_html
-from tests.support.telegram.model import (
+from bench.rig.telegram.html import _trim, parse_html
+from bench.rig.telegram.model import (
     _COMMAND_RE,
     ALL_UPDATE_TYPES,
     CANT_INITIATE,
@@ -34,7 +34,7 @@ from tests.support.telegram.model import (
     _forbidden,
     _Upload,
 )
-from tests.support.telegram.server import _Server
+from bench.rig.telegram.server import _Server
 
 
 class _BotApi(_Server):

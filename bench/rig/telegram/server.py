@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-from tests.support.telegram.model import (
+from bench.rig.telegram.model import (
     _LIMIT_NAMES,
     _PATH_RE,
     _SERVER_ERRORS,
@@ -53,7 +53,7 @@ from tests.support.telegram.model import (
     _too_many_requests,
     _Update,
 )
-from tests.support.telegram.wire import _decode_params
+from bench.rig.telegram.wire import _decode_params
 
 # --------------------------------------------------------------------------------------------
 # The server

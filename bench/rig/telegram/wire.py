@@ -9,7 +9,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl
 
-from tests.support.telegram.model import (
+from bench.rig.telegram.model import (
     _BOOL_FIELDS,
     _INT_FIELDS,
     _JSON_FIELDS,

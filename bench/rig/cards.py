@@ -1,6 +1,7 @@
 """Cards as the bot's chat messages name them (`bot.i18n.words.card_short`): one card "Asso 🪙"
 (a briscola's button "★Asso 🪙"), or a hand by suit "🪙 Asso, Re · 🍷 3". The tests read them
-back from a text to check what it shows (no hidden card, one's own hand, a trick)."""
+back from a text to check what it shows (no hidden card, one's own hand, a trick); the
+scripted people (`bench.rig.people`, the tests' and the benches') read their hand with them."""
 
 from __future__ import annotations
 

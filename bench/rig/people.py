@@ -1,7 +1,8 @@
-"""What the scripted people of the end-to-end tests see and do: the group's table message and
-their own hand message (`table_message`, `hand_message`), their buttons, a tap or a command
-and the bot's answer (`say`), a table opened and started, and `Game`, which plays hands as
-people would, reading only what Telegram shows them."""
+"""What the scripted people of the end-to-end tests and of the benches (`bench.bot_load`,
+`bench.pages`) see and do: the group's table message and their own hand message
+(`table_message`, `hand_message`), their buttons, a tap or a command and the bot's answer
+(`say`), a table opened and started, and `Game`, which plays hands as people would, reading
+only what Telegram shows them."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.rig.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store
+from bench.rig.cards import cards_named
+from bench.rig.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 from bot.cli.render import card_name
 from bot.engine import DECK40, HandState
 from bot.engine import actions as A
-from tests.support.bot_process import BOT_NAME, WAIT, BotProcess, ProbedBot, Store
-from tests.support.cards import cards_named
-from tests.support.telegram import FakeButton, FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 # Short answers (RULES-independent UI texts, Italian: the bot's default language).
 OK = "Fatto."

@@ -1,14 +1,15 @@
 """The stand-in Bot API as the end-to-end tests open it, with the checks on the way out:
 `telegram()` (no limits, so the bot goes as fast as it can) and `strict_telegram()`
-(Telegram's own limits, `TELEGRAM_LIMITS`, for a bot run at Telegram's pace, `REAL_PACE`)."""
+(Telegram's own limits, `TELEGRAM_LIMITS`, for a bot run at Telegram's pace, `REAL_PACE`).
+The benches (`bench.bot_load`, `bench.pages`) run the stand-in and the bot with those numbers."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
 
-from tests.support.bot_process import BOT_NAME
-from tests.support.telegram import FakeTelegram, Limits
+from bench.rig.bot_process import BOT_NAME
+from bench.rig.telegram import FakeTelegram, Limits
 
 TELEGRAM_LIMITS = Limits(group_per_minute=20, overall_per_second=30, private_per_second=1.0)
 # The bot with Telegram's numbers (the other e2e tests raise them to go fast).

@@ -7,8 +7,8 @@ import copy
 import time
 from collections.abc import Iterable
 
-from tests.support.telegram.html import bot_command_entities
-from tests.support.telegram.model import (
+from bench.rig.telegram.html import bot_command_entities
+from bench.rig.telegram.model import (
     ButtonNotFound,
     CallbackAnswer,
     ChatRef,
@@ -18,7 +18,7 @@ from tests.support.telegram.model import (
     FakeUser,
     _CallbackQuery,
 )
-from tests.support.telegram.observe import _Observed
+from bench.rig.telegram.observe import _Observed
 
 
 class _People(_Observed):

@@ -1,9 +1,10 @@
-"""The bot as the end-to-end tests run it: `python -m bot` as a process against the stand-in
-Bot API (`BotProcess`; `ProbedBot` with an idle probe; `WebhookBot` in webhook mode), a
-read-only look at its SQLite database (`Store`) and its ledger export (`check_ledger`).
+"""The bot as the end-to-end tests and the benches (`bench.bot_load`, `bench.pages`) run it:
+`python -m bot` as a process against the stand-in Bot API (`BotProcess`; `ProbedBot` with an
+idle probe; `WebhookBot` in webhook mode), a read-only look at its SQLite database (`Store`)
+and its ledger export (`check_ledger`).
 
-Each test gives the process its own directory and its own ports (`free_port`), so that tests
-can run side by side."""
+Each test (or bench run) gives the process its own directory and its own ports (`free_port`),
+so that tests can run side by side."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from tests.support.bot_probe import IDLE_LINE
-from tests.support.telegram import FakeTelegram
+from bench.rig.bot_probe import IDLE_LINE
+from bench.rig.telegram import FakeTelegram
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
@@ -122,9 +123,9 @@ class BotProcess:
 
 
 class ProbedBot(BotProcess):
-    """The same bot with an idle probe (`tests/support/bot_probe.py`): `idle()`."""
+    """The same bot with an idle probe (`bench/rig/bot_probe.py`): `idle()`."""
 
-    module = "tests.support.bot_probe"
+    module = "bench.rig.bot_probe"
 
     def idle_reports(self) -> int:
         log = self.logs[-1]
@@ -133,7 +134,7 @@ class ProbedBot(BotProcess):
     async def idle(self) -> None:
         """Return once the bot has taken every update sent so far and says it has nothing
         under way: no update being handled, no computer player moving, nothing left to send
-        (asked with SIGUSR1, answered with a line in its log: `tests/support/bot_probe.py`). Every
+        (asked with SIGUSR1, answered with a line in its log: `bench/rig/bot_probe.py`). Every
         call it made has been answered by then, so the stand-in server shows whatever the
         bot did."""
         assert self.proc is not None
