@@ -153,3 +153,25 @@ def test_the_parts_are_given_what_they_use_not_a_hub() -> None:
         if "self.tables" in path.read_text("utf-8")
     }
     assert hubs == set()
+
+
+def test_the_context_variables_are_two_and_in_one_place() -> None:
+    """Issue 53: what an update's handling carries implicitly is `APPLYING_UPDATE` and
+    `REPLY_LANG`, both in `bot/service/types.py` (whose docstring says why); everything else
+    is passed where it is used."""
+    found = {}
+    for top in ("bot", "handlers", "storage"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name | ast.Attribute)
+                    and ast.unparse(node.func).split(".")[-1] == "ContextVar"
+                ):
+                    found[ast.unparse(node.args[0])] = str(path.relative_to(ROOT))
+    assert found == {
+        "'applying_update'": "bot/service/types.py",
+        "'reply_lang'": "bot/service/types.py",
+    }
+    doc = ast.get_docstring(ast.parse((SERVICE / "types.py").read_text("utf-8"))) or ""
+    assert "APPLYING_UPDATE" in doc and "REPLY_LANG" in doc and "only" in doc

@@ -2,6 +2,13 @@
 refusal by `refusal`, in the language of `reply_lang`), and what the service needs from outside:
 Telegram's messages (`Outbox`), one timer per table (`Timers`), whether someone is a group
 admin (`AdminCheck`, asked by `group_admin`).
+
+The context variables of the service are the two below, and only those: `APPLYING_UPDATE`
+(the webhook update being applied) and `REPLY_LANG` (the language of a reply that reaches one
+person alone). Both say something about the update being handled that every write or reply on
+its path needs, deep below the handler that knows it, and that no table or person carries:
+passed as arguments they would run through nearly every method of the service. Everything
+else is passed where it is used.
 """
 
 from __future__ import annotations
