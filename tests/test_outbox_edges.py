@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 
-from bot.table.table import PLAYING, Table
+from bot.service.types import TableRef
 from bot.telegram.outbox import UNSURE, Notes, TelegramOutbox, digest, known
 from bot.view.render import Rendered
 from storage import Database
@@ -53,21 +54,22 @@ class Recorder:
         self.deleted.append((chat_id, list(message_ids)))
 
 
-async def open_db(tmp_path: Path) -> tuple[Database, Table]:
+async def open_db(tmp_path: Path) -> tuple[Database, TableRef]:
     db = await Database.open(f"sqlite:///{tmp_path / 'b.db'}")
     seats = json.dumps([{"user_id": LUIGI, "name": "Luigi"}, {"user_id": None, "name": "Ada"}])
     row = await db.tables.create_table(
         GROUP, LUIGI, "due", json.dumps({"variant": "due"}), seats, "it"
     )
-    table = SimpleNamespace(
+    table = TableRef(
         table_id=row.table_id,
         chat_id=GROUP,
-        table_message_id=None,
-        status=PLAYING,
-        move_no=3,
         lang="it",
+        version=3,
+        ended=False,
+        pin=False,
+        table_message_id=None,
     )
-    return db, cast(Table, table)
+    return db, table
 
 
 def outbox(bot: Recorder, db: Database, shared: bool = False) -> TelegramOutbox:
@@ -78,7 +80,7 @@ def outbox(bot: Recorder, db: Database, shared: bool = False) -> TelegramOutbox:
 FIRST_TURN = Rendered("👉 Tocca a te: 3 carte", [])
 
 
-async def first_turn(db: Database, table: Table) -> tuple[Recorder, TelegramOutbox, int]:
+async def first_turn(db: Database, table: TableRef) -> tuple[Recorder, TelegramOutbox, int]:
     """Luigi's turn sent (turn 1.4, `FIRST_TURN`) and out: the recorder, the outbox, the
     message's id."""
     bot = Recorder()
@@ -141,7 +143,8 @@ async def test_a_turn_message_under_an_unconfirmed_edit_is_edited_not_sent_again
         restarted.show_private(table, LUIGI, edited, turn="1.4")
         await restarted.flush(timeout=5)
         assert again.calls == [("editMessageText", LUIGI, mid)]
-        table.move_no += 2  # the computer answered: his next turn is a new message
+        # the computer answered: his next turn is a new message
+        table = replace(table, version=table.version + 2)
         restarted.show_private(table, LUIGI, FIRST_TURN, turn="1.6")
         await restarted.flush(timeout=5)
         assert again.calls[1:] == [("sendMessage", LUIGI, 201)]
