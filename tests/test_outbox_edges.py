@@ -21,7 +21,11 @@ from typing import Any, cast
 
 import pytest
 
+from bot.engine import Options
+from bot.service.core import Moments
+from bot.service.registry import Registry
 from bot.service.types import TableRef
+from bot.table.table import PLAYING, Table
 from bot.telegram.outbox import UNSURE, Notes, TelegramOutbox, digest, known
 from bot.view.render import Rendered
 from storage import Database
@@ -52,6 +56,12 @@ class Recorder:
 
     async def delete_messages(self, chat_id: int, message_ids: list[int]) -> None:
         self.deleted.append((chat_id, list(message_ids)))
+
+    async def delete_message(self, chat_id: int, message_id: int) -> None:
+        self.calls.append(("deleteMessage", chat_id, message_id))
+
+    async def pin_chat_message(self, chat_id: int, message_id: int, **_: Any) -> None:
+        self.calls.append(("pinChatMessage", chat_id, message_id))
 
 
 async def open_db(tmp_path: Path) -> tuple[Database, TableRef]:
@@ -202,3 +212,54 @@ async def test_a_stop_during_a_write_of_the_notes_loses_nothing() -> None:
     db.release.set()
     await asyncio.wait_for(closing, 5)
     assert [b["replaced"] for b in db.written if b.get("replaced")] == [[(1, LUIGI, 4)]]
+
+
+async def test_a_reposted_table_message_reaches_the_service_through_its_callback(
+    tmp_path: Path,
+) -> None:
+    """Issue 53: the outbox is given where a table's messages are (`TableRef`), never the
+    service's `Table`, and writes into none. The group's table message posted anew (/table)
+    is stored with the message, and its id reaches the service through `on_table_message`
+    (`Registry.note_table_message`), whose table then knows it: the next call brings it."""
+    db, stored_ref = await open_db(tmp_path)
+    try:
+        registry = Registry(db, Moments(), "it")
+        tid = stored_ref.table_id
+        table = Table(tid, GROUP, LUIGI, Options.parse("due"), status=PLAYING, pin=True)
+        registry.by_id[tid] = table
+        told: list[tuple[int, int]] = []
+
+        def on_table_message(table_id: int, message_id: int) -> None:
+            told.append((table_id, message_id))
+            registry.note_table_message(table_id, message_id)
+
+        bot = Recorder()
+        box = TelegramOutbox(
+            cast(Any, bot), db, notes=Notes(db, interval=60.0), on_table_message=on_table_message
+        )
+        first = TableRef.of(table)
+        box.show_table(first, Rendered("Tavolo", []))
+        await box.flush(timeout=5)
+        posted = bot.next_id
+        assert told == [(table.table_id, posted)] and table.table_message_id == posted
+        again = TableRef.of(table)
+        box.repost(again, Rendered("Tavolo", []))
+        await box.flush(timeout=5)
+        moved = bot.next_id
+        assert bot.calls == [
+            ("sendMessage", GROUP, posted),
+            ("pinChatMessage", GROUP, posted),
+            ("sendMessage", GROUP, moved),
+            ("pinChatMessage", GROUP, moved),
+            ("deleteMessage", GROUP, posted),
+        ]
+        assert told == [(table.table_id, posted), (table.table_id, moved)]
+        assert table.table_message_id == moved  # the service's table, by the service
+        stored = await db.tables.get_table(table.table_id)
+        assert stored is not None and stored.table_message_id == moved
+        # what the outbox was given is as it was given, and it keeps no table
+        assert first.table_message_id is None and again.table_message_id == posted
+        assert all(isinstance(slot.table, TableRef) for slot in box._slots.values())
+        await box.close(timeout=1)
+    finally:
+        await db.close()
