@@ -196,8 +196,12 @@ def _post_init(settings: Settings) -> Any:
         me = await application.bot.get_me()
         service_ref: list[TableService] = []
 
-        async def on_blocked(table: Any, user_id: int) -> None:
-            await service_ref[0].people.dm_blocked(table, user_id)
+        # what the outbox tells the service (it is given plain data, never a table)
+        async def on_blocked(table_id: int, user_id: int) -> None:
+            await service_ref[0].people.dm_blocked(table_id, user_id)
+
+        def on_table_message(table_id: int, message_id: int) -> None:
+            service_ref[0].registry.note_table_message(table_id, message_id)
 
         # PostgreSQL is shared by every worker of the bot (docs/operating.md, "Several workers")
         shared = db.backend.kind == "postgresql" or settings.workers > 1
@@ -216,6 +220,7 @@ def _post_init(settings: Settings) -> Any:
             group_interval=settings.group_edit_interval,
             routine_interval=settings.group_routine_interval,
             on_blocked=on_blocked,
+            on_table_message=on_table_message,
             notes=notes,
             shared=shared,
             # Telegram's one call a second into a private chat, whichever worker calls

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 
+from bot.engine import Options
+from bot.service.core import Moments
+from bot.service.registry import Registry
+from bot.service.types import TableRef
 from bot.table.table import PLAYING, Table
 from bot.telegram.outbox import UNSURE, Notes, TelegramOutbox, digest, known
 from bot.view.render import Rendered
@@ -52,22 +57,29 @@ class Recorder:
     async def delete_messages(self, chat_id: int, message_ids: list[int]) -> None:
         self.deleted.append((chat_id, list(message_ids)))
 
+    async def delete_message(self, chat_id: int, message_id: int) -> None:
+        self.calls.append(("deleteMessage", chat_id, message_id))
 
-async def open_db(tmp_path: Path) -> tuple[Database, Table]:
+    async def pin_chat_message(self, chat_id: int, message_id: int, **_: Any) -> None:
+        self.calls.append(("pinChatMessage", chat_id, message_id))
+
+
+async def open_db(tmp_path: Path) -> tuple[Database, TableRef]:
     db = await Database.open(f"sqlite:///{tmp_path / 'b.db'}")
     seats = json.dumps([{"user_id": LUIGI, "name": "Luigi"}, {"user_id": None, "name": "Ada"}])
     row = await db.tables.create_table(
         GROUP, LUIGI, "due", json.dumps({"variant": "due"}), seats, "it"
     )
-    table = SimpleNamespace(
+    table = TableRef(
         table_id=row.table_id,
         chat_id=GROUP,
-        table_message_id=None,
-        status=PLAYING,
-        move_no=3,
         lang="it",
+        version=3,
+        ended=False,
+        pin=False,
+        table_message_id=None,
     )
-    return db, cast(Table, table)
+    return db, table
 
 
 def outbox(bot: Recorder, db: Database, shared: bool = False) -> TelegramOutbox:
@@ -78,7 +90,7 @@ def outbox(bot: Recorder, db: Database, shared: bool = False) -> TelegramOutbox:
 FIRST_TURN = Rendered("👉 Tocca a te: 3 carte", [])
 
 
-async def first_turn(db: Database, table: Table) -> tuple[Recorder, TelegramOutbox, int]:
+async def first_turn(db: Database, table: TableRef) -> tuple[Recorder, TelegramOutbox, int]:
     """Luigi's turn sent (turn 1.4, `FIRST_TURN`) and out: the recorder, the outbox, the
     message's id."""
     bot = Recorder()
@@ -141,7 +153,8 @@ async def test_a_turn_message_under_an_unconfirmed_edit_is_edited_not_sent_again
         restarted.show_private(table, LUIGI, edited, turn="1.4")
         await restarted.flush(timeout=5)
         assert again.calls == [("editMessageText", LUIGI, mid)]
-        table.move_no += 2  # the computer answered: his next turn is a new message
+        # the computer answered: his next turn is a new message
+        table = replace(table, version=table.version + 2)
         restarted.show_private(table, LUIGI, FIRST_TURN, turn="1.6")
         await restarted.flush(timeout=5)
         assert again.calls[1:] == [("sendMessage", LUIGI, 201)]
@@ -199,3 +212,54 @@ async def test_a_stop_during_a_write_of_the_notes_loses_nothing() -> None:
     db.release.set()
     await asyncio.wait_for(closing, 5)
     assert [b["replaced"] for b in db.written if b.get("replaced")] == [[(1, LUIGI, 4)]]
+
+
+async def test_a_reposted_table_message_reaches_the_service_through_its_callback(
+    tmp_path: Path,
+) -> None:
+    """Issue 53: the outbox is given where a table's messages are (`TableRef`), never the
+    service's `Table`, and writes into none. The group's table message posted anew (/table)
+    is stored with the message, and its id reaches the service through `on_table_message`
+    (`Registry.note_table_message`), whose table then knows it: the next call brings it."""
+    db, stored_ref = await open_db(tmp_path)
+    try:
+        registry = Registry(db, Moments(), "it")
+        tid = stored_ref.table_id
+        table = Table(tid, GROUP, LUIGI, Options.parse("due"), status=PLAYING, pin=True)
+        registry.by_id[tid] = table
+        told: list[tuple[int, int]] = []
+
+        def on_table_message(table_id: int, message_id: int) -> None:
+            told.append((table_id, message_id))
+            registry.note_table_message(table_id, message_id)
+
+        bot = Recorder()
+        box = TelegramOutbox(
+            cast(Any, bot), db, notes=Notes(db, interval=60.0), on_table_message=on_table_message
+        )
+        first = TableRef.of(table)
+        box.show_table(first, Rendered("Tavolo", []))
+        await box.flush(timeout=5)
+        posted = bot.next_id
+        assert told == [(table.table_id, posted)] and table.table_message_id == posted
+        again = TableRef.of(table)
+        box.repost(again, Rendered("Tavolo", []))
+        await box.flush(timeout=5)
+        moved = bot.next_id
+        assert bot.calls == [
+            ("sendMessage", GROUP, posted),
+            ("pinChatMessage", GROUP, posted),
+            ("sendMessage", GROUP, moved),
+            ("pinChatMessage", GROUP, moved),
+            ("deleteMessage", GROUP, posted),
+        ]
+        assert told == [(table.table_id, posted), (table.table_id, moved)]
+        assert table.table_message_id == moved  # the service's table, by the service
+        stored = await db.tables.get_table(table.table_id)
+        assert stored is not None and stored.table_message_id == moved
+        # what the outbox was given is as it was given, and it keeps no table
+        assert first.table_message_id is None and again.table_message_id == posted
+        assert all(isinstance(slot.table, TableRef) for slot in box._slots.values())
+        await box.close(timeout=1)
+    finally:
+        await db.close()

@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import pytest
 
-from bot.table.table import PLAYING, Table
+from bot.service.types import TableRef
 from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Window
 from bot.view.render import Rendered
@@ -74,12 +74,17 @@ def test_spread_is_the_least_pace_at_which_edits_never_wait_for_room() -> None:
     assert full.spread(5.0) == pytest.approx(full.wait_time(5.0)) == pytest.approx(6.0)
 
 
-def group_table(move_no: int) -> Table:
-    """A table playing in GROUP, its table message 5, as the outbox reads it."""
-    table = SimpleNamespace(
-        table_id=1, chat_id=GROUP, table_message_id=5, status=PLAYING, move_no=move_no, lang="it"
+def group_table(move_no: int) -> TableRef:
+    """A table playing in GROUP, its table message 5, as the outbox is told of it."""
+    return TableRef(
+        table_id=1,
+        chat_id=GROUP,
+        lang="it",
+        version=move_no,
+        ended=False,
+        pin=False,
+        table_message_id=5,
     )
-    return cast(Table, table)
 
 
 class StubDb:
@@ -125,15 +130,13 @@ async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[floa
         group_interval=INTERVAL,
         pace=limiter.group_pace if paced else None,
     )
-    table = group_table(move_no=0)
     await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(BURST)))
     loop = asyncio.get_running_loop()
     end = loop.time() + 1.5 * MINUTE
     move = 0
     while loop.time() < end:
         move += 1
-        cast(Any, table).move_no = move
-        outbox.show_table(table, Rendered(f"move {move}", []))
+        outbox.show_table(group_table(move_no=move), Rendered(f"move {move}", []))
         await asyncio.sleep(0.02)
     await outbox.close(timeout=0.1)
     await limiter.shutdown()

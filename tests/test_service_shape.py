@@ -7,7 +7,12 @@ source with `ast`, like `test_layers`."""
 from __future__ import annotations
 
 import ast
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
+
+import pytest
+
+from bot.service.types import TableRef
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE = ROOT / "bot" / "service"
@@ -153,3 +158,52 @@ def test_the_parts_are_given_what_they_use_not_a_hub() -> None:
         if "self.tables" in path.read_text("utf-8")
     }
     assert hubs == set()
+
+
+def test_the_outbox_is_given_plain_data_never_the_table() -> None:
+    """Issue 53: the outbox (`bot/telegram/outbox.py`, its message slots, what it stores and
+    sweeps) works on what the service gives it, what to show and where (`TableRef`, frozen),
+    never on the service's `Table`: it does not import it, and writes into no table (a new
+    table message goes back to the service through `on_table_message`)."""
+    telegram = ROOT / "bot" / "telegram"
+    for name in ("outbox.py", "slot.py", "replaced.py", "stored.py"):
+        tree = ast.parse((telegram / name).read_text("utf-8"))
+        modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert "bot.table.table" not in modules, name
+        written = [
+            ast.unparse(target)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Attribute)
+            and target.value.attr == "table"
+        ]
+        assert written == [], name  # `slot.table.x = ...`: the slot replaces its own copy
+    ref = TableRef(1, -100, "it", 3, False, False, None)
+    with pytest.raises(FrozenInstanceError):
+        ref.table_message_id = 5  # type: ignore[misc]
+    assert {f.name for f in fields(TableRef)} >= {"table_id", "chat_id", "version"}
+
+
+def test_the_context_variables_are_two_and_in_one_place() -> None:
+    """Issue 53: what an update's handling carries implicitly is `APPLYING_UPDATE` and
+    `REPLY_LANG`, both in `bot/service/types.py` (whose docstring says why); everything else
+    is passed where it is used."""
+    found = {}
+    for top in ("bot", "handlers", "storage"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name | ast.Attribute)
+                    and ast.unparse(node.func).split(".")[-1] == "ContextVar"
+                ):
+                    found[ast.unparse(node.args[0])] = str(path.relative_to(ROOT))
+    assert found == {
+        "'applying_update'": "bot/service/types.py",
+        "'reply_lang'": "bot/service/types.py",
+    }
+    doc = ast.get_docstring(ast.parse((SERVICE / "types.py").read_text("utf-8"))) or ""
+    assert "APPLYING_UPDATE" in doc and "REPLY_LANG" in doc and "only" in doc

@@ -469,7 +469,7 @@ async def test_a_sweep_keeps_a_private_chats_gap_after_another_workers_call(
     edited = time.time()  # worker a edits Ana's hand message now
     await a.db.tables.note_rendered(tid, ANA.user_id, table.move_no, ANA.user_id, 71, "x", edited)
     sweeper.replace(tid, ANA.user_id, 70)  # worker b sweeps the one it replaced
-    sweeper.sweep(table)
+    sweeper.sweep(tid)
     while sweeper.pending():
         await asyncio.sleep(0.01)
     assert len(deleted) == 1 and deleted[0] - edited >= 0.95 * gap

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bot.service import Person
+from bot.service.types import TableRef
 from bot.table.table import Table
 from tests.support.rig import CHAT, Rig
 
@@ -37,7 +38,7 @@ async def test_a_visible_page_keeps_the_chat_quiet_until_it_hides(
     sent: list[tuple[int, str | None]] = []  # (user, turn key) of every private show
     show = rig.out.show_private
 
-    def recorded(table: Table, user_id: int, content: Any, **flags: Any) -> None:
+    def recorded(table: TableRef, user_id: int, content: Any, **flags: Any) -> None:
         sent.append((user_id, flags.get("turn")))
         show(table, user_id, content, **flags)
 

@@ -31,9 +31,8 @@ from aiohttp import web
 from bot.i18n import plain
 from bot.players.thinker import Thinker
 from bot.service import Person, TableService
-from bot.service.types import Outbox
+from bot.service.types import Outbox, TableRef
 from bot.table.deadlines import Timing
-from bot.table.table import Table
 from bot.view.render import Keyboard, Rendered
 from bot.webapp.auth import TableKeys, Viewer
 from bot.webapp.hub import LiveHub
@@ -53,7 +52,7 @@ class NoChat:
 
     def show_table(
         self,
-        table: Table,
+        table: TableRef,
         content: Rendered,
         *,
         urgent: bool = False,
@@ -62,15 +61,15 @@ class NoChat:
     ) -> None:
         pass
 
-    def repost(self, table: Table, content: Rendered) -> None:
+    def repost(self, table: TableRef, content: Rendered) -> None:
         pass
 
-    async def pin(self, table: Table) -> None:
+    async def pin(self, table: TableRef) -> None:
         pass
 
     def show_private(
         self,
-        table: Table,
+        table: TableRef,
         user_id: int,
         content: Rendered,
         *,
@@ -80,7 +79,7 @@ class NoChat:
     ) -> None:
         pass
 
-    def sweep(self, table: Table) -> None:
+    def sweep(self, table: TableRef) -> None:
         pass
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> bool:
@@ -103,16 +102,16 @@ class NoChat:
     def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
         pass
 
-    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
+    def keep_private(self, table: TableRef, user_id: int, content: Rendered) -> None:
         pass
 
-    def drop_table(self, table: Table) -> None:
+    def drop_table(self, table: TableRef) -> None:
         pass
 
     async def clear_buttons(self, chat_id: int, message_id: int) -> None:
         pass
 
-    async def preload(self, tables: list[Table]) -> None:
+    async def preload(self, tables: list[TableRef]) -> None:
         pass
 
     def unblock(self, user_id: int) -> None:

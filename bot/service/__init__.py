@@ -68,7 +68,7 @@ from bot.service.settings import Settings
 from bot.service.shown import Shown
 from bot.service.stats import Stats
 from bot.service.tournament import Tournaments
-from bot.service.types import AdminCheck, Outbox, Person, Reply, Timers
+from bot.service.types import AdminCheck, Outbox, Person, Reply, TableRef, Timers
 from bot.service.waits import Waits
 from bot.table.deadlines import Timing
 from bot.view.callback_data import callback_data
@@ -132,7 +132,7 @@ class TableService:
         for row in rows:
             table = registry.from_row(row)
             registry.by_id[table.table_id] = table
-        await shown.out.preload(list(registry.by_id.values()))
+        await shown.out.preload([TableRef.of(table) for table in registry.by_id.values()])
         for table in list(registry.by_id.values()):
             async with registry.lock(table.table_id):
                 # the deadlines stored are absolute: what is left is re-armed, what passed

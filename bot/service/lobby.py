@@ -24,6 +24,7 @@ from bot.service.types import (
     Outbox,
     Person,
     Reply,
+    TableRef,
     refusal,
     reply_lang,
 )
@@ -265,7 +266,8 @@ class Lobby:
         async with self.registry.lock(table.table_id):
             current = await self.registry.current(table.table_id)
             if current is not None:
-                self.out.repost(current, self.shown.table_content(current, current.lang))
+                content = self.shown.table_content(current, current.lang)
+                self.out.repost(TableRef.of(current), content)
         return Reply("")
 
     async def lobby_op(

@@ -11,7 +11,6 @@ from bot.service.lobby import Lobby
 from bot.service.registry import Registry
 from bot.service.shown import Shown
 from bot.service.types import AdminCheck, Outbox, Person, Reply, reply_lang
-from bot.table.table import Table
 from bot.view.render import Button
 from storage import Database
 
@@ -63,8 +62,15 @@ class People:
             return Reply(t(reply_lang(lang), "start_seated"))
         return Reply(t(reply_lang(lang), "start_private"))
 
-    async def dm_blocked(self, table: Table, user_id: int) -> None:
-        """A private message was refused (the person never started the bot)."""
+    async def dm_blocked(self, table_id: int, user_id: int) -> None:
+        """A private message was refused (the person never started the bot): the group is
+        told. `TelegramOutbox.on_blocked`."""
+        table = self.registry.by_id.get(table_id)
+        if table is None:  # closed since (the outbox is told of a table by id alone)
+            row = await self.db.tables.get_table(table_id)
+            if row is None:
+                return
+            table = self.registry.from_row(row)
         seat = table.seat_of(user_id)
         name = table.seats[seat].name if seat is not None else str(user_id)
         kb = [[Button(t(table.lang, "btn_open_chat"), url=self.shown.deep_link(table.table_id))]]

@@ -20,7 +20,15 @@ from bot.players.thinker import Job, Thinker
 from bot.service.deadlines import Deadlines
 from bot.service.registry import Registry
 from bot.service.shown import Shown
-from bot.service.types import APPLYING_UPDATE, Outbox, Person, Reply, refusal, reply_lang
+from bot.service.types import (
+    APPLYING_UPDATE,
+    Outbox,
+    Person,
+    Reply,
+    TableRef,
+    refusal,
+    reply_lang,
+)
 from bot.table.ledger import hand_key, match_key
 from bot.table.plays import HandEnd, PlayRecord
 from bot.table.stats import end_of_hand, review_costs
@@ -199,8 +207,9 @@ class Play:
     def keep_summaries(self, table: Table, kept: dict[int, Rendered]) -> None:
         """The next hand is dealt (and stored): each summary stays in its chat, without its
         button, and the new hand comes as a new message below it."""
+        ref = TableRef.of(table)
         for user_id, content in kept.items():
-            self.out.keep_private(table, user_id, content)
+            self.out.keep_private(ref, user_id, content)
 
     async def bid_page(
         self, person: Person, table_id: int, hand_index: int, stamp: int, page: int

@@ -95,6 +95,14 @@ class Registry:
             timers_json=row.timers_json,
         )
 
+    def note_table_message(self, table_id: int, message_id: int) -> None:
+        """The outbox posted the table's group message anew (/table, or the old one was gone;
+        with other workers, another worker did): the table in memory knows its new id (the
+        outbox stored it, with the message). `TelegramOutbox.on_table_message`."""
+        table = self.by_id.get(table_id)
+        if table is not None:
+            table.table_message_id = message_id
+
     def _adopt(self, row: TableRow) -> Table:
         """The table as stored in `row`: the cached object if it is at that version (with
         what changes without a new version brought up to date), else a new one."""

@@ -15,7 +15,7 @@ from bot.service.langs import Languages
 from bot.service.lobby import Lobby
 from bot.service.registry import Registry
 from bot.service.shown import Shown
-from bot.service.types import AdminCheck, Outbox, Person, Reply, reply_lang
+from bot.service.types import AdminCheck, Outbox, Person, Reply, TableRef, reply_lang
 from bot.table.settings import (
     SETTING_CHOICES,
     TABLE_SETTINGS,
@@ -133,7 +133,7 @@ class Settings:
             if panel:  # the panel tapped shows the list again, with the new value
                 self._show_panel(table, settings_message(table, table.lang), message_id)
             if table.pin and ("pin", "true") in pairs:
-                await self.out.pin(table)
+                await self.out.pin(TableRef.of(table))
         return reply
 
     @staticmethod
@@ -228,7 +228,7 @@ class Settings:
         """A settings panel shows `content`: the panel tapped, or (a table stored when the
         panel took the table message's place) the table message."""
         if message_id is None or message_id == table.table_message_id:
-            self.out.show_table(table, content)
+            self.out.show_table(TableRef.of(table), content)
         else:
             self.registry.spawn(self.out.edit(table.chat_id, message_id, content))
 

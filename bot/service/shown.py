@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from bot.service.core import Moments, _moment, _seat_moment, _their_turn
 from bot.service.registry import Registry
-from bot.service.types import Live, Outbox
+from bot.service.types import Live, Outbox, TableRef
 from bot.table.table import CANCELLED, FINISHED, Table
 from bot.view.render import (
     Rendered,
@@ -83,14 +83,15 @@ class Shown:
         tid = table.table_id
         if self.live is not None:  # the open Mini App pages, each as its viewer sees it
             self.live.publish(table)
+        ref = TableRef.of(table)  # what the outbox is told of the table (never the table)
         moment = _moment(table)
         routine = not (urgent or resend or owed) and self.moments.last.get((tid, None)) == moment
         self.moments.last[(tid, None)] = moment
         if table.status == CANCELLED and (table.closed or {}).get("drop"):
-            self.out.drop_table(table)  # another message says it was closed, and why
+            self.out.drop_table(ref)  # another message says it was closed, and why
         else:
             content = self.table_content(table, lang)
-            self.out.show_table(table, content, urgent=urgent, routine=routine, moment=repr(moment))
+            self.out.show_table(ref, content, urgent=urgent, routine=routine, moment=repr(moment))
         closed = table.status in (FINISHED, CANCELLED)
         if closed:  # no more bids: forget their screens
             for seat in range(len(table.seats)):
@@ -182,9 +183,9 @@ class Shown:
             # only a change of moment (or a resend) must show; a settled turn, only if the
             # chat still shows that turn
             only_turn = settle and not (moved or urgent or resend) and turn is None
-            self.out.show_private(table, s.user_id, content, turn=turn, settle=only_turn)
+            self.out.show_private(ref, s.user_id, content, turn=turn, settle=only_turn)
         if sweep:  # the hand is over: its replaced turn messages go, one call per chat
-            self.out.sweep(table)
+            self.out.sweep(ref)
         if closed:
             self._forget_moments(tid)
 

@@ -1,7 +1,15 @@
 """The service's shared types: who acts (`Person`), what a handler gets back (`Reply`, a
 refusal by `refusal`, in the language of `reply_lang`), and what the service needs from outside:
-Telegram's messages (`Outbox`), one timer per table (`Timers`), whether someone is a group
-admin (`AdminCheck`, asked by `group_admin`).
+Telegram's messages (`Outbox`, told where a table's messages are by a `TableRef`, never given
+the `Table` itself), one timer per table (`Timers`), whether someone is a group admin
+(`AdminCheck`, asked by `group_admin`).
+
+The context variables of the service are the two below, and only those: `APPLYING_UPDATE`
+(the webhook update being applied) and `REPLY_LANG` (the language of a reply that reaches one
+person alone). Both say something about the update being handled that every write or reply on
+its path needs, deep below the handler that knows it, and that no table or person carries:
+passed as arguments they would run through nearly every method of the service. Everything
+else is passed where it is used.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.i18n import t
-from bot.table.table import Table, TableError
+from bot.table.table import CANCELLED, FINISHED, Table, TableError
 from bot.view.render import Keyboard, Rendered
 
 # The webhook update being applied (webhook mode, `bot.telegram.webhook`): a change it makes
@@ -74,10 +82,38 @@ async def group_admin(is_admin: bool | AdminCheck) -> bool:
     return is_admin if isinstance(is_admin, bool) else await is_admin()
 
 
+@dataclass(frozen=True, slots=True)
+class TableRef:
+    """What the outbox knows of a table (`Outbox`), as it was when the service asked: plain
+    data, read from the `Table` by `of`, never the table itself. Each call brings a new one;
+    the outbox keeps the latest. A new table message the outbox posts is told back to the
+    service (`TelegramOutbox.on_table_message`), never written into a table."""
+
+    table_id: int
+    chat_id: int  # the group
+    lang: str  # the group's language (the text of a message replaced by a new one)
+    version: int  # `Table.move_no`: what the content given with it was rendered from
+    ended: bool  # finished or cancelled: the outbox forgets the table once its last content is out
+    pin: bool  # the group's table message is pinned, a new one too
+    table_message_id: int | None  # the group's table message, as the service knows it
+
+    @classmethod
+    def of(cls, table: Table) -> TableRef:
+        return cls(
+            table_id=table.table_id,
+            chat_id=table.chat_id,
+            lang=table.lang,
+            version=table.move_no,
+            ended=table.status in (FINISHED, CANCELLED),
+            pin=table.pin,
+            table_message_id=table.table_message_id,
+        )
+
+
 class Outbox(Protocol):
     def show_table(
         self,
-        table: Table,
+        table: TableRef,
         content: Rendered,
         *,
         urgent: bool = False,
@@ -85,13 +121,13 @@ class Outbox(Protocol):
         moment: str = "",
     ) -> None: ...
 
-    def repost(self, table: Table, content: Rendered) -> None: ...
+    def repost(self, table: TableRef, content: Rendered) -> None: ...
 
-    async def pin(self, table: Table) -> None: ...
+    async def pin(self, table: TableRef) -> None: ...
 
     def show_private(
         self,
-        table: Table,
+        table: TableRef,
         user_id: int,
         content: Rendered,
         *,
@@ -100,7 +136,7 @@ class Outbox(Protocol):
         settle: bool = False,
     ) -> None: ...
 
-    def sweep(self, table: Table) -> None: ...
+    def sweep(self, table: TableRef) -> None: ...
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> bool:
         """A new message; False only if the bot is stopping and it was not sent."""
@@ -118,13 +154,13 @@ class Outbox(Protocol):
 
     def delete_soon(self, chat_id: int, message_ids: list[int]) -> None: ...
 
-    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None: ...
+    def keep_private(self, table: TableRef, user_id: int, content: Rendered) -> None: ...
 
-    def drop_table(self, table: Table) -> None: ...
+    def drop_table(self, table: TableRef) -> None: ...
 
     async def clear_buttons(self, chat_id: int, message_id: int) -> None: ...
 
-    async def preload(self, tables: list[Table]) -> None: ...
+    async def preload(self, tables: list[TableRef]) -> None: ...
 
     def unblock(self, user_id: int) -> None: ...
 

@@ -10,6 +10,12 @@ slow down to a pace that never waits for room, instead of using the room up and 
 waiting most of a minute for it); an `urgent` change (the lobby became a game, the table
 was cancelled: old buttons must go) is sent without that wait.
 
+The outbox is given plain data, never the service's `Table`: what to show (`Rendered`) and
+where (`TableRef`: the table's id, group, version, whether it ended, its table message), a new
+one with each call, the newest kept by the message's slot. What it learns that the service's
+table must know, a new table message (posted anew, or by another worker), it tells through
+`on_table_message`; a hand message refused, through `on_blocked`.
+
 Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.app`) give
 each call `parse_mode=HTML`.
 
@@ -46,11 +52,12 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from telegram import Bot, Message
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from bot.table.table import CANCELLED, FINISHED, Table
+from bot.service.types import TableRef
 from bot.telegram.notes import NOTES_INTERVAL, Notes
 from bot.telegram.oneoff import OneOff, markup
 from bot.telegram.rate_limiter import Stopping
@@ -80,7 +87,8 @@ class TelegramOutbox:
         *,
         group_interval: float = 3.0,
         resync_after: float = RESYNC_AFTER,
-        on_blocked: Callable[[Table, int], Awaitable[None]] | None = None,
+        on_blocked: Callable[[int, int], Awaitable[None]] | None = None,
+        on_table_message: Callable[[int, int], None] | None = None,
         notes: Notes | None = None,
         shared: bool = False,
         private_gap: float = 0.0,
@@ -111,7 +119,13 @@ class TelegramOutbox:
         self.notes = notes if notes is not None else Notes(db)
         self.group_interval = group_interval
         self.resync_after = resync_after
+        # a person's private chat refused their hand message: (table id, user id)
         self.on_blocked = on_blocked
+        # The group's table message is a new one (posted anew: /table, or the old one gone;
+        # with other workers, one another worker posted): (table id, message id), for the
+        # service's table to know it. The outbox never writes into a table: it is given
+        # plain data (`TableRef`); the new id is stored here, with the message.
+        self.on_table_message = on_table_message
         self.on_turn: Callable[[int], None] = lambda table_id: None  # a turn message went out
         self._slots: dict[tuple[int, int | None], Slot] = {}
         self._blocked: set[tuple[int, int]] = set()
@@ -132,7 +146,7 @@ class TelegramOutbox:
 
     def show_table(
         self,
-        table: Table,
+        table: TableRef,
         content: Rendered,
         *,
         urgent: bool = False,
@@ -149,7 +163,7 @@ class TelegramOutbox:
 
     def show_private(
         self,
-        table: Table,
+        table: TableRef,
         user_id: int,
         content: Rendered,
         *,
@@ -166,20 +180,20 @@ class TelegramOutbox:
         worker or run sent it)."""
         self._put(table, user_id, user_id, content, urgent, turn=turn, settle=settle)
 
-    def sweep(self, table: Table) -> None:
+    def sweep(self, table: TableRef) -> None:
         """Delete the table's hand messages that newer turn messages replaced: one
         deleteMessages per chat, off the caller's path (the hand is over, or the table)."""
-        self._sweeper.sweep(table)
+        self._sweeper.sweep(table.table_id)
 
-    def repost(self, table: Table, content: Rendered) -> None:
+    def repost(self, table: TableRef, content: Rendered) -> None:
         """Send the group's table message anew, at the bottom of the chat (/table): the new
         message id is stored, the old message deleted (or, if Telegram refuses, edited into
         a pointer to the new one, without buttons), so no two live copies exist. If the
-        table is pinned (`Table.pin`), the new message is pinned."""
+        table is pinned (`TableRef.pin`), the new message is pinned."""
         self._put(table, table.chat_id, None, content, True)
         self._slots[(table.table_id, None)].repost = True  # no await since `_put`
 
-    async def pin(self, table: Table) -> None:
+    async def pin(self, table: TableRef) -> None:
         """Pin the table message (best effort: a refusal, e.g. the bot is no admin any
         more, is only logged)."""
         if table.table_message_id is not None:
@@ -188,18 +202,19 @@ class TelegramOutbox:
     def unblock(self, user_id: int) -> None:
         self._blocked = {k for k in self._blocked if k[1] != user_id}
 
-    def drop_table(self, table: Table) -> None:
+    def drop_table(self, table: TableRef) -> None:
         """The group's table message goes (a closed table whose closing another message
         announces: the reply to /cancel, the lobby's expiry): deleted, and no edit on its
         way brings it back."""
         slot = self._slots.get((table.table_id, None))
         if slot is None:
             slot = self._slots[(table.table_id, None)] = Slot(table, table.chat_id, None)
+        slot.table = table
         slot.desired, slot.dropped = None, True
         if table.table_message_id is not None:
             self.delete_soon(table.chat_id, [table.table_message_id])
 
-    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
+    def keep_private(self, table: TableRef, user_id: int, content: Rendered) -> None:
         """The person's hand message stays in their chat as it is, showing `content` (the
         hand's summary without its button, `bot.view.render.kept_summary`): the next
         `show_private` sends a new message below it instead of editing it."""
@@ -295,7 +310,7 @@ class TelegramOutbox:
         while loop.time() < deadline and self.pending():
             await asyncio.sleep(0.05)
 
-    async def preload(self, tables: list[Table]) -> None:
+    async def preload(self, tables: list[TableRef]) -> None:
         """Read at once what the messages of these tables show (start-up), instead of one
         query per message when each is first rendered. Not with other workers: each send
         reads its message as stored then (`_send_shared`)."""
@@ -325,7 +340,7 @@ class TelegramOutbox:
 
     def _put(
         self,
-        table: Table,
+        table: TableRef,
         chat_id: int,
         user_id: int | None,
         content: Rendered,
@@ -352,7 +367,7 @@ class TelegramOutbox:
         slot.settle = settle and (slot.desired is None or slot.settle)
         slot.desired = content
         slot.moment = moment
-        slot.version = table.move_no
+        slot.version = table.version
         slot.turn = turn
         slot.urgent = slot.urgent or urgent
         slot.wake.set()
@@ -402,10 +417,7 @@ class TelegramOutbox:
                         # the rate limiter already tried again: keep the newest content and
                         # try once more later (or at the next change)
                         slot.resyncs += 1
-                        if slot.resyncs <= MAX_RESYNCS or slot.table.status not in (
-                            FINISHED,
-                            CANCELLED,
-                        ):
+                        if slot.resyncs <= MAX_RESYNCS or not slot.table.ended:
                             log.warning(
                                 "outbox: %s not updated (%s); again in %.0f s",
                                 slot.chat_id,
@@ -484,7 +496,7 @@ class TelegramOutbox:
         and the slot stays, or after, and starts a new slot)."""
         if slot.desired is not None or slot.wake.is_set() or slot.keep is not None:
             return False
-        if slot.table.status not in (FINISHED, CANCELLED):
+        if not slot.table.ended:
             return False
         tid = slot.table.table_id
         self._slots.pop((tid, slot.user_id), None)
@@ -541,7 +553,7 @@ class TelegramOutbox:
                     await asyncio.sleep(min(wait, self.private_gap))
             slot.message_id, slot.sent, slot.loaded = state.message_id, shown, True
             if uid is None:
-                slot.table.table_message_id = state.message_id
+                self._learned(slot, state.message_id)
             elif state.message_id is None:
                 self._stored.drop_hand(tid, uid)
             else:
@@ -660,7 +672,7 @@ class TelegramOutbox:
                         return False
                     self._blocked.add((slot.table.table_id, slot.user_id))
                     if self.on_blocked is not None:
-                        await self.on_blocked(slot.table, slot.user_id)
+                        await self.on_blocked(slot.table.table_id, slot.user_id)
                     return False
                 slot.sent = want
                 # shared: `_send_shared` notes it; a new message: `_remember` wrote it
@@ -681,7 +693,7 @@ class TelegramOutbox:
         slot.loaded = True
         tid = slot.table.table_id
         if slot.user_id is None:
-            slot.table.table_message_id = msg.message_id
+            self._learned(slot, msg.message_id)
             await self.db.tables.update_lobby(tid, table_message_id=msg.message_id)
             if slot.table.pin:  # a pinned table stays pinned in its new message
                 await self._oneoff.pin(slot.chat_id, msg.message_id)
@@ -690,3 +702,13 @@ class TelegramOutbox:
             await self.db.messages.set_private_message(
                 tid, slot.user_id, slot.chat_id, msg.message_id
             )
+
+    def _learned(self, slot: Slot, message_id: int | None) -> None:
+        """The group's table message is `message_id` (posted now, or as stored by whichever
+        worker): the slot's own copy of the table says so, and a new one is told to the
+        service (`on_table_message`), whose table says so too."""
+        if message_id == slot.table.table_message_id:
+            return
+        slot.table = replace(slot.table, table_message_id=message_id)
+        if message_id is not None and self.on_table_message is not None:
+            self.on_table_message(slot.table.table_id, message_id)

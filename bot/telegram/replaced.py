@@ -19,7 +19,7 @@ from telegram import Bot
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import t
-from bot.table.table import Table
+from bot.service.types import TableRef
 from bot.telegram.notes import Notes
 from storage import Database
 
@@ -61,9 +61,9 @@ class Sweeper:
         self._sweeps: set[asyncio.Task[None]] = set()
         self._replacing: dict[int, int] = {}  # turn messages being sent, by table
 
-    def sweep(self, table: Table) -> None:
+    def sweep(self, tid: int) -> None:
         """Delete the table's replaced hand messages, in a task of its own."""
-        task = asyncio.create_task(self._sweep(table), name=f"sweep:{table.table_id}")
+        task = asyncio.create_task(self._sweep(tid), name=f"sweep:{tid}")
         self._sweeps.add(task)
         task.add_done_callback(self._sweeps.discard)
 
@@ -95,8 +95,7 @@ class Sweeper:
         """The table is done with: its next sweep, if any, reads the stored ones again."""
         self._replaced_read.discard(tid)
 
-    async def _sweep(self, table: Table) -> None:
-        tid = table.table_id
+    async def _sweep(self, tid: int) -> None:
         # a turn message still on its way (the private chat's pace) replaces one as it lands:
         # that one goes with this sweep, not the next hand's
         loop = asyncio.get_running_loop()
@@ -146,7 +145,7 @@ class Sweeper:
 
 
 async def drop_replaced(
-    bot: Bot, table: Table, chat_id: int, user_id: int | None, message_id: int
+    bot: Bot, table: TableRef, chat_id: int, user_id: int | None, message_id: int
 ) -> None:
     """Delete a message that a newer one replaced at once (the group's table message that
     /table posts anew). Telegram refuses for a message over 48 hours old: it is then edited

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from bot.table.table import Table
+from bot.service.types import TableRef
 from bot.view.render import Rendered
 
 
@@ -19,7 +19,7 @@ class Later(Exception):
 class Slot:
     """The group's table message (`user_id` None) or a person's hand message of a table."""
 
-    table: Table
+    table: TableRef  # the latest the service gave (a new table message: `_learned`)
     chat_id: int
     user_id: int | None  # None: the group's table message
     desired: Rendered | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.table.table import Table
+from bot.service.types import TableRef
 from bot.telegram.shown import known
 from storage import Database
 
@@ -53,7 +53,7 @@ class StoredMessages:
             return self._shown_known.pop(key)
         return known((await self.db.messages.shown_states([key])).get(key))
 
-    async def preload(self, tables: list[Table]) -> None:
+    async def preload(self, tables: list[TableRef]) -> None:
         rows = await self.db.messages.private_messages_of([tb.table_id for tb in tables])
         for tb in tables:
             self._private_ids.setdefault(tb.table_id, {})

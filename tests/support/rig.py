@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.cli.web import NoChat
 from bot.service import TableService
+from bot.service.types import TableRef
 from bot.table.deadlines import Pending, Timing
 from bot.table.table import Table
 from bot.view.render import Keyboard, Rendered
@@ -61,19 +62,21 @@ class Out(NoChat):
         self.private_shown: list[int] = []  # whose hand message, at each `show_private`
         self.private_flags: list[dict[str, object]] = []  # ... and its flags (turn, settle)
 
-    def show_table(self, table: Table, content: Rendered, **flags: object) -> None:
+    def show_table(self, table: TableRef, content: Rendered, **flags: object) -> None:
         self.group.append(content)  # urgent and routine: when it is sent, not what
         self.group_flags.append(flags)
 
-    def repost(self, table: Table, content: Rendered) -> None:
+    def repost(self, table: TableRef, content: Rendered) -> None:
         self.group.append(content)
 
-    def show_private(self, table: Table, user_id: int, content: Rendered, **flags: object) -> None:
+    def show_private(
+        self, table: TableRef, user_id: int, content: Rendered, **flags: object
+    ) -> None:
         self.private[user_id] = content  # urgent and turn: how it is sent, not what
         self.private_shown.append(user_id)
         self.private_flags.append(flags)
 
-    def sweep(self, table: Table) -> None:
+    def sweep(self, table: TableRef) -> None:
         self.sweeps.append(table.table_id)
 
     async def say(self, chat_id: int, text: str, keyboard: Keyboard | None = None) -> bool:
@@ -106,10 +109,10 @@ class Out(NoChat):
     def delete_soon(self, chat_id: int, message_ids: list[int]) -> None:
         self.deleted.extend((chat_id, m) for m in message_ids)
 
-    def keep_private(self, table: Table, user_id: int, content: Rendered) -> None:
+    def keep_private(self, table: TableRef, user_id: int, content: Rendered) -> None:
         self.kept.setdefault(user_id, []).append(content)
 
-    def drop_table(self, table: Table) -> None:
+    def drop_table(self, table: TableRef) -> None:
         self.dropped.append(table.table_id)
 
     async def clear_buttons(self, chat_id: int, message_id: int) -> None:
