@@ -14,11 +14,11 @@ from bench.load.fleet import Fleet
 from bench.load.measure import (
     by_phase,
     chat_calls,
+    group_show_lags,
     latency_summary,
     past_auction,
     pct,
     summarize,
-    group_show_lags,
     table_edit_gaps,
     tap_windows,
     turn_lags,
