@@ -30,7 +30,8 @@ from bot.table.table import PLAYING
 from bot.telegram.admins import AdminCache, AdminUnknown
 from bot.telegram.context import CONTEXT_TYPES, BotContext, BotData
 from bot.telegram.metrics import Metrics
-from bot.telegram.outbox import Notes, TelegramOutbox
+from bot.telegram.notes import Notes
+from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Stopping
 from bot.webapp.auth import TableKeys
 from bot.webapp.hub import LiveHub

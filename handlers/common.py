@@ -14,7 +14,7 @@ from bot.i18n import lang_of, t
 from bot.service import AdminCheck, Person, Reply
 from bot.service.types import REPLY_LANG
 from bot.telegram.context import BotContext
-from bot.telegram.outbox import markup
+from bot.telegram.oneoff import markup
 
 log = logging.getLogger(__name__)
 

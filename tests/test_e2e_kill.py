@@ -83,7 +83,7 @@ from bench.rig.telegram import (
 from bot.engine import HandState, Match
 from bot.engine import actions as A
 from bot.table.ledger import hand_key, match_key, without_computers
-from bot.telegram.outbox import digest
+from bot.telegram.shown import digest
 from bot.view.render import Button, Rendered
 from tests.support.replay import Snapshot, _who_sits, forced_moves, read_table, replay
 

@@ -26,7 +26,9 @@ from bot.service.core import Moments
 from bot.service.registry import Registry
 from bot.service.types import TableRef
 from bot.table.table import PLAYING, Table
-from bot.telegram.outbox import UNSURE, Notes, TelegramOutbox, digest, known
+from bot.telegram.notes import Notes
+from bot.telegram.outbox import TelegramOutbox
+from bot.telegram.shown import UNSURE, digest, known
 from bot.view.render import Rendered
 from storage import Database
 from storage.models import Shown

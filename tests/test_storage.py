@@ -730,7 +730,7 @@ async def test_a_message_being_edited_has_no_trusted_digest(db: Database) -> Non
 async def test_notes_write_an_edit_before_it_is_made(db: Database) -> None:
     """`Notes.editing` returns once the edit is written, together with the confirmations
     noted before it; a later confirmation clears it."""
-    from bot.telegram.outbox import Notes
+    from bot.telegram.notes import Notes
 
     notes = Notes(db, interval=60.0)  # confirmations alone would wait a minute
     notes.shown(-100, 7, "aa")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.load.scenarios import GROUP_STILL_TARGET, Config
-from bot.telegram.outbox import NOTES_INTERVAL
+from bot.telegram.notes import NOTES_INTERVAL
 
 
 def ms(value: float | None) -> str:

@@ -31,7 +31,7 @@ from bench.rig.bot_process import BOT_NAME, Store
 from bench.rig.stand_in import TELEGRAM_LIMITS
 from bench.rig.telegram import FakeTelegram
 from bot.players.thinker import WARM_AFTER
-from bot.telegram.outbox import NOTES_INTERVAL
+from bot.telegram.notes import NOTES_INTERVAL
 
 
 async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:

@@ -1,14 +1,11 @@
 """The Outbox on Telegram: coalesced message edits, and Telegram's answers handled as sent.
 
-Each message (the group's table message, each player's hand message) has at most one pending
-send: `show_*` only stores the newest content and wakes the message's sender task, which
-sends the newest content it finds and skips what equals what the message shows. The group
-message waits `group_interval` seconds between sends (Telegram allows about 20 messages a
-minute in a group), so a burst of moves costs one edit, or longer when the group's room is
-short (`pace`, the rate limiter's `group_pace`: after a burst of command replies the edits
-slow down to a pace that never waits for room, instead of using the room up and then
-waiting most of a minute for it); an `urgent` change (the lobby became a game, the table
-was cancelled: old buttons must go) is sent without that wait.
+Each message (the group's table message, each hand message) has at most one pending send:
+`show_*` stores the newest content and wakes the message's task, which sends the newest it
+finds unless the message shows it already. The group message waits `group_interval` seconds
+between sends (about 20 a minute in a group), longer when the group's room is short (the
+rate limiter's `group_pace`: after a burst of replies, a pace that never waits for room);
+an `urgent` change (the lobby became a game, the table was cancelled) goes at once.
 
 The outbox is given plain data, never the service's `Table`: what to show (`Rendered`) and
 where (`TableRef`: the table's id, group, version, whether it ended, its table message), a new
@@ -16,33 +13,26 @@ one with each call, the newest kept by the message's slot. What it learns that t
 table must know, a new table message (posted anew, or by another worker), it tells through
 `on_table_message`; a hand message refused, through `on_blocked`.
 
-Every text is HTML: the bot is an `ExtBot` whose `Defaults` (set in `bot.app`) give
-each call `parse_mode=HTML`.
-
-Pacing and retries of single calls live in `bot.telegram.rate_limiter` (the one retry layer). When a
-call still fails there, the message keeps its newest content and is tried again after
-`resync_after` seconds or at the next change, so a table never stays stale.
-
-What each message shows is stored (a digest, `bot.telegram.shown`), so a restarted bot edits
-only what changed: no "message is not modified" after a restart. The notes are written in
-batches by `Notes` (`bot.telegram.notes`), off the path of a tap.
+Every text is HTML (the `ExtBot`'s `Defaults`, set in `bot.app`).
+Pacing and retries of single calls: `bot.telegram.rate_limiter`. A call that still fails
+leaves the newest content to try again after `resync_after` seconds or at the next change.
+What each message shows is noted (a digest, `bot.telegram.shown`, written in batches by
+`bot.telegram.notes`), so a restarted bot edits only what changed.
 
 - "message is not modified": counted as sent.
 - "message to edit not found" / "message can't be edited": sent anew, the new id stored.
 - Forbidden on a private message: reported once to `on_blocked` (the group is told); on the
   group message (the bot was removed): the table message is given up.
 
-Your turn (`show_private(..., turn=key)`): an edit notifies nobody, so when a person's turn
-comes their hand is sent as a new message (which notifies); the one it replaces is deleted
-with the others of the hand when it ends (`sweep`, `bot.telegram.replaced`). Only when the
-message shown is not of this turn already: the digest noted for a your-turn message carries
-`TURN_MARK` and the turn's key, so a second render of the same turn, or a restarted bot,
-edits instead of sending again.
+Your turn (`show_private(..., turn=key)`): an edit notifies nobody, so a person's turn comes
+as a new message (the one it replaces goes with the hand's others at its end: `sweep`,
+`bot.telegram.replaced`), unless the message already shows this turn (its digest carries
+`TURN_MARK` and the turn's key): a second render, or a restarted bot, edits instead.
 
 The service does not show every move to everyone (`bot.service.core`): a person's hand
 message changes on their turn and at the moments that matter to all (a hand dealt, the call,
-a hand's end); the group's table message shows a routine change (a card within a trick, a
-bid) at most every `routine_interval` seconds, a trick taken or a call at the group's pace.
+a hand's end); the group's table message shows a routine change (a card, a trick taken, a
+bid) at most every `routine_interval` seconds, the call or a hand's end at the group's pace.
 """
 
 from __future__ import annotations
@@ -58,20 +48,16 @@ from telegram import Bot, Message
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.service.types import TableRef
-from bot.telegram.notes import NOTES_INTERVAL, Notes
+from bot.telegram.notes import Notes
 from bot.telegram.oneoff import OneOff, markup
 from bot.telegram.rate_limiter import Stopping
 from bot.telegram.replaced import Sweeper, drop_replaced
-from bot.telegram.shown import TURN_MARK, UNSURE, digest, known
+from bot.telegram.shown import TURN_MARK, digest, known
 from bot.telegram.slot import Later, Slot
 from bot.telegram.stored import StoredMessages
 from bot.view.render import Keyboard, Rendered
 from storage import Database
 from storage.models import MessageState
-
-# the outbox, and what its callers have always imported from here (`Notes` and
-# `NOTES_INTERVAL` live in `bot.telegram.notes`; `digest`, `known`, `UNSURE` in `shown`)
-__all__ = ["NOTES_INTERVAL", "UNSURE", "Notes", "TelegramOutbox", "digest", "known", "markup"]
 
 log = logging.getLogger(__name__)
 
