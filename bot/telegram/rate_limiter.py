@@ -14,8 +14,10 @@ make the window too full waits until the oldest one is surely out of Telegram's 
 Each chat's room, like the bot-wide budget, is handed out by priority: a
 person's hand message first (a new turn message, or the edit ahead of it: a hand message
 sends one call at a time, so an edit left waiting would hold back that person's next turn),
-then new messages in groups (answers to commands, notices), then edits in groups (the table
-message), then the rest (deletes), in arrival order within a priority. A call
+then the reads an answer waits for, then the group's table message, then new messages in
+groups (answers to commands, notices), then the rest (deletes), in arrival order within a
+priority; in a group each kind leaves some places of the window to the others (`_Gate.keep`:
+the table's edits to new messages, new messages, more, to the table's edits). A call
 first waits for its chat's room and only then for the bot-wide budget, so a chat waiting for
 its own window never holds anything another chat needs. (Edits of one message never overtake
 each other: the outbox has at most one call under way per message.)
@@ -78,14 +80,11 @@ UNNOTED = 2  # calls a run that died may have made about a group without noting 
 CLAIM_PAUSE = 0.05  # seconds before asking again when the database and our window disagree
 # A person's hand message first, then the reads an answer waits for, then the group's table
 # message (issue 50: it never stands still behind replies and notices), then new messages
-# in a group (answers to commands, notices), then the rest. Edits (and the rest) leave the
-# group's `group_reserve` free for new messages, so an answer never waits long either.
+# in a group (answers to commands, notices), then the rest. In a group's window each kind
+# has a share of its own besides (`_Gate.shares`): the table's edits at most all but
+# `group_reserve` places, new messages and the rest all but `table_reserve`: however many
+# replies wait, the table's next edit finds room, and an answer still finds some.
 PRIORITY_TURN, PRIORITY_ANSWER, PRIORITY_TABLE, PRIORITY_SEND, PRIORITY_OTHER = 0, 1, 2, 3, 4
-
-
-def keeps_reserve(priority: int) -> bool:
-    """Whether a call of this priority leaves a group's reserve free (`_Gate`)."""
-    return priority in (PRIORITY_TABLE, PRIORITY_OTHER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +93,7 @@ class Limits:
     private_per_second: int = 1
     overall_per_second: int = 30
     group_reserve: int = 4  # of a group's room, kept for new messages (edits leave it)
+    table_reserve: int = 8  # ... and for the table's edits (new messages, deletes leave it)
     margin: float = 0.02  # each window lasts this share longer (clocks, network)
     minute: float = 60.0  # the periods of the windows (tests shorten them)
     second: float = 1.0
@@ -198,14 +198,19 @@ class Stopping(NetworkError):
 
 class _Gate:
     """A window's room, handed out by (priority, arrival); `blocked` (a time on `clock`)
-    holds everything back until then (a 429). Calls of lower priority than new messages
-    leave `reserve` of the room free, so an answer to a command never waits long behind a
-    busy table's edits."""
+    holds everything back until then (a 429). In a group each kind of call also has a share
+    of the window, counting its own calls (`shares`, by priority): the table's edits leave
+    `group_reserve` places to new messages, so an answer to a command never waits long
+    behind a busy table; new messages and the rest leave `table_reserve` to the table's
+    edits, so a burst of replies never holds the table still (issue 50.4: they wait, the
+    table's edit goes). Whoever comes first in line and has room goes."""
 
-    def __init__(self, window: Window, clock: Callable[[], float], reserve: int = 0) -> None:
+    def __init__(
+        self, window: Window, clock: Callable[[], float], shares: dict[int, Window] | None = None
+    ) -> None:
         self.window = window
         self.clock = clock
-        self.reserve = reserve
+        self.shares = shares or {}
         self.blocked_until = 0.0
         self.waiting = 0
         self._heap: list[tuple[int, int, asyncio.Future[None]]] = []
@@ -214,12 +219,23 @@ class _Gate:
         self._pump: asyncio.Task[None] | None = None
         self.stopping = False
 
+    def delay(self, priority: int, now: float) -> float:
+        """Seconds until a call of this priority finds room (0: now), nobody else counted."""
+        share = self.shares.get(priority)
+        return max(
+            self.window.wait_time(now),
+            0.0 if share is None else share.wait_time(now),
+            self.blocked_until - now,
+        )
+
+    def pace(self, priority: int, now: float) -> float:
+        """`Window.spread` for the calls of this priority, in the window and their share."""
+        share = self.shares.get(priority)
+        return max(self.window.spread(now), 0.0 if share is None else share.spread(now))
+
     def room_now(self, priority: int) -> bool:
         """Whether a call of this priority would go at once (nobody waiting before it)."""
-        now = self.clock()
-        keep = self.reserve if keeps_reserve(priority) else 0
-        free = self.window.wait_time(now, keep) <= 0 and self.blocked_until <= now
-        return free and not self._heap
+        return self.delay(priority, self.clock()) <= 0 and not self._heap
 
     def stop_waiting(self) -> None:
         """The bot is stopping: the calls waiting for room give up (`Stopping`), and so does
@@ -243,7 +259,7 @@ class _Gate:
             await fut
         except asyncio.CancelledError:
             if fut.done() and not fut.cancelled():  # granted, then cancelled: give it back
-                self.release()
+                self.release(priority)
             raise
         finally:
             self.waiting -= 1
@@ -255,8 +271,11 @@ class _Gate:
     def idle(self, now: float) -> bool:
         return not self.waiting and self.window.idle(now) and self.blocked_until <= now
 
-    def release(self) -> None:
-        self.window.finish(self.clock())
+    def release(self, priority: int) -> None:
+        now = self.clock()
+        self.window.finish(now)
+        if (share := self.shares.get(priority)) is not None:
+            share.finish(now)
         self._wake.set()
 
     def recount(self, done: Sequence[float]) -> None:
@@ -265,9 +284,11 @@ class _Gate:
         self.window.done = deque(done)
         self._wake.set()
 
-    def give_back(self) -> None:
+    def give_back(self, priority: int) -> None:
         """A place granted and not used (another worker took the group's last place)."""
         self.window.in_flight -= 1
+        if (share := self.shares.get(priority)) is not None:
+            share.in_flight -= 1
         self._wake.set()
 
     def _ensure_pump(self) -> None:
@@ -281,35 +302,24 @@ class _Gate:
             if not self._heap:
                 break
             now = self.clock()
-            keep = self.reserve if keeps_reserve(self._heap[0][0]) else 0
-            delay = max(self.window.wait_time(now, keep), self.blocked_until - now)
-            if delay > 0 and keep and self._take_reserved(now):
-                continue  # a new message behind the first in line took the room kept for it
-            if delay > 0:
+            # the first in line that has room (a kind whose share is used up lets the next
+            # kind by); else wait for the first to have room
+            ready = next(
+                (e for e in sorted(self._heap) if not e[2].done() and self.delay(e[0], now) <= 0),
+                None,
+            )
+            if ready is None:
+                delay = min(self.delay(e[0], now) for e in self._heap)
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), delay)
                 continue
-            _, _, fut = heapq.heappop(self._heap)
-            if not fut.done():
-                self.window.start()
-                fut.set_result(None)
-
-    def _take_reserved(self, now: float) -> bool:
-        """The first in line must leave the reserve free and waits: the best waiting call
-        that may use the reserve (a new message) goes now if there is room for it."""
-        if self.blocked_until > now or self.window.wait_time(now, 0) > 0:
-            return False
-        best = min(
-            (e for e in self._heap if not keeps_reserve(e[0]) and not e[2].done()), default=None
-        )
-        if best is None:
-            return False
-        self._heap.remove(best)
-        heapq.heapify(self._heap)
-        self.window.start()
-        best[2].set_result(None)
-        return True
+            self._heap.remove(ready)
+            heapq.heapify(self._heap)
+            self.window.start()
+            if (share := self.shares.get(ready[0])) is not None:
+                share.start()
+            ready[2].set_result(None)
 
     async def close(self) -> None:
         if self._pump is not None:
@@ -382,8 +392,20 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 if group
                 else self._window(lim.private_per_second, lim.second)
             )
-            reserve = lim.group_reserve if group else 0
-            gate = self._chats[chat_id] = _Gate(window, self.now, reserve)
+            shares = (
+                {
+                    PRIORITY_TABLE: self._window(
+                        lim.group_per_minute - lim.group_reserve, lim.minute
+                    ),
+                    **dict.fromkeys(
+                        (PRIORITY_SEND, PRIORITY_OTHER),
+                        self._window(lim.group_per_minute - lim.table_reserve, lim.minute),
+                    ),
+                }
+                if group
+                else None
+            )
+            gate = self._chats[chat_id] = _Gate(window, self.now, shares)
             if not group:
                 gate.blocked_until = self._private_from
             if len(self._chats) > 4096:
@@ -397,7 +419,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         gate = self._chats.get(chat_id)
         if gate is None:
             return 0.0
-        return gate.window.spread(self.now(), gate.reserve)
+        return gate.pace(PRIORITY_TABLE, self.now())
 
     async def room_wait(self, chat_id: int) -> float:
         """Seconds until an edit naming `chat_id` finds room in the chat's window (a 429's
@@ -417,7 +439,7 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         if gate is None:
             return 0.0
         now = self.now()
-        return max(0.0, gate.window.wait_time(now, gate.reserve), gate.blocked_until - now)
+        return max(0.0, gate.delay(PRIORITY_TABLE, now))
 
     def _forget_idle(self) -> None:
         now = self.now()
@@ -475,11 +497,11 @@ class PacedRateLimiter(BaseRateLimiter[None]):
             try:
                 claim = await self._claim(chat_id, chat, priority)
             except BaseException:
-                chat.give_back()
+                chat.give_back(priority)
                 raise
             if claim is not None:
                 break
-            chat.give_back()  # the window, now with the others' calls, says how long to wait
+            chat.give_back(priority)  # the window, with the others' calls, says how long to wait
             if self._stopping:
                 raise Stopping()
             if chat.window.wait_time(self.now()) <= 0:
@@ -494,9 +516,9 @@ class PacedRateLimiter(BaseRateLimiter[None]):
                 refused = True  # Telegram did not count it
                 raise
             finally:
-                budget.release()
+                budget.release(priority)
         finally:
-            chat.release()
+            chat.release(priority)
             if claim is not None and isinstance(chat_id, int):
                 self._claimed[chat_id].remove(claim)
                 if not self._claimed[chat_id]:
@@ -510,7 +532,9 @@ class PacedRateLimiter(BaseRateLimiter[None]):
         them, and waits for the oldest to leave). If the database cannot be asked, the call
         goes by this worker's window alone (at worst a 429, held back and tried again)."""
         assert self.group_calls is not None
-        keep = chat.reserve if keeps_reserve(priority) else 0
+        # the group's window as every worker's calls fill it: a new message (or the rest)
+        # leaves the table's reserve free in it; the shares count this worker's calls only
+        keep = self.limits.table_reserve if priority in (PRIORITY_SEND, PRIORITY_OTHER) else 0
         room = max(1, chat.window.size - keep)
         at = time.time()
         try:

@@ -14,6 +14,7 @@ from bot.telegram.rate_limiter import Limits, PacedRateLimiter
 FAST = Limits(
     group_per_minute=4,
     group_reserve=1,
+    table_reserve=2,
     private_per_second=2,
     overall_per_second=50,
     margin=0.05,
