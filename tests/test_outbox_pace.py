@@ -119,8 +119,9 @@ class StubBot:
 
 
 async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[float, float]]]:
-    """Seven replies into the group, then the table changes every 20 ms for 1.5 minutes:
-    the longest time between two of its edits once they began, and every call's times."""
+    """Replies into the group, as many as their share of its window, then the table changes
+    every 20 ms for 1.5 minutes: the longest time between two of its edits once they began,
+    and every call's times."""
     limiter = PacedRateLimiter(LIMITS)
     await limiter.initialize()
     bot = StubBot(limiter)
@@ -130,7 +131,8 @@ async def longest_gap_between_edits(paced: bool) -> tuple[float, list[tuple[floa
         group_interval=INTERVAL,
         pace=limiter.group_pace if paced else None,
     )
-    await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(BURST)))
+    replies = LIMITS.group_per_minute - LIMITS.table_reserve
+    await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(replies)))
     loop = asyncio.get_running_loop()
     end = loop.time() + 1.5 * MINUTE
     move = 0
@@ -201,9 +203,13 @@ async def test_a_worker_waits_for_room_before_taking_the_message_lock(room: bool
         room=limiter.room_wait if room else None,
     )
     table = group_table(move_no=1)
-    # the group's room is used up (all but the reserve kept for new messages)
-    full = LIMITS.group_per_minute - LIMITS.group_reserve
-    await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(full)))
+    # the group's room is used up: replies (their share of it) and admin checks (the rest)
+    replies = LIMITS.group_per_minute - LIMITS.table_reserve
+    await asyncio.gather(*(bot.send_message(GROUP, f"reply {k}") for k in range(replies)))
+    checks = Recorder()
+    await asyncio.gather(
+        *(call(limiter, checks, "getChatMember", GROUP, k) for k in range(LIMITS.table_reserve))
+    )
     loop = asyncio.get_running_loop()
     began = loop.time()
     outbox.show_table(table, Rendered("move 1", []))
@@ -393,3 +399,49 @@ async def test_an_older_state_leaves_the_message_to_a_newer_one_stored(open_tabl
         assert message.shown == [0, 2] and shown < 1.6 * routine, (message.shown, shown)
     else:  # the first bid, then the second a whole pause later
         assert message.shown == [0, 1, 2] and shown > 1.9 * routine, (message.shown, shown)
+
+
+class TextBot(StubBot):
+    """`StubBot`, noting each edit's text and when it was made (the loop's clock)."""
+
+    def __init__(self, limiter: PacedRateLimiter) -> None:
+        super().__init__(limiter)
+        self.edits: list[tuple[float, str]] = []
+
+    async def edit_message_text(self, text: str, chat_id: int, message_id: int, **_: Any) -> None:
+        self.edits.append((asyncio.get_running_loop().time(), text))
+        await super().edit_message_text(text, chat_id, message_id)
+
+
+async def test_routine_changes_wait_until_the_first_is_old_enough_and_go_together() -> None:
+    """Issue 50.4: a routine change (a bid, a card) waits until it is `routine_interval` old,
+    counted from itself rather than from the message's last edit, and the changes made
+    meanwhile go in the same edit: at a human pace one edit shows about three moves, and no
+    move waits longer than `routine_interval`. The first change after the message stood
+    still that long goes at the group's pace."""
+    limiter = PacedRateLimiter(LIMITS)
+    bot = TextBot(limiter)
+    routine, interval, step = 0.6, 0.05, 0.15
+    outbox = TelegramOutbox(
+        cast(Any, bot), as_db(StubDb()), group_interval=interval, routine_interval=routine
+    )
+    loop = asyncio.get_running_loop()
+    outbox.show_table(group_table(move_no=1), Rendered("move 1", []))
+    await outbox.flush(timeout=1.0)
+    assert [text for _, text in bot.edits] == ["move 1"]
+    await asyncio.sleep(step)
+    first = loop.time()
+    for move in (2, 3, 4, 5):  # four moves, a little apart, within the routine pause
+        outbox.show_table(group_table(move_no=move), Rendered(f"move {move}", []), routine=True)
+        await asyncio.sleep(step)
+    await outbox.flush(timeout=2 * routine)
+    assert [text for _, text in bot.edits] == ["move 1", "move 5"]  # one edit for four moves
+    waited = bot.edits[1][0] - first
+    assert 0.9 * routine < waited < routine + 0.15, waited  # the first waited its pause
+    await asyncio.sleep(1.5 * routine)  # the table stands still a while
+    made = loop.time()
+    outbox.show_table(group_table(move_no=6), Rendered("move 6", []), routine=True)
+    await outbox.flush(timeout=2 * routine)
+    await outbox.close(timeout=0.1)
+    await limiter.shutdown()
+    assert bot.edits[-1][1] == "move 6" and bot.edits[-1][0] - made < routine / 2

@@ -83,23 +83,17 @@ class TelegramOutbox:
         routine_interval: float = 0.0,
     ) -> None:
         self.bot = bot
-        # Seconds a group's table message waits after its last edit before showing a routine
-        # change (a card within a trick, a bid): the moments that matter (a trick taken, the
-        # call, a hand's start and end) wait only `group_interval`.
+        # how old a routine change (a bid, a card) gets before the group's message shows it
+        # (`_too_soon`); a moment (a hand's start or end) waits only `group_interval`
         self.routine_interval = routine_interval
-        # Seconds a group's message should wait before its next edit, given the group's
-        # room left (`PacedRateLimiter.group_pace`); `group_interval` is the least.
-        self.pace = pace
+        self.pace = pace  # the wait the group's room left asks (`PacedRateLimiter.group_pace`)
         # with other workers: the wait for room in a chat's window (`room_wait`), waited
         # before a message's lock is taken, never while holding it
         self.room = room
-        # Other workers send the same messages (`shared`): each send holds the message's lock
-        # in the database and starts from what is stored, not from this process's memory
-        # (`_send_shared`).
+        # other workers send the same messages: each send holds the message's lock in the
+        # database and starts from what is stored (`_send_shared`), and keeps `private_gap`
+        # seconds after any worker's last call for a hand message (one a second per chat)
         self.shared = shared
-        # ... and Telegram allows one call a second into a private chat from the bot as a
-        # whole: a worker about to call for a hand message waits until `private_gap` seconds
-        # have passed since any worker last did (stored with the message, `_send_shared`).
         self.private_gap = private_gap
         self.db = db
         self.notes = notes if notes is not None else Notes(db)
@@ -107,10 +101,8 @@ class TelegramOutbox:
         self.resync_after = resync_after
         # a person's private chat refused their hand message: (table id, user id)
         self.on_blocked = on_blocked
-        # The group's table message is a new one (posted anew: /table, or the old one gone;
-        # with other workers, one another worker posted): (table id, message id), for the
-        # service's table to know it. The outbox never writes into a table: it is given
-        # plain data (`TableRef`); the new id is stored here, with the message.
+        # a new table message (posted anew, or by another worker): (table id, message id),
+        # for the service's table to know it (the outbox stores it, and writes no `Table`)
         self.on_table_message = on_table_message
         self.on_turn: Callable[[int], None] = lambda table_id: None  # a turn message went out
         self._slots: dict[tuple[int, int | None], Slot] = {}
@@ -351,6 +343,8 @@ class TelegramOutbox:
         slot.routine = routine and (slot.desired is None or slot.routine)
         # a content that must show, still to send, keeps that when a settling one follows
         slot.settle = settle and (slot.desired is None or slot.settle)
+        if slot.pending_since is None:
+            slot.pending_since = time.time()
         slot.desired = content
         slot.moment = moment
         slot.version = table.version
@@ -385,6 +379,7 @@ class TelegramOutbox:
             content, turn, settle = slot.desired, slot.turn, slot.settle
             if content is not None:
                 slot.urgent = False
+                slot.pending_since = None  # a change from now on waits its own time
                 slot.sending, slot.sending_moment = slot.version, slot.moment
                 try:
                     if self.shared:
@@ -465,16 +460,21 @@ class TelegramOutbox:
     def _too_soon(self, slot: Slot, state: MessageState) -> float:
         """Seconds until the group's message may be edited again after its last edit
         (`_last_edit`; 0 if now): `group_interval`, or longer while the group's room is short
-        (the pace read at that edit); `routine_interval` at least while what waits is
-        routine: the message shows its moment already (with other workers this one's view of
-        the table is not what the message shows: an owed render of a moment is not routine;
-        without a moment, the caller's `routine`)."""
+        (the pace read at that edit); while what waits is routine (the message shows its
+        moment already: with other workers an owed render of a moment is not routine; without
+        a moment, the caller's `routine`), until the first change waiting is
+        `routine_interval` old."""
         if not (self.group_interval or self.routine_interval) or self._closing:
             return 0.0
-        pause = max(self.group_interval, state.pace)
+        until = state.sent_at + max(self.group_interval, state.pace)
         if slot.routine if not slot.moment else slot.moment == state.moment:
-            pause = max(pause, self.routine_interval)
-        return max(0.0, state.sent_at + pause - time.time())
+            # a routine change waits until it is `routine_interval` old, and the moves made
+            # meanwhile go in the same edit (issue 50.4: at a human pace one edit shows about
+            # three); the first change after a longer still spell goes at the group's pace
+            first = state.sent_at if slot.pending_since is None else slot.pending_since
+            if first - state.sent_at < self.routine_interval:
+                until = max(until, first + self.routine_interval)
+        return max(0.0, until - time.time())
 
     def _retire(self, slot: Slot) -> bool:
         """Forget the slot of a finished or cancelled table once its last content is out

@@ -35,6 +35,8 @@ class Slot:
     edited_at: float = 0.0
     edited_pace: float = 0.0
     shown_moment: str = ""
+    # when the first change not yet on its way came (epoch seconds; None: none since)
+    pending_since: float | None = None
     turn: str | None = None  # `desired` is for the person's turn, this one (`show_private`)
     settle: bool = False  # `desired` shows only if the message still shows a turn
     version: int = 0  # the table version `desired` was rendered from
