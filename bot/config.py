@@ -34,10 +34,10 @@ class Settings(BaseSettings):
     # seconds between two edits of a group's table message: 15 a minute at most, so that of
     # Telegram's 20 a minute per group some are left for answers and notices
     group_edit_interval: float = 4.0
-    # seconds the group's table message waits after an edit before showing a routine change
-    # (a card within a trick, a bid); a trick taken, the call, a hand's start or end wait
-    # only `group_edit_interval` (bench.bot_load measures what this saves)
-    group_routine_interval: float = Field(default=20.0, ge=0.0)
+    # seconds a routine change (a bid, the call, a card, a trick taken) waits before the
+    # group's table message shows it, with the moves made meanwhile (issue 50.4: at most
+    # 10 s); a hand's start or end waits only `group_edit_interval` (bench.bot_load)
+    group_routine_interval: float = Field(default=9.0, ge=0.0)
     bot_move_delay: float = 0.0  # seconds a computer player waits before moving
     # every wait of bot.table.deadlines (turn timer, mention, next hand, lobby expiry, cancel
     # request) is multiplied by this: tests shorten them; the issue's values are at 1

@@ -418,25 +418,32 @@ async def test_what_a_dead_worker_owed_is_shown_by_another_within_its_grace(
 async def test_a_move_after_another_workers_is_routine_by_what_it_changes(
     workers: list[Worker],
 ) -> None:
-    """The group's table message shows a routine change (a card within a trick) at a slower
-    pace than a moment (a trick taken, `core._moment`). A worker that finds the table moved
-    on by another takes the stored state as the one shown: a card led after the other
-    worker's trick is routine; compared with the last state it had rendered itself (before
-    that trick) it was a moment, and with three workers nearly every change was one."""
+    """The group's table message shows a routine change (a card, a trick taken: issue 50.4)
+    at a slower pace than a moment (the group's language, `core._moment`). A worker that
+    finds the table moved on by another takes the stored state as the one shown: a card
+    led after the other worker's change of language is routine; compared with the last
+    state it had rendered itself (before that change) it was a moment, and with three
+    workers nearly every change was one."""
     a, b = workers
     tid = await due_table(a, b)
     rng = random.Random(3)
 
     async def play(w: Worker) -> dict[str, object]:
         person, index, stamp, action = tap_of(await now_at(w, tid), rng)
-        assert (await w.svc.play.act(person, tid, index, stamp, action)).text == PLAYED
+        assert (await w.svc.play.act(person, tid, index, stamp, action)).key == "ok_played"
         await idle(workers)
         return w.out.group_flags[-1]
 
     assert (await play(a)).get("routine")  # a card led: routine
-    assert not (await play(b)).get("routine")  # the trick taken: a moment
-    assert (await play(a)).get("routine")  # the next card led, after b's trick: routine
-    assert not (await play(b)).get("routine")
+    assert (await play(b)).get("routine")  # the trick taken: routine too
+    await b.svc.people.set_lang(CHAT, ANA, "en", True, is_admin=True)  # a moment
+    await idle(workers)
+    assert not b.out.group_flags[-1].get("routine")
+    assert (await play(a)).get("routine")  # the next card led, after b's moment: routine
+    await a.svc.people.set_lang(CHAT, ANA, "it", True, is_admin=True)
+    await idle(workers)
+    assert not a.out.group_flags[-1].get("routine")
+    assert (await play(b)).get("routine")
 
 
 async def test_a_sweep_keeps_a_private_chats_gap_after_another_workers_call(

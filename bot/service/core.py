@@ -25,23 +25,15 @@ ADMISSION_BACKLOG = 5.0  # seconds of calls queued for Telegram past which /new 
 
 def _moment(table: Table) -> tuple[object, ...]:
     """What the group's table message must show at the group's pace when it changes: the
-    table's state, a hand dealt, the auction's phases and the call, a trick taken, a hand's
-    end, someone away. Between two moments (a card within a trick, a bid) a change is
-    routine: the group sees it a little later (`TelegramOutbox.routine_interval`)."""
+    table's state, a hand dealt, a hand's end, someone away. Between two moments (a bid,
+    the call, a card, a trick taken) a change is routine: the group sees it a little later
+    (`TelegramOutbox.routine_interval`, at most 10 s while moves go by: issue 50.4), with
+    every move since."""
     hand = table.hand
     away = tuple(s.is_bot for s in table.seats)
     if hand is None or table.status != PLAYING:
         return (table.status, table.lang, away, table.move_no)  # every change matters
-    return (
-        table.status,
-        table.lang,
-        away,
-        hand.hand_index,
-        hand.phase,
-        hand.caller,
-        len(hand.tricks),
-        hand.is_terminal(),
-    )
+    return (table.status, table.lang, away, hand.hand_index, hand.is_terminal())
 
 
 def _their_moment(table: Table, seat: int) -> tuple[object, ...]:
