@@ -11,9 +11,11 @@ bot's log holds no traceback.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import random
 import signal
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,7 @@ from bench.rig.people import (
 )
 from bench.rig.stand_in import REAL_PACE, strict_telegram
 from bench.rig.telegram import FakeButton, FakeChat, FakeTelegram, FakeUser
+from bot.config import Settings
 from bot.table.deadlines import NEXT_HAND_PAUSE
 
 NOT_ALLOWED = "Solo chi ha aperto il tavolo o un amministratore può farlo."
@@ -588,5 +591,73 @@ async def test_a_tap_is_answered_at_once_behind_three_hundred_waiting_replies(
             took = time.monotonic() - made
             print(f"\n[in hand] a tap behind {300 - replies} waiting replies: {took:.3f} s")
             assert took < 1.0, took
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()
+
+
+async def test_the_groups_table_shows_each_move_within_ten_seconds(tmp_path: Path) -> None:
+    """Issue 50.4: the group's table message never stands still for more than 10 s while
+    moves go by, though the group spends its 20 calls a minute on replies too. Two people
+    play a `due` match at a human pace (a card 1-3 s after their turn shows) for 75 s while
+    a third asks /score every 3 s; every card accepted reaches the group's table message
+    (an edit Telegram accepted) within 10 s, and a move's lag is not all waiting for the
+    next move: the table changes between moves too (the bot's own default pace)."""
+    env = {
+        **REAL_PACE,
+        "GROUP_ROUTINE_INTERVAL": str(Settings.model_fields["group_routine_interval"].default),
+    }
+    async with asyncio.timeout(240), strict_telegram() as fake:
+        ana, bea, cleo = fake.user(331, "Ana"), fake.user(332, "Bea"), fake.user(333, "Cleo")
+        group = fake.group(-100331, "Al bar", members=[ana, bea, cleo])
+        with bot_guard(BotProcess(fake, tmp_path, **env)) as bot:
+            await start_bot(bot, [ana, bea, cleo])
+            await open_due(fake, group, ana, bea)
+            await start(fake, group, ana)
+            loop = asyncio.get_running_loop()
+            until = loop.time() + 75
+            made: list[float] = []
+
+            async def play(user: FakeUser, rng: random.Random) -> None:
+                while loop.time() < until:
+                    try:
+                        cards = card_buttons(hand_message(fake, user))
+                    except LookupError:
+                        cards = []
+                    if not cards or "👉" not in hand_message(fake, user).text:
+                        await asyncio.sleep(0.2)
+                        continue
+                    await asyncio.sleep(rng.uniform(1.0, 3.0))
+                    button = rng.choice(cards)
+                    at = time.monotonic()
+                    if await answered(fake, await fake.press(user, button)) == OK:
+                        made.append(at)
+                        with contextlib.suppress(TimeoutError):
+                            await card_left(fake, user, action_of(button))
+
+            async def ask_scores() -> None:
+                while loop.time() < until:
+                    await fake.send_text(cleo, group, "/score")
+                    await asyncio.sleep(3.0)
+
+            await asyncio.gather(
+                play(ana, random.Random(5)), play(bea, random.Random(6)), ask_scores()
+            )
+            await asyncio.sleep(12.0)  # the last moves' time to show
+            shown = sorted(  # the table message's edits (the group's only edited message)
+                c.at
+                for c in fake.calls
+                if c.ok and c.method == "editMessageText" and c.params.get("chat_id") == group.id
+            )
+            lags = []
+            for at in made:
+                k = bisect.bisect_right(shown, at)
+                assert k < len(shown), "a move the group's table never showed"
+                lags.append(shown[k] - at)
+            print(
+                f"\n[group] {len(made)} cards; the group's table showed each after "
+                f"p50 {statistics.median(lags):.1f} s, max {max(lags):.1f} s"
+            )
+            assert len(made) >= 20, len(made)
+            assert max(lags) <= 10.0, sorted(lags)[-5:]
             assert await bot.stop(signal.SIGTERM) == 0
             bot.check_logs()
