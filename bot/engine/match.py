@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engine.options import Options
-from bot.engine.state import HandResult, HandState, match_deltas
+from bot.engine.state import HandResult, HandState, SnapshotEquality, match_deltas
 
 _POINT_TARGETS = {"points120": 120, "points121": 121, "points151": 151}
 _HANDS_TO_WIN = {"single": 1, "best3": 2, "best5": 3}
@@ -36,7 +36,7 @@ def first_dealer(seed: int | str, n_players: int) -> int:
     return random.Random(f"{seed}:dealer").randrange(n_players)
 
 
-class Match:
+class Match(SnapshotEquality):
     def __init__(self, options: Options, seed: int | str, dealer: int | None = None) -> None:
         self.options = options
         self.rules = options.rules()
@@ -202,10 +202,3 @@ class Match:
         else:  # a snapshot from before tied winners (§4.3 fixed5)
             m.winners = (data["winner"],) if data["winner"] >= 0 else ()
         return m
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Match):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]

@@ -115,7 +115,24 @@ class World:
     removed: list[int]
 
 
-class HandState:
+class SnapshotEquality:
+    """Equal to another of the same class when their snapshots (`to_dict`) are; mutable, so
+    unhashable. A base of `HandState` and `Match`."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class HandState(SnapshotEquality):
     """The state of one hand. Mutable; `clone()` for search, `to_dict()` for storage."""
 
     __slots__ = (
@@ -869,13 +886,6 @@ class HandState:
         s.signals = [(x[0], x[1]) for x in data["signals"]]
         s.actions = [(x[0], x[1]) for x in data["actions"]]
         return s
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HandState):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (
