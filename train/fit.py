@@ -100,35 +100,13 @@ def train_and_write(
     hidden: list[int],
     meta: dict[str, Any],
 ) -> None:
-    """`train` the model as `args` say, then `export` it to `--out` (default: the shipped
-    weights of `meta["name"]`) with what it was trained on and its held-out losses."""
-    train(model, n_train, batch, loss_fn, valid, args.epochs, args.batch, args.seed, args.lr)
-    meta = {
-        **meta,
-        "seed": args.seed,
-        "epochs": args.epochs,
-        "hidden": hidden,
-        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
-    }
-    out = args.out or f"bot/players/learned/weights/{meta['name']}.npz"
-    export(model, Path(out), meta)
-    print(f"wrote {out}: {meta}")
-
-
-def train(
-    model: Any,
-    n_train: int,
-    batch: Callable[[np.ndarray, bool], tuple[Any, Any]],
-    loss_fn: Callable[[Any, Any], Any],
-    valid: Callable[[], dict[str, float]],
-    epochs: int,
-    batch_size: int,
-    seed: int,
-    lr: float = 1e-3,
-) -> None:
+    """Train the model as `args` say (`--epochs` of `--batch` rows, Adam at `--lr` on a
+    one-cycle schedule, `--seed`), then `export` it to `--out` (default: the shipped weights
+    of `meta["name"]`) with what it was trained on and its held-out losses."""
     import torch
 
-    rng = np.random.default_rng(seed)
+    epochs, batch_size, lr = args.epochs, args.batch, args.lr
+    rng = np.random.default_rng(args.seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps = epochs * (n_train // batch_size)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
@@ -157,6 +135,16 @@ def train(
             f"{shown}  ({time.perf_counter() - t:.0f} s)",
             flush=True,
         )
+    meta = {
+        **meta,
+        "seed": args.seed,
+        "epochs": args.epochs,
+        "hidden": hidden,
+        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
+    }
+    out = args.out or f"bot/players/learned/weights/{meta['name']}.npz"
+    export(model, Path(out), meta)
+    print(f"wrote {out}: {meta}")
 
 
 def fit_value(args: argparse.Namespace) -> None:
