@@ -86,11 +86,10 @@ async def _lobby(tap: Tap, chat: Chat) -> Reply:
 @chat_tap
 async def _setting(tap: Tap, chat: Chat) -> Reply:
     table, key, value = tap.fields
-    return await tap.context.service.settings.set_option(
+    return await tap.context.service.settings.set_options(
         chat.id,
         tap.who,
-        key,
-        value,
+        [(key, value)],
         int(table),
         is_admin=tap.admin(chat),
         bot_admin=bot_admin_check(tap.context, chat),

@@ -261,6 +261,14 @@ _V5: Final[Migration] = (
     *_append_only("ledger_audit", "the audit trail is append-only"),
 )
 
+# The columns a hand's record and a match's record share (version 6, below).
+_RECORD_COLUMNS: Final = """chat_id     {INT} NOT NULL REFERENCES chats (chat_id),
+        epoch       {INT} NOT NULL,
+        variant     TEXT NOT NULL,
+        family      TEXT NOT NULL CHECK (family IN ('two', 'multi', 'chiamata')),
+        finished_at TEXT NOT NULL,
+        record_json TEXT NOT NULL"""
+
 _V6: Final[Migration] = (
     # Stats and ratings: one record per finished hand of a table that writes the
     # ledger (bot.table.record's hand record, plus each seat's user id, None for a computer,
@@ -271,12 +279,9 @@ _V6: Final[Migration] = (
     CREATE TABLE hand_records (
         table_id    {INT} NOT NULL,
         hand_index  {INT} NOT NULL,
-        chat_id     {INT} NOT NULL REFERENCES chats (chat_id),
-        epoch       {INT} NOT NULL,
-        variant     TEXT NOT NULL,
-        family      TEXT NOT NULL CHECK (family IN ('two', 'multi', 'chiamata')),
-        finished_at TEXT NOT NULL,
-        record_json TEXT NOT NULL,
+        """
+    + _RECORD_COLUMNS
+    + """,
         PRIMARY KEY (table_id, hand_index)
     ){WITHOUT_ROWID}
     """,
@@ -284,12 +289,9 @@ _V6: Final[Migration] = (
     """
     CREATE TABLE match_records (
         table_id    {INT} PRIMARY KEY,
-        chat_id     {INT} NOT NULL REFERENCES chats (chat_id),
-        epoch       {INT} NOT NULL,
-        variant     TEXT NOT NULL,
-        family      TEXT NOT NULL CHECK (family IN ('two', 'multi', 'chiamata')),
-        finished_at TEXT NOT NULL,
-        record_json TEXT NOT NULL
+        """
+    + _RECORD_COLUMNS
+    + """
     )
     """,
     "CREATE INDEX match_records_by_chat ON match_records (chat_id, epoch, finished_at)",

@@ -21,7 +21,7 @@ import heapq
 import itertools
 import sqlite3
 from collections.abc import AsyncIterator, Hashable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -228,23 +228,23 @@ class SqliteBackend:
             raise
 
     @asynccontextmanager
-    async def write(self, priority: int = NORMAL) -> AsyncIterator[SqliteConn]:
+    async def _transaction(
+        self, priority: int, begin: str, failed: str
+    ) -> AsyncIterator[SqliteConn]:
+        """One transaction under the lock, at `priority`: `begin`, the body, COMMIT; if any of
+        it raises, `failed` ends the transaction (if one is open)."""
         async with self._lock.hold(priority):
             try:
-                await self._complete("BEGIN IMMEDIATE")
+                await self._complete(begin)
                 yield self._wrapped
                 await self._complete("COMMIT")
             except BaseException:
                 if self.conn.in_transaction:
-                    await self._complete("ROLLBACK")
+                    await self._complete(failed)
                 raise
 
-    @asynccontextmanager
-    async def read(self, priority: int = NORMAL) -> AsyncIterator[SqliteConn]:
-        async with self._lock.hold(priority):
-            try:
-                await self._complete("BEGIN")
-                yield self._wrapped
-            finally:
-                if self.conn.in_transaction:
-                    await self._complete("COMMIT")
+    def write(self, priority: int = NORMAL) -> AbstractAsyncContextManager[SqliteConn]:
+        return self._transaction(priority, "BEGIN IMMEDIATE", "ROLLBACK")
+
+    def read(self, priority: int = NORMAL) -> AbstractAsyncContextManager[SqliteConn]:
+        return self._transaction(priority, "BEGIN", "COMMIT")  # nothing to undo

@@ -393,7 +393,7 @@ async def test_s10_5_computers_never_in_score_or_beer(rig: Rig) -> None:
     for _ in range(2):
         assert (await svc.lobby.add_bot(CHAT)).text == ""
     for key, value in (("match", "single"), ("counts", "true")):
-        reply = await svc.settings.set_option(CHAT, ANA, key, value, panel=False)
+        reply = await svc.settings.set_options(CHAT, ANA, [(key, value)], panel=False)
         assert reply.key == "ok_option", reply
     assert (await svc.settings.start(CHAT, ANA, is_admin=False)).text == ""
     await svc.idle()

@@ -19,7 +19,7 @@ from bot.engine.cards import card_id
 from bot.engine.observation import Observation
 from bot.engine.options import VARIANTS
 from bot.players import hard_bidding, search
-from bot.players.hard import MAX_WORLDS_POINTS, SE_STOP, Z_OVERRIDE, HardPlayer
+from bot.players.hard import MAX_WORLDS_POINTS, SE_STOP, HardPlayer
 from bot.players.hard_bidding import MAX_SAMPLES, HardBidder
 from bot.players.search import rollout
 from tests.support.players import STRONG, WEAK, auction_obs
@@ -138,24 +138,6 @@ def test_hard_stops_once_no_card_can_be_chosen_over_its_judgement() -> None:
     assert agree >= decisions - 2, (decisions, agree)
 
 
-class MeansPlayer(HardPlayer):
-    """Keeps the mean value of every move it evaluated to the end."""
-
-    means: dict[int, float]
-
-    def _choose(
-        self,
-        values: list[list[float]],
-        active: list[int],
-        anchor: int | None,
-        prior: dict[int, float],
-        moves: list[int],
-        z_override: float = Z_OVERRIDE,
-    ) -> int:
-        self.means = {moves[i]: sum(values[i]) / len(values[i]) for i in active}
-        return super()._choose(values, active, anchor, prior, moves, z_override)
-
-
 def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
     """Chiamata card decisions (§2.3, §7.12 values): stopping once every deciding difference
     is known to within `SE_STOP` points (one standard error) costs far fewer worlds than
@@ -169,10 +151,11 @@ def test_hard_stops_once_its_estimates_are_precise_enough() -> None:
         state = chiamata_at_play(k)
         for _ in range(5):
             obs = state.observation(state.current)
-            reference = MeansPlayer(random.Random(7), iterations=1000, min_worlds=10**9)
+            # never pruned: the mean value of every move, each evaluated to the end
+            reference = HardPlayer(random.Random(7), iterations=1000, min_worlds=10**9)
             move = reference.act(obs)
             if reference.last_worlds > 1:
-                cases.append((obs, reference.means))
+                cases.append((obs, reference.last_means))
             state.apply(move)
     assert len(cases) >= 30
 

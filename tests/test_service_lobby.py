@@ -105,7 +105,7 @@ async def test_a_computer_seat_stores_its_level_and_is_named_where_shown(rig: Ri
     seats = stored_seats(rig, table.table_id)
     assert seats[1] == {"user_id": None, "name": "Ada", "level": "hard"}
     assert "🤖 Ada (difficile)" in rig.out.group[-1].text
-    await svc.settings.set_option(CHAT, EVE, "match", "single", panel=False)
+    await svc.settings.set_options(CHAT, EVE, [("match", "single")], panel=False)
     assert (await svc.settings.start(CHAT, EVE, is_admin=False)).text == ""
     await svc.idle()
     assert table.status == PLAYING

@@ -21,7 +21,7 @@ async def test_a_finished_match_is_announced_again_after_a_restart(tmp_path: Pat
     svc = TableService(db, out, Timers(), "test_bot")
     ana = Person(7, "Ana_Maria*")
     await svc.lobby.new_table(CHAT, ana, "due", True)
-    await svc.settings.set_option(CHAT, ana, "match", "single")
+    await svc.settings.set_options(CHAT, ana, [("match", "single")])
     await svc.settings.start(CHAT, ana, is_admin=False, fill=True)
     await svc.idle()  # the computer players move after the start is answered
     table = next(iter(svc.registry.by_id.values()))

@@ -126,7 +126,7 @@ async def test_any_worker_serves_any_update_of_a_match_to_its_ledger(
             await w.db.people.upsert_user(p.user_id, p.name, can_dm=True)
     assert (await a.svc.lobby.new_table(CHAT, ANA, "due", True)).text == ""
     assert (await b.svc.lobby.join(CHAT, BEA)).key == "ok_joined"
-    reply = await a.svc.settings.set_option(CHAT, ANA, "match", "single", panel=False)
+    reply = await a.svc.settings.set_options(CHAT, ANA, [("match", "single")], panel=False)
     assert reply.key == "ok_option"
     assert (await b.svc.settings.start(CHAT, ANA, is_admin=False)).text == ""
     tid = (await a.db.tables.active_table(CHAT)).table_id  # type: ignore[union-attr]

@@ -36,9 +36,9 @@ async def open_game(
     await svc.lobby.new_table(CHAT, people[0], variant, True)
     for p in people[1:]:
         await svc.lobby.join(CHAT, p)
-    await svc.settings.set_option(CHAT, people[0], "match", match, panel=False)
+    await svc.settings.set_options(CHAT, people[0], [("match", match)], panel=False)
     if timer != "60":
-        await svc.settings.set_option(CHAT, people[0], "timer", timer, panel=False)
+        await svc.settings.set_options(CHAT, people[0], [("timer", timer)], panel=False)
     reply = await svc.settings.start(CHAT, people[0], is_admin=False, fill=True)
     assert reply.text == "", reply
     await svc.idle()
@@ -68,11 +68,11 @@ async def test_timer_defaults_to_60_and_settings_offer_off_to_300(rig: Rig) -> N
     table = rig.table()
     assert table.timer == 60
     for value in ("0", "30", "60", "120", "300"):
-        reply = await rig.svc.settings.set_option(CHAT, ANA, "timer", value, panel=False)
+        reply = await rig.svc.settings.set_options(CHAT, ANA, [("timer", value)], panel=False)
         assert reply.text == "Impostato.", reply
         assert table.timer == int(value)
     for garbage in ("45", "-1", "1e9", "<b>"):
-        reply = await rig.svc.settings.set_option(CHAT, ANA, "timer", garbage, panel=False)
+        reply = await rig.svc.settings.set_options(CHAT, ANA, [("timer", garbage)], panel=False)
         assert reply.text != "Impostato." and table.timer == 300
 
 

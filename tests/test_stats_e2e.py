@@ -109,6 +109,24 @@ async def photo(fake: FakeTelegram, user: FakeUser, chat: FakeChat, text: str) -
     return reply
 
 
+# the charts of /stats and /score in each language: (command, its caption; `name`: whose)
+CHARTS = {
+    "it": (
+        ("/stats grafico", "Il rating di {name}"),
+        ("/score grafico", "I saldi della stagione 1"),
+    ),
+    "en": (("/stats chart", "{name}'s rating"), ("/score chart", "Season 1 balances")),
+}
+
+
+async def charts(fake: FakeTelegram, user: FakeUser, chat: FakeChat, lang: str, name: str) -> None:
+    """`user` asks for each chart of `CHARTS[lang]`: a `photo`, with its caption (`name`: the
+    user's, as the bot writes it)."""
+    for command, caption in CHARTS[lang]:
+        shot = await photo(fake, user, chat, command)
+        assert caption.format(name=name) in shot.text, (command, shot.text)
+
+
 async def say_replying(
     fake: FakeTelegram, user: FakeUser, chat: FakeChat, text: str, to: FakeMessage
 ) -> FakeMessage:
@@ -266,10 +284,7 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
             assert "⚔️ Ciro e Dario" in other.text and "Insieme: 2 mani, vinte 0" in other.text
             assert "Contro: 2 mani — Ciro 0, Dario 2" in other.text
             # ---- charts: PNG photos, drawn off the event loop; the text stays
-            shot = await photo(fake, ana, group, "/stats grafico")
-            assert "Il rating di Ana" in shot.text
-            shot = await photo(fake, ana, group, "/score grafico")
-            assert "I saldi della stagione 1" in shot.text
+            await charts(fake, ana, group, "it", "Ana")
             assert "Stagione 1" in (await say(fake, ana, group, "/score")).text
             await photo(fake, loser, group, "/stats grafico @eva")
             assert records(store) == before
@@ -286,10 +301,7 @@ async def test_stats_top_h2h_and_charts_in_italian_and_english(tmp_path: Path) -
             h2h = await say(fake, bea, group, "/h2h @ana_b")
             assert "⚔️ <Bea & Co> and Ana" in h2h.text and "Together: 2 hands, won 1" in h2h.text
             assert "Against each other: 2 hands — <Bea & Co> 1, Ana 1" in h2h.text
-            shot = await photo(fake, bea, group, "/stats chart")
-            assert "<Bea & Co>'s rating" in shot.text
-            shot = await photo(fake, bea, group, "/score chart")
-            assert "Season 1 balances" in shot.text
+            await charts(fake, bea, group, "en", "<Bea & Co>")
             for command, want in (
                 ("/stats @nobody", 'I don\'t know "@nobody"'),
                 ("/top xyz", "Usage: /top"),

@@ -91,6 +91,12 @@ async def running(
         yield bot, store
 
 
+async def open_tournament(fake, user, group, words: str = ""):
+    """`user` opens a tournament in `group` (/torneo `words`); its message, once posted."""
+    await fake.send_text(user, group, f"/torneo@{BOT_NAME} {words}".rstrip())
+    return await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+
+
 async def tap(fake, user, group, label: str) -> str:
     """`user` taps the tournament message's button `label`, once the message shows it (the
     message is brought up to date after the answer to the tap before)."""
@@ -151,8 +157,7 @@ async def test_s11_six_teams_round_robin_end_to_end_with_a_restart(tmp_path: Pat
         eve = fake.user(303, "Eve", language_code="en")
         group = fake.group(-100900, "Torneo <Bar>", members=[mario, luigi, eve])
         async with running(fake, tmp_path, mario, luigi) as (bot, store):
-            await fake.send_text(mario, group, f"/torneo@{BOT_NAME}")
-            await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            await open_tournament(fake, mario, group)
             assert await tap(fake, mario, group, "Nuova squadra") == "Sei nella squadra 1."
             assert await tap(fake, mario, group, "Nuova squadra") == "Sei già nella squadra 1."
             assert await tap(fake, luigi, group, "Entra nella squadra 1") == "Sei nella squadra 1."
@@ -262,8 +267,7 @@ async def test_singles_tournament_end_to_end_with_a_restart(tmp_path: Path) -> N
         luigi = fake.user(312, "Luigi")
         group = fake.group(-100901, "Singoli", members=[mario, luigi])
         async with running(fake, tmp_path, mario, luigi) as (bot, store):
-            await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
-            msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            msg = await open_tournament(fake, mario, group, "due")
             assert "Briscola a due, uno contro uno" in msg.text, msg.text
             assert await tap(fake, mario, group, "Entra") == "Sei iscritto al torneo (giocatore 1)."
             assert await tap(fake, mario, group, "Entra") == (
@@ -360,8 +364,7 @@ async def test_s10_5_a_tournament_with_a_computer_says_whether_it_counts_and_cou
         eve = fake.user(323, "Eve <3")
         group = fake.group(-100903, "Conti", members=[mario, luigi, eve])
         async with running(fake, tmp_path, mario, luigi, eve) as (bot, store):
-            await fake.send_text(mario, group, f"/torneo@{BOT_NAME}")
-            msg = await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            msg = await open_tournament(fake, mario, group)
             # nobody registered yet: matches of people count, one with a computer would not
             assert (
                 "📒 Le partite fra persone vanno nei conti del gruppo; una con un computer al"
@@ -471,8 +474,7 @@ async def test_tournament_matches_end_with_one_notification_and_torneo_shows_the
         luigi = fake.user(332, "Luigi")
         group = fake.group(-100904, "Tre computer", members=[mario, luigi])
         async with running(fake, tmp_path) as (bot, store):
-            await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
-            await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            await open_tournament(fake, mario, group, "due")
             for k in (1, 2, 3):
                 answer = await tap(fake, mario, group, "+ 🤖")
                 assert answer == f"Un computer è iscritto al torneo (giocatore {k}).", answer
@@ -553,8 +555,7 @@ async def test_a_tournament_match_is_marked_in_the_export(tmp_path: Path) -> Non
         luigi = fake.user(322, "Luigi")
         group = fake.group(-100902, "Coppa", members=[mario, luigi])
         async with running(fake, tmp_path, mario, luigi) as (bot, store):
-            await fake.send_text(mario, group, f"/torneo@{BOT_NAME} due")
-            await fake.wait_for(lambda: tour_message(fake, group), WAIT)
+            await open_tournament(fake, mario, group, "due")
             assert await tap(fake, mario, group, "Entra") == "Sei iscritto al torneo (giocatore 1)."
             assert await tap(fake, luigi, group, "Entra") == "Sei iscritto al torneo (giocatore 2)."
             await fake.wait_for(

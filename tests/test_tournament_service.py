@@ -26,9 +26,8 @@ def rows(rig: Rig, sql: str) -> list[tuple[object, ...]]:
         conn.close()
 
 
-async def finish_then_restart(rig: Rig, table_id: int) -> TableService:
-    """The table's timer fires until its match is over; then a restart: a new service on the
-    same database, restored and idle."""
+async def finish(rig: Rig, table_id: int) -> None:
+    """The table's timer fires until its match is over."""
     svc = rig.svc
     for _ in range(50):
         if table_id not in svc.registry.by_id:
@@ -37,7 +36,13 @@ async def finish_then_restart(rig: Rig, table_id: int) -> TableService:
             await rig.fire(table_id)
         await svc.idle()
     await svc.idle()
-    await svc.close()
+
+
+async def finish_then_restart(rig: Rig, table_id: int) -> TableService:
+    """`finish` the table's match; then a restart: a new service on the same database,
+    restored and idle."""
+    await finish(rig, table_id)
+    await rig.svc.close()
     rig.svc = svc = rig.service(rig.db)
     await svc.restore()
     await svc.idle()
@@ -370,13 +375,7 @@ async def test_s11_a_result_the_stopping_bot_did_not_say_is_said_and_stored_by_t
     (first,) = svc.registry.by_id
     rig.out.stopping = True  # SIGTERM: what waits for room is not sent
     said = len(rig.out.said)
-    for _ in range(50):
-        if first not in svc.registry.by_id:
-            break
-        if first in rig.timers.armed:
-            await rig.fire(first)
-        await svc.idle()
-    await svc.idle()
+    await finish(rig, first)
     assert rows(rig, f"SELECT status FROM tables WHERE table_id = {first}") == [("finished",)]
     assert rows(rig, "SELECT COUNT(*) FROM tournament_matches WHERE hands_a IS NOT NULL") == [(0,)]
     assert len(rig.out.said) == said  # nothing said

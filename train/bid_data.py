@@ -25,7 +25,7 @@ from bot.engine import HandState, Options
 from bot.engine.cards import card_id
 from bot.players import bidding
 from bot.players.normal import NormalPlayer
-from train.value_data import chunk_parser, make_chunks, report, save_chunk
+from train.value_data import report, save_chunk, variant_chunks
 
 CALLS = 5
 
@@ -100,9 +100,7 @@ def make_chunk(variant: str, seed: int, chunk: int, deals: int, out: Path) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = chunk_parser(__doc__, ".cache/bid", "0-9", "deals", 5000, variant=True)
-    args = p.parse_args(argv)
-    return make_chunks(args, lambda k, out: make_chunk(args.variant, args.seed, k, args.deals, out))
+    return variant_chunks(argv, __doc__, ".cache/bid", "0-9", "deals", 5000, make_chunk)
 
 
 if __name__ == "__main__":

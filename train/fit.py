@@ -90,6 +90,22 @@ def load_into(model: Any, path: Path) -> None:
                 lin.bias.copy_(b)
 
 
+def start_fit(
+    args: argparse.Namespace, what: str, inputs: int, outputs: int
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list[int], Any]:
+    """A fit's start: torch seeded with `--seed`; the train and valid splits of `--data`
+    (their sizes said, as `what`); `--hidden`; the network (`mlp`) from `inputs` to
+    `outputs` through it."""
+    import torch
+
+    torch.manual_seed(args.seed)
+    data = load_chunks(Path(args.data))
+    tr, va = data["train"], data["valid"]
+    print(f"{what}: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
+    hidden = [int(x) for x in args.hidden.split(",")]
+    return tr, va, hidden, mlp([inputs, *hidden, outputs])
+
+
 def train_and_write(
     model: Any,
     n_train: int,
@@ -100,35 +116,13 @@ def train_and_write(
     hidden: list[int],
     meta: dict[str, Any],
 ) -> None:
-    """`train` the model as `args` say, then `export` it to `--out` (default: the shipped
-    weights of `meta["name"]`) with what it was trained on and its held-out losses."""
-    train(model, n_train, batch, loss_fn, valid, args.epochs, args.batch, args.seed, args.lr)
-    meta = {
-        **meta,
-        "seed": args.seed,
-        "epochs": args.epochs,
-        "hidden": hidden,
-        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
-    }
-    out = args.out or f"bot/players/learned/weights/{meta['name']}.npz"
-    export(model, Path(out), meta)
-    print(f"wrote {out}: {meta}")
-
-
-def train(
-    model: Any,
-    n_train: int,
-    batch: Callable[[np.ndarray, bool], tuple[Any, Any]],
-    loss_fn: Callable[[Any, Any], Any],
-    valid: Callable[[], dict[str, float]],
-    epochs: int,
-    batch_size: int,
-    seed: int,
-    lr: float = 1e-3,
-) -> None:
+    """Train the model as `args` say (`--epochs` of `--batch` rows, Adam at `--lr` on a
+    one-cycle schedule, `--seed`), then `export` it to `--out` (default: the shipped weights
+    of `meta["name"]`) with what it was trained on and its held-out losses."""
     import torch
 
-    rng = np.random.default_rng(seed)
+    epochs, batch_size, lr = args.epochs, args.batch, args.lr
+    rng = np.random.default_rng(args.seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps = epochs * (n_train // batch_size)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
@@ -157,6 +151,16 @@ def train(
             f"{shown}  ({time.perf_counter() - t:.0f} s)",
             flush=True,
         )
+    meta = {
+        **meta,
+        "seed": args.seed,
+        "epochs": args.epochs,
+        "hidden": hidden,
+        **{f"valid_{k}": round(v, 4) for k, v in valid().items()},
+    }
+    out = args.out or f"bot/players/learned/weights/{meta['name']}.npz"
+    export(model, Path(out), meta)
+    print(f"wrote {out}: {meta}")
 
 
 def fit_value(args: argparse.Namespace) -> None:
@@ -273,12 +277,7 @@ def fit_bid(args: argparse.Namespace) -> None:
 def fit_infer(args: argparse.Namespace) -> None:
     import torch
 
-    torch.manual_seed(args.seed)
-    data = load_chunks(Path(args.data))
-    tr, va = data["train"], data["valid"]
-    print(f"positions: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
-    hidden = [int(x) for x in args.hidden.split(",")]
-    model = mlp([features.INFER_INPUTS, *hidden, 40 * 5])
+    tr, va, hidden, model = start_fit(args, "positions", features.INFER_INPUTS, 40 * 5)
     rng = np.random.default_rng(args.seed)
 
     def masks(rows: np.ndarray) -> np.ndarray:
@@ -387,12 +386,7 @@ def fit_due(args: argparse.Namespace) -> None:
     the end of the hand, /120, squared error on the cards it could play)."""
     import torch
 
-    torch.manual_seed(args.seed)
-    data = load_chunks(Path(args.data))
-    tr, va = data["train"], data["valid"]
-    print(f"decisions: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
-    hidden = [int(x) for x in args.hidden.split(",")]
-    model = mlp([features.DUE_INPUTS, *hidden, 40])
+    tr, va, hidden, model = start_fit(args, "decisions", features.DUE_INPUTS, 40)
     if args.init:  # a later round of policy iteration starts from the earlier network
         load_into(model, Path(args.init))
     rng = np.random.default_rng(args.seed)
@@ -467,12 +461,7 @@ def fit_card(args: argparse.Namespace) -> None:
     outputs 0..39 and 40..79 by canonical card."""
     import torch
 
-    torch.manual_seed(args.seed)
-    data = load_chunks(Path(args.data))
-    tr, va = data["train"], data["valid"]
-    print(f"decisions: train {len(tr['rows'])}, valid {len(va['rows'])}", flush=True)
-    hidden = [int(x) for x in args.hidden.split(",")]
-    model = mlp([features.CARD_INPUTS, *hidden, 80])
+    tr, va, hidden, model = start_fit(args, "decisions", features.CARD_INPUTS, 80)
     rng = np.random.default_rng(args.seed)
     none = 255  # `train.card_data.NONE`
     target_at = features.INFER_ROW + 5

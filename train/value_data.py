@@ -156,10 +156,24 @@ def report(name: str, chunk: int, counts: str, started: float) -> None:
     print(f"{name} chunk {chunk}: {counts}, {time.perf_counter() - started:.0f} s", flush=True)
 
 
+def variant_chunks(
+    argv: list[str] | None,
+    doc: str,
+    out: str,
+    chunks: str,
+    count: str,
+    per_chunk: int,
+    make: Callable[[str, int, int, int, Path], None],
+) -> int:
+    """The command of a chunk maker by variant (`chunk_parser`'s, with --variant): `make`
+    (variant, seed, chunk, --`count`, out) each chunk."""
+    args = chunk_parser(doc, out, chunks, count, per_chunk, variant=True).parse_args(argv)
+    n = getattr(args, count)
+    return make_chunks(args, lambda k, folder: make(args.variant, args.seed, k, n, folder))
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = chunk_parser(__doc__, ".cache/value", "0-19", "hands", 5000, variant=True)
-    args = p.parse_args(argv)
-    return make_chunks(args, lambda k, out: make_chunk(args.variant, args.seed, k, args.hands, out))
+    return variant_chunks(argv, __doc__, ".cache/value", "0-19", "hands", 5000, make_chunk)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engine.options import Options
-from bot.engine.state import HandResult, HandState, match_deltas
+from bot.engine.state import HandResult, HandState, Snapshot, match_deltas
 
 _POINT_TARGETS = {"points120": 120, "points121": 121, "points151": 151}
 _HANDS_TO_WIN = {"single": 1, "best3": 2, "best5": 3}
@@ -36,7 +36,7 @@ def first_dealer(seed: int | str, n_players: int) -> int:
     return random.Random(f"{seed}:dealer").randrange(n_players)
 
 
-class Match:
+class Match(Snapshot):
     def __init__(self, options: Options, seed: int | str, dealer: int | None = None) -> None:
         self.options = options
         self.rules = options.rules()
@@ -157,9 +157,7 @@ class Match:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "v": 1,
-            "options": self.options.explicit(),
-            "seed": self.seed,
+            **self._head(),
             "dealer": self.dealer,
             "hand_index": self.hand_index,
             "records": [
@@ -185,9 +183,7 @@ class Match:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Match:
-        if data.get("v") != 1:
-            raise ValueError(f"unknown match format version {data.get('v')!r}")
-        m = cls(Options.model_validate(data["options"]), data["seed"], data["dealer"])
+        m = cls(cls._read_head(data, "match"), data["seed"], data["dealer"])
         m.hand_index = data["hand_index"]
         m.records = [
             HandRecord(r[0], r[1], r[2], r[3], tuple(r[4]), tuple(r[5]), tuple(r[6]), tuple(r[7]))
@@ -202,10 +198,3 @@ class Match:
         else:  # a snapshot from before tied winners (§4.3 fixed5)
             m.winners = (data["winner"],) if data["winner"] >= 0 else ()
         return m
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Match):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]

@@ -115,7 +115,38 @@ class World:
     removed: list[int]
 
 
-class HandState:
+class Snapshot:
+    """What is stored as a snapshot (`to_dict`, read back by `from_dict`): `HandState` and
+    `Match`. Each snapshot starts with its format's version, the options and the seed
+    (`_head`, `_read_head`). Equal to another of the same class when their snapshots are;
+    mutable, so unhashable."""
+
+    __slots__ = ()
+    options: Options
+    seed: int | str
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _head(self) -> dict[str, Any]:
+        return {"v": 1, "options": self.options.explicit(), "seed": self.seed}
+
+    @staticmethod
+    def _read_head(data: dict[str, Any], what: str) -> Options:
+        """The options of a snapshot of `what` ("state", "match"), once its version is known."""
+        if data.get("v") != 1:
+            raise ValueError(f"unknown {what} format version {data.get('v')!r}")
+        return Options.model_validate(data["options"])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class HandState(Snapshot):
     """The state of one hand. Mutable; `clone()` for search, `to_dict()` for storage."""
 
     __slots__ = (
@@ -794,9 +825,7 @@ class HandState:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "v": 1,
-            "options": self.options.explicit(),
-            "seed": self.seed,
+            **self._head(),
             "hand_index": self.hand_index,
             "dealer": self.dealer,
             "hands": [list(h) for h in self.hands],
@@ -833,9 +862,7 @@ class HandState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandState:
-        if data.get("v") != 1:
-            raise ValueError(f"unknown state format version {data.get('v')!r}")
-        options = Options.model_validate(data["options"])
+        options = cls._read_head(data, "state")
         rules = options.rules()
         s = cls.__new__(cls)
         s._init_common(options, rules, data["seed"], data["hand_index"], data["dealer"])
@@ -869,13 +896,6 @@ class HandState:
         s.signals = [(x[0], x[1]) for x in data["signals"]]
         s.actions = [(x[0], x[1]) for x in data["actions"]]
         return s
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HandState):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (

@@ -13,8 +13,13 @@ control words (`ctl`: nodes, node limit, generation).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import numpy as np
 from numba import njit
+
+from bot.players.bounds import narrow, probe
 
 INF = 10_000
 SUIT, STRENGTH, POINTS, LOWER = range(4)
@@ -34,6 +39,16 @@ _TABLES = f"{_M}, {_I}, boolean, {_I}, {_M}, {_M}, {_A}, int64[:, :, ::1]"
 _SIG_SEARCH = f"{_I}({_A}, {', '.join([_I] * 12)}, {_TABLES}, {_I})"
 _SIG_ROOT = f"void({_A}, {_I}, {_I}, {_A}, {_I}, {_A}, {_TABLES}, {_A})"
 I64 = int | np.int64  # the kernels' scalars (typed by their signatures)
+
+# the bounds of the table, as the Python solver keeps them (numba compiles the same functions)
+_probe = cast(
+    "Callable[[I64, I64, I64, I64], tuple[bool, I64, I64, I64]]",
+    njit(f"Tuple((boolean, {_I}, {_I}, {_I}))({', '.join([_I] * 4)})", cache=True)(probe),
+)
+_narrow = cast(
+    "Callable[[I64, I64, I64, I64, I64], tuple[I64, I64]]",
+    njit(f"UniTuple({_I}, 2)({', '.join([_I] * 5)})", cache=True)(narrow),
+)
 
 
 @njit(_SIG_BEATS, cache=True)
@@ -154,14 +169,9 @@ def _search(
         if tt[slot, 0] == k and (info >> 32) == gen:
             lo: I64 = ((info >> 15) & 0x7FFF) - BIAS
             hi: I64 = (info & 0x7FFF) - BIAS
-            if lo == hi or lo >= beta:
-                return lo
-            if hi <= alpha:
-                return hi
-            if lo > alpha:
-                alpha = lo
-            if hi < beta:
-                beta = hi
+            known, value, alpha, beta = _probe(lo, hi, alpha, beta)
+            if known:
+                return value
             a0 = alpha
             b0 = beta
     seat = (leader + tlen) % n
@@ -227,13 +237,7 @@ def _search(
         if tt[slot, 0] == k and (info >> 32) == gen:
             bottom = ((info >> 15) & 0x7FFF) - BIAS
             top = (info & 0x7FFF) - BIAS
-        if best <= a0:
-            top = min(top, best)
-        elif best >= b0:
-            bottom = max(bottom, best)
-        else:
-            bottom = best
-            top = best
+        bottom, top = _narrow(best, a0, b0, bottom, top)
         tt[slot, 0] = k
         tt[slot, 1] = (gen << 32) | ((bottom + BIAS) << 15) | (top + BIAS)
     return best

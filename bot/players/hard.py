@@ -150,6 +150,7 @@ class HardPlayer:
         self.partner_judgement = partner_judgement  # chiamata: see `act` (`partners`)
         self.learned_card = learned_card  # chiamata (five): the card network's anchor
         self.last_worlds = 0  # worlds evaluated by the last decision (for tests and benches)
+        self.last_means: dict[int, float] = {}  # ... and, if it chose among moves, their means
 
     def _deadline(self) -> float:
         if self.iterations is not None:
@@ -159,6 +160,7 @@ class HardPlayer:
     def act(self, obs: Observation) -> int:
         deadline = self._deadline()
         self.last_worlds = 0
+        self.last_means = {}
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
@@ -412,6 +414,7 @@ class HardPlayer:
         if len(active) == 1:
             return active[0]
         means = {i: sum(values[i]) / len(values[i]) for i in active}
+        self.last_means = {moves[i]: m for i, m in means.items()}
         best = max(active, key=lambda i: (means[i], prior[moves[i]]))
         if anchor is None or best == anchor:
             return best

@@ -12,6 +12,7 @@ import random
 
 from bot.engine.state import PLAY, HandState
 from bot.engine.tricks import take
+from bot.players.bounds import narrow, probe
 
 INF = 10_000
 
@@ -279,15 +280,9 @@ class Solver:
             key = self._key()
             hit = self.cache.get(key)
             if hit is not None:
-                lo, hi = hit
-                if lo == hi or lo >= beta:
-                    return lo
-                if hi <= alpha:
-                    return hi
-                if lo > alpha:
-                    alpha = lo
-                if hi < beta:
-                    beta = hi
+                known, value, alpha, beta = probe(*hit, alpha, beta)
+                if known:
+                    return value
             a0, b0 = alpha, beta
         seat = self.order[len(self.trick)]
         hand = self.hands[seat]
@@ -320,14 +315,7 @@ class Solver:
                         if alpha >= beta:
                             break
         if key is not None:
-            lo, hi = self.cache.get(key, (-INF, INF))
-            if best <= a0:
-                hi = min(hi, best)
-            elif best >= b0:
-                lo = max(lo, best)
-            else:
-                lo = hi = best
-            self.cache[key] = (lo, hi)
+            self.cache[key] = narrow(best, a0, b0, *self.cache.get(key, (-INF, INF)))
         return best
 
     def _moves(self, hand: list[int]) -> list[int]:

@@ -55,31 +55,6 @@ class Settings:
         self.shown = shown
         self.lobby = lobby
 
-    async def set_option(
-        self,
-        chat_id: int,
-        person: Person,
-        key: str,
-        value: str,
-        table_id: int | None = None,
-        *,
-        is_admin: bool | AdminCheck = False,
-        panel: bool = True,
-        bot_admin: AdminCheck | None = None,
-        message_id: int | None = None,
-    ) -> Reply:
-        """Set one setting before the start (`set_options`)."""
-        return await self.set_options(
-            chat_id,
-            person,
-            [(key, value)],
-            table_id,
-            is_admin=is_admin,
-            panel=panel,
-            bot_admin=bot_admin,
-            message_id=message_id,
-        )
-
     async def set_options(
         self,
         chat_id: int,
