@@ -59,6 +59,11 @@ SLOW_TESTS = frozenset(
         "test_normal_auction_stops_at_the_rank_the_strongest_hand_affords",
         "test_normal_two_draws_out_plays_close_to_the_best_card_over_every_world",
         "test_normal_beats_random_in_due",
+        "test_hard_defender_loads_no_carico_onto_the_callers_side",
+        "test_s7_6_hard_socio_stays_hidden_where_its_judgement_would",
+        "test_close_calls_outside_chiamata_stop_at_a_number_of_worlds",
+        "test_hard_stops_once_no_card_can_be_chosen_over_its_judgement",
+        "test_singles_tournament_of_five_computers_across_a_restart",
         # ... and one that paces a burst in real time
         "test_after_a_burst_of_replies_the_table_keeps_changing",
         # ... and one that starts the bot, in a file of quick tests
