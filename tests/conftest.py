@@ -16,6 +16,7 @@ on each backend."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -25,6 +26,13 @@ from bench.rig.backends import BACKENDS, fresh_url
 from bench.rig.telegram import FakeTelegram
 from storage import Database
 from tests.support.rig import Rig
+
+# Compiled modules are cached (`__pycache__`, git-ignored) even where the environment says
+# not to (PYTHONDONTWRITEBYTECODE): pytest rewrites every test module's asserts at each
+# collection otherwise (about 10 s of each worker's time), and every bot process the tests
+# start compiles the bot anew.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Files whose every test is slow, longest first (measured; the order only spreads the work).
 SLOW_FILES = (
@@ -64,8 +72,11 @@ SLOW_TESTS = frozenset(
         "test_close_calls_outside_chiamata_stop_at_a_number_of_worlds",
         "test_hard_stops_once_no_card_can_be_chosen_over_its_judgement",
         "test_singles_tournament_of_five_computers_across_a_restart",
-        # ... and one that paces a burst in real time
+        # ... and those that wait out a group's (shortened) minute in real time
         "test_after_a_burst_of_replies_the_table_keeps_changing",
+        "test_two_workers_keep_to_one_call_a_second_into_a_private_chat",
+        "test_a_worker_waits_for_room_before_taking_the_message_lock",
+        "test_workers_space_the_edits_of_one_table_message",
         # ... and one that starts the bot, in a file of quick tests
         "test_polling_bot_serves_metrics_that_agree_with_telegram",
     }
