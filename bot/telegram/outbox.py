@@ -458,22 +458,21 @@ class TelegramOutbox:
         )
 
     def _too_soon(self, slot: Slot, state: MessageState) -> float:
-        """Seconds until the group's message may be edited again after its last edit
-        (`_last_edit`; 0 if now): `group_interval`, or longer while the group's room is short
-        (the pace read at that edit); while what waits is routine (the message shows its
-        moment already: with other workers an owed render of a moment is not routine; without
-        a moment, the caller's `routine`), until the first change waiting is
-        `routine_interval` old."""
+        """Seconds until the group's message may be edited again (0: now): `group_interval`
+        after its last edit (`_last_edit`), or the group's pace read then; while what waits is
+        routine (the message shows its moment already: with other workers an owed render of
+        a moment is not; without a moment, the caller's `routine`), see below."""
         if not (self.group_interval or self.routine_interval) or self._closing:
             return 0.0
         until = state.sent_at + max(self.group_interval, state.pace)
         if slot.routine if not slot.moment else slot.moment == state.moment:
-            # a routine change waits until it is `routine_interval` old, and the moves made
-            # meanwhile go in the same edit (issue 50.4: at a human pace one edit shows about
-            # three); the first change after a longer still spell goes at the group's pace
+            # a routine change waits until it is `routine_interval` old, with the moves since
+            # (issue 50.4), then for the group's room only (another worker's edit must not
+            # hold it back); after a still spell, at the group's pace
             first = state.sent_at if slot.pending_since is None else slot.pending_since
             if first - state.sent_at < self.routine_interval:
-                until = max(until, first + self.routine_interval)
+                gap = max(state.pace, min(self.group_interval, 1.0))
+                until = max(first + self.routine_interval, state.sent_at + gap)
         return max(0.0, until - time.time())
 
     def _retire(self, slot: Slot) -> bool:
