@@ -98,10 +98,10 @@ async def test_the_calls_waiting_for_room_are_read_at_each_scrape() -> None:
     await asyncio.gather(*edits)
     assert sample(metrics, "briscola_limiter_waiting") == 0
     assert calls(metrics, "editMessageText", "group") == 8
-    waited = metrics.registry.get_sample_value(
-        "briscola_limiter_wait_seconds_bucket", {"le": "0.01"}
+    waited = metrics.registry.get_sample_value(  # the others waited for the window (0.4 s)
+        "briscola_limiter_wait_seconds_bucket", {"le": "0.1"}
     )
-    assert waited == 3  # the three that went at once; the others waited for room
+    assert waited == 3  # the three that went at once (within 0.1 s on a loaded machine)
 
 
 def test_a_turn_message_is_timed_from_the_last_move_stored() -> None:
