@@ -467,9 +467,10 @@ class TelegramOutbox:
         until = state.sent_at + max(self.group_interval, state.pace)
         if slot.routine if not slot.moment else slot.moment == state.moment:
             # a routine change waits until it is `routine_interval` old, with the moves since
-            # (issue 50.4), then for the group's room only (another worker's edit must not
-            # hold it back); after a still spell, at the group's pace
-            first = state.sent_at if slot.pending_since is None else slot.pending_since
+            # (issue 50.4), then for the group's room only; after a still spell, at the group's
+            # pace. Other workers: from the last edit (each holds its own changes' times)
+            mine = slot.pending_since if not self.shared else None
+            first = state.sent_at if mine is None else mine
             if first - state.sent_at < self.routine_interval:
                 gap = max(state.pace, min(self.group_interval, 1.0))
                 until = max(first + self.routine_interval, state.sent_at + gap)
