@@ -16,8 +16,8 @@ person's hand message first (a new turn message, or the edit ahead of it: a hand
 sends one call at a time, so an edit left waiting would hold back that person's next turn),
 then the reads an answer waits for, then the group's table message, then new messages in
 groups (answers to commands, notices), then the rest (deletes), in arrival order within a
-priority; in a group each kind leaves some places of the window to the others (`_Gate.keep`:
-the table's edits to new messages, new messages, more, to the table's edits). A call
+priority; in a group each kind also has a share of the window (`_Gate.shares`: the table's
+edits leave some places to new messages, new messages more to the table's edits). A call
 first waits for its chat's room and only then for the bot-wide budget, so a chat waiting for
 its own window never holds anything another chat needs. (Edits of one message never overtake
 each other: the outbox has at most one call under way per message.)
@@ -302,20 +302,21 @@ class _Gate:
             if not self._heap:
                 break
             now = self.clock()
-            # the first in line that has room (a kind whose share is used up lets the next
-            # kind by); else wait for the first to have room
-            ready = next(
-                (e for e in sorted(self._heap) if not e[2].done() and self.delay(e[0], now) <= 0),
-                None,
-            )
+            # with shares a kind whose share is used up lets the next one by: look past the
+            # first in line (a group's few calls); without, only the first may go
+            line = sorted(self._heap) if self.shares else self._heap[:1]
+            ready = next((e for e in line if not e[2].done() and self.delay(e[0], now) <= 0), None)
             if ready is None:
-                delay = min(self.delay(e[0], now) for e in self._heap)
+                delay = min(self.delay(e[0], now) for e in line)
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), delay)
                 continue
-            self._heap.remove(ready)
-            heapq.heapify(self._heap)
+            if ready is self._heap[0]:
+                heapq.heappop(self._heap)
+            else:
+                self._heap.remove(ready)
+                heapq.heapify(self._heap)
             self.window.start()
             if (share := self.shares.get(ready[0])) is not None:
                 share.start()
