@@ -162,14 +162,15 @@ def turn_lags(
 def group_show_lags(
     calls: Sequence[ApiCall], actions: list[Action], tables: list[Table], begin: float, end: float
 ) -> list[float]:
-    """Seconds from a move tapped in [begin, end) (its update made) to the next change of its
-    table's group that Telegram accepted (an edit of the table message, or a new message):
-    how long the group's table stood still while a move went by (issue 50.4: at most 10 s)."""
+    """Seconds from a move tapped in [begin, end) (its update made) to the next edit of its
+    group's table message that Telegram accepted (a group's only edited message; a reply
+    there shows no move): how long the group's table stood still while a move went by
+    (issue 50.4: at most 10 s)."""
     group_of = {t.index: t.group.id for t in tables}
     shown: dict[int, list[float]] = {}
     for c in calls:
         chat = c.params.get("chat_id")
-        if c.ok and c.method in ("editMessageText", "sendMessage") and isinstance(chat, int):
+        if c.ok and c.method == "editMessageText" and isinstance(chat, int):
             shown.setdefault(chat, []).append(c.at)
     lags = []
     for a in actions:
