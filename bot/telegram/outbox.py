@@ -31,8 +31,8 @@ as a new message (the one it replaces goes with the hand's others at its end: `s
 
 The service does not show every move to everyone (`bot.service.core`): a person's hand
 message changes on their turn and at the moments that matter to all (a hand dealt, the call,
-a hand's end); the group's table message shows a routine change (a card, a trick taken, a
-bid) at most every `routine_interval` seconds, the call or a hand's end at the group's pace.
+a hand's end); the group's table message shows a routine change (a bid, the call, a card,
+a trick taken) once it is `routine_interval` s old, a hand's start or end at the group's pace.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ log = logging.getLogger(__name__)
 
 RESYNC_AFTER = 30.0  # seconds before a message whose send failed is tried again
 MAX_RESYNCS = 20  # a finished table's message is given up after this many
+SHARED_HEADROOM = 0.1  # of the routine pause (`_too_soon`; 10.1 s behind, loaded, without)
 
 
 class TelegramOutbox:
@@ -87,9 +88,7 @@ class TelegramOutbox:
         # (`_too_soon`); a moment (a hand's start or end) waits only `group_interval`
         self.routine_interval = routine_interval
         self.pace = pace  # the wait the group's room left asks (`PacedRateLimiter.group_pace`)
-        # with other workers: the wait for room in a chat's window (`room_wait`), waited
-        # before a message's lock is taken, never while holding it
-        self.room = room
+        self.room = room  # other workers: room in a chat's window, waited before its lock
         # other workers send the same messages: each send holds the message's lock in the
         # database and starts from what is stored (`_send_shared`), and keeps `private_gap`
         # seconds after any worker's last call for a hand message (one a second per chat)
@@ -468,9 +467,12 @@ class TelegramOutbox:
         if slot.routine if not slot.moment else slot.moment == state.moment:
             # a routine change waits until it is `routine_interval` old, with the moves since
             # (issue 50.4), then for the group's room only; after a still spell, at the group's
-            # pace. Other workers: from the last edit (each holds its own changes' times)
+            # pace. Other workers: `SHARED_HEADROOM` of it sooner, counted from the last edit
+            # (each knows only its own changes' times; the claim and lock come on top)
             mine = slot.pending_since if not self.shared else None
-            first = state.sent_at if mine is None else mine
+            first = (
+                state.sent_at - SHARED_HEADROOM * self.routine_interval if mine is None else mine
+            )
             if first - state.sent_at < self.routine_interval:
                 gap = max(state.pace, min(self.group_interval, 1.0))
                 until = max(first + self.routine_interval, state.sent_at + gap)
