@@ -180,13 +180,21 @@ async def against_a_computer(tmp_path: Path, ann: FakeUser) -> AsyncIterator[tup
         yield rig, page
 
 
+MAX_TRIES = 30  # double taps at most, until the computer answers between two taps once
+
+
 async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) -> None:
     """Issue 37 point 2: the computer answers in ~0.1 s; the second tap of a double tap
-    (150, 250, 400 ms) must not play the card then under the finger. Three tries each."""
+    (150, 250, 400 ms) must not play the card then under the finger. Three tries each, and
+    more (up to `MAX_TRIES`) until in one the computer's answer came between the two taps:
+    a loaded machine may show the next turn later than every second tap of the first nine."""
     async with against_a_computer(tmp_path, FakeUser(3801, "Anna")) as (rig, page):
         before_turn = 0  # tries whose second tap came after Anna's next turn was shown
         late = 0  # tries whose second click the machine delivered too late to be a double tap
-        for gap in (150, 250, 400) * 3:
+        tries = 0
+        while tries < 9 or (not before_turn and tries < MAX_TRIES):
+            gap = (150, 250, 400)[tries % 3]
+            tries += 1
             await my_turn_armed(page)
             hand_index, plays = my_plays(rig)
             box = await page.locator("#hand .card").nth(1).bounding_box()
@@ -217,8 +225,8 @@ async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) ->
             )
             before_turn += bool(shown)
         # the computer answered before the second tap in some tries: the guard was needed
-        assert before_turn > 0
-        assert late <= 6, f"{late} of 9 second clicks came too late to test anything"
+        assert before_turn > 0, f"in none of {tries} tries did the turn come between the taps"
+        assert late <= 2 * tries // 3, f"{late} of {tries} second clicks came too late"
     assert page_errors() == []
 
 
@@ -602,6 +610,15 @@ async def shown(pages: dict[str, Page], rig: PageRig) -> None:
         )
 
 
+# the hand's cards as laid out now: marked, then laid out anew (none marked), and each
+# one's share of the page's width `w`, read in one go
+MARK_HAND = "() => document.querySelectorAll('#hand .card').forEach((e) => { e.__old = 1; })"
+HAND_ANEW = """() => { const cards = Array.from(document.querySelectorAll('#hand .card'));
+    return cards.length > 0 && cards.every((e) => !e.__old); }"""
+HAND_SHARES = """(w) => Array.from(document.querySelectorAll('#hand .card'),
+    (e) => e.getBoundingClientRect().width / w)"""
+
+
 async def test_every_phase_reads_well_and_every_control_is_big_enough(tmp_path: Path) -> None:
     """Issue 37 points 6, 7, 9, 10: in every phase of due and chiamata (and a points
     auction's call, coperta's blind cards, the spectator, the score table, the end of a hand
@@ -653,15 +670,16 @@ async def test_every_phase_reads_well_and_every_control_is_big_enough(tmp_path: 
             await page_ready(pages)
             await check_phase(pages, "due-play")
             # issue 37 point 7: in due each of the three cards takes ~28 % of the width
+            # (the page lays its hand out anew 60 ms after a resize; until then the cards
+            # are the old ones, and while it does, detached: wait for new ones, read at once)
+            light = pages["light"]
             for w, h in SIZES:
-                await pages["light"].set_viewport_size({"width": w, "height": h})
-                await pages["light"].evaluate("() => new Promise((r) => setTimeout(r, 120))")
-                widths = (
-                    await pages["light"]
-                    .locator("#hand .card")
-                    .evaluate_all("(els) => els.map((e) => e.getBoundingClientRect().width)")
-                )
-                assert len(widths) == 3 and all(0.25 <= x / w <= 0.31 for x in widths), (w, widths)
+                if light.viewport_size != {"width": w, "height": h}:
+                    await light.evaluate(MARK_HAND)
+                    await light.set_viewport_size({"width": w, "height": h})
+                    await light.wait_for_function(HAND_ANEW, timeout=WAIT * 1000)
+                shares = await light.evaluate(HAND_SHARES, w)
+                assert len(shares) == 3 and all(0.25 <= x <= 0.31 for x in shares), (w, shares)
             await pages["light"].click("#score-btn")
             sheet = pages["light"].locator("#score-sheet table")
             assert await sheet.locator("caption").count() == 1
