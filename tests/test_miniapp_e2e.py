@@ -601,8 +601,10 @@ async def test_forged_or_stale_init_data_gets_nothing(tmp_path: Path) -> None:
             async with chromium() as browser:
                 forged = signed_init_data(ann, tid, token="1111:other-bot")
                 _, page = await open_page(browser, bot, ann, tid, init_data=forged)
+                # (a function, not an expression: Playwright evaluates an expression again at
+                # each poll, which the page's CSP refuses as eval once it has to poll)
                 await page.wait_for_function(
-                    "document.getElementById('status')"
+                    "() => document.getElementById('status') !== null"
                     " && document.getElementById('status').textContent.trim().length > 0",
                     timeout=WAIT * 1000,
                 )
