@@ -557,14 +557,29 @@ CONTRAST = """() => {
 }"""
 
 
+# the page lays itself out anew 60 ms after a resize (app.js: its `resize` listener, added
+# before this one): 100 ms after the event, and a frame later, it has
+LAID_OUT = """() => { window.__laidOut = new Promise((r) => window.addEventListener('resize',
+    () => setTimeout(() => requestAnimationFrame(() => r(true)), 100), { once: true })); }"""
+
+
+async def resize(page: Page, w: int, h: int) -> None:
+    """Set the page's viewport to `w`x`h` and wait until the page is laid out for it (a
+    fixed sleep was too short on a loaded machine: cards read as 0 px wide)."""
+    if page.viewport_size == {"width": w, "height": h}:
+        return
+    await page.evaluate(LAID_OUT)
+    await page.set_viewport_size({"width": w, "height": h})
+    await asyncio.wait_for(page.evaluate("() => window.__laidOut"), WAIT)
+
+
 async def check_phase(pages: dict[str, Page], name: str, *, shoot: bool = True) -> None:
     """At 390x844 and 360x600 (the light Italian page; the others, dark or English, at
     360x600): a screenshot of each; at 360 wide every control at least 44 px tall with its
     label whole, no text cut (issue 52), and text at 4.5:1 or better."""
     for theme, page in pages.items():
         for w, h in SIZES if theme == "light" else SIZES[1:]:
-            await page.set_viewport_size({"width": w, "height": h})
-            await page.evaluate("() => new Promise((r) => setTimeout(r, 120))")  # re-laid out
+            await resize(page, w, h)
             if shoot:
                 await screenshot(page, f"phase-{name}-{theme}-{w}x{h}")
             if w != 360:
@@ -610,11 +625,7 @@ async def shown(pages: dict[str, Page], rig: PageRig) -> None:
         )
 
 
-# the hand's cards as laid out now: marked, then laid out anew (none marked), and each
-# one's share of the page's width `w`, read in one go
-MARK_HAND = "() => document.querySelectorAll('#hand .card').forEach((e) => { e.__old = 1; })"
-HAND_ANEW = """() => { const cards = Array.from(document.querySelectorAll('#hand .card'));
-    return cards.length > 0 && cards.every((e) => !e.__old); }"""
+# each of the hand's cards' share of the page's width `w`
 HAND_SHARES = """(w) => Array.from(document.querySelectorAll('#hand .card'),
     (e) => e.getBoundingClientRect().width / w)"""
 
@@ -670,14 +681,10 @@ async def test_every_phase_reads_well_and_every_control_is_big_enough(tmp_path: 
             await page_ready(pages)
             await check_phase(pages, "due-play")
             # issue 37 point 7: in due each of the three cards takes ~28 % of the width
-            # (the page lays its hand out anew 60 ms after a resize; until then the cards
-            # are the old ones, and while it does, detached: wait for new ones, read at once)
+            # (read in one go: a locator's query and evaluation are two round trips)
             light = pages["light"]
             for w, h in SIZES:
-                if light.viewport_size != {"width": w, "height": h}:
-                    await light.evaluate(MARK_HAND)
-                    await light.set_viewport_size({"width": w, "height": h})
-                    await light.wait_for_function(HAND_ANEW, timeout=WAIT * 1000)
+                await resize(light, w, h)
                 shares = await light.evaluate(HAND_SHARES, w)
                 assert len(shares) == 3 and all(0.25 <= x <= 0.31 for x in shares), (w, shares)
             await pages["light"].click("#score-btn")
@@ -1065,8 +1072,8 @@ async def test_the_overbid_hint_says_the_bid_its_button_shows(tmp_path: Path) ->
                 await reach(page, 100)  # the slider, then − or +
             await says(100)
             for lang, page in pages.items():  # laid out again (a resize): still 100
-                await page.set_viewport_size({"width": NARROW[0], "height": NARROW[1] - 1})
-                await page.set_viewport_size({"width": NARROW[0], "height": NARROW[1]})
+                await resize(page, NARROW[0], NARROW[1] - 1)
+                await resize(page, NARROW[0], NARROW[1])
                 await texts_whole(page, f"overbid-hint-{lang}")
             await says(100)
             await pages["it"].locator("#choices .bid-main").click()
