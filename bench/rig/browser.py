@@ -345,7 +345,7 @@ async def sse_payloads(page: Page) -> list[dict[str, Any]]:
 
 async def screenshot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), scale="css")
 
 
 async def fits_the_screen(page: Page) -> bool:
