@@ -100,7 +100,9 @@ SWEEPS = frozenset(
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` (pyproject's addopts): one worker per core for the quick tier, which
     computes; three per core when the slow tests run, which mostly wait on bots, browsers
-    and timers (measured on 2 cores: 4 workers 244 s, 6 206 s, 8 211 s for the whole suite)."""
+    and timers (measured on 2 cores for the whole suite: 4 workers 677 s, the cores idle a
+    third of the first three minutes while the long real-time tests held every worker; 6
+    workers 555 s, both cores busy from the second minute on)."""
     cores = os.cpu_count() or 1
     quick = "not slow" in (config.option.markexpr or "")
     return cores if quick else 3 * cores
