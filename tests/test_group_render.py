@@ -25,6 +25,7 @@ from bot.view.render import (
     settings_message,
     table_message,
 )
+from bot.view.render.auction import auction_prompt
 
 TID = 4_242
 CHAT = -100_777
@@ -290,3 +291,32 @@ def test_italian_that_reads_right() -> None:
         assert re.search(r"Partita finita: vincono (Mario e Luigi|Anna e Bea)\.", text), text
         en = plain(table_message(table, "en"))
         assert re.search(r"(Mario and Luigi|Anna and Bea) win with", en), en
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_s7_2_the_first_rank_called_opens_the_auction_then_lower_ones(lang: str) -> None:
+    """§7.2-7.3: until someone calls a rank, one's turn asks to open the auction (a pass
+    before it changes nothing); once a rank is called, to call a lower one. With
+    `first_must_call`, the first to speak is told there is no passing."""
+    table = Table(TID, CHAT, 1, Options.parse("chiamata", {}), lang=lang)
+    for i in range(5):
+        table.join(10 + i, f"P{i}")
+    table.start("first-bid")
+    hand = table.hand
+    assert hand is not None
+    first = t(lang, "your_first_bid")
+    assert auction_prompt(hand.observation(hand.current), lang) == first
+    table.apply(hand.current, A.PASS)
+    assert auction_prompt(hand.observation(hand.current), lang) == first
+    rank = min(a for a in hand.legal_actions() if A.CALL_RANK <= a < A.BID_POINTS)
+    table.apply(hand.current, rank)
+    assert auction_prompt(hand.observation(hand.current), lang) == t(lang, "your_bid")
+    assert first != t(lang, "your_bid")
+
+    must = Table(TID, CHAT, 1, Options.parse("chiamata", {"first_must_call": "true"}), lang=lang)
+    for i in range(5):
+        must.join(10 + i, f"P{i}")
+    must.start("first-bid")
+    assert must.hand is not None
+    opening = auction_prompt(must.hand.observation(must.hand.current), lang)
+    assert opening == t(lang, "your_bid_no_pass")

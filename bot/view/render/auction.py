@@ -102,6 +102,8 @@ def auction_prompt(obs: Observation, lang: str) -> str:
         key = "your_points_bid" if obs.rules.auction == "points" else "your_overbid"
     if A.PASS not in obs.legal:  # §7.2 first_must_call: the first to speak may not pass
         key += "_no_pass"
+    elif key == "your_bid" and not any(A.CALL_RANK <= a < A.BID_POINTS for _, a in obs.bids):
+        key = "your_first_bid"  # no rank called yet: "a lower one" would say of nothing
     return t(lang, key)
 
 
