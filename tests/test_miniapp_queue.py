@@ -25,6 +25,9 @@ from bot.table.table import Table
 from tests.test_miniapp_page import against_a_computer, my_turn_armed, people, until
 
 PAUSED = "() => document.getElementById('table').dataset.pause"
+PENDING = "() => document.querySelector('#hand .card.pending') !== null"  # a move on its way
+NOTHING_QUEUED = "() => document.querySelector('#hand .queued, #hand .pending') === null"
+DOUBLE_MS = 600  # app.js: a tap this soon after one that acted is a double tap's second
 
 
 async def tap(page: Page, css: str, nth: int = 0) -> int:
@@ -54,11 +57,16 @@ def plays_of(table: Table, seat: int) -> list[int]:
 async def test_a_tap_while_the_trick_is_shown_plays_once_it_can(tmp_path: Path) -> None:
     """Against a computer answering in 0.1 s: Anna plays a card, the trick is on show for
     1.2 s; 0.7 s after her tap (well past a double tap) she taps her next card once. It is
-    marked queued while the trick is shown, then played by itself, once."""
+    marked queued while the trick is shown, then played by itself, once. Three such taps,
+    in up to eight tries: a try counts where the page met the second tap as the story
+    says (the trick on show, her first card's answer back, the taps `DOUBLE_MS` apart in
+    the page's own time), which a loaded machine may make it miss."""
     ann = FakeUser(5301, "Anna")
     async with against_a_computer(tmp_path, ann) as (rig, page):
         queued = 0
-        for k in range(4):
+        for _ in range(8):
+            if queued >= 3:
+                break
             await my_turn_armed(page)
             hand_index = rig.table.hand.hand_index if rig.table.hand else -1
             await tap(page, "#hand .playable")
@@ -68,7 +76,10 @@ async def test_a_tap_while_the_trick_is_shown_plays_once_it_can(tmp_path: Path) 
             await asyncio.sleep(max(0.0, 0.7 - (time.monotonic() - tapped)))
             before = plays_of(rig.table, 0)
             during = await page.evaluate(PAUSED) == "1"  # (a loaded machine may be late)
+            sent = await page.evaluate(PENDING)  # her first card's answer not back yet
             card = await tap(page, "#hand .card", -1)
+            downs: list[float] = await page.evaluate("window.__downs.slice(-2)")
+            apart = downs[1] - downs[0] >= DOUBLE_MS
             # the page shows that the tap is waiting, while the trick is still on show
             marked = await page.evaluate(
                 """(card) => { const el = document.querySelector(
@@ -78,12 +89,16 @@ async def test_a_tap_while_the_trick_is_shown_plays_once_it_can(tmp_path: Path) 
                             pause: document.getElementById('table').dataset.pause }; }""",
                 card,
             )
-            if during and marked["pause"] == "1":  # tapped and checked while it was shown
-                queued += 1
-                assert marked["tag"] == "in coda", marked
-                assert marked["status"].startswith("In coda"), marked
-                if k == 0:
-                    await screenshot(page, "queued-during-trick-390x844")
+            if not (during and marked["pause"] == "1" and apart and not sent):
+                # not the story told: whatever the tap did, nothing of it waits any more
+                # before the next try (which starts on her next turn, armed)
+                await page.wait_for_function(NOTHING_QUEUED, timeout=WAIT * 1000)
+                continue
+            queued += 1  # tapped and checked while the trick was shown
+            assert marked["tag"] == "in coda", marked
+            assert marked["status"].startswith("In coda"), marked
+            if queued == 1:
+                await screenshot(page, "queued-during-trick-390x844")
             # ... and is played without a second tap, once
             n = len(before)
             await until(lambda: len(plays_of(rig.table, 0)) > n, "the queued card")  # noqa: B023
