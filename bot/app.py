@@ -386,7 +386,7 @@ def _on_stop_signals(application: Application[Any, Any, Any, Any, Any, Any]) -> 
         # `start`, the run itself) into `run_polling`'s shutdown. (`stop_running` stops the
         # loop only once the application runs, and marks it before: a signal while `start`
         # ended, the application running already, stopped that step's loop instead, and
-        # the bot ran on; one CI run in about twenty, a SIGTERM right after a restart.)
+        # the bot ran on: a clean-clone CI run, a SIGTERM right after a restart.)
         raise SystemExit
 
     for sig in (signal.SIGINT, signal.SIGTERM):

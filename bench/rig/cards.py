@@ -35,15 +35,16 @@ def _patterns(
         longest_first = sorted(ranks, key=len, reverse=True)
         names = "|".join(re.escape(r) for r in longest_first)
         group = re.compile(rf"{re.escape(symbol)} ((?:{names})(?:, (?:{names}))*)(?!\w)")
-        out.append((f" {symbol}", longest_first, group, ranks))
+        out.append((symbol, longest_first, group, ranks))
     return out
 
 
-def _one_by_one(text: str, key: str, longest_first: list[str]) -> list[str]:
-    r"""The rank names just before each `key` (" 🪙") that no word character precedes: what
-    the pattern `(?<!\w)(names) 🪙` finds, found from the suit's symbol back (the pattern,
+def _one_by_one(text: str, symbol: str, longest_first: list[str]) -> list[str]:
+    r"""The rank names just before each " `symbol`" (" 🪙") that no word character precedes:
+    what the pattern `(?<!\w)(names) 🪙` finds, found from the suit's symbol back (the pattern,
     tried at every position of the text, was the tests' busiest line)."""
     found = []
+    key = f" {symbol}"
     at = text.find(key)
     while at >= 0:
         for name in longest_first:
@@ -64,10 +65,10 @@ def cards_named(
 ) -> set[int]:
     """The cards `text` names, in either form."""
     found: set[int] = set()
-    for key, longest_first, group, ranks in _patterns(deck, lang, french):
-        if key[1:] not in text:
+    for symbol, longest_first, group, ranks in _patterns(deck, lang, french):
+        if symbol not in text:
             continue
-        found |= {ranks[m] for m in _one_by_one(text, key, longest_first)}
+        found |= {ranks[m] for m in _one_by_one(text, symbol, longest_first)}
         for m in group.findall(text):
             found |= {ranks[r] for r in m.split(", ")}
     return found

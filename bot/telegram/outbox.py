@@ -458,21 +458,19 @@ class TelegramOutbox:
 
     def _too_soon(self, slot: Slot, state: MessageState) -> float:
         """Seconds until the group's message may be edited again (0: now): `group_interval`
-        after its last edit (`_last_edit`), or the group's pace read then; while what waits is
-        routine (the message shows its moment already: with other workers an owed render of
-        a moment is not; without a moment, the caller's `routine`), see below."""
+        after its last edit (`_last_edit`), or the group's pace read then; longer while what
+        waits is routine (its moment shown already; without a moment, the caller's `routine`)."""
         if not (self.group_interval or self.routine_interval) or self._closing:
             return 0.0
         until = state.sent_at + max(self.group_interval, state.pace)
         if slot.routine if not slot.moment else slot.moment == state.moment:
             # a routine change waits until it is `routine_interval` old, with the moves since
-            # (issue 50.4), then for the group's room only; after a still spell, at the group's
-            # pace. Other workers: `SHARED_HEADROOM` of it sooner, counted from the last edit
-            # (each knows only its own changes' times; the claim and lock come on top)
-            mine = slot.pending_since if not self.shared else None
-            first = (
-                state.sent_at - SHARED_HEADROOM * self.routine_interval if mine is None else mine
-            )
+            # (issue 50.4); after a still spell, at the group's pace. Other workers (each knows
+            # only its own changes' times): from the last edit, `SHARED_HEADROOM` of it sooner
+            if self.shared:
+                first = state.sent_at - SHARED_HEADROOM * self.routine_interval
+            else:
+                first = state.sent_at if slot.pending_since is None else slot.pending_since
             if first - state.sent_at < self.routine_interval:
                 gap = max(state.pace, min(self.group_interval, 1.0))
                 until = max(first + self.routine_interval, state.sent_at + gap)

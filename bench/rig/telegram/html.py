@@ -126,8 +126,9 @@ def parse_html(text: str, *, strict_ampersand: bool = True) -> tuple[str, list[J
             # the stand-in's time): a Python str's UTF-8 splits there at a character's end
             plain = _SPECIAL.search(data, i + 1)
             end = n if plain is None else plain.start()
-            out += data[i:end]
-            utf16 += len(data[i:end].decode("utf-8").encode("utf-16-le")) // 2
+            run = data[i:end]
+            out += run
+            utf16 += len(run.decode("utf-8").encode("utf-16-le")) // 2
             i = end
             continue
 
