@@ -224,6 +224,9 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
                 ),
                 WAIT,
             )
+            # `hard` Ada's next move waits for this start's worker processes: on a loaded
+            # machine longer than a step's `WAIT` (a CI run: no turn within 15 s)
+            await bot.computers_ready()
             await game.play_match()
             final = game.table()
             assert "Partita finita" in final.text

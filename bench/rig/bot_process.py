@@ -26,6 +26,7 @@ import httpx
 
 from bench.rig.bot_probe import IDLE_LINE
 from bench.rig.telegram import FakeTelegram
+from bot.players.thinker import WORKERS_READY
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "7654321:AAE2e-SECRET_t0ken_value_for_tests"
@@ -83,6 +84,17 @@ class BotProcess:
         )
         assert proc.poll() is None, f"the bot exited:\n{self.log_text()}"
 
+    async def computers_ready(self, timeout: float = 30.0) -> None:
+        """Wait until this start's worker processes for `hard` computers are up (`Thinker`):
+        until then a `hard` move waits for them, on a loaded machine for longer than `WAIT`."""
+        log = self.logs[-1]
+        await self.fake.wait_for(
+            lambda: WORKERS_READY in log.read_text("utf-8", "replace"),
+            timeout,
+            interval=0.2,
+            message="the computer players' worker processes",
+        )
+
     def ready(self, mark: int) -> bool:
         """Whether the bot started since the call log's `mark` is serving updates: post_init
         (database, commands, restore) is done once polling starts, and PTB deletes the
@@ -113,6 +125,12 @@ class BotProcess:
 
     def log_text(self) -> str:
         return "\n".join(p.read_text("utf-8", "replace") for p in self.logs if p.exists())
+
+    def log_tail(self, lines: int = 60) -> str:
+        """The last `lines` of the logs, without the database's and the HTTP client's."""
+        noise = (" DEBUG aiosqlite:", " DEBUG httpcore", " DEBUG httpx")
+        kept = [line for line in self.log_text().splitlines() if not any(n in line for n in noise)]
+        return "\n".join(line[:300] for line in kept[-lines:])
 
     def check_logs(self) -> None:
         text = self.log_text()
@@ -199,8 +217,13 @@ class Store:
 
 @contextlib.contextmanager
 def bot_guard(bot: BotT) -> Iterator[BotT]:
+    """The bot killed at the end; on a failure its log's end printed first (pytest shows it
+    with the failure: a CI run's only trace of what the bot was doing)."""
     try:
         yield bot
+    except BaseException:
+        print(bot.log_tail())
+        raise
     finally:
         bot.ensure_dead()
 

@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 # weights, some 0.2 s of CPU): after the bot's own start, long before a due table is set and
 # dealt; a move before then reads it itself.
 WARM_AFTER = 3.0
+# Logged once every worker process has started (`Thinker.start`).
+WORKERS_READY = "computer players' worker processes"
 # Levels whose decisions are cheap enough to take on the event loop.
 INLINE_LEVELS = frozenset({"random", "simple", "easy", "normal"})
 
@@ -111,9 +113,19 @@ class Thinker:
         if self._pool is None:
             self._pool = self._make_pool()
         if isinstance(self._pool, ProcessPoolExecutor):
-            # spawn the processes and import the players there before the first real job
+            # spawn the processes and import the players there before the first real job; a
+            # `hard` move waits for them until then (on a loaded machine, seconds): say when
+            started, waiting = time.monotonic(), [self.workers]
+
+            def warmed(future: Future[int]) -> None:  # on the pool's thread
+                if future.cancelled():  # shut down before
+                    return
+                waiting[0] -= 1
+                if waiting[0] == 0:
+                    log.info("%s ready in %.1f s", WORKERS_READY, time.monotonic() - started)
+
             for _ in range(self.workers):
-                self._pool.submit(os.getpid)
+                self._pool.submit(os.getpid).add_done_callback(warmed)
 
     async def choose(self, job: Job) -> int:
         if job.level in INLINE_LEVELS:
@@ -178,4 +190,12 @@ class Thinker:
                 process.terminate()
 
 
-__all__ = ["INLINE_LEVELS", "Job", "Thinker", "decide", "default_workers", "review_job"]
+__all__ = [
+    "INLINE_LEVELS",
+    "WORKERS_READY",
+    "Job",
+    "Thinker",
+    "decide",
+    "default_workers",
+    "review_job",
+]
