@@ -320,3 +320,23 @@ def test_s7_2_the_first_rank_called_opens_the_auction_then_lower_ones(lang: str)
     assert must.hand is not None
     opening = auction_prompt(must.hand.observation(must.hand.current), lang)
     assert opening == t(lang, "your_bid_no_pass")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_s7_9_the_first_points_bid_opens_the_auction_then_more_points(lang: str) -> None:
+    """§7.9 (auction=points): until someone bids, one's turn asks to open the auction with a
+    bid of 61 to 120 (a pass before it changes nothing); once a bid is made, to bid more."""
+    table = Table(TID, CHAT, 1, Options.parse("chiamata", {"auction": "points"}), lang=lang)
+    for i in range(5):
+        table.join(10 + i, f"P{i}")
+    table.start("first-points-bid")
+    hand = table.hand
+    assert hand is not None
+    first = t(lang, "your_first_points_bid")
+    assert "61" in first and "120" in first
+    assert auction_prompt(hand.observation(hand.current), lang) == first
+    table.apply(hand.current, A.PASS)
+    assert auction_prompt(hand.observation(hand.current), lang) == first
+    table.apply(hand.current, min(a for a in hand.legal_actions() if A.BID_POINTS <= a < A.PASS))
+    assert auction_prompt(hand.observation(hand.current), lang) == t(lang, "your_points_bid")
+    assert first != t(lang, "your_points_bid")
