@@ -11,7 +11,7 @@ import re
 import pytest
 
 from bench.rig.telegram import parse_html
-from bot.engine import VARIANTS, Options
+from bot.engine import VARIANTS, HandState, Options
 from bot.engine import actions as A
 from bot.i18n import LANGS, option_help, option_text, t, value_text
 from bot.table.settings import SETTING_CHOICES, TABLE_SETTINGS, setting_values
@@ -293,17 +293,22 @@ def test_italian_that_reads_right() -> None:
         assert re.search(r"(Mario and Luigi|Anna and Bea) win with", en), en
 
 
+def _auction_table(lang: str, options: dict[str, str], seed: str) -> tuple[Table, HandState]:
+    """A chiamata table of five people with `options`, its hand at the auction's start."""
+    table = Table(TID, CHAT, 1, Options.parse("chiamata", options), lang=lang)
+    for i in range(5):
+        table.join(10 + i, f"P{i}")
+    table.start(seed)
+    assert table.hand is not None
+    return table, table.hand
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_s7_2_the_first_rank_called_opens_the_auction_then_lower_ones(lang: str) -> None:
     """§7.2-7.3: until someone calls a rank, one's turn asks to open the auction (a pass
     before it changes nothing); once a rank is called, to call a lower one. With
     `first_must_call`, the first to speak is told there is no passing."""
-    table = Table(TID, CHAT, 1, Options.parse("chiamata", {}), lang=lang)
-    for i in range(5):
-        table.join(10 + i, f"P{i}")
-    table.start("first-bid")
-    hand = table.hand
-    assert hand is not None
+    table, hand = _auction_table(lang, {}, "first-bid")
     first = t(lang, "your_first_bid")
     assert auction_prompt(hand.observation(hand.current), lang) == first
     table.apply(hand.current, A.PASS)
@@ -313,12 +318,8 @@ def test_s7_2_the_first_rank_called_opens_the_auction_then_lower_ones(lang: str)
     assert auction_prompt(hand.observation(hand.current), lang) == t(lang, "your_bid")
     assert first != t(lang, "your_bid")
 
-    must = Table(TID, CHAT, 1, Options.parse("chiamata", {"first_must_call": "true"}), lang=lang)
-    for i in range(5):
-        must.join(10 + i, f"P{i}")
-    must.start("first-bid")
-    assert must.hand is not None
-    opening = auction_prompt(must.hand.observation(must.hand.current), lang)
+    _, must = _auction_table(lang, {"first_must_call": "true"}, "first-bid")
+    opening = auction_prompt(must.observation(must.current), lang)
     assert opening == t(lang, "your_bid_no_pass")
 
 
@@ -326,12 +327,7 @@ def test_s7_2_the_first_rank_called_opens_the_auction_then_lower_ones(lang: str)
 def test_s7_9_the_first_points_bid_opens_the_auction_then_more_points(lang: str) -> None:
     """§7.9 (auction=points): until someone bids, one's turn asks to open the auction with a
     bid of 61 to 120 (a pass before it changes nothing); once a bid is made, to bid more."""
-    table = Table(TID, CHAT, 1, Options.parse("chiamata", {"auction": "points"}), lang=lang)
-    for i in range(5):
-        table.join(10 + i, f"P{i}")
-    table.start("first-points-bid")
-    hand = table.hand
-    assert hand is not None
+    table, hand = _auction_table(lang, {"auction": "points"}, "first-points-bid")
     first = t(lang, "your_first_points_bid")
     assert "61" in first and "120" in first
     assert auction_prompt(hand.observation(hand.current), lang) == first
