@@ -367,6 +367,14 @@ def _stop_waiting(application: Application[Any, Any, Any, Any, Any, Any]) -> Non
         limiter.stop_waiting()
 
 
+UPDATER_STARTS = ("Updater.start_polling", "Updater.start_webhook")
+
+
+def _updater_starting(task: asyncio.Task[Any]) -> bool:
+    """Whether `task` is PTB's updater starting (`run_polling`'s step before `start`)."""
+    return not task.done() and getattr(task.get_coro(), "__qualname__", "") in UPDATER_STARTS
+
+
 def _on_stop_signals(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Polling: SIGINT and SIGTERM stop the application as PTB's own handlers would, but
     the rate limiter lets go of its waiting calls first (PTB's `stop` processes every update
@@ -382,11 +390,20 @@ def _on_stop_signals(application: Application[Any, Any, Any, Any, Any, Any]) -> 
         stopping = True
         log.info("stop signal: the calls waiting for Telegram's room give up")
         _stop_waiting(application)
-        # As PTB's own handler: out of whichever step the loop runs (the updater's start,
-        # `start`, the run itself) into `run_polling`'s shutdown. (`stop_running` stops the
-        # loop only once the application runs, and marks it before: a signal while `start`
-        # ended, the application running already, stopped that step's loop instead, and
-        # the bot ran on: a clean-clone CI run, a SIGTERM right after a restart.)
+        leave()
+
+    def leave() -> None:
+        # As PTB's own handler: out of whichever step the loop runs (`start`, the run itself)
+        # into `run_polling`'s shutdown. (`stop_running` stops the loop only once the
+        # application runs, and marks it before: a signal while `start` ended, the
+        # application running already, stopped that step's loop instead, and the bot ran
+        # on.) But not out of the updater's start: PTB then closes that started coroutine,
+        # whose HTTP call's cleanup finds no loop and raises, and its shutdown never ran
+        # (a CI run: SIGTERM during a restart's deleteWebhook, no exit 30 s later). That
+        # step ends within moments: the signal waits for it.
+        if any(_updater_starting(task) for task in asyncio.all_tasks(loop)):
+            loop.call_later(0.05, leave)
+            return
         raise SystemExit
 
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -447,8 +464,22 @@ def run(settings: Settings) -> int:
         return 2
     except Exception as exc:  # never let a traceback print the token
         log.critical("the bot stopped on an error: %s", formatter.redact(repr(exc)), exc_info=True)
+        _shut_after_error(application)
         return 1
     return 0
+
+
+def _shut_after_error(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """After `run_polling` failed: its shutdown may not have run, and the database's thread
+    and the search workers would then keep the process from exiting (a bot that stopped on
+    an error was still there 30 s later). Closed here, on the loop it left open, within
+    seconds; what fails now was already logged."""
+    with contextlib.suppress(Exception):
+        loop = asyncio.get_event_loop()
+        loop.run_until_complete(asyncio.wait_for(_post_shutdown(application), 10.0))
+    service = application.bot_data.service
+    if service is not None:
+        service.play.thinker.close()
 
 
 async def _run_webhook(

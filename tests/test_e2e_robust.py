@@ -517,6 +517,24 @@ async def test_the_search_workers_leave_with_a_killed_bot(tmp_path: Path) -> Non
             )
 
 
+async def test_sigterm_while_polling_starts_exits_at_once(tmp_path: Path) -> None:
+    """Issue 50.2: SIGTERM while PTB's updater starts (its deleteWebhook made, the answer
+    not back yet): the bot exits with status 0 within seconds. (Raised out of that step, PTB
+    closed the started call, whose cleanup raised for want of a loop; its shutdown never ran
+    and the process was still there 30 s later: a CI run, a SIGTERM right after a restart.)"""
+    async with asyncio.timeout(60), strict_telegram() as fake:
+        fake.answer_delays["deleteWebhook"] = 1.0
+        with bot_guard(BotProcess(fake, tmp_path)) as bot:
+            for _ in range(2):  # a first start, and a restart
+                await bot.start()  # back once the deleteWebhook is made
+                t0 = time.monotonic()
+                assert await bot.stop(signal.SIGTERM) == 0
+                assert time.monotonic() - t0 < 10.0
+                assert "stop signal" in bot.log_text()
+                assert "the bot stopped on an error" not in bot.log_text()
+                bot.check_logs()
+
+
 async def test_sigterm_after_a_fast_tapping_group_exits_within_ten_seconds(
     tmp_path: Path,
 ) -> None:

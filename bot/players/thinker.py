@@ -118,7 +118,7 @@ class Thinker:
             started, waiting = time.monotonic(), [self.workers]
 
             def warmed(future: Future[int]) -> None:  # on the pool's thread
-                if future.cancelled():  # shut down before
+                if future.cancelled() or future.exception() is not None:  # shut down first
                     return
                 waiting[0] -= 1
                 if waiting[0] == 0:

@@ -126,6 +126,9 @@ class _Server:
         the bot's own flood errors. They were not executed and do not count in the windows."""
         self.injected_faults: list[ApiCall] = []
         """Calls failed on purpose by :meth:`set_fault_rate` (not executed)."""
+        self.answer_delays: dict[str, float] = {}
+        """Seconds the answer to a method waits, by method (a slow Telegram): the call is
+        made and logged at once, its answer comes that much later."""
 
         # limits: accepted calls' arrival times in the sliding windows, per chat
         self._group_windows: dict[int, deque[float]] = {}
@@ -389,6 +392,8 @@ class _Server:
         envelope: JSONDict = {"ok": True, "result": result}
         if method == "deleteWebhook":
             envelope["description"] = self._webhook_deleted_description
+        if delay := self.answer_delays.get(method, 0.0):
+            await asyncio.sleep(delay)
         return 200, envelope
 
     async def _call(self, method: str, params: JSONDict, arrived: float) -> Any:
