@@ -180,6 +180,9 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
             # /go by someone who neither opened the table nor administers the group
             refused = await say(fake, stranger, group, "/go")
             assert "Solo chi ha aperto" in refused.text
+            # `hard` Ada's first move waits for the search workers (a CI run: not up 15 s
+            # after the start, on a loaded machine)
+            await bot.computers_ready()
             await start_table(fake, group, luigi)
 
             game = Game(fake, group, [luigi], store)
@@ -224,9 +227,7 @@ async def test_due_match_vs_computer_sigterm_restart_and_ledger(tmp_path: Path) 
                 ),
                 WAIT,
             )
-            # `hard` Ada's next move waits for this start's worker processes: on a loaded
-            # machine longer than a step's `WAIT` (a CI run: no turn within 15 s)
-            await bot.computers_ready()
+            await bot.computers_ready()  # this start's, as above
             await game.play_match()
             final = game.table()
             assert "Partita finita" in final.text

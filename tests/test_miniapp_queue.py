@@ -60,7 +60,8 @@ async def test_a_tap_while_the_trick_is_shown_plays_once_it_can(tmp_path: Path) 
     marked queued while the trick is shown, then played by itself, once. Three such taps,
     in up to eight tries: a try counts where the page met the second tap as the story
     says (the trick on show, her first card's answer back, the taps `DOUBLE_MS` apart in
-    the page's own time), which a loaded machine may make it miss."""
+    the page's own time, the finger down on the card meant), which a loaded machine may make
+    it miss."""
     ann = FakeUser(5301, "Anna")
     async with against_a_computer(tmp_path, ann) as (rig, page):
         queued = 0
@@ -80,6 +81,9 @@ async def test_a_tap_while_the_trick_is_shown_plays_once_it_can(tmp_path: Path) 
             card = await tap(page, "#hand .card", -1)
             downs: list[float] = await page.evaluate("window.__downs.slice(-2)")
             apart = downs[1] - downs[0] >= DOUBLE_MS
+            # the finger came down on that card (the hand drawn again between its measure
+            # and the tap, say with the card she drew, may put another there)
+            on_it = await page.evaluate("window.__downCards.at(-1)") == card
             # the page shows that the tap is waiting, while the trick is still on show
             marked = await page.evaluate(
                 """(card) => { const el = document.querySelector(
@@ -89,7 +93,7 @@ async def test_a_tap_while_the_trick_is_shown_plays_once_it_can(tmp_path: Path) 
                             pause: document.getElementById('table').dataset.pause }; }""",
                 card,
             )
-            if not (during and marked["pause"] == "1" and apart and not sent):
+            if not (during and marked["pause"] == "1" and apart and on_it and not sent):
                 # not the story told: whatever the tap did, nothing of it waits any more
                 # before the next try (which starts on her next turn, armed)
                 await page.wait_for_function(NOTHING_QUEUED, timeout=WAIT * 1000)

@@ -185,7 +185,12 @@ SSE_SPY = """
 (() => {
   window.__sse = [];
   window.__downs = [];  // when each pointer went down (performance.now())
-  addEventListener("pointerdown", () => window.__downs.push(performance.now()), true);
+  window.__downCards = [];  // the hand's card each pointer went down on (data-card), or null
+  addEventListener("pointerdown", (e) => {
+    window.__downs.push(performance.now());
+    const card = e.target instanceof Element ? e.target.closest("#hand .card") : null;
+    window.__downCards.push(card ? Number(card.dataset.card) : null);
+  }, true);
   const Original = window.EventSource;
   window.EventSource = function (url, init) {
     const source = new Original(url, init);
