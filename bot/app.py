@@ -464,7 +464,8 @@ def run(settings: Settings) -> int:
         return 2
     except Exception as exc:  # never let a traceback print the token
         log.critical("the bot stopped on an error: %s", formatter.redact(repr(exc)), exc_info=True)
-        _shut_after_error(application)
+        if not settings.webhook_url:  # (the webhook's own run shuts down in its `finally`)
+            _shut_after_error(application)
         return 1
     return 0
 
