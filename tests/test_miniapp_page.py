@@ -180,19 +180,21 @@ async def against_a_computer(tmp_path: Path, ann: FakeUser) -> AsyncIterator[tup
         yield rig, page
 
 
-MAX_TRIES = 30  # double taps at most, until the computer answers between two taps once
+MAX_TRIES = 30  # double taps at most, until enough of them are checked (below)
+DOUBLE_TAPS = 3  # double taps delivered as such (the second click in time) to check, at least
 
 
 async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) -> None:
     """Issue 37 point 2: the computer answers in ~0.1 s; the second tap of a double tap
     (150, 250, 400 ms) must not play the card then under the finger. Three tries each, and
-    more (up to `MAX_TRIES`) until in one the computer's answer came between the two taps:
-    a loaded machine may show the next turn later than every second tap of the first nine."""
+    more (up to `MAX_TRIES`) until `DOUBLE_TAPS` of them were double taps as delivered and in
+    one the computer's answer came between the two taps: a loaded machine may deliver the
+    second click too late to be one, or show the next turn later than every second tap."""
     async with against_a_computer(tmp_path, FakeUser(3801, "Anna")) as (rig, page):
         before_turn = 0  # tries whose second tap came after Anna's next turn was shown
         late = 0  # tries whose second click the machine delivered too late to be a double tap
         tries = 0
-        while tries < 9 or (not before_turn and tries < MAX_TRIES):
+        while tries < MAX_TRIES and (tries < 9 or tries - late < DOUBLE_TAPS or not before_turn):
             gap = (150, 250, 400)[tries % 3]
             tries += 1
             await my_turn_armed(page)
@@ -226,7 +228,7 @@ async def test_a_double_tap_against_a_computer_plays_one_card(tmp_path: Path) ->
             before_turn += bool(shown)
         # the computer answered before the second tap in some tries: the guard was needed
         assert before_turn > 0, f"in none of {tries} tries did the turn come between the taps"
-        assert late <= 2 * tries // 3, f"{late} of {tries} second clicks came too late"
+        assert tries - late >= DOUBLE_TAPS, f"{late} of {tries} second clicks came too late"
     assert page_errors() == []
 
 
