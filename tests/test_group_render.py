@@ -336,3 +336,15 @@ def test_s7_9_the_first_points_bid_opens_the_auction_then_more_points(lang: str)
     table.apply(hand.current, min(a for a in hand.legal_actions() if A.BID_POINTS <= a < A.PASS))
     assert auction_prompt(hand.observation(hand.current), lang) == t(lang, "your_points_bid")
     assert first != t(lang, "your_points_bid")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_s7_8_carichi_called_first_has_opened_the_auction(lang: str) -> None:
+    """§7.8 (carichi_mode=continues): carichi called before any rank opens the auction; the
+    next to speak is not asked to open it, but to call lower or pass."""
+    table, hand = _auction_table(
+        lang, {"carichi": "true", "carichi_mode": "continues"}, "carichi-first"
+    )
+    assert auction_prompt(hand.observation(hand.current), lang) == t(lang, "your_first_bid")
+    table.apply(hand.current, A.CARICHI)
+    assert auction_prompt(hand.observation(hand.current), lang) == t(lang, "your_bid")

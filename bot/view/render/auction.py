@@ -88,7 +88,7 @@ def _pm_chiamata(obs: Observation, seat: int, nm: list[str], lang: str) -> list[
     return out
 
 
-# A turn's text while nobody has called a rank or bid points yet (a pass changes nothing).
+# A turn's text while nobody has called a rank, carichi or points yet (a pass changes nothing).
 FIRST_BID = {"your_bid": "your_first_bid", "your_points_bid": "your_first_points_bid"}
 
 
@@ -106,8 +106,8 @@ def auction_prompt(obs: Observation, lang: str) -> str:
         key = "your_points_bid" if obs.rules.auction == "points" else "your_overbid"
     if A.PASS not in obs.legal:  # §7.2 first_must_call: the first to speak may not pass
         key += "_no_pass"
-    elif key in FIRST_BID and not any(A.CALL_RANK <= a < A.PASS for _, a in obs.bids):
-        key = FIRST_BID[key]  # nothing called or bid yet: "lower", "more" would say of nothing
+    elif key in FIRST_BID and all(a == A.PASS for _, a in obs.bids):
+        key = FIRST_BID[key]  # only passes yet: "lower", "more" would say of nothing
     return t(lang, key)
 
 
