@@ -535,6 +535,37 @@ async def test_sigterm_while_polling_starts_exits_at_once(tmp_path: Path) -> Non
                 bot.check_logs()
 
 
+async def test_a_tap_on_the_wire_at_sigterm_is_played_after_the_restart(tmp_path: Path) -> None:
+    """Issue 50.2: a tap whose getUpdates answer is still on its way when SIGTERM lands is
+    not lost. The bot never had it, so it neither answered nor confirmed it; the next run
+    fetches it again, answers it and plays the card, once. (A CI run sent SIGTERM in that
+    window and found the tap unanswered at the exit, as it must be.)"""
+    async with asyncio.timeout(90), strict_telegram() as fake:
+        ana = fake.user(331, "Ana")
+        group = fake.group(-100331, "On the wire", members=[ana])
+        with bot_guard(BotProcess(fake, tmp_path, **REAL_PACE)) as bot:
+            store = await start_bot(bot, [ana])
+            await open_due(fake, group, ana, None)
+            await start(fake, group, ana)
+            hand = await hand_when(fake, ana, lambda m: "Tocca a te" in m.text)
+            button = card_buttons(hand)[0]
+            tid = int(store.table(group.id)["table_id"])
+            before = len(store.moves(tid))
+            fake.answer_delays["getUpdates"] = 2.0  # the tap is fetched, its answer is slow
+            qid = await fake.press(ana, button)
+            await fake.wait_delivered(WAIT)
+            assert await bot.stop(signal.SIGTERM) == 0
+            assert fake.answer_attempts(qid) == 0  # the bot never had it
+            assert len(store.moves(tid)) == before
+            fake.answer_delays.clear()
+            await bot.start()
+            assert await answered(fake, qid) == OK
+            await card_left(fake, ana, action_of(button))
+            assert [m[3] for m in store.moves(tid)].count(action_of(button)) == 1
+            assert await bot.stop(signal.SIGTERM) == 0
+            bot.check_logs()
+
+
 async def test_sigterm_after_a_fast_tapping_group_exits_within_ten_seconds(
     tmp_path: Path,
 ) -> None:
