@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from aiohttp import web
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault, Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, TelegramError
@@ -35,10 +34,11 @@ from bot.telegram.outbox import TelegramOutbox
 from bot.telegram.rate_limiter import Limits, PacedRateLimiter, Stopping
 from bot.webapp.auth import TableKeys
 from bot.webapp.hub import LiveHub
-from bot.webapp.server import MiniApp, WebServer
 from storage import Database
 
 if TYPE_CHECKING:
+    from aiohttp import web
+
     from bot.telegram.webhook import WebhookEndpoint
 
 log = logging.getLogger(__name__)
@@ -266,6 +266,8 @@ def _post_init(settings: Settings) -> Any:
         gc.collect()
         gc.freeze()
         if data.hub is not None and not settings.webhook_url:  # polling: a server of its own
+            from bot.webapp.server import WebServer  # (aiohttp: only where a server runs)
+
             data.web = WebServer(
                 web_application(application, settings), settings.webhook_listen, settings.port
             )
@@ -294,6 +296,8 @@ async def _open_metrics(
     service.play.on_move = metrics.move_stored
     outbox.on_turn = metrics.turn_sent
     if settings.metrics_port:
+        from bot.webapp.server import WebServer
+
         data.metrics_web = WebServer(
             metrics.web_application(), settings.metrics_listen, settings.metrics_port
         )
@@ -334,6 +338,10 @@ def web_application(
 ) -> web.Application:
     """The bot's HTTP application: the webhook's route (webhook mode), the Mini App's
     (PUBLIC_URL), and Prometheus's /metrics."""
+    from aiohttp import web
+
+    from bot.webapp.server import MiniApp
+
     app = web.Application(client_max_size=1 << 20)
     if webhook is not None:
         webhook.add_routes(app)
@@ -490,6 +498,7 @@ async def _run_webhook(
     services open in post_init, the webhook is registered (every process of the bot sets the
     same one), and on a signal the requests in progress finish before the services close."""
     from bot.telegram.webhook import WebhookEndpoint, serve
+    from bot.webapp.server import WebServer
 
     assert settings.webhook_url is not None
     secret = settings.secret_token()

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.aiohttp import make_aiohttp_handler
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 PATH = "/metrics"
 # what an operator alerts on sits inside these: a tap answered within 1 s, a turn message
@@ -134,11 +136,17 @@ class Metrics:
 
     # ------------------------------------------------------------------ served
 
+    # aiohttp is imported where a server is made (METRICS_PORT, the Mini App, a webhook),
+    # not with the bot: a quarter of a second at each start that most runs do without
     def add_routes(self, app: web.Application) -> None:
+        from prometheus_client.aiohttp import make_aiohttp_handler
+
         app.router.add_get(PATH, make_aiohttp_handler(self.registry))
 
     def web_application(self) -> web.Application:
         """An application serving `/metrics` alone (polling mode's METRICS_PORT)."""
+        from aiohttp import web
+
         app = web.Application()
         self.add_routes(app)
         return app
