@@ -38,36 +38,28 @@ _UNICODE_ERROR = (
 )
 
 
+# `&` and what may follow it: `#x` and hex digits, `#` and decimal digits, or a name (the
+# digits or letters tdlib's loops take; a match at an `&` always succeeds)
+_ENTITY = re.compile(rb"&(?:#x([0-9a-fA-F]*)|#([0-9]*)|([A-Za-z]*))")
+_NAMED_ENTITIES = {b"lt": 0x3C, b"gt": 0x3E, b"amp": 0x26, b"quot": 0x22}
+
+
 def _decode_html_entity(data: bytes, pos: int) -> tuple[int, int]:
     """(code point, position after the entity), or (0, pos) if ``&`` starts no entity."""
-    n = len(data)
-
-    def at(i: int) -> int:
-        return data[i] if i < n else 0
-
-    end = pos + 1
-    code = 0
-    if at(pos + 1) == ord("#"):
-        end += 1
-        if at(pos + 2) == ord("x"):
-            end += 1
-            while chr(at(end)) in "0123456789abcdefABCDEF" and at(end):
-                code = code * 16 + int(chr(at(end)), 16)
-                end += 1
-        else:
-            while ord("0") <= at(end) <= ord("9"):
-                code = code * 10 + at(end) - ord("0")
-                end += 1
-        if code == 0 or code >= 0x10FFFF or end - pos >= 10:
-            return 0, pos
-    else:
-        while chr(at(end)).isascii() and chr(at(end)).isalpha():
-            end += 1
-        name = data[pos + 1 : end]
-        code = {b"lt": 0x3C, b"gt": 0x3E, b"amp": 0x26, b"quot": 0x22}.get(name, 0)
+    found = _ENTITY.match(data, pos)
+    assert found is not None
+    end = found.end()
+    hexadecimal, decimal, name = found.groups()
+    if name is not None:
+        code = _NAMED_ENTITIES.get(name, 0)
         if code == 0:
             return 0, pos
-    if at(end) == ord(";"):
+    else:
+        digits = hexadecimal if hexadecimal is not None else decimal
+        code = int(digits, 16 if hexadecimal is not None else 10) if digits else 0
+        if code == 0 or code >= 0x10FFFF or end - pos >= 10:
+            return 0, pos
+    if data[end : end + 1] == b";":
         end += 1
     return code, end
 
