@@ -6,6 +6,7 @@ look like is `bot.view.render.settings`'."""
 from __future__ import annotations
 
 from dataclasses import fields
+from functools import lru_cache
 
 from bot.engine.options import Options, option_choices, switch_values
 from bot.table.deadlines import TIMER_CHOICES
@@ -84,15 +85,23 @@ def _with(options: Options, key: str, value: str) -> Options | None:
         return None
 
 
-def _changes(options: Options, key: str) -> list[str]:
+def _changes(options: Options, key: str) -> tuple[str, ...]:
     """The values of `key` that are allowed with the other options and change it."""
+    # each is a validation of the whole options, and a settings menu asks for every key:
+    # remembered (`Options` is immutable, and tables share a few sets of them); keyed by the
+    # options the table set too, which `Options.with_value` starts from and `==` ignores
+    return _changes_of(options, frozenset(options.model_fields_set), key)
+
+
+@lru_cache(maxsize=1024)
+def _changes_of(options: Options, explicit: frozenset[str], key: str) -> tuple[str, ...]:
     current = current_value(options, key)
     out = []
     for value in SETTING_CHOICES[key]:
         changed = _with(options, key, value)
         if changed is not None and current_value(changed, key) != current:
             out.append(value)
-    return out
+    return tuple(out)
 
 
 def current_value(options: Options, key: str) -> str:
