@@ -34,8 +34,10 @@ log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 # Seconds a claimed update stays another process's before it is taken over; the process
 # handling it renews the claim every `LEASE / 3` s, so that a process that died leaves its
-# updates to another within a few seconds (a tap must be answered within about 15 s).
-LEASE = 6.0
+# updates to another within a few seconds (a tap must be answered within about 15 s, and
+# the next turn message follow a move within 5 s, issue 39 §4: with 6 s, a tap whose
+# worker was killed after claiming it was answered, and its turn passed on, 6.3 s late)
+LEASE = 3.0
 BUSY_RETRY_AFTER = 2  # seconds, in the Retry-After of a 503 for an update being handled
 
 
