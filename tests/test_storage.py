@@ -21,6 +21,7 @@ from bench.rig.backends import RAW_CONFLICT, fresh_url, raw_sql
 from bot.cli.export import add_export_parser, main_export
 from bot.engine import HandState, Match, Options
 from bot.table.ledger import settle
+from bot.telegram.webhook import LEASE, RENEW_EVERY
 from storage import (
     SCHEMA_VERSION,
     Balance,
@@ -860,14 +861,18 @@ async def test_a_renewed_claim_holds_past_its_lease_and_ends_soon_after_it_stops
     """Issue 39 §4: a short lease, renewed while the update is handled: a long handling
     keeps its update, and a process that died leaves it after one lease, not 30 s."""
     t = 2_000_000.0
-    assert await db.updates.claim_update(5, t, lease=6) is UpdateClaim.NEW
-    for k in range(1, 6):  # handled for 10 s, renewed every 2 s
-        await db.updates.renew_update(5, t + 2 * k)
-        assert await db.updates.claim_update(5, t + 2 * k + 1, lease=6) is UpdateClaim.BUSY
-    # it dies after the last renewal (t + 10): taken over once the lease is over
-    assert await db.updates.claim_update(5, t + 15, lease=6) is UpdateClaim.BUSY
-    assert await db.updates.claim_update(5, t + 16.5, lease=6) is UpdateClaim.NEW
-    await db.updates.finish_update(5, t + 17)
+    every = RENEW_EVERY  # the webhook's own lease and renewal (bot.telegram.webhook)
+    assert await db.updates.claim_update(5, t, lease=LEASE) is UpdateClaim.NEW
+    for k in range(1, 6):  # handled past its lease, renewed all along
+        await db.updates.renew_update(5, t + every * k)
+        assert await db.updates.claim_update(5, t + every * (k + 0.5), lease=LEASE) is (
+            UpdateClaim.BUSY
+        )
+    # it dies after the last renewal: taken over once the lease is over
+    last = t + every * 5
+    assert await db.updates.claim_update(5, last + 0.8 * LEASE, lease=LEASE) is UpdateClaim.BUSY
+    assert await db.updates.claim_update(5, last + 1.1 * LEASE, lease=LEASE) is UpdateClaim.NEW
+    await db.updates.finish_update(5, last + 1.2 * LEASE)
     await db.updates.renew_update(5, t + 18)  # a late renewal does not bring a done update back
     assert await db.updates.claim_update(5, t + 19, lease=6) is UpdateClaim.DONE
 

@@ -33,11 +33,12 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 # Seconds a claimed update stays another process's before it is taken over; the process
-# handling it renews the claim every `LEASE / 3` s, so that a process that died leaves its
+# handling it renews the claim every `RENEW_EVERY` s, so that a process that died leaves its
 # updates to another within a few seconds (a tap must be answered within about 15 s, and
 # the next turn message follow a move within 5 s, issue 39 §4: with 6 s, a tap whose
 # worker was killed after claiming it was answered, and its turn passed on, 6.3 s late)
 LEASE = 3.0
+RENEW_EVERY = LEASE / 3
 BUSY_RETRY_AFTER = 2  # seconds, in the Retry-After of a 503 for an update being handled
 
 
@@ -103,7 +104,7 @@ class WebhookEndpoint:
 async def _renew(db: Database, update_id: int) -> None:
     """Keep the claim on an update while it is being handled."""
     while True:
-        await asyncio.sleep(LEASE / 3)
+        await asyncio.sleep(RENEW_EVERY)
         try:
             await db.updates.renew_update(update_id, time.time())
         except Exception as exc:  # the next renewal, or another process, takes over
